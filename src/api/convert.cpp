@@ -1,0 +1,81 @@
+// convert(): the pipeline from a .pt2 archive to ONNX on disk, stage by stage.
+#include <utility>
+
+#include "archive/archive.h"
+#include "common/error.h"
+#include "emit/write_model.h"
+#include "import/import_program.h"
+#include "pt2onnx.h"
+#include "translate/translate.h"
+
+namespace pt2onnx {
+
+namespace {
+
+std::string choose_model(const archive::Archive& archive, const std::string& requested) {
+  const std::vector<std::string> names = archive.model_names();
+  auto list = [&] {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  if (requested.empty()) {
+    PT2ONNX_CHECK(!names.empty(), ErrorCode::kArchive, archive.path().string() + ": the archive holds no model");
+    PT2ONNX_CHECK(names.size() == 1, ErrorCode::kUsage,
+                  archive.path().string() + ": the archive holds several models (" + list() + "); choose one with --model");
+    return names.front();
+  }
+  for (const auto& n : names)
+    if (n == requested) return n;
+  fail(ErrorCode::kUsage, archive.path().string() + ": no model '" + requested + "' (models: " + list() + ")");
+}
+
+// Runs `stage`, prefixing any pt2onnx::Error with `context` (the archive's path), so messages
+// name the file even when the stage itself only knows an entry name.
+template <typename Fn>
+auto with_context(const std::string& context, Fn&& stage) {
+  try {
+    return std::forward<Fn>(stage)();
+  } catch (const Error& e) {
+    throw e.with_context(context);
+  }
+}
+
+}  // namespace
+
+ConvertReport convert(const ConvertOptions& options) {
+  PT2ONNX_CHECK(options.opset >= kMinOpset && options.opset <= kMaxOpset, ErrorCode::kUsage,
+                "--opset " + std::to_string(options.opset) + " is not supported (supported: " +
+                    std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+  const std::string input_name = options.input.string();
+
+  std::unique_ptr<archive::Archive> archive = archive::Archive::open(options.input);
+  ConvertReport report;
+  report.model = choose_model(*archive, options.model);
+
+  const ir::Program program = with_context(input_name, [&] {
+    return import::import_program(archive->model_json(report.model), archive->model_entry(report.model));
+  });
+  report.nodes_in = static_cast<int64_t>(program.graph.nodes.size());
+
+  translate::Translation translation =
+      with_context(input_name, [&] { return translate::translate_program(program, {options.opset}); });
+  report.nodes_out = translation.model.graph().node_size();
+
+  report.output = options.output.empty() ? std::filesystem::path(options.input).replace_extension(".onnx")
+                                         : options.output;
+  emit::WriteOptions write_options;
+  write_options.output = report.output;
+  write_options.external_data = options.external_data;
+  const emit::WriteResult written = emit::write_model(translation, *archive, archive->weights(report.model),
+                                                      archive->constants(report.model), write_options);
+  report.external_data = written.external_data;
+  report.weight_count = written.weight_count;
+  report.weight_bytes = written.weight_bytes;
+  report.warnings = translation.warnings;  // the writer appends its own (e.g. forced external data)
+  return report;
+}
+
+const char* version() { return PT2ONNX_VERSION; }
+
+}  // namespace pt2onnx

@@ -1,0 +1,73 @@
+// Reading .pt2 archives: the PT2 layout (torch 2.8+, raw or pickled weights) and the older
+// layout (torch <= 2.7, serialized_exported_program.json + torch.save zips). Weights are never
+// loaded eagerly: a TensorData points at its bytes inside the archive file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace pt2onnx::archive {
+
+// The bytes of one storage (a raw blob, or data/<key> of a torch.save zip).
+class Storage {
+ public:
+  virtual ~Storage() = default;
+  virtual uint64_t size() const = 0;
+  // Copies bytes [offset, offset + n) into dst. Throws Error(kArchive) past the end.
+  virtual void read(uint64_t offset, uint64_t n, void* dst) const = 0;
+  // Absolute offset of byte 0 in the archive file when the bytes lie there uncompressed and
+  // contiguous (STORED entries, nested zips included), so a writer may copy them in-kernel.
+  virtual std::optional<uint64_t> file_offset() const = 0;
+};
+
+struct TensorData {
+  ir::DType dtype = ir::DType::kUnknown;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;   // in elements
+  int64_t storage_offset = 0;     // in elements
+  std::shared_ptr<const Storage> storage;  // shared by views of one storage (tied weights)
+
+  int64_t numel() const;
+  int64_t nbytes() const;  // numel * element size
+  bool is_contiguous() const;
+  // The tensor's elements in row-major order (gathers strided views). For small tensors and
+  // tests; writers stream instead.
+  std::vector<uint8_t> read_contiguous() const;
+};
+
+enum class ArchiveLayout {
+  kPt2RawWeights,      // torch 2.9+: data/weights/weight_N + <model>_weights_config.json
+  kPt2PickledWeights,  // torch 2.8: data/weights/<model>.pt (torch.save zip)
+  kLegacy,             // torch <= 2.7: serialized_exported_program.json + serialized_state_dict.pt
+};
+
+const char* layout_name(ArchiveLayout layout);
+
+class Archive {
+ public:
+  // Opens and classifies the archive. Throws Error(kArchive) naming the file for a missing or
+  // corrupt zip, a plain torch.save file, or an AOTInductor-only package (no graph).
+  static std::unique_ptr<Archive> open(const std::filesystem::path& path);
+  virtual ~Archive() = default;
+
+  virtual const std::filesystem::path& path() const = 0;
+  virtual ArchiveLayout layout() const = 0;
+  // Models in the archive, sorted ("model" for torch.export.save; legacy archives: "model").
+  virtual std::vector<std::string> model_names() const = 0;
+  // The ExportedProgram JSON text of a model, and the entry name it came from (for messages).
+  virtual std::string model_json(const std::string& model) const = 0;
+  virtual std::string model_entry(const std::string& model) const = 0;
+  // Parameters and persistent buffers (the state dict), by FQN.
+  virtual std::map<std::string, TensorData> weights(const std::string& model) const = 0;
+  // Lifted tensor constants and non-persistent buffers, by FQN (custom objects are skipped).
+  virtual std::map<std::string, TensorData> constants(const std::string& model) const = 0;
+};
+
+}  // namespace pt2onnx::archive

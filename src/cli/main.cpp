@@ -1,0 +1,81 @@
+// pt2onnx command line: parses flags, calls pt2onnx::convert, maps errors to exit codes.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "common/error.h"
+#include "pt2onnx.h"
+
+namespace {
+
+// Error messages are printed on one line: embedded newlines (e.g. from stack traces in the
+// archive) would split them.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  return text;
+}
+
+std::string human_bytes(int64_t bytes) {
+  char buf[32];
+  if (bytes >= (int64_t{1} << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / (1 << 20));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f kB", static_cast<double>(bytes) / 1024);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"pt2onnx: convert a PyTorch .pt2 archive (torch.export.save) to ONNX, without Python."};
+  app.set_version_flag("--version", std::string("pt2onnx ") + pt2onnx::version());
+
+  pt2onnx::ConvertOptions options;
+  std::string input, output;
+  bool verbose = false, quiet = false;
+  app.add_option("input", input, "the .pt2 archive")->required();
+  app.add_option("-o,--output", output, "output .onnx (default: the input with the extension .onnx)");
+  app.add_option("--opset", options.opset,
+                 "ONNX opset (" + std::to_string(pt2onnx::kMinOpset) + " to " +
+                     std::to_string(pt2onnx::kMaxOpset) + ")")
+      ->default_val(options.opset);
+  app.add_flag("--external-data", options.external_data,
+               "store weights in one file beside the .onnx (automatic above 2 GB)");
+  app.add_option("--model", options.model, "which model of an archive that holds several");
+  app.add_flag("-v,--verbose", verbose, "print details of the conversion");
+  app.add_flag("-q,--quiet", quiet, "print nothing on success");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "pt2onnx: error: " << one_line(e.what()) << " (see --help)\n";
+    return static_cast<int>(pt2onnx::ErrorCode::kUsage);
+  }
+  options.input = input;
+  options.output = output;
+
+  try {
+    const pt2onnx::ConvertReport report = pt2onnx::convert(options);
+    if (!quiet) {
+      for (const auto& w : report.warnings) std::cerr << "pt2onnx: warning: " << one_line(w) << "\n";
+      std::cout << "wrote " << report.output.string() << " (" << report.nodes_out << " nodes, "
+                << report.weight_count << " weights, " << human_bytes(report.weight_bytes);
+      if (!report.external_data.empty()) std::cout << " in " << report.external_data.filename().string();
+      std::cout << ")\n";
+      if (verbose)
+        std::cout << "model '" << report.model << "': " << report.nodes_in << " FX nodes -> " << report.nodes_out
+                  << " ONNX nodes, opset " << options.opset << "\n";
+    }
+    return 0;
+  } catch (const pt2onnx::Error& e) {
+    std::cerr << "pt2onnx: error: " << one_line(e.what()) << "\n";
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    std::cerr << "pt2onnx: internal error: " << one_line(e.what()) << "\n";
+    return static_cast<int>(pt2onnx::ErrorCode::kInternal);
+  }
+}

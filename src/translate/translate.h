@@ -1,0 +1,35 @@
+// ir::Program -> ONNX graph through the op registry. Weights are not touched here: each
+// parameter, buffer or constant becomes an initializer *declaration* (name, dtype, dims, no
+// data) plus a binding to its FQN, which emit/ fills from the archive while writing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "ir/program.h"
+
+namespace pt2onnx::translate {
+
+struct TranslateOptions {
+  int opset = 18;
+};
+
+struct WeightBinding {
+  std::string initializer;  // name of the TensorProto in model.graph().initializer()
+  std::string fqn;          // key in the archive's weights() or constants()
+  bool is_constant = false; // true: look it up in constants()
+};
+
+struct Translation {
+  onnx::ModelProto model;              // initializers of weights carry dims and dtype, no data
+  std::vector<WeightBinding> weights;  // in initializer order
+  std::vector<std::string> warnings;
+};
+
+// Throws Error(kUnsupported) listing every unsupported op (with counts and one example node
+// each) before translating anything; other failures name the node, its target and module path.
+Translation translate_program(const ir::Program& program, const TranslateOptions& options);
+
+}  // namespace pt2onnx::translate
