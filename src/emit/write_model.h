@@ -1,8 +1,16 @@
 // Writes a translated model: fills weight initializers from the archive (embedded, or streamed
 // into one external data file), serializes deterministically, and renames temp files into place
 // only when everything succeeded.
+//
+// Files: `<output>` and, with external data, `<output filename>.data` beside it, referenced by
+// file name only. In the data file each distinct tensor starts at a multiple of 4096 (zero
+// padding between), tied weights (identical views of one storage) are stored once, and weights
+// under `external_min_bytes` stay embedded in the .onnx. A `<output filename>.data` exists after
+// a successful write exactly when the new model references it: a stale one from an earlier
+// external write is removed (with a warning) when the new model is fully embedded.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -15,16 +23,28 @@ namespace pt2onnx::emit {
 struct WriteOptions {
   std::filesystem::path output;     // the .onnx
   bool external_data = false;       // also forced when embedded weights would pass 2 GB
+  // An embedded model estimated above this many bytes is written with external data instead
+  // (protobuf refuses messages of 2 GiB; the margin covers the estimate's slack).
+  uint64_t embedded_limit_bytes = (uint64_t{18} << 30) / 10;  // 1.8 GiB
+  // In external mode, weights smaller than this stay embedded (as onnx's own tools do): a
+  // 4 KiB-aligned region for a scalar or a short bias wastes space and gains nothing.
+  uint64_t external_min_bytes = 1024;
 };
 
 struct WriteResult {
   std::filesystem::path external_data;  // empty when embedded
-  int64_t weight_count = 0;
-  int64_t weight_bytes = 0;
+  int64_t weight_count = 0;             // initializers filled
+  int64_t weight_bytes = 0;             // weight bytes written; tied regions of the data file once
 };
 
-// `weights` and `constants` are the archive's maps for the model. Throws Error(kArchive) for a
-// missing or short weight, Error(kOutput) for an unwritable path; leaves no files behind on error.
+// `weights` and `constants` are the archive's maps for the model. Embedded weights are streamed
+// from the archive into the file while the model is serialized, so memory stays O(graph) in both
+// modes. On return, bound initializers that went external carry their external_data entries and
+// embedded ones hold no data (their bytes are in the file only); warnings (external data forced
+// by size, a stale data file removed) are appended to translation.warnings. Throws
+// Error(kArchive) for a missing or short weight or one whose dtype/shape disagrees with its
+// declaration, Error(kUnsupported) for an element type ONNX cannot hold, Error(kOutput) for an
+// unwritable path; leaves no files behind on error (the model may then be partly filled).
 WriteResult write_model(translate::Translation& translation, const archive::Archive& archive,
                         const std::map<std::string, archive::TensorData>& weights,
                         const std::map<std::string, archive::TensorData>& constants,

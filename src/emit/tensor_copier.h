@@ -1,0 +1,48 @@
+// Copies a tensor's row-major bytes to a given offset of an output file: in-kernel with
+// copy_file_range when they lie contiguously in the archive file, through a bounded buffer
+// otherwise. Shared by the external data file and the streamed embedded model, so both copy
+// weights the same fast way and neither holds a whole tensor in memory.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "archive/archive.h"
+#include "emit/tensor_layout.h"
+
+namespace pt2onnx::emit {
+
+class TensorCopier {
+ public:
+  // The archive file is opened only when some tensor can be copied from it directly.
+  explicit TensorCopier(std::filesystem::path archive_path);
+  ~TensorCopier();
+  TensorCopier(const TensorCopier&) = delete;
+  TensorCopier& operator=(const TensorCopier&) = delete;
+
+  // Writes layout.nbytes bytes at `out_offset` of `out_fd`. `layout` comes from
+  // make_layout(tensor). Throws Error(kArchive) when the archive ends inside the tensor,
+  // Error(kOutput) naming `out_path` for write errors; the caller adds which tensor it was.
+  void copy(const archive::TensorData& tensor, const TensorLayout& layout, int out_fd, uint64_t out_offset,
+            const std::filesystem::path& out_path);
+
+  // Copies through a user-space buffer even where copy_file_range would work (the fallback it
+  // takes on its own for EXDEV/ENOSYS/EINVAL/EOPNOTSUPP); lets tests exercise that path.
+  void disable_in_kernel_copy() { in_kernel_copy_ = false; }
+
+ private:
+  void copy_from_archive(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
+                         const std::filesystem::path& out_path, const archive::Storage& storage);
+  void copy_with_reads(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
+                       const std::filesystem::path& out_path, const archive::Storage& storage);
+  int archive_fd();
+  std::vector<uint8_t>& copy_buffer();
+
+  std::filesystem::path archive_path_;
+  int archive_fd_ = -1;
+  bool in_kernel_copy_ = true;  // cleared once copy_file_range says it cannot copy these files
+  std::vector<uint8_t> copy_buffer_;
+};
+
+}  // namespace pt2onnx::emit

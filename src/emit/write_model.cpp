@@ -1,0 +1,246 @@
+// write_model: bind initializers to archive tensors, choose embedded or external data, fill,
+// serialize, and move the files into place only after everything succeeded.
+#include "emit/write_model.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <optional>
+#include <system_error>
+
+#include "common/error.h"
+#include "emit/external_data_writer.h"
+#include "emit/onnx_dtype.h"
+#include "emit/output_file.h"
+#include "emit/serialize_model.h"
+#include "emit/tensor_copier.h"
+#include "emit/tensor_layout.h"
+
+namespace pt2onnx::emit {
+
+namespace {
+
+// Per-tensor protobuf overhead on top of its bytes in the size estimate (tags, length varints
+// of raw_data and of the enclosing messages); generous, the limit has its own margin.
+constexpr uint64_t kEmbeddedOverheadBytes = 32;
+// Embedded weights from this size up are streamed from the archive into the .onnx while it is
+// serialized; smaller ones go through raw_data in memory.
+constexpr uint64_t kStreamMinBytes = 4096;
+
+struct BoundWeight {
+  onnx::TensorProto* initializer = nullptr;
+  int index = 0;  // of the initializer in graph().initializer()
+  const archive::TensorData* tensor = nullptr;
+  std::string what;  // "weight 'fc.weight' (initializer 'fc.weight')", for messages
+  TensorLayout layout;
+};
+
+const archive::TensorData* find_tensor(const std::map<std::string, archive::TensorData>& tensors,
+                                       const std::string& fqn) {
+  auto found = tensors.find(fqn);
+  return found == tensors.end() ? nullptr : &found->second;
+}
+
+void clear_tensor_data(onnx::TensorProto& tensor) {
+  tensor.clear_float_data();
+  tensor.clear_int32_data();
+  tensor.clear_string_data();
+  tensor.clear_int64_data();
+  tensor.clear_double_data();
+  tensor.clear_uint64_data();
+  tensor.clear_raw_data();
+  tensor.clear_external_data();
+  tensor.clear_data_location();
+}
+
+// Pairs each binding with its declared initializer and its archive tensor, and checks that they
+// agree (element type, shape, bytes inside the storage) before anything is written.
+std::vector<BoundWeight> bind_weights(translate::Translation& translation,
+                                      const std::map<std::string, archive::TensorData>& weights,
+                                      const std::map<std::string, archive::TensorData>& constants) {
+  std::map<std::string, int> initializers;  // name -> index
+  onnx::GraphProto& graph = *translation.model.mutable_graph();
+  for (int index = 0; index < graph.initializer_size(); ++index)
+    initializers.emplace(graph.initializer(index).name(), index);
+
+  std::vector<BoundWeight> bound;
+  bound.reserve(translation.weights.size());
+  for (const translate::WeightBinding& binding : translation.weights) {
+    BoundWeight weight;
+    const char* kind = binding.is_constant ? "constant" : "weight";
+    weight.what = std::string(kind) + " '" + binding.fqn + "' (initializer '" + binding.initializer + "')";
+
+    auto declared = initializers.find(binding.initializer);
+    if (declared == initializers.end())
+      fail(ErrorCode::kInternal, weight.what + ": the graph declares no such initializer");
+    weight.index = declared->second;
+    weight.initializer = graph.mutable_initializer(weight.index);
+
+    // Look where the binding says first; the other map is a fallback so a weight/constant
+    // misclassification upstream does not lose a tensor that is there.
+    const auto& first = binding.is_constant ? constants : weights;
+    const auto& second = binding.is_constant ? weights : constants;
+    weight.tensor = find_tensor(first, binding.fqn);
+    if (!weight.tensor) weight.tensor = find_tensor(second, binding.fqn);
+    if (!weight.tensor)
+      fail(ErrorCode::kArchive, weight.what + " is not in the archive's " +
+                                    (binding.is_constant ? "constants" : "weights"));
+
+    const archive::TensorData& tensor = *weight.tensor;
+    const std::optional<int32_t> data_type = onnx_data_type(tensor.dtype);
+    if (!data_type)
+      fail(ErrorCode::kUnsupported, weight.what + ": element type " + std::string(ir::dtype_name(tensor.dtype)) +
+                                        " has no ONNX tensor type we can write");
+    const onnx::TensorProto& initializer = *weight.initializer;
+    const std::vector<int64_t> declared_dims(initializer.dims().begin(), initializer.dims().end());
+    if (*data_type != initializer.data_type() || declared_dims != tensor.sizes)
+      fail(ErrorCode::kArchive, weight.what + ": the archive holds " + std::string(ir::dtype_name(tensor.dtype)) +
+                                    format_dims(tensor.sizes) + " (" + onnx_data_type_name(*data_type) +
+                                    ") but the initializer declares " +
+                                    onnx_data_type_name(initializer.data_type()) + format_dims(declared_dims));
+
+    weight.layout = make_layout(tensor, weight.what);
+    bound.push_back(std::move(weight));
+  }
+  return bound;
+}
+
+// Tiny weights are put in raw_data directly: streaming each would cost more syscalls than bytes.
+void fill_raw_data(BoundWeight& weight) {
+  std::string& raw = *weight.initializer->mutable_raw_data();
+  raw.resize(weight.layout.nbytes);
+  size_t filled = 0;
+  gather_tensor(weight.layout, *weight.tensor->storage, weight.layout.nbytes, [&](const uint8_t* data, size_t n) {
+    std::memcpy(raw.data() + filled, data, n);
+    filled += n;
+  });
+}
+
+void reference_external(onnx::TensorProto& initializer, const std::string& location,
+                        const ExternalRegion& region) {
+  initializer.set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+  auto add_entry = [&initializer](const char* key, const std::string& value) {
+    onnx::StringStringEntryProto* entry = initializer.add_external_data();
+    entry->set_key(key);
+    entry->set_value(value);
+  };
+  add_entry("location", location);
+  add_entry("offset", std::to_string(region.offset));
+  add_entry("length", std::to_string(region.length));
+}
+
+bool goes_external(const BoundWeight& weight, const WriteOptions& options) {
+  return weight.layout.nbytes > 0 && weight.layout.nbytes >= options.external_min_bytes;
+}
+
+// Whether any weight goes to the data file: external mode was asked for, or the embedded model
+// would pass the size limit, and some weight is large enough to leave the .onnx.
+bool uses_data_file(translate::Translation& translation, const std::vector<BoundWeight>& bound,
+                    const WriteOptions& options, const std::filesystem::path& data_path) {
+  bool external = options.external_data;
+  if (!external) {
+    uint64_t estimate = translation.model.ByteSizeLong();
+    for (const BoundWeight& weight : bound) estimate += weight.layout.nbytes + kEmbeddedOverheadBytes;
+    if (estimate > options.embedded_limit_bytes) {
+      external = true;
+      translation.warnings.push_back("embedded weights would make the model about " + std::to_string(estimate) +
+                                     " bytes, over the " + std::to_string(options.embedded_limit_bytes) +
+                                     "-byte limit; writing them to external data '" + data_path.string() + "'");
+    }
+  }
+  if (!external) return false;
+  for (const BoundWeight& weight : bound)
+    if (goes_external(weight, options)) return true;
+  translation.warnings.push_back("external data requested, but every weight is under " +
+                                 std::to_string(options.external_min_bytes) + " bytes; all are embedded");
+  return false;
+}
+
+// A data file from an earlier external write of this output would now be unreferenced; users
+// would ship it or wonder which model it belongs to.
+void remove_stale_data_file(const std::filesystem::path& data_path, std::vector<std::string>& warnings) {
+  std::error_code error;
+  if (std::filesystem::remove(data_path, error))
+    warnings.push_back("removed stale external data '" + data_path.string() +
+                       "' that the new model does not reference");
+  else if (error && error != std::errc::no_such_file_or_directory)
+    warnings.push_back("could not remove stale external data '" + data_path.string() + "': " + error.message());
+}
+
+}  // namespace
+
+WriteResult write_model(translate::Translation& translation, const archive::Archive& archive,
+                        const std::map<std::string, archive::TensorData>& weights,
+                        const std::map<std::string, archive::TensorData>& constants,
+                        const WriteOptions& options) {
+  std::vector<BoundWeight> bound = bind_weights(translation, weights, constants);
+  for (BoundWeight& weight : bound) clear_tensor_data(*weight.initializer);
+
+  const std::string data_name = options.output.filename().string() + ".data";
+  const std::filesystem::path data_path = options.output.parent_path() / data_name;
+
+  const bool use_data_file = uses_data_file(translation, bound, options, data_path);
+
+  // Create the temp files before reading any weight, so an unwritable directory fails fast.
+  TempOutputFile model_file(options.output);
+  std::optional<TempOutputFile> data_file;
+  if (use_data_file) data_file.emplace(data_path);
+  TensorCopier copier(archive.path());
+  std::optional<ExternalDataWriter> data_writer;
+  if (data_file) data_writer.emplace(data_file->fd(), data_path, copier);
+
+  // Errors while copying a weight say which one.
+  auto for_weight = [](const BoundWeight& weight, auto&& action) {
+    try {
+      action();
+    } catch (const Error& error) {
+      throw error.with_context(weight.what);
+    }
+  };
+
+  uint64_t embedded_bytes = 0;
+  std::map<int, uint64_t> streamed_bytes;      // initializer index -> bytes
+  std::map<int, const BoundWeight*> streamed;  // initializer index -> weight
+  for (BoundWeight& weight : bound) {
+    if (data_writer && goes_external(weight, options)) {
+      for_weight(weight, [&] {
+        reference_external(*weight.initializer, data_name, data_writer->write(*weight.tensor, weight.layout));
+      });
+    } else if (weight.layout.nbytes < kStreamMinBytes) {
+      for_weight(weight, [&] { fill_raw_data(weight); });
+      embedded_bytes += weight.layout.nbytes;
+    } else {
+      streamed_bytes[weight.index] = weight.layout.nbytes;
+      streamed[weight.index] = &weight;
+      embedded_bytes += weight.layout.nbytes;
+    }
+  }
+
+  auto write_streamed = [&](int index, uint64_t offset) {
+    const BoundWeight& weight = *streamed.at(index);
+    for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file.fd(), offset, options.output); });
+  };
+  serialize_model(translation.model, streamed_bytes, model_file.fd(), options.output, write_streamed);
+  // Embedded weights are in the file now; the caller's model need not hold them twice.
+  for (BoundWeight& weight : bound)
+    if (!weight.initializer->has_data_location()) weight.initializer->clear_raw_data();
+
+  // Data first: once the model appears under its final name, what it references is complete.
+  if (data_file) data_file->commit();
+  try {
+    model_file.commit();
+  } catch (const Error&) {
+    if (data_file) ::unlink(data_path.c_str());
+    throw;
+  }
+
+  if (!data_file) remove_stale_data_file(data_path, translation.warnings);
+
+  WriteResult result;
+  result.external_data = data_file ? data_path : std::filesystem::path();
+  result.weight_count = static_cast<int64_t>(bound.size());
+  result.weight_bytes = static_cast<int64_t>(embedded_bytes + (data_writer ? data_writer->bytes_written() : 0));
+  return result;
+}
+
+}  // namespace pt2onnx::emit
