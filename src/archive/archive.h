@@ -25,20 +25,29 @@ class Storage {
   // Absolute offset of byte 0 in the archive file when the bytes lie there uncompressed and
   // contiguous (STORED entries, nested zips included), so a writer may copy them in-kernel.
   virtual std::optional<uint64_t> file_offset() const = 0;
+  // The archive entry holding the bytes (e.g. "model/data/weights/weight_3"), for messages such
+  // as emit's "short weight" error; empty when the storage cannot say.
+  virtual std::string entry_name() const { return {}; }
 };
 
 struct TensorData {
+  std::string name;  // the FQN, for messages
   ir::DType dtype = ir::DType::kUnknown;
   std::vector<int64_t> sizes;
-  std::vector<int64_t> strides;   // in elements
-  int64_t storage_offset = 0;     // in elements
+  std::vector<int64_t> strides;            // in elements
+  int64_t storage_offset = 0;              // in elements
   std::shared_ptr<const Storage> storage;  // shared by views of one storage (tied weights)
 
   int64_t numel() const;
   int64_t nbytes() const;  // numel * element size
   bool is_contiguous() const;
+  // Bytes of storage the view addresses: (storage_offset + the largest element index + 1) *
+  // element size, or 0 when numel is 0. Throws Error(kArchive) naming the tensor when the
+  // sizes, strides or offset are negative or overflow.
+  uint64_t storage_bytes_needed() const;
   // The tensor's elements in row-major order (gathers strided views). For small tensors and
-  // tests; writers stream instead.
+  // tests; writers stream instead. Throws Error(kArchive) naming the tensor and its storage
+  // when the storage does not hold every addressed byte.
   std::vector<uint8_t> read_contiguous() const;
 };
 

@@ -1,0 +1,97 @@
+// The Storage implementations: the whole archive file, a slice of another storage (a STORED
+// entry, also inside a nested zip), bytes held in memory, and a DEFLATE entry inflated by libzip.
+#pragma once
+
+#include <zip.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "archive/archive.h"
+#include "archive/file_handle.h"
+#include "archive/libzip_archive.h"
+
+namespace pt2onnx::archive {
+
+// Every storage knows its file and entry so that its own errors name them.
+struct StorageLabel {
+  std::string file;   // the archive file, as the user gave it
+  std::string entry;  // the entry path ("model/data/weights/weight_0"); nested: "outer: inner"
+  std::string text() const { return entry.empty() ? file : file + ": " + entry; }
+};
+
+class WholeFileStorage final : public Storage {
+ public:
+  explicit WholeFileStorage(std::shared_ptr<const FileHandle> file);
+  uint64_t size() const override { return file_->size(); }
+  void read(uint64_t offset, uint64_t n, void* dst) const override;
+  std::optional<uint64_t> file_offset() const override { return 0; }
+
+ private:
+  std::shared_ptr<const FileHandle> file_;
+};
+
+class MemoryStorage final : public Storage {
+ public:
+  MemoryStorage(std::vector<uint8_t> bytes, StorageLabel label);
+  uint64_t size() const override { return bytes_.size(); }
+  void read(uint64_t offset, uint64_t n, void* dst) const override;
+  std::optional<uint64_t> file_offset() const override { return std::nullopt; }
+  std::string entry_name() const override { return label_.entry; }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  StorageLabel label_;
+};
+
+// Bytes [offset, offset + size) of a parent storage: a STORED entry of a zip held in the parent.
+class SliceStorage final : public Storage {
+ public:
+  SliceStorage(std::shared_ptr<const Storage> parent, uint64_t offset, uint64_t size,
+               StorageLabel label);
+  uint64_t size() const override { return size_; }
+  void read(uint64_t offset, uint64_t n, void* dst) const override;
+  std::optional<uint64_t> file_offset() const override;
+  std::string entry_name() const override { return label_.entry; }
+
+ private:
+  std::shared_ptr<const Storage> parent_;
+  uint64_t offset_;
+  uint64_t size_;
+  StorageLabel label_;
+};
+
+// A DEFLATE entry. libzip cannot seek in compressed data, so reads stream forward from a
+// cached cursor and reopen the entry to go back.
+class InflatingStorage final : public Storage {
+ public:
+  InflatingStorage(std::shared_ptr<LibzipArchive> zip, uint64_t index, uint64_t size,
+                   StorageLabel label);
+  ~InflatingStorage() override;
+  InflatingStorage(const InflatingStorage&) = delete;
+  InflatingStorage& operator=(const InflatingStorage&) = delete;
+
+  uint64_t size() const override { return size_; }
+  void read(uint64_t offset, uint64_t n, void* dst) const override;
+  std::optional<uint64_t> file_offset() const override { return std::nullopt; }
+  std::string entry_name() const override { return label_.entry; }
+
+ private:
+  void reopen() const;
+  void pull(uint64_t n, uint8_t* dst) const;  // reads n bytes at the cursor; dst may be null
+
+  std::shared_ptr<LibzipArchive> zip_;
+  uint64_t index_;
+  uint64_t size_;
+  StorageLabel label_;
+  mutable zip_file_t* file_ = nullptr;  // guarded by zip_->mutex()
+  mutable uint64_t cursor_ = 0;
+};
+
+// Throws the standard "past the end" error for a read outside [0, size).
+void check_read_range(uint64_t offset, uint64_t n, uint64_t size, const StorageLabel& label);
+
+}  // namespace pt2onnx::archive

@@ -1,0 +1,139 @@
+#include "archive/zip_container.h"
+
+#include <new>
+
+#include "common/error.h"
+
+namespace pt2onnx::archive {
+
+namespace {
+
+constexpr uint16_t kMethodStored = 0;
+constexpr uint16_t kMethodDeflate = 8;
+constexpr uint16_t kFlagEncrypted = 0x1;
+
+// A damaged size field must not take the process down: allocation failure is an archive error.
+template <typename Buffer>
+Buffer allocate(uint64_t n, const std::string& what) {
+  try {
+    return Buffer(n, typename Buffer::value_type{});
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  fail(ErrorCode::kArchive, what + ": cannot hold " + std::to_string(n) + " bytes in memory");
+}
+
+}  // namespace
+
+std::shared_ptr<ZipContainer> ZipContainer::open_file(const std::filesystem::path& path) {
+  std::shared_ptr<ZipContainer> zip(new ZipContainer());
+  zip->file_path_ = path;
+  zip->label_ = path.string();
+  zip->file_ = std::make_shared<FileHandle>(path);
+  zip->libzip_ = LibzipArchive::open_file(path, zip->label_);  // libzip's reason comes first
+  zip->bytes_ = std::make_shared<WholeFileStorage>(zip->file_);
+  zip->entries_ = read_zip_directory(*zip->bytes_, zip->label_);
+  zip->index_entries();
+  return zip;
+}
+
+std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
+    const std::string& relative_name) const {
+  const ZipEntry& outer = entry(relative_name);
+  std::shared_ptr<ZipContainer> zip(new ZipContainer());
+  zip->file_path_ = file_path_;
+  zip->file_ = file_;
+  zip->label_ = describe(relative_name);
+  zip->entry_prefix_ = entry_prefix_ + outer.name + ": ";
+
+  std::shared_ptr<const Storage> bytes = storage(relative_name);
+  if (const std::optional<uint64_t> offset = bytes->file_offset()) {
+    zip->libzip_ = LibzipArchive::open_file_range(file_path_, *offset, bytes->size(), zip->label_);
+  } else {
+    // A compressed nested zip needs random access: inflate it once into memory (rare: only
+    // after someone re-zips an archive with compression).
+    auto inflated = allocate<std::vector<uint8_t>>(bytes->size(), zip->label_);
+    bytes->read(0, inflated.size(), inflated.data());
+    auto memory = std::make_shared<MemoryStorage>(
+        std::move(inflated), StorageLabel{file_path_.string(), entry_prefix_ + outer.name});
+    zip->libzip_ =
+        LibzipArchive::open_memory(memory, memory->bytes().data(), memory->size(), zip->label_);
+    bytes = memory;
+  }
+  zip->bytes_ = bytes;
+  zip->entries_ = read_zip_directory(*zip->bytes_, zip->label_);
+  zip->index_entries();
+  return zip;
+}
+
+void ZipContainer::index_entries() {
+  const zip_int64_t libzip_count = zip_get_num_entries(libzip_->get(), 0);
+  if (libzip_count < 0 || static_cast<uint64_t>(libzip_count) != entries_.size()) {
+    fail(ErrorCode::kArchive,
+         label_ + ": damaged zip: libzip sees " + std::to_string(libzip_count) +
+             " entries, the central directory holds " + std::to_string(entries_.size()));
+  }
+  for (size_t i = 0; i < entries_.size(); ++i) by_name_[entries_[i].name] = i;
+  if (!entries_.empty()) {
+    const std::string& first = entries_.front().name;
+    const size_t slash = first.find('/');
+    root_ = slash == std::string::npos ? std::string() : first.substr(0, slash + 1);
+  }
+}
+
+bool ZipContainer::contains_full(const std::string& full_name) const {
+  return by_name_.count(full_name) != 0;
+}
+
+std::string ZipContainer::describe(const std::string& relative_name) const {
+  return label_ + ": " + root_ + relative_name;
+}
+
+const ZipEntry& ZipContainer::entry(const std::string& relative_name) const {
+  const auto found = by_name_.find(root_ + relative_name);
+  if (found == by_name_.end())
+    fail(ErrorCode::kArchive, describe(relative_name) + ": no such entry");
+  return entries_[found->second];
+}
+
+std::shared_ptr<const Storage> ZipContainer::storage(const std::string& relative_name) const {
+  const ZipEntry& found = entry(relative_name);
+  StorageLabel label{file_path_.string(), entry_prefix_ + found.name};
+  if (found.flags & kFlagEncrypted)
+    fail(ErrorCode::kArchive, label.text() + ": entry is encrypted");
+  if (found.method == kMethodStored) {
+    if (found.compressed_size != found.size) {
+      fail(ErrorCode::kArchive,
+           label.text() + ": STORED entry with " + std::to_string(found.compressed_size) +
+               " bytes in the zip but a size of " + std::to_string(found.size));
+    }
+    return std::make_shared<SliceStorage>(bytes_, found.data_offset, found.size, std::move(label));
+  }
+  if (found.method == kMethodDeflate) {
+    {
+      std::lock_guard<std::mutex> lock(libzip_->mutex());
+      const char* libzip_name = zip_get_name(libzip_->get(), found.index, ZIP_FL_ENC_RAW);
+      if (libzip_name == nullptr || found.name != libzip_name) {
+        fail(ErrorCode::kArchive, label.text() + ": damaged zip: libzip names entry " +
+                                      std::to_string(found.index) + " differently");
+      }
+    }
+    return std::make_shared<InflatingStorage>(libzip_, found.index, found.size, std::move(label));
+  }
+  fail(ErrorCode::kArchive, label.text() + ": compression method " + std::to_string(found.method) +
+                                " is not supported (only STORED and DEFLATE)");
+}
+
+std::string ZipContainer::read_text(const std::string& relative_name, uint64_t max_bytes) const {
+  const std::shared_ptr<const Storage> bytes = storage(relative_name);
+  if (bytes->size() > max_bytes) {
+    fail(ErrorCode::kArchive, describe(relative_name) + ": " + std::to_string(bytes->size()) +
+                                  " bytes is more than the " + std::to_string(max_bytes) +
+                                  " this entry may have");
+  }
+  std::string text = allocate<std::string>(bytes->size(), describe(relative_name));
+  bytes->read(0, text.size(), text.data());
+  return text;
+}
+
+}  // namespace pt2onnx::archive

@@ -1,0 +1,67 @@
+// One zip: the archive file itself, or a torch.save zip stored as one of its entries. Entries
+// are looked up relative to the zip's root folder, which PyTorch takes from the first entry's
+// name. STORED entries become storages that pread the archive file; DEFLATE ones stream through
+// libzip.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "archive/file_handle.h"
+#include "archive/libzip_archive.h"
+#include "archive/storages.h"
+#include "archive/zip_directory.h"
+
+namespace pt2onnx::archive {
+
+class ZipContainer {
+ public:
+  // Opens the archive file. Throws Error(kArchive) naming the file for a missing, truncated or
+  // corrupt zip (with libzip's reason).
+  static std::shared_ptr<ZipContainer> open_file(const std::filesystem::path& path);
+  // Opens the zip stored as entry `relative_name` of this one.
+  std::shared_ptr<const ZipContainer> open_nested(const std::string& relative_name) const;
+
+  // Names the zip in messages: "model.pt2" or "model.pt2: model/data/weights/model.pt".
+  const std::string& label() const { return label_; }
+  // The archive file alone, as the user named it.
+  std::string file_label() const { return file_path_.string(); }
+  // "" or "<folder>/": the folder of the first entry.
+  const std::string& root() const { return root_; }
+  // For archives whose first entry is not in the root folder the others use (PT2 development
+  // builds, legacy zips with no folder at all).
+  void set_root(std::string root) { root_ = std::move(root); }
+  const std::vector<ZipEntry>& entries() const { return entries_; }
+
+  bool contains_full(const std::string& full_name) const;
+  bool contains(const std::string& relative_name) const {
+    return contains_full(root_ + relative_name);
+  }
+  // "<label>: <root><relative_name>", for messages about an entry.
+  std::string describe(const std::string& relative_name) const;
+  const ZipEntry& entry(const std::string& relative_name) const;  // throws when absent
+  std::shared_ptr<const Storage> storage(const std::string& relative_name) const;
+  // The whole entry as text; refuses entries over `max_bytes`.
+  std::string read_text(const std::string& relative_name, uint64_t max_bytes = kMaxTextBytes) const;
+
+  static constexpr uint64_t kMaxTextBytes = uint64_t{4} << 30;
+
+ private:
+  ZipContainer() = default;
+  void index_entries();
+
+  std::filesystem::path file_path_;
+  std::shared_ptr<const FileHandle> file_;
+  std::shared_ptr<const Storage> bytes_;  // the whole zip
+  std::shared_ptr<LibzipArchive> libzip_;
+  std::vector<ZipEntry> entries_;
+  std::unordered_map<std::string, size_t> by_name_;
+  std::string label_;
+  std::string entry_prefix_;  // for nested zips: "<outer entry>: ", so entry names say where
+  std::string root_;
+};
+
+}  // namespace pt2onnx::archive

@@ -1,0 +1,253 @@
+#include "archive/zip_directory.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "common/error.h"
+
+namespace pt2onnx::archive {
+
+namespace {
+
+constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
+constexpr uint32_t kCentralHeaderSignature = 0x02014b50;
+constexpr uint32_t kEndSignature = 0x06054b50;
+constexpr uint32_t kZip64EndSignature = 0x06064b50;
+constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
+constexpr uint64_t kEndSize = 22;
+constexpr uint64_t kZip64LocatorSize = 20;
+constexpr uint64_t kZip64EndSize = 56;
+constexpr uint64_t kCentralHeaderSize = 46;
+constexpr uint64_t kLocalHeaderSize = 30;
+constexpr uint64_t kMaxCommentSize = 0xFFFF;
+constexpr uint16_t kZip64ExtraId = 0x0001;
+
+// Little-endian fields from a buffer; running past its end is a damaged-zip error.
+class FieldReader {
+ public:
+  FieldReader(const uint8_t* data, uint64_t size, const std::string& what)
+      : data_(data), size_(size), what_(what) {}
+
+  uint16_t u16() { return static_cast<uint16_t>(take(2)); }
+  uint32_t u32() { return static_cast<uint32_t>(take(4)); }
+  uint64_t u64() { return take(8); }
+  void skip(uint64_t n) {
+    need(n);
+    pos_ += n;
+  }
+  std::string text(uint64_t n) {
+    need(n);
+    std::string out(reinterpret_cast<const char*>(data_ + pos_), n);
+    pos_ += n;
+    return out;
+  }
+  uint64_t position() const { return pos_; }
+
+ private:
+  void need(uint64_t n) const {
+    if (n > size_ - pos_) fail(ErrorCode::kArchive, what_ + " is cut short");
+  }
+  uint64_t take(int n) {
+    need(static_cast<uint64_t>(n));
+    uint64_t value = 0;
+    for (int i = n - 1; i >= 0; --i) value = (value << 8) | data_[pos_ + static_cast<uint64_t>(i)];
+    pos_ += static_cast<uint64_t>(n);
+    return value;
+  }
+
+  const uint8_t* data_;
+  uint64_t size_;
+  uint64_t pos_ = 0;
+  std::string what_;
+};
+
+struct DirectoryLocation {
+  uint64_t entry_count = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+std::vector<uint8_t> read_bytes(const Storage& zip, uint64_t offset, uint64_t n) {
+  std::vector<uint8_t> out(n);
+  zip.read(offset, n, out.data());
+  return out;
+}
+
+uint32_t le32_at(const std::vector<uint8_t>& bytes, uint64_t pos) {
+  FieldReader reader(bytes.data() + pos, 4, "signature");
+  return reader.u32();
+}
+
+// Finds the end-of-central-directory record: preferably one whose comment reaches exactly to
+// the end of the zip, otherwise the last one whose comment fits.
+uint64_t find_end_record(const Storage& zip, const std::string& label) {
+  const uint64_t size = zip.size();
+  if (size < kEndSize) {
+    fail(ErrorCode::kArchive, label + ": not a zip: only " + std::to_string(size) + " bytes");
+  }
+  const uint64_t tail_size = std::min(size, kEndSize + kMaxCommentSize);
+  const uint64_t tail_start = size - tail_size;
+  const std::vector<uint8_t> tail = read_bytes(zip, tail_start, tail_size);
+  std::optional<uint64_t> fitting;
+  for (uint64_t i = tail_size - kEndSize + 1; i-- > 0;) {
+    if (le32_at(tail, i) != kEndSignature) continue;
+    const uint64_t comment = tail[i + 20] | (uint64_t{tail[i + 21]} << 8);
+    if (i + kEndSize + comment == tail_size) return tail_start + i;
+    if (!fitting && i + kEndSize + comment <= tail_size) fitting = tail_start + i;
+  }
+  if (!fitting) {
+    fail(ErrorCode::kArchive,
+         label + ": not a zip (no end of central directory record; truncated?)");
+  }
+  return *fitting;
+}
+
+DirectoryLocation locate_directory(const Storage& zip, uint64_t end_offset,
+                                   const std::string& label) {
+  const std::vector<uint8_t> end_bytes = read_bytes(zip, end_offset, kEndSize);
+  FieldReader end(end_bytes.data(), end_bytes.size(), label + ": end of central directory");
+  end.skip(4);
+  const uint16_t disk = end.u16();
+  const uint16_t directory_disk = end.u16();
+  end.skip(2);
+  DirectoryLocation location;
+  location.entry_count = end.u16();
+  location.size = end.u32();
+  location.offset = end.u32();
+  bool split = disk != 0 || directory_disk != 0;
+
+  // ZIP64: a locator right before the classic record points at the ZIP64 record.
+  if (end_offset >= kZip64LocatorSize) {
+    const std::vector<uint8_t> locator_bytes =
+        read_bytes(zip, end_offset - kZip64LocatorSize, kZip64LocatorSize);
+    FieldReader locator(locator_bytes.data(), locator_bytes.size(), label + ": ZIP64 locator");
+    if (locator.u32() == kZip64LocatorSignature) {
+      locator.skip(4);
+      const uint64_t record_offset = locator.u64();
+      if (record_offset > end_offset - kZip64LocatorSize ||
+          kZip64EndSize > end_offset - kZip64LocatorSize - record_offset) {
+        fail(ErrorCode::kArchive, label + ": ZIP64 end of central directory record at " +
+                                      std::to_string(record_offset) + " lies outside the zip");
+      }
+      const std::vector<uint8_t> record_bytes = read_bytes(zip, record_offset, kZip64EndSize);
+      FieldReader record(record_bytes.data(), record_bytes.size(),
+                         label + ": ZIP64 end of central directory record");
+      if (record.u32() != kZip64EndSignature) {
+        fail(ErrorCode::kArchive, label + ": ZIP64 end of central directory record at " +
+                                      std::to_string(record_offset) + " has a bad signature");
+      }
+      record.skip(8 + 2 + 2);
+      const uint32_t record_disk = record.u32();
+      const uint32_t record_directory_disk = record.u32();
+      split = record_disk != 0 || record_directory_disk != 0;
+      record.skip(8);
+      location.entry_count = record.u64();
+      location.size = record.u64();
+      location.offset = record.u64();
+    }
+  }
+  if (split) fail(ErrorCode::kArchive, label + ": split (multi-disk) zips are not supported");
+  if (location.offset > end_offset || location.size > end_offset - location.offset) {
+    fail(ErrorCode::kArchive, label + ": central directory [" + std::to_string(location.offset) +
+                                  ", +" + std::to_string(location.size) +
+                                  ") lies outside the zip (truncated?)");
+  }
+  if (location.entry_count > location.size / kCentralHeaderSize) {
+    fail(ErrorCode::kArchive, label + ": central directory claims " +
+                                  std::to_string(location.entry_count) +
+                                  " entries but has room for fewer");
+  }
+  return location;
+}
+
+// Replaces the 32-bit fields saturated at 0xFFFFFFFF with the ZIP64 extra field's values.
+void apply_zip64_extra(const std::string& extra, ZipEntry& entry, uint64_t& header_offset,
+                       bool need_size, bool need_compressed, bool need_offset,
+                       const std::string& what) {
+  FieldReader fields(reinterpret_cast<const uint8_t*>(extra.data()), extra.size(), what);
+  while (fields.position() + 4 <= extra.size()) {
+    const uint16_t id = fields.u16();
+    const uint16_t length = fields.u16();
+    if (id != kZip64ExtraId) {
+      fields.skip(length);
+      continue;
+    }
+    const std::string block = fields.text(length);
+    FieldReader values(reinterpret_cast<const uint8_t*>(block.data()), block.size(),
+                       what + " (ZIP64 extra field)");
+    if (need_size) entry.size = values.u64();
+    if (need_compressed) entry.compressed_size = values.u64();
+    if (need_offset) header_offset = values.u64();
+    return;
+  }
+  if (need_size || need_compressed || need_offset) {
+    fail(ErrorCode::kArchive, what + ": sizes saturated at 0xFFFFFFFF but no ZIP64 extra field");
+  }
+}
+
+// Data start = local header offset + 30 + the LOCAL name and extra lengths.
+uint64_t data_offset_of(const Storage& zip, uint64_t header_offset, const ZipEntry& entry,
+                        const std::string& what) {
+  const uint64_t size = zip.size();
+  if (header_offset > size || kLocalHeaderSize > size - header_offset) {
+    fail(ErrorCode::kArchive, what + ": local header at " + std::to_string(header_offset) +
+                                  " lies outside the zip (truncated?)");
+  }
+  const std::vector<uint8_t> header_bytes = read_bytes(zip, header_offset, kLocalHeaderSize);
+  FieldReader header(header_bytes.data(), header_bytes.size(), what + ": local header");
+  if (header.u32() != kLocalHeaderSignature) {
+    fail(ErrorCode::kArchive, what + ": no local header at " + std::to_string(header_offset));
+  }
+  header.skip(22);
+  const uint64_t name_length = header.u16();
+  const uint64_t extra_length = header.u16();
+  const uint64_t data_offset = header_offset + kLocalHeaderSize + name_length + extra_length;
+  if (data_offset > size || entry.compressed_size > size - data_offset) {
+    fail(ErrorCode::kArchive, what + ": data [" + std::to_string(data_offset) + ", +" +
+                                  std::to_string(entry.compressed_size) +
+                                  ") lies outside the zip (truncated?)");
+  }
+  return data_offset;
+}
+
+}  // namespace
+
+std::vector<ZipEntry> read_zip_directory(const Storage& zip, const std::string& label) {
+  const DirectoryLocation location = locate_directory(zip, find_end_record(zip, label), label);
+  const std::vector<uint8_t> directory = read_bytes(zip, location.offset, location.size);
+  FieldReader reader(directory.data(), directory.size(), label + ": central directory");
+
+  std::vector<ZipEntry> entries;
+  entries.reserve(location.entry_count);
+  for (uint64_t index = 0; index < location.entry_count; ++index) {
+    const std::string what = label + ": central directory entry " + std::to_string(index);
+    if (reader.u32() != kCentralHeaderSignature) {
+      fail(ErrorCode::kArchive, what + " has a bad signature");
+    }
+    ZipEntry entry;
+    entry.index = index;
+    reader.skip(4);  // versions
+    entry.flags = reader.u16();
+    entry.method = reader.u16();
+    reader.skip(8);  // time, date, crc
+    entry.compressed_size = reader.u32();
+    entry.size = reader.u32();
+    const uint16_t name_length = reader.u16();
+    const uint16_t extra_length = reader.u16();
+    const uint16_t comment_length = reader.u16();
+    reader.skip(8);  // disk, attributes
+    uint64_t header_offset = reader.u32();
+    entry.name = reader.text(name_length);
+    const std::string extra = reader.text(extra_length);
+    reader.skip(comment_length);
+
+    const std::string entry_what = label + ": " + entry.name;
+    apply_zip64_extra(extra, entry, header_offset, entry.size == 0xFFFFFFFF,
+                      entry.compressed_size == 0xFFFFFFFF, header_offset == 0xFFFFFFFF, entry_what);
+    entry.data_offset = data_offset_of(zip, header_offset, entry, entry_what);
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+}  // namespace pt2onnx::archive
