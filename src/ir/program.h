@@ -57,6 +57,11 @@ struct CustomObjArg { std::string name; std::string class_fqn; };
 struct OperatorArg { std::string target; };
 struct ComplexArg { double real; double imag; };
 struct TokenArg { std::string name; };
+struct NamedArgument;
+struct NestedTensorListArg { std::vector<std::vector<std::string>> names; };  // as_nested_tensors
+struct IntListListArg { std::vector<std::vector<int64_t>> lists; };            // as_int_lists
+struct FloatListListArg { std::vector<std::vector<double>> lists; };           // as_float_lists
+struct StringToArgumentArg { std::vector<NamedArgument> entries; };            // as_string_to_argument; name = key
 
 // One value passed to or returned from a node. Ints and int lists are SymIntArg/SymIntListArg
 // (a plain int is the constant case), floats likewise.
@@ -64,7 +69,8 @@ using Argument = std::variant<NoneArg, TensorArg, TensorListArg, OptionalTensorL
                               SymIntListArg, SymFloatArg, SymFloatListArg, SymBoolArg, SymBoolListArg,
                               std::string, std::vector<std::string>, ScalarTypeArg, MemoryFormatArg,
                               LayoutArg, DeviceArg, GraphArg, CustomObjArg, OperatorArg, ComplexArg,
-                              TokenArg>;
+                              TokenArg, NestedTensorListArg, IntListListArg, FloatListListArg,
+                              StringToArgumentArg>;
 
 struct NamedArgument {
   std::string name;  // schema argument name; "" for HOP positionals

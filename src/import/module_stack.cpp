@@ -1,0 +1,86 @@
+// nn_module_stack metadata text -> module frames.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "import/import_program.h"
+
+namespace pt2onnx::import {
+
+namespace {
+
+// What torch writes when a node had no module stack; it names no module.
+constexpr std::string_view kEmptyStackPlaceholder = "_empty_nn_module_stack_from_metadata_hook";
+
+// Splits on `separator` where it is not inside ()/[] (Dynamo paths such as
+// "getattr(L['fn'], '0')" or "layers.slice(1, None, None)" contain commas).
+std::vector<std::string_view> split_top_level(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[') {
+      ++depth;
+    } else if ((c == ')' || c == ']') && depth > 0) {
+      --depth;
+    } else if (c == separator && depth == 0) {
+      parts.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+std::string join(const std::vector<std::string_view>& parts, size_t first, size_t last, char separator) {
+  std::string out;
+  for (size_t i = first; i < last; ++i) {
+    if (i > first) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
+// The 2.1 form "key:(path,type)": the key is an identifier, so a ':' before any ',' marks it.
+bool is_old_form(std::string_view entry) {
+  size_t colon = entry.find(':');
+  if (colon == std::string_view::npos || colon + 1 >= entry.size() || entry[colon + 1] != '(') return false;
+  size_t comma = entry.find(',');
+  return (comma == std::string_view::npos || colon < comma) && entry.back() == ')';
+}
+
+[[noreturn]] void malformed(std::string_view entry, const char* why) {
+  fail(ErrorCode::kArchive, "malformed nn_module_stack entry '" + std::string(entry) + "': " + why);
+}
+
+}  // namespace
+
+std::vector<ir::ModuleFrame> parse_module_stack(const std::string& text) {
+  std::vector<ir::ModuleFrame> frames;
+  for (std::string_view entry : split_top_level(text, ';')) {
+    if (entry.empty()) continue;
+    ir::ModuleFrame frame;
+    if (is_old_form(entry)) {
+      size_t colon = entry.find(':');
+      frame.key = std::string(entry.substr(0, colon));
+      std::string_view inner = entry.substr(colon + 2, entry.size() - colon - 3);
+      auto fields = split_top_level(inner, ',');
+      if (fields.size() < 2) malformed(entry, "expected key:(path,type)");
+      frame.path = join(fields, 0, fields.size() - 1, ',');  // types never contain commas
+      frame.type = std::string(fields.back());
+    } else {
+      auto fields = split_top_level(entry, ',');
+      if (fields.size() < 3) malformed(entry, "expected key,path,type");
+      frame.key = std::string(fields.front());
+      frame.path = join(fields, 1, fields.size() - 1, ',');
+      frame.type = std::string(fields.back());
+    }
+    if (frame.key == kEmptyStackPlaceholder) continue;
+    frames.push_back(std::move(frame));
+  }
+  return frames;
+}
+
+}  // namespace pt2onnx::import

@@ -1,0 +1,110 @@
+// TensorMeta, SymInt, SymBool and SymFloat readers.
+#include "import/read_tensor_meta.h"
+
+#include <cctype>
+#include <charconv>
+
+#include "common/error.h"
+#include "ir/sym_expr.h"
+
+namespace pt2onnx::import {
+
+namespace {
+
+// SymExpr {expr_str, hint}, or the bare expression string of old SymBool values.
+std::string expr_text(const JsonNode& node) {
+  if (node.is_string()) return node.as_string();
+  return node.at("expr_str").as_string();
+}
+
+// Shortens srepr for a readable opaque name: "Symbol('s0', integer=True)" -> "s0",
+// "Integer(2)" -> "2".
+std::string readable_expr_text(const std::string& text) {
+  static constexpr std::string_view kSymbol = "Symbol(";
+  static constexpr std::string_view kInteger = "Integer(";
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    bool symbol = text.compare(i, kSymbol.size(), kSymbol) == 0;
+    bool integer = text.compare(i, kInteger.size(), kInteger) == 0;
+    bool at_word_start = i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_');
+    if ((symbol || integer) && at_word_start) {
+      size_t start = i + (symbol ? kSymbol.size() : kInteger.size());
+      size_t close = text.find(')', start);
+      if (close == std::string::npos) break;
+      std::string inner = text.substr(start, close - start);
+      if (symbol) {
+        size_t q1 = inner.find_first_of("'\"");
+        size_t q2 = q1 == std::string::npos ? q1 : inner.find(inner[q1], q1 + 1);
+        if (q2 == std::string::npos) break;
+        out += inner.substr(q1 + 1, q2 - q1 - 1);
+      } else {
+        out += inner;
+      }
+      i = close + 1;
+      continue;
+    }
+    out += text[i++];
+  }
+  if (i < text.size()) out += text.substr(i);
+  return out;
+}
+
+std::string format_double(double v) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), v);
+  return ec == std::errc() ? std::string(buffer, end) : std::to_string(v);
+}
+
+}  // namespace
+
+ir::Dim read_dim(const JsonNode& node) {
+  if (node.is_number()) return {node.as_int()};  // a bare int, as 2.1 wrote storage_offset
+  auto [kind, value] = node.union_member();
+  if (kind == "as_int") return {value.as_int()};
+  if (kind != "as_expr") node.fail("unknown SymInt kind '" + kind + "'");
+  std::string text = expr_text(value);
+  ir::SymExpr expr;
+  try {
+    expr = ir::parse_sym_expr(text);
+  } catch (const Error&) {
+    return {ir::sym_symbol(readable_expr_text(text))};
+  }
+  if (expr->op == ir::SymOp::kInt) return {expr->value};
+  return {expr};
+}
+
+std::string read_sym_bool_text(const JsonNode& node) {
+  auto [kind, value] = node.union_member();
+  if (kind == "as_bool") return value.as_bool() ? "True" : "False";
+  if (kind == "as_expr") return expr_text(value);
+  node.fail("unknown SymBool kind '" + kind + "'");
+}
+
+std::string read_sym_float_text(const JsonNode& node) {
+  auto [kind, value] = node.union_member();
+  if (kind == "as_float") return format_double(value.as_double());
+  if (kind == "as_expr") return expr_text(value);
+  node.fail("unknown SymFloat kind '" + kind + "'");
+}
+
+ir::TensorMeta read_tensor_meta(const JsonNode& node) {
+  if (auto wrapped = node.find("meta"); wrapped && !node.has("dtype")) return read_tensor_meta(*wrapped);
+  ir::TensorMeta meta;
+  if (auto dtype = node.find("dtype")) {
+    // An unknown number stays kUnknown: it matters only if a rule needs this tensor's type.
+    ir::dtype_from_schema(dtype->as_int(), meta.dtype);
+  }
+  if (auto sizes = node.find("sizes"))
+    for (const auto& size : sizes->elements()) meta.sizes.push_back(read_dim(size));
+  if (auto strides = node.find("strides"))
+    for (const auto& stride : strides->elements()) meta.strides.push_back(read_dim(stride));
+  if (auto device = node.find("device")) {
+    meta.device = device->is_string() ? device->as_string() : device->at("type").as_string();
+    meta.device = meta.device.substr(0, meta.device.find(':'));  // "cuda:0" -> "cuda"
+  }
+  meta.requires_grad = node.bool_or("requires_grad", false);
+  return meta;
+}
+
+}  // namespace pt2onnx::import
