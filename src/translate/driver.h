@@ -1,0 +1,19 @@
+// translate_program with a rule table of the caller's choice (tests use their own tables); the
+// public translate_program uses builtin_rules().
+#pragma once
+
+#include "translate/rule_table.h"
+#include "translate/translate.h"
+
+namespace pt2onnx::translate {
+
+Translation translate_with_rules(const ir::Program& program, const TranslateOptions& options, const RuleTable& rules);
+
+// The lowest ONNX IR version a model of `opset` needs (onnx/helper.py's VERSION_TABLE).
+int64_t ir_version_for_opset(int opset);
+
+// Throws Error(kUnsupported) naming every live target that no rule at `opset` handles, with
+// counts and one example node each.
+void check_supported(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset);
+
+}  // namespace pt2onnx::translate

@@ -1,0 +1,186 @@
+// EmitContext: the ONNX graph being built and everything rules share while building it — the
+// target opset, the map from FX value names to ONNX value names, deterministic unique names, a
+// cache of small constants, cached Shape/dimension values, symbolic-int values, and the bookkeeping
+// of the FX node being translated (its outputs, which of them are used).
+//
+// Naming: the value that a rule binds to an FX output is renamed to the FX name when the rule
+// produced it itself, so ONNX values read like the FX graph; intermediates are "<fx>_<OpType>"
+// made unique; a node is named "node_<its first output>". The same program gives the same names.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "ir/program.h"
+
+namespace pt2onnx::translate {
+
+// One attribute of an emitted node.
+struct Attr {
+  using Value = std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>, onnx::TensorProto>;
+  std::string name;
+  Value value;
+
+  Attr(std::string n, int v) : name(std::move(n)), value(int64_t{v}) {}
+  Attr(std::string n, int64_t v) : name(std::move(n)), value(v) {}
+  Attr(std::string n, double v) : name(std::move(n)), value(static_cast<float>(v)) {}
+  Attr(std::string n, const char* v) : name(std::move(n)), value(std::string(v)) {}
+  Attr(std::string n, std::string v) : name(std::move(n)), value(std::move(v)) {}
+  Attr(std::string n, std::vector<int64_t> v) : name(std::move(n)), value(std::move(v)) {}
+  Attr(std::string n, std::vector<float> v) : name(std::move(n)), value(std::move(v)) {}
+  Attr(std::string n, onnx::TensorProto v) : name(std::move(n)), value(std::move(v)) {}
+};
+
+class EmitContext {
+ public:
+  // `graph` receives the nodes; `program` must outlive the context.
+  EmitContext(onnx::GraphProto& graph, const ir::Program& program, int opset);
+
+  int opset() const { return opset_; }
+  const ir::Program& program() const { return program_; }
+  onnx::GraphProto& graph() { return graph_; }
+
+  // ---- names -------------------------------------------------------------------------------
+  // Claims `name` (graph inputs, initializers, FX value names); false if it was taken already.
+  bool reserve(const std::string& name);
+  // A name not used before, `base` itself when free, else `base_1`, `base_2`, ...; claimed.
+  std::string fresh_name(const std::string& base);
+
+  // ---- FX values -----------------------------------------------------------------------------
+  void bind(const std::string& fx_name, const std::string& value);
+  bool is_bound(const std::string& fx_name) const;
+  // The ONNX value of an FX value; throws Error(kInternal) naming it when nothing was bound.
+  const std::string& value_of(const std::string& fx_name) const;
+  // tensor_values entry of an FX value, or nullptr.
+  const ir::TensorMeta* meta(const std::string& fx_name) const;
+  // Marks a value that must keep its name (graph inputs, initializers, cached values).
+  void pin(const std::string& value) { pinned_.insert(value); }
+
+  // ---- nodes ---------------------------------------------------------------------------------
+  // Appends a node with fresh output names and returns them.
+  std::vector<std::string> emit(std::string_view op_type, const std::vector<std::string>& inputs,
+                                const std::vector<Attr>& attrs, int num_outputs);
+  // Single-output form.
+  std::string emit(std::string_view op_type, const std::vector<std::string>& inputs,
+                   const std::vector<Attr>& attrs = {});
+  // Appends a node whose outputs are named by the caller (names must be claimed already).
+  onnx::NodeProto& emit_named(std::string_view op_type, const std::vector<std::string>& inputs,
+                              const std::vector<std::string>& outputs, const std::vector<Attr>& attrs = {});
+
+  std::string emit_unary(std::string_view op_type, const std::string& x) { return emit(op_type, {x}); }
+  std::string emit_binary(std::string_view op_type, const std::string& a, const std::string& b) {
+    return emit(op_type, {a, b});
+  }
+  std::string cast(const std::string& x, ir::DType to);
+
+  // ---- constants (cached; emitted as Constant nodes at first use) ------------------------------
+  std::string const_i64(int64_t v);                          // 0-D int64
+  std::string const_i64s(const std::vector<int64_t>& v);     // 1-D int64
+  std::string const_scalar(double v, ir::DType dtype);       // 0-D of `dtype`
+  std::string const_bool(bool v) { return const_scalar(v ? 1 : 0, ir::DType::kBool); }
+  // A constant tensor of any shape (not cached); `tensor` carries dtype, dims and data.
+  std::string const_tensor(onnx::TensorProto tensor, const std::string& base);
+
+  // ---- shapes -------------------------------------------------------------------------------
+  std::string shape_of(const std::string& x);                    // 1-D int64, cached per value
+  std::string dim_of(const std::string& x, int64_t axis);        // 0-D int64 Gather(Shape), cached
+  // Size of `axis` of an FX tensor: a constant when tensor_values says it is static, else dim_of.
+  std::string size_of(const std::string& fx_name, int64_t axis);
+  // Shape(x)[start:end] as a 1-D int64 value (end may be INT64_MAX).
+  std::string shape_slice(const std::string& x, int64_t start, int64_t end);
+  std::string unsqueeze(const std::string& x, const std::vector<int64_t>& axes);
+  std::string squeeze(const std::string& x, const std::vector<int64_t>& axes);
+  std::string reshape(const std::string& x, const std::string& shape);
+  std::string concat(const std::vector<std::string>& xs, int64_t axis);
+  std::string transpose(const std::string& x, const std::vector<int64_t>& perm);
+  // Reduce<op> over `axes` (nullopt: every axis); axes go in an input or an attribute as the
+  // opset requires (ReduceSum takes an input since 13, the others since 18).
+  std::string reduce(std::string_view op_type, const std::string& x, const std::optional<std::vector<int64_t>>& axes,
+                     bool keepdims);
+
+  // ---- symbolic ints (0-D int64 values) -------------------------------------------------------
+  std::string sym_int(const ir::SymIntArg& arg);
+  std::string sym_expr(const ir::SymExpr& expr);
+  // 1-D int64 of a SymInt list: a constant when all are static, else Concat of pieces.
+  std::string sym_ints(const std::vector<ir::SymIntArg>& items);
+  // The value of a symbol, from the shape of the first user input that has it as a dimension
+  // (or, failing that, one whose dimension is k*symbol or symbol + c).
+  std::string symbol_value(const std::string& symbol);
+  // dim_param text for a symbolic dimension.
+  std::string dim_param(const ir::SymExpr& expr) const;
+
+  // ---- the FX node being translated -----------------------------------------------------------
+  void begin_node(const ir::Node& node);
+  // Binds the FX outputs to the values set by the rule, renaming rule-made values to FX names.
+  // Throws Error(kInternal) when a used output was left unset.
+  void finish_node();
+  const ir::Node& node() const { return *node_; }
+  // Outputs of the FX node flattened (tensor lists expanded), with "" where no value is named.
+  size_t output_count() const { return outputs_.size(); }
+  const std::string& output_name(size_t i) const { return outputs_.at(i).fx_name; }
+  bool output_used(size_t i) const;
+  void set_output(size_t i, const std::string& value);
+  // The value a rule set for output i ("" when unset).
+  const std::string& output_value(size_t i) const { return outputs_.at(i).value; }
+  // Number of ONNX nodes now in the graph.
+  int node_count() const { return graph_.node_size(); }
+
+  // FX names that live nodes or graph outputs read; set by the driver before translating.
+  void set_used_names(std::set<std::string> used) { used_names_ = std::move(used); }
+  bool is_used(const std::string& fx_name) const { return used_names_.count(fx_name) != 0; }
+
+  // ---- results --------------------------------------------------------------------------------
+  void warn(std::string message) { warnings_.push_back(std::move(message)); }
+  std::vector<std::string>& warnings() { return warnings_; }
+  void require_ir_version(int64_t v) { min_ir_version_ = std::max(min_ir_version_, v); }
+  int64_t min_ir_version() const { return min_ir_version_; }
+
+ private:
+  struct OutputSlot {
+    std::string fx_name;
+    std::string value;  // set by the rule
+  };
+
+  onnx::NodeProto& append_node(std::string_view op_type, const std::vector<std::string>& inputs,
+                               const std::vector<std::string>& outputs, const std::vector<Attr>& attrs);
+  std::string intermediate_base(std::string_view op_type) const;
+  std::string cached_constant(const std::string& key, const std::string& base, onnx::TensorProto tensor);
+  void rename_value(const std::string& from, const std::string& to);
+
+  onnx::GraphProto& graph_;
+  const ir::Program& program_;
+  int opset_;
+  int64_t min_ir_version_ = 3;
+
+  std::set<std::string> names_;
+  std::map<std::string, int> next_suffix_;
+  std::map<std::string, std::string> values_;       // FX name -> ONNX value
+  std::map<std::string, int> producer_;             // ONNX value -> index of its node in graph_
+  std::set<std::string> pinned_;
+  std::map<std::string, std::string> constants_;    // cache key -> value
+  std::map<std::string, std::string> shapes_;       // value -> Shape(value)
+  std::map<std::pair<std::string, int64_t>, std::string> dims_;
+  std::map<std::string, std::string> symbols_;      // symbol -> value
+  std::map<std::string, std::string> sym_exprs_;    // canonical text -> value
+  std::set<std::string> used_names_;
+  std::vector<std::string> warnings_;
+
+  const ir::Node* node_ = nullptr;
+  int node_start_ = 0;
+  std::vector<OutputSlot> outputs_;
+};
+
+// "node linear_3 (aten.linear.default) in layers.0.mlp [my.Mlp]" for messages; without the
+// target when `with_target` is false.
+std::string describe_node(const ir::Node& node, bool with_target = true);
+
+}  // namespace pt2onnx::translate

@@ -1,0 +1,180 @@
+// Graph inputs, weight initializer declarations and graph outputs.
+#include "translate/graph_io.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "translate/liveness.h"
+#include "translate/onnx_types.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+bool is_weight(ir::InputKind kind) {
+  return kind == ir::InputKind::kParameter || kind == ir::InputKind::kBuffer || kind == ir::InputKind::kTensorConstant;
+}
+
+const char* kind_word(ir::InputKind kind) {
+  switch (kind) {
+    case ir::InputKind::kParameter: return "parameter";
+    case ir::InputKind::kBuffer: return "buffer";
+    default: return "tensor constant";
+  }
+}
+
+void set_tensor_type(const EmitContext& ctx, onnx::TypeProto* type, const ir::TensorMeta& meta) {
+  onnx::TypeProto_Tensor* tensor = type->mutable_tensor_type();
+  tensor->set_elem_type(onnx_dtype(meta.dtype));
+  onnx::TensorShapeProto* shape = tensor->mutable_shape();
+  for (const ir::Dim& d : meta.sizes) {
+    onnx::TensorShapeProto_Dimension* dim = shape->add_dim();
+    if (d.is_static()) dim->set_dim_value(d.as_int());
+    else dim->set_dim_param(ctx.dim_param(d.as_expr()));
+  }
+}
+
+onnx::ValueInfoProto int64_scalar_info(const std::string& name) {
+  onnx::ValueInfoProto info;
+  info.set_name(name);
+  onnx::TypeProto_Tensor* tensor = info.mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto_DataType_INT64);
+  tensor->mutable_shape();  // rank 0
+  return info;
+}
+
+// Every ONNX value name the graph holds so far.
+std::set<std::string> graph_value_names(const onnx::GraphProto& graph) {
+  std::set<std::string> names;
+  for (const auto& in : graph.input()) names.insert(in.name());
+  for (const auto& init : graph.initializer()) names.insert(init.name());
+  for (const auto& node : graph.node())
+    for (const auto& out : node.output()) names.insert(out);
+  return names;
+}
+
+}  // namespace
+
+onnx::ValueInfoProto tensor_value_info(const EmitContext& ctx, const std::string& name, const ir::TensorMeta& meta) {
+  onnx::ValueInfoProto info;
+  info.set_name(name);
+  set_tensor_type(ctx, info.mutable_type(), meta);
+  return info;
+}
+
+void reserve_names(EmitContext& ctx, const ir::Program& program) {
+  std::set<std::string> weight_placeholders;
+  for (const ir::InputSpec& spec : program.signature.inputs)
+    if (is_weight(spec.kind))
+      if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) weight_placeholders.insert(t->name);
+
+  std::vector<std::string> names;
+  for (const ir::InputSpec& spec : program.signature.inputs)
+    if (spec.kind == ir::InputKind::kUserInput) collect_value_names(spec.arg, names);
+  for (const ir::Node& node : program.graph.nodes)
+    for (const auto& out : node.outputs) collect_value_names(out, names);
+  for (const auto& [name, meta] : program.graph.tensor_values) names.push_back(name);
+  for (const auto& [name, dim] : program.graph.sym_int_values) names.push_back(name);
+  for (const auto& name : names)
+    if (!weight_placeholders.count(name)) ctx.reserve(name);
+}
+
+void declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<WeightBinding>& weights) {
+  onnx::GraphProto& graph = ctx.graph();
+  for (const ir::InputSpec& spec : program.signature.inputs) {
+    if (spec.kind == ir::InputKind::kUserInput) {
+      if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) {
+        const ir::TensorMeta* meta = ctx.meta(t->name);
+        PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "user input '" + t->name + "' has no tensor_values entry");
+        *graph.add_input() = tensor_value_info(ctx, t->name, *meta);
+        ctx.bind(t->name, t->name);
+        ctx.pin(t->name);
+      } else if (const auto* s = std::get_if<ir::SymIntArg>(&spec.arg)) {
+        if (const auto* name = std::get_if<std::string>(&s->v)) {  // an int input that stayed symbolic
+          *graph.add_input() = int64_scalar_info(*name);
+          ctx.bind(*name, *name);
+          ctx.pin(*name);
+        }
+      }
+      continue;  // constants among the user inputs were inlined by export
+    }
+    if (!is_weight(spec.kind)) continue;  // tokens, custom objects: rules that need them refuse
+    const auto* t = std::get_if<ir::TensorArg>(&spec.arg);
+    PT2ONNX_CHECK(t != nullptr, ErrorCode::kUnsupported, std::string(kind_word(spec.kind)) + " " + spec.target + " is not a tensor");
+    if (!ctx.is_used(t->name)) continue;  // e.g. num_batches_tracked: nothing reads it
+    const ir::TensorMeta* meta = ctx.meta(t->name);
+    PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported,
+                  std::string(kind_word(spec.kind)) + " " + spec.target + " has no tensor_values entry");
+    const std::string name = ctx.fresh_name(spec.target);
+    onnx::TensorProto* init = graph.add_initializer();
+    init->set_name(name);
+    init->set_data_type(onnx_dtype(meta->dtype));
+    ctx.require_ir_version(min_ir_version_for(meta->dtype));
+    for (const ir::Dim& d : meta->sizes) {
+      PT2ONNX_CHECK(d.is_static(), ErrorCode::kUnsupported,
+                    std::string(kind_word(spec.kind)) + " " + spec.target + " has a symbolic size");
+      init->add_dims(d.as_int());
+    }
+    // Non-persistent buffers are not in the state dict; the archive keeps them with the constants.
+    const bool is_constant = spec.kind == ir::InputKind::kTensorConstant ||
+                             (spec.kind == ir::InputKind::kBuffer && !spec.persistent);
+    weights.push_back(WeightBinding{name, spec.target, is_constant});
+    ctx.bind(t->name, name);
+    ctx.pin(name);
+  }
+}
+
+void declare_outputs(EmitContext& ctx, const ir::Program& program) {
+  onnx::GraphProto& graph = ctx.graph();
+  std::set<std::string> taken = graph_value_names(graph);
+  std::set<std::string> outputs;
+  for (const ir::OutputSpec& spec : program.signature.outputs) {
+    if (spec.kind == ir::OutputKind::kBufferMutation || spec.kind == ir::OutputKind::kUserInputMutation ||
+        spec.kind == ir::OutputKind::kParameterMutation) {
+      std::vector<std::string> names;
+      collect_value_names(spec.arg, names);
+      ctx.warn("the program updates " + spec.target + (names.empty() ? "" : " (with " + names.front() + ")") +
+               "; the ONNX graph does not, so it keeps its initial value");
+      continue;
+    }
+    if (!is_returned_output(spec)) continue;  // tokens, gradients
+
+    std::string fx_name;
+    onnx::ValueInfoProto info;
+    if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) {
+      fx_name = t->name;
+      const ir::TensorMeta* meta = ctx.meta(fx_name);
+      PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "output '" + fx_name + "' has no tensor_values entry");
+      info = tensor_value_info(ctx, fx_name, *meta);
+    } else if (const auto* s = std::get_if<ir::SymIntArg>(&spec.arg)) {
+      if (const auto* v = std::get_if<int64_t>(&s->v)) {
+        fx_name = ctx.fresh_name("output_" + std::to_string(graph.output_size()));
+        ctx.bind(fx_name, ctx.const_i64(*v));
+      } else {
+        fx_name = std::get<std::string>(s->v);
+        if (!ctx.is_bound(fx_name)) ctx.bind(fx_name, ctx.sym_int(*s));
+      }
+      info = int64_scalar_info(fx_name);
+    } else {
+      ctx.warn("an output that is not a tensor or an int is left out of the ONNX graph");
+      continue;
+    }
+
+    const std::string& value = ctx.value_of(fx_name);
+    const bool graph_input = std::any_of(graph.input().begin(), graph.input().end(),
+                                         [&](const onnx::ValueInfoProto& in) { return in.name() == value; });
+    const bool initializer = std::any_of(graph.initializer().begin(), graph.initializer().end(),
+                                         [&](const onnx::TensorProto& in) { return in.name() == value; });
+    std::string out_name = value;
+    if (value != fx_name || graph_input || initializer || outputs.count(value)) {
+      out_name = taken.count(fx_name) ? ctx.fresh_name(fx_name) : fx_name;
+      ctx.emit_named("Identity", {value}, {out_name});
+      taken.insert(out_name);
+    }
+    info.set_name(out_name);
+    outputs.insert(out_name);
+    *graph.add_output() = info;
+  }
+}
+
+}  // namespace pt2onnx::translate

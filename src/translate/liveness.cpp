@@ -1,0 +1,148 @@
+// Liveness of FX nodes, computed backwards from the returned outputs.
+#include "translate/liveness.h"
+
+#include <array>
+
+namespace pt2onnx::translate {
+
+namespace {
+constexpr std::array<std::string_view, 9> kDroppedTargets = {
+    "aten._assert_scalar.default",
+    "aten.sym_constrain_range_for_size.default",
+    "aten.sym_constrain_range.default",
+    "aten._assert_tensor_metadata.default",
+    "aten._assert_async.default",
+    "aten._assert_async.msg",
+    "aten._functional_assert_async.msg",
+    "aten._functional_assert_scalar.default",
+    "aten._print.default",
+};
+
+constexpr std::array<std::string_view, 13> kViewTargets = {
+    "aten.select.int",       "aten.slice.Tensor",    "aten.view.default",   "aten._unsafe_view.default",
+    "aten.unsqueeze.default", "aten.squeeze.dim",     "aten.squeeze.dims",   "aten.squeeze.default",
+    "aten.transpose.int",    "aten.permute.default", "aten.t.default",      "aten.alias.default",
+    "aten.detach.default",
+};
+
+template <typename T>
+void add_name(const T& sym, std::vector<std::string>& out) {
+  if (const auto* name = std::get_if<std::string>(&sym.v)) out.push_back(*name);
+}
+}  // namespace
+
+bool is_dropped_target(std::string_view target) {
+  for (std::string_view t : kDroppedTargets)
+    if (t == target) return true;
+  return false;
+}
+
+bool is_view_target(std::string_view target) {
+  for (std::string_view t : kViewTargets)
+    if (t == target) return true;
+  return false;
+}
+
+std::string view_source(const ir::Node& node) {
+  if (!is_view_target(node.target)) return {};
+  const ir::Argument* self = node.input("self");
+  const auto* t = self ? std::get_if<ir::TensorArg>(self) : nullptr;
+  return t ? t->name : std::string();
+}
+
+bool is_inplace_target(std::string_view target) {
+  if (!target.starts_with("aten.")) return false;
+  const std::string_view rest = target.substr(5);
+  const size_t dot = rest.find('.');
+  const std::string_view op = rest.substr(0, dot);
+  return op.size() > 1 && op.back() == '_' && !op.starts_with("__");
+}
+
+void collect_value_names(const ir::Argument& arg, std::vector<std::string>& out) {
+  if (const auto* t = std::get_if<ir::TensorArg>(&arg)) {
+    out.push_back(t->name);
+  } else if (const auto* list = std::get_if<ir::TensorListArg>(&arg)) {
+    out.insert(out.end(), list->names.begin(), list->names.end());
+  } else if (const auto* opt = std::get_if<ir::OptionalTensorListArg>(&arg)) {
+    for (const auto& n : opt->names)
+      if (n) out.push_back(*n);
+  } else if (const auto* s = std::get_if<ir::SymIntArg>(&arg)) {
+    add_name(*s, out);
+  } else if (const auto* sl = std::get_if<ir::SymIntListArg>(&arg)) {
+    for (const auto& item : sl->items) add_name(item, out);
+  } else if (const auto* f = std::get_if<ir::SymFloatArg>(&arg)) {
+    add_name(*f, out);
+  } else if (const auto* fl = std::get_if<ir::SymFloatListArg>(&arg)) {
+    for (const auto& item : fl->items) add_name(item, out);
+  } else if (const auto* b = std::get_if<ir::SymBoolArg>(&arg)) {
+    add_name(*b, out);
+  } else if (const auto* bl = std::get_if<ir::SymBoolListArg>(&arg)) {
+    for (const auto& item : bl->items) add_name(item, out);
+  } else if (const auto* nested = std::get_if<ir::NestedTensorListArg>(&arg)) {
+    for (const auto& inner : nested->names) out.insert(out.end(), inner.begin(), inner.end());
+  } else if (const auto* c = std::get_if<ir::CustomObjArg>(&arg)) {
+    out.push_back(c->name);
+  } else if (const auto* tok = std::get_if<ir::TokenArg>(&arg)) {
+    out.push_back(tok->name);
+  }
+}
+
+bool is_returned_output(const ir::OutputSpec& spec) {
+  return spec.kind == ir::OutputKind::kUserOutput || spec.kind == ir::OutputKind::kLossOutput;
+}
+
+Liveness analyze_liveness(const ir::Program& program) {
+  const auto& nodes = program.graph.nodes;
+  Liveness result;
+  result.live.assign(nodes.size(), false);
+  for (const ir::Node& node : nodes)
+    if (is_view_target(node.target))
+      for (const auto& out : node.outputs)
+        if (const auto* t = std::get_if<ir::TensorArg>(&out)) result.views[t->name] = &node;
+
+  // The base tensor a value aliases (itself when it is no view), and the views of each base.
+  auto root_of = [&](std::string name) {
+    for (auto it = result.views.find(name); it != result.views.end(); it = result.views.find(name)) name = view_source(*it->second);
+    return name;
+  };
+  std::map<std::string, std::vector<std::string>> aliases_of_root;
+  for (const auto& [view, view_node] : result.views) aliases_of_root[root_of(view)].push_back(view);
+
+  std::set<std::string>& needed = result.used;
+  std::vector<std::string> names;
+  for (const ir::OutputSpec& spec : program.signature.outputs)
+    if (is_returned_output(spec)) collect_value_names(spec.arg, names);
+  needed.insert(names.begin(), names.end());
+  for (const auto& n : names) result.last_use[n] = nodes.size();
+
+  for (size_t i = nodes.size(); i-- > 0;) {
+    const ir::Node& node = nodes[i];
+    if (is_dropped_target(node.target)) continue;
+    names.clear();
+    for (const auto& out : node.outputs) collect_value_names(out, names);
+    bool live = false;
+    for (const auto& n : names) live = live || needed.count(n);
+    if (!live && is_inplace_target(node.target)) {
+      // Writing to a tensor writes to everything sharing its storage: its view chain up to the
+      // base, and every other view of that base.
+      names.clear();
+      if (const ir::Argument* self = node.input("self")) collect_value_names(*self, names);
+      if (!names.empty()) {
+        const std::string root = root_of(names.front());
+        auto aliases = aliases_of_root.find(root);
+        live = needed.count(root) != 0;
+        if (aliases != aliases_of_root.end())
+          for (const auto& alias : aliases->second) live = live || needed.count(alias);
+      }
+    }
+    if (!live) continue;
+    result.live[i] = true;
+    names.clear();
+    for (const auto& in : node.inputs) collect_value_names(in.arg, names);
+    needed.insert(names.begin(), names.end());
+    for (const auto& n : names) result.last_use.try_emplace(n, i);  // backwards: the first seen is the last use
+  }
+  return result;
+}
+
+}  // namespace pt2onnx::translate

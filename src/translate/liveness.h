@@ -1,0 +1,41 @@
+// Which FX nodes the ONNX graph needs: a node is live when a graph output reads (transitively)
+// one of its outputs, or when it mutates in place a value (or the base a view of it aliases) that
+// a later live node reads. Dead
+// nodes (asserts, buffer updates that are not outputs, unused shape computations) are skipped
+// by the pre-check and by translation alike.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace pt2onnx::translate {
+
+struct Liveness {
+  std::vector<bool> live;      // per node of graph.nodes
+  std::set<std::string> used;  // FX names read by live nodes or by graph outputs
+  std::map<std::string, size_t> last_use;  // FX name -> index of its last live reader (nodes.size(): an output)
+  std::map<std::string, const ir::Node*> views;  // FX name of a view -> the node that made it
+};
+
+Liveness analyze_liveness(const ir::Program& program);
+
+// Runtime checks that ONNX has no use for (_assert_scalar, sym_constrain_range_for_size, ...).
+bool is_dropped_target(std::string_view target);
+// aten ops that write their `self` argument ("aten.add_.Tensor", "aten.relu_.default").
+bool is_inplace_target(std::string_view target);
+// aten ops whose output aliases their `self` argument (select, slice, view, transpose, ...), so
+// that an in-place write to the output writes to `self` too.
+bool is_view_target(std::string_view target);
+// The FX name of the tensor a view node aliases (its `self`), or "".
+std::string view_source(const ir::Node& node);
+// Value names an argument refers to (tensors, tensor lists, named SymInts/SymFloats/SymBools).
+void collect_value_names(const ir::Argument& arg, std::vector<std::string>& out);
+// The graph outputs that the ONNX graph returns (user and loss outputs).
+bool is_returned_output(const ir::OutputSpec& spec);
+
+}  // namespace pt2onnx::translate

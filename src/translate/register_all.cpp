@@ -1,0 +1,22 @@
+// register_all_rules: the one list of rule families, called in a fixed order.
+#include "translate/register_all.h"
+
+namespace pt2onnx::translate {
+
+void register_all_rules(RuleTable& table) {
+  register_elementwise_rules(table);
+  register_activation_rules(table);
+  register_linalg_rules(table);
+  register_conv_pool_rules(table);
+  register_resize_rules(table);
+  register_norm_rules(table);
+  register_reduction_rules(table);
+  register_shape_rules(table);
+  register_indexing_rules(table);
+  register_creation_rules(table);
+  register_cast_rules(table);
+  register_attention_rules(table);
+  register_symint_rules(table);
+}
+
+}  // namespace pt2onnx::translate

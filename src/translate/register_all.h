@@ -1,0 +1,25 @@
+// The families of built-in rules. Each register function adds its family's rules to the table;
+// register_all_rules calls them all, in a fixed order.
+#pragma once
+
+#include "translate/rule_table.h"
+
+namespace pt2onnx::translate {
+
+void register_all_rules(RuleTable& table);
+
+void register_elementwise_rules(RuleTable& table);  // arithmetic, math functions, comparisons, where
+void register_activation_rules(RuleTable& table);   // relu, gelu, silu, softmax, ...
+void register_linalg_rules(RuleTable& table);       // linear, matmul, addmm, bmm, ...
+void register_conv_pool_rules(RuleTable& table);    // convolution, pooling
+void register_resize_rules(RuleTable& table);       // upsample_* as Resize
+void register_norm_rules(RuleTable& table);         // layer/batch/rms/group norm
+void register_reduction_rules(RuleTable& table);    // mean, sum, amax, argmax, var, ...
+void register_shape_rules(RuleTable& table);        // view, permute, cat, split, slice, ...
+void register_indexing_rules(RuleTable& table);     // embedding, index, gather, ...
+void register_creation_rules(RuleTable& table);     // arange, full, zeros, tril, ...
+void register_cast_rules(RuleTable& table);         // to, _to_copy, type_as, copy
+void register_attention_rules(RuleTable& table);    // scaled_dot_product_attention and its CPU form
+void register_symint_rules(RuleTable& table);       // sym_size, Python int arithmetic on SymInts
+
+}  // namespace pt2onnx::translate

@@ -1,0 +1,44 @@
+// RuleTable: ordered storage and lookup of per-target rules.
+#include "translate/rule_table.h"
+
+#include <algorithm>
+
+#include "translate/register_all.h"
+
+namespace pt2onnx::translate {
+
+void RuleTable::add(std::string_view target, int min_opset, RuleFn fn, std::string_view note) {
+  std::vector<Rule>& list = rules_[std::string(target)];
+  // Insert after every rule at least as new, so equal min_opsets keep their registration order.
+  auto pos = std::find_if(list.begin(), list.end(), [&](const Rule& r) { return r.min_opset < min_opset; });
+  list.insert(pos, Rule{min_opset, fn, note});
+}
+
+const std::vector<Rule>* RuleTable::find(std::string_view target) const {
+  auto it = rules_.find(target);
+  return it == rules_.end() ? nullptr : &it->second;
+}
+
+bool RuleTable::supports(std::string_view target, int opset) const {
+  const std::vector<Rule>* list = find(target);
+  if (!list) return false;
+  return std::any_of(list->begin(), list->end(), [&](const Rule& r) { return r.min_opset <= opset; });
+}
+
+std::vector<std::string> RuleTable::targets() const {
+  std::vector<std::string> out;
+  out.reserve(rules_.size());
+  for (const auto& [target, list] : rules_) out.push_back(target);
+  return out;
+}
+
+const RuleTable& builtin_rules() {
+  static const RuleTable table = [] {
+    RuleTable t;
+    register_all_rules(t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace pt2onnx::translate

@@ -1,0 +1,47 @@
+// The op registry: target -> rules, each valid from an opset on. Lookup tries the rules whose
+// min_opset fits the target opset, newest first; a rule may decline ("not my case") and let the
+// next one try. Filled explicitly by register_all_rules(), never by static initialisers.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pt2onnx::ir {
+struct Node;
+}
+
+namespace pt2onnx::translate {
+
+class EmitContext;
+
+enum class RuleResult { kEmitted, kDeclined };  // declined = "not my case", not an error
+using RuleFn = RuleResult (*)(EmitContext&, const ir::Node&);
+
+struct Rule {
+  int min_opset = 1;
+  RuleFn fn = nullptr;
+  std::string_view note;  // why a rule may decline; shown when every rule declines
+};
+
+class RuleTable {
+ public:
+  // Adds a rule; several rules of one target are kept newest (highest min_opset) first, rules of
+  // equal min_opset in the order added.
+  void add(std::string_view target, int min_opset, RuleFn fn, std::string_view note = {});
+  // All rules of `target`, newest first, or nullptr.
+  const std::vector<Rule>* find(std::string_view target) const;
+  // True when some rule of `target` is valid at `opset`.
+  bool supports(std::string_view target, int opset) const;
+  // Registered targets, sorted (feeds `list-ops`).
+  std::vector<std::string> targets() const;
+
+ private:
+  std::map<std::string, std::vector<Rule>, std::less<>> rules_;
+};
+
+// The built-in rule set, built once.
+const RuleTable& builtin_rules();
+
+}  // namespace pt2onnx::translate

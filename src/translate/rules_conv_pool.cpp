@@ -1,0 +1,271 @@
+// Convolution and pooling rules, for 1-d, 2-d and 3-d. Unbatched inputs (no N dimension) get one
+// added and removed around the ONNX op, which always wants N and C.
+#include "common/error.h"
+#include "translate/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+using ir::DType;
+
+// An int[N] argument spread to `spatial` values (torch lets one int stand for all).
+std::vector<int64_t> spatial_ints(const ArgReader& args, const std::string& name, size_t spatial, int64_t fallback) {
+  std::vector<int64_t> v = args.has(name) ? args.ints(name) : std::vector<int64_t>{};
+  if (v.empty()) v.assign(spatial, fallback);
+  if (v.size() == 1 && spatial > 1) v.assign(spatial, v.front());
+  PT2ONNX_CHECK(v.size() == spatial, ErrorCode::kUnsupported,
+                "argument '" + name + "' has " + std::to_string(v.size()) + " values for " + std::to_string(spatial) +
+                    " spatial dims");
+  return v;
+}
+
+// ONNX pads: all begins, then all ends (torch pads both sides alike).
+std::vector<int64_t> symmetric_pads(const std::vector<int64_t>& padding) {
+  std::vector<int64_t> pads = padding;
+  pads.insert(pads.end(), padding.begin(), padding.end());
+  return pads;
+}
+
+// Adds the batch dim to an unbatched input; `finish` removes it again.
+struct BatchGuard {
+  bool unbatched = false;
+  std::string add(EmitContext& ctx, const std::string& x) { return unbatched ? ctx.unsqueeze(x, {0}) : x; }
+  std::string finish(EmitContext& ctx, const std::string& y) { return unbatched ? ctx.squeeze(y, {0}) : y; }
+};
+
+// ---- convolution ------------------------------------------------------------------------------
+
+struct ConvParams {
+  std::vector<int64_t> stride, padding, dilation, output_padding;
+  int64_t groups = 1;
+  bool transposed = false;
+  std::string padding_mode;  // "same"/"valid" for the conv*.padding overloads
+};
+
+RuleResult emit_convolution(EmitContext& ctx, const ArgReader& args, const ConvParams& p) {
+  const int64_t weight_rank = args.rank_of("weight");
+  const size_t spatial = static_cast<size_t>(weight_rank - 2);
+  BatchGuard batch{args.rank_of("input") == weight_rank - 1};
+  std::vector<std::string> inputs = {batch.add(ctx, args.tensor("input")), args.tensor("weight")};
+  if (auto bias = args.optional_tensor("bias")) inputs.push_back(*bias);
+
+  std::vector<int64_t> padding = p.padding;
+  if (p.padding_mode == "valid") padding.assign(spatial, 0);
+  std::vector<Attr> attrs = {Attr("strides", p.stride), Attr("dilations", p.dilation), Attr("group", p.groups)};
+  if (p.padding_mode == "same") {
+    // torch pads dilation*(k-1) in total, the extra one at the end, like SAME_UPPER.
+    const ir::TensorMeta& w = args.meta("weight");
+    std::vector<int64_t> begin, end;
+    for (size_t i = 0; i < spatial; ++i) {
+      PT2ONNX_CHECK(w.sizes[i + 2].is_static(), ErrorCode::kUnsupported, "padding='same' with a symbolic kernel size");
+      const int64_t total = p.dilation[i] * (w.sizes[i + 2].as_int() - 1);
+      begin.push_back(total / 2);
+      end.push_back(total - total / 2);
+    }
+    begin.insert(begin.end(), end.begin(), end.end());
+    attrs.emplace_back("pads", begin);
+  } else {
+    attrs.emplace_back("pads", symmetric_pads(padding));
+  }
+  if (p.transposed) {
+    if (!p.output_padding.empty() && p.output_padding != std::vector<int64_t>(spatial, 0))
+      attrs.emplace_back("output_padding", p.output_padding);
+    return emitted(ctx, batch.finish(ctx, ctx.emit("ConvTranspose", inputs, attrs)));
+  }
+  return emitted(ctx, batch.finish(ctx, ctx.emit("Conv", inputs, attrs)));
+}
+
+// convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding,
+//             SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
+RuleResult aten_convolution(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const size_t spatial = static_cast<size_t>(args.rank_of("weight") - 2);
+  ConvParams p;
+  p.stride = spatial_ints(args, "stride", spatial, 1);
+  p.padding = spatial_ints(args, "padding", spatial, 0);
+  p.dilation = spatial_ints(args, "dilation", spatial, 1);
+  p.transposed = args.bool_or("transposed", false);
+  p.output_padding = spatial_ints(args, "output_padding", spatial, 0);
+  p.groups = args.int_or("groups", 1);
+  return emit_convolution(ctx, args, p);
+}
+
+// conv1d/conv2d/conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[N] stride=1,
+//                      SymInt[N] padding=0, SymInt[N] dilation=1, SymInt groups=1) -> Tensor;
+// also the .padding overloads, where padding is "same" or "valid"
+RuleResult aten_conv(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const size_t spatial = static_cast<size_t>(args.rank_of("weight") - 2);
+  ConvParams p;
+  p.stride = spatial_ints(args, "stride", spatial, 1);
+  p.dilation = spatial_ints(args, "dilation", spatial, 1);
+  if (args.has("padding") && std::holds_alternative<std::string>(args.arg("padding"))) {
+    p.padding_mode = args.string_or("padding", "valid");
+    PT2ONNX_CHECK(p.padding_mode == "same" || p.padding_mode == "valid", ErrorCode::kUnsupported,
+                  "padding='" + p.padding_mode + "'");
+    p.padding.assign(spatial, 0);
+  } else {
+    p.padding = spatial_ints(args, "padding", spatial, 0);
+  }
+  p.groups = args.int_or("groups", 1);
+  return emit_convolution(ctx, args, p);
+}
+
+// conv_transpose1d/2d/3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[N] stride=1,
+//                        SymInt[N] padding=0, SymInt[N] output_padding=0, SymInt groups=1, SymInt[N] dilation=1)
+RuleResult aten_conv_transpose(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const size_t spatial = static_cast<size_t>(args.rank_of("weight") - 2);
+  ConvParams p;
+  p.stride = spatial_ints(args, "stride", spatial, 1);
+  p.padding = spatial_ints(args, "padding", spatial, 0);
+  p.output_padding = spatial_ints(args, "output_padding", spatial, 0);
+  p.dilation = spatial_ints(args, "dilation", spatial, 1);
+  p.groups = args.int_or("groups", 1);
+  p.transposed = true;
+  return emit_convolution(ctx, args, p);
+}
+
+// ---- pooling ----------------------------------------------------------------------------------
+
+// ONNX ceil_mode and pads that give torch's pooled sizes. torch drops a last window that would
+// start in the end padding, ONNX does not: with static sizes, use ceil_mode only where it agrees
+// with torch in every dim, else floor mode with end pads just large enough for torch's windows.
+struct PoolWindows {
+  std::vector<int64_t> pads;
+  int64_t ceil_mode = 0;
+};
+
+PoolWindows pool_windows(const ir::TensorMeta& meta, size_t spatial, const std::vector<int64_t>& kernel,
+                         const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                         const std::vector<int64_t>& dilation, bool ceil_mode) {
+  PoolWindows w{symmetric_pads(padding), ceil_mode ? 1 : 0};
+  if (!ceil_mode) return w;
+  const size_t first = meta.sizes.size() - spatial;
+  std::vector<int64_t> torch_out, floor_out, ceil_out;
+  for (size_t i = 0; i < spatial; ++i) {
+    if (!meta.sizes[first + i].is_static()) return w;  // symbolic: trust ONNX's ceil mode
+    const int64_t in = meta.sizes[first + i].as_int();
+    const int64_t span = in + 2 * padding[i] - (dilation[i] * (kernel[i] - 1) + 1);
+    const int64_t floor_size = span / stride[i] + 1;
+    const int64_t ceil_size = (span + stride[i] - 1) / stride[i] + 1;
+    const int64_t torch_size = (ceil_size - 1) * stride[i] >= in + padding[i] ? ceil_size - 1 : ceil_size;
+    torch_out.push_back(torch_size);
+    floor_out.push_back(floor_size);
+    ceil_out.push_back(ceil_size);
+  }
+  if (torch_out == floor_out) return PoolWindows{symmetric_pads(padding), 0};
+  if (torch_out == ceil_out) return w;
+  PoolWindows explicit_pads{symmetric_pads(padding), 0};
+  for (size_t i = 0; i < spatial; ++i) {
+    const int64_t in = meta.sizes[first + i].as_int();
+    const int64_t needed = (torch_out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1 - in - padding[i];
+    explicit_pads.pads[spatial + i] = std::max(padding[i], needed);
+  }
+  return explicit_pads;
+}
+
+// Spatial rank of a pooling node: from kernel_size, else from the target name ("max_pool2d").
+size_t pool_spatial(const ir::Node& node) {
+  for (char c : {'1', '2', '3'})
+    if (node.target.find(std::string(1, c) + "d") != std::string::npos) return static_cast<size_t>(c - '0');
+  fail(ErrorCode::kInternal, "cannot tell the spatial rank of " + node.target);
+}
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1,
+//            bool ceil_mode=False) -> Tensor; also max_pool{1,3}d and the _with_indices forms
+RuleResult aten_max_pool(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(!ctx.output_used(1), ErrorCode::kUnsupported,
+                "the indices output of max pooling is used; ONNX MaxPool numbers indices differently");
+  const size_t spatial = pool_spatial(node);
+  const std::vector<int64_t> kernel = spatial_ints(args, "kernel_size", spatial, 1);
+  std::vector<int64_t> stride = args.has("stride") ? args.ints("stride") : std::vector<int64_t>{};
+  stride = stride.empty() ? kernel : spatial_ints(args, "stride", spatial, 1);
+  const std::vector<int64_t> padding = spatial_ints(args, "padding", spatial, 0);
+  const std::vector<int64_t> dilation = spatial_ints(args, "dilation", spatial, 1);
+  BatchGuard batch{args.rank_of("self") == static_cast<int64_t>(spatial) + 1};
+  const PoolWindows w = pool_windows(args.meta("self"), spatial, kernel, stride, padding, dilation, args.bool_or("ceil_mode", false));
+  const std::string y = ctx.emit("MaxPool", {batch.add(ctx, args.tensor("self"))},
+                                 {Attr("kernel_shape", kernel), Attr("strides", stride), Attr("pads", w.pads),
+                                  Attr("dilations", dilation), Attr("ceil_mode", w.ceil_mode)});
+  return emitted(ctx, batch.finish(ctx, y));
+}
+
+// avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False,
+//            bool count_include_pad=True, int? divisor_override=None) -> Tensor; also 1d/3d
+RuleResult aten_avg_pool(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(!args.has("divisor_override"), ErrorCode::kUnsupported, "avg_pool with divisor_override");
+  const size_t spatial = pool_spatial(node);
+  const std::vector<int64_t> kernel = spatial_ints(args, "kernel_size", spatial, 1);
+  std::vector<int64_t> stride = args.has("stride") ? args.ints("stride") : std::vector<int64_t>{};
+  stride = stride.empty() ? kernel : spatial_ints(args, "stride", spatial, 1);
+  const std::vector<int64_t> padding = spatial_ints(args, "padding", spatial, 0);
+  BatchGuard batch{args.rank_of("self") == static_cast<int64_t>(spatial) + 1};
+  const PoolWindows w = pool_windows(args.meta("self"), spatial, kernel, stride, padding, std::vector<int64_t>(spatial, 1),
+                                     args.bool_or("ceil_mode", false));
+  const std::string y = ctx.emit("AveragePool", {batch.add(ctx, args.tensor("self"))},
+                                 {Attr("kernel_shape", kernel), Attr("strides", stride), Attr("pads", w.pads),
+                                  Attr("ceil_mode", w.ceil_mode),
+                                  Attr("count_include_pad", args.bool_or("count_include_pad", true) ? 1 : 0)});
+  return emitted(ctx, batch.finish(ctx, y));
+}
+
+// adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor; also 1d/3d and _adaptive_avg_pool2d.
+// Output 1 everywhere is a global average; other sizes need static input sizes they divide.
+RuleResult aten_adaptive_avg_pool(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const size_t spatial = pool_spatial(node);
+  const std::vector<int64_t> output = spatial_ints(args, "output_size", spatial, 1);
+  const ir::TensorMeta& meta = args.meta("self");
+  const int64_t rank = static_cast<int64_t>(meta.sizes.size());
+  BatchGuard batch{rank == static_cast<int64_t>(spatial) + 1};
+  const std::string x = batch.add(ctx, args.tensor("self"));
+  if (output == std::vector<int64_t>(spatial, 1)) return emitted(ctx, batch.finish(ctx, ctx.emit("GlobalAveragePool", {x})));
+
+  std::vector<int64_t> kernel;
+  for (size_t i = 0; i < spatial; ++i) {
+    const ir::Dim& d = meta.sizes[rank - static_cast<int64_t>(spatial) + static_cast<int64_t>(i)];
+    PT2ONNX_CHECK(d.is_static() && output[i] > 0 && d.as_int() % output[i] == 0, ErrorCode::kUnsupported,
+                  "adaptive average pooling to a size that does not evenly divide a static input size");
+    kernel.push_back(d.as_int() / output[i]);
+  }
+  const std::string y = ctx.emit("AveragePool", {x}, {Attr("kernel_shape", kernel), Attr("strides", kernel)});
+  return emitted(ctx, batch.finish(ctx, y));
+}
+
+}  // namespace
+
+void register_conv_pool_rules(RuleTable& t) {
+  t.add("aten.convolution.default", 1, aten_convolution);
+  t.add("aten._convolution.default", 1, aten_convolution);
+  t.add("aten.conv1d.default", 1, aten_conv);
+  t.add("aten.conv2d.default", 1, aten_conv);
+  t.add("aten.conv3d.default", 1, aten_conv);
+  t.add("aten.conv1d.padding", 1, aten_conv);
+  t.add("aten.conv2d.padding", 1, aten_conv);
+  t.add("aten.conv3d.padding", 1, aten_conv);
+  t.add("aten.conv_transpose1d.default", 1, aten_conv_transpose);
+  t.add("aten.conv_transpose2d.input", 1, aten_conv_transpose);
+  t.add("aten.conv_transpose3d.input", 1, aten_conv_transpose);
+
+  t.add("aten.max_pool1d.default", 1, aten_max_pool);
+  t.add("aten.max_pool2d.default", 1, aten_max_pool);
+  t.add("aten.max_pool3d.default", 1, aten_max_pool);
+  t.add("aten.max_pool1d_with_indices.default", 1, aten_max_pool);
+  t.add("aten.max_pool2d_with_indices.default", 1, aten_max_pool);
+  t.add("aten.max_pool3d_with_indices.default", 1, aten_max_pool);
+  t.add("aten.avg_pool1d.default", 1, aten_avg_pool);
+  t.add("aten.avg_pool2d.default", 1, aten_avg_pool);
+  t.add("aten.avg_pool3d.default", 1, aten_avg_pool);
+  t.add("aten.adaptive_avg_pool1d.default", 1, aten_adaptive_avg_pool);
+  t.add("aten.adaptive_avg_pool2d.default", 1, aten_adaptive_avg_pool);
+  t.add("aten.adaptive_avg_pool3d.default", 1, aten_adaptive_avg_pool);
+  t.add("aten._adaptive_avg_pool2d.default", 1, aten_adaptive_avg_pool);
+  t.add("aten._adaptive_avg_pool3d.default", 1, aten_adaptive_avg_pool);
+}
+
+}  // namespace pt2onnx::translate

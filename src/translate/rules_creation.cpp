@@ -1,0 +1,146 @@
+// Creation rules: arange, full/zeros/ones/empty and their *_like and new_* forms, scalar_tensor,
+// tril/triu. Shapes may be symbolic; the element type is the node's output dtype.
+#include "common/error.h"
+#include "translate/onnx_types.h"
+#include "translate/register_all.h"
+#include "translate/rule_helpers.h"
+#include "translate/tensor_data.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+using ir::DType;
+
+// A tensor of `shape` (a 1-D int64 value) filled with the Scalar argument `fill` (or `value`
+// when `fill` is empty) in `type`.
+std::string filled(EmitContext& ctx, const ArgReader& args, const std::string& shape, const std::string& fill, double value,
+                   DType type) {
+  const bool symbolic = !fill.empty() && args.has(fill) && std::holds_alternative<ir::SymIntArg>(args.arg(fill)) &&
+                        !args.is_static_int(fill);
+  if (symbolic) return ctx.emit("Expand", {args.scalar(fill, type), shape});
+  const double v = fill.empty() || !args.has(fill) ? value : args.scalar_number(fill);
+  // ConstantOfShape takes bfloat16 from opset 20 on; before, fill in float32 and cast.
+  const DType fill_type = (type == DType::kBFloat16 && ctx.opset() < 20) ? DType::kFloat32 : type;
+  const std::string out = ctx.emit("ConstantOfShape", {shape}, {Attr("value", filled_tensor(v, fill_type, {1}))});
+  return cast_if_needed(ctx, out, fill_type, type);
+}
+
+DType creation_dtype(const ArgReader& args, DType fallback) {
+  if (auto d = args.dtype("dtype")) return result_dtype(args, *d);
+  return result_dtype(args, fallback);
+}
+
+// full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, ...) -> Tensor
+RuleResult aten_full(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  DType inferred = operand_dtype(args, "fill_value");
+  if (inferred == DType::kFloat64) inferred = DType::kFloat32;  // a Python float gives the default dtype
+  return emitted(ctx, filled(ctx, args, args.ints_value("size"), "fill_value", 0, creation_dtype(args, inferred)));
+}
+
+// zeros(SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor; empty.memory_format gives zeros too
+RuleResult aten_zeros(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, filled(ctx, args, args.ints_value("size"), "", 0, creation_dtype(args, DType::kFloat32)));
+}
+
+// ones(SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor
+RuleResult aten_ones(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, filled(ctx, args, args.ints_value("size"), "", 1, creation_dtype(args, DType::kFloat32)));
+}
+
+// full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, ...) -> Tensor
+RuleResult aten_full_like(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = creation_dtype(args, args.dtype_of("self"));
+  return emitted(ctx, filled(ctx, args, ctx.shape_of(args.tensor("self")), "fill_value", 0, type));
+}
+
+// zeros_like(Tensor self, *, ScalarType? dtype=None, ...) -> Tensor; empty_like gives zeros too
+RuleResult aten_zeros_like(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, filled(ctx, args, ctx.shape_of(args.tensor("self")), "", 0, creation_dtype(args, args.dtype_of("self"))));
+}
+
+// ones_like(Tensor self, *, ScalarType? dtype=None, ...) -> Tensor
+RuleResult aten_ones_like(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, filled(ctx, args, ctx.shape_of(args.tensor("self")), "", 1, creation_dtype(args, args.dtype_of("self"))));
+}
+
+// new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, ...) -> Tensor
+RuleResult aten_new_full(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, filled(ctx, args, args.ints_value("size"), "fill_value", 0, creation_dtype(args, args.dtype_of("self"))));
+}
+
+// new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor; new_empty alike
+RuleResult aten_new_zeros(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, filled(ctx, args, args.ints_value("size"), "", 0, creation_dtype(args, args.dtype_of("self"))));
+}
+
+// new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, ...) -> Tensor
+RuleResult aten_new_ones(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, filled(ctx, args, args.ints_value("size"), "", 1, creation_dtype(args, args.dtype_of("self"))));
+}
+
+// scalar_tensor(Scalar s, *, ScalarType? dtype=None, ...) -> Tensor
+RuleResult aten_scalar_tensor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = creation_dtype(args, DType::kFloat32);
+  return emitted(ctx, args.scalar("s", type));
+}
+
+// arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, ...) -> Tensor;
+// arange.start(start, end), arange.default(end)
+RuleResult aten_arange(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType fallback = torch_result_type(args, {"start", "end", "step"}) == DType::kInt64 ? DType::kInt64 : DType::kFloat32;
+  const DType type = creation_dtype(args, fallback);
+  // Range takes float, double, int16, int32 and int64; other types are computed in float32.
+  const bool native = type == DType::kFloat32 || type == DType::kFloat64 || type == DType::kInt16 ||
+                      type == DType::kInt32 || type == DType::kInt64;
+  const DType compute = native ? type : DType::kFloat32;
+  const std::string start = args.has("start") ? args.scalar("start", compute) : ctx.const_scalar(0, compute);
+  const std::string step = args.has("step") ? args.scalar("step", compute) : ctx.const_scalar(1, compute);
+  const std::string range = ctx.emit("Range", {start, args.scalar("end", compute), step});
+  return emitted(ctx, cast_if_needed(ctx, range, compute, type));
+}
+
+// tril(Tensor self, int diagonal=0) -> Tensor; triu likewise
+RuleResult trilu(EmitContext& ctx, const ir::Node& node, bool upper) {
+  ArgReader args(ctx, node);
+  const std::string k = args.has("diagonal") ? args.int_value("diagonal") : ctx.const_i64(0);
+  return emitted(ctx, ctx.emit("Trilu", {args.tensor("self"), k}, {Attr("upper", upper ? 1 : 0)}));
+}
+RuleResult aten_tril(EmitContext& ctx, const ir::Node& node) { return trilu(ctx, node, false); }
+RuleResult aten_triu(EmitContext& ctx, const ir::Node& node) { return trilu(ctx, node, true); }
+
+}  // namespace
+
+void register_creation_rules(RuleTable& t) {
+  t.add("aten.full.default", 1, aten_full);
+  t.add("aten.zeros.default", 1, aten_zeros);
+  t.add("aten.empty.memory_format", 1, aten_zeros);
+  t.add("aten.ones.default", 1, aten_ones);
+  t.add("aten.full_like.default", 1, aten_full_like);
+  t.add("aten.zeros_like.default", 1, aten_zeros_like);
+  t.add("aten.empty_like.default", 1, aten_zeros_like);
+  t.add("aten.ones_like.default", 1, aten_ones_like);
+  t.add("aten.new_full.default", 1, aten_new_full);
+  t.add("aten.new_zeros.default", 1, aten_new_zeros);
+  t.add("aten.new_empty.default", 1, aten_new_zeros);
+  t.add("aten.new_ones.default", 1, aten_new_ones);
+  t.add("aten.scalar_tensor.default", 1, aten_scalar_tensor);
+  t.add("aten.arange.default", 1, aten_arange);
+  t.add("aten.arange.start", 1, aten_arange);
+  t.add("aten.arange.start_step", 1, aten_arange);
+  t.add("aten.tril.default", 1, aten_tril);
+  t.add("aten.triu.default", 1, aten_triu);
+}
+
+}  // namespace pt2onnx::translate

@@ -1,0 +1,476 @@
+// Elementwise rules: arithmetic with torch's type promotion, math functions, comparisons,
+// logical ops, where/masked_fill, clamp. In-place variants share the out-of-place rule.
+#include <cmath>
+
+#include "common/error.h"
+#include "translate/onnx_types.h"
+#include "translate/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+using ir::DType;
+
+// The node's result type, else what torch would compute from the operands.
+DType arithmetic_dtype(const ArgReader& args, const std::vector<std::string>& names) {
+  return result_dtype(args, torch_result_type(args, names));
+}
+
+// self (op) other * alpha, in the result type. Bool tensors add as logical or.
+RuleResult binary_with_alpha(EmitContext& ctx, const ir::Node& node, std::string_view op, bool reversed) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "other"});
+  std::string self = operand_as(ctx, args, "self", type);
+  std::string other = operand_as(ctx, args, "other", type);
+  if (args.has("alpha") && args.scalar_number("alpha") != 1.0) other = ctx.emit("Mul", {other, args.scalar("alpha", type)});
+  if (reversed) std::swap(self, other);
+  if (type == DType::kBool && op == "Add") return emitted(ctx, ctx.emit("Or", {self, other}));
+  return emitted(ctx, ctx.emit(op, {self, other}));
+}
+
+RuleResult binary_plain(EmitContext& ctx, const ir::Node& node, std::string_view op) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "other"});
+  const std::string self = operand_as(ctx, args, "self", type);
+  const std::string other = operand_as(ctx, args, "other", type);
+  if (type == DType::kBool && op == "Mul") return emitted(ctx, ctx.emit("And", {self, other}));
+  return emitted(ctx, ctx.emit(op, {self, other}));
+}
+
+// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+RuleResult aten_add_tensor(EmitContext& ctx, const ir::Node& node) { return binary_with_alpha(ctx, node, "Add", false); }
+// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+RuleResult aten_sub_tensor(EmitContext& ctx, const ir::Node& node) { return binary_with_alpha(ctx, node, "Sub", false); }
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor   (other - alpha * self)
+RuleResult aten_rsub_tensor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "other"});
+  std::string self = operand_as(ctx, args, "self", type);
+  if (args.has("alpha") && args.scalar_number("alpha") != 1.0) self = ctx.emit("Mul", {self, args.scalar("alpha", type)});
+  return emitted(ctx, ctx.emit("Sub", {operand_as(ctx, args, "other", type), self}));
+}
+// mul.Tensor(Tensor self, Tensor other) -> Tensor
+RuleResult aten_mul_tensor(EmitContext& ctx, const ir::Node& node) { return binary_plain(ctx, node, "Mul"); }
+
+// div.Tensor(Tensor self, Tensor other) -> Tensor   (true division: ints become float)
+RuleResult aten_div_tensor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  DType type = arithmetic_dtype(args, {"self", "other"});
+  if (!is_floating(type) && !is_complex(type)) type = DType::kFloat32;
+  return emitted(ctx, ctx.emit("Div", {operand_as(ctx, args, "self", type), operand_as(ctx, args, "other", type)}));
+}
+
+// Integer or float division with rounding "trunc" or "floor" in `type`.
+std::string rounded_div(EmitContext& ctx, const std::string& a, const std::string& b, DType type, const std::string& mode) {
+  if (is_floating(type)) {
+    const std::string q = ctx.emit("Div", {a, b});
+    if (mode == "floor") return ctx.emit("Floor", {q});
+    return ctx.emit("Mul", {ctx.emit("Sign", {q}), ctx.emit("Floor", {ctx.emit("Abs", {q})})});
+  }
+  if (mode == "floor") return int_floor_div(ctx, a, b);
+  // trunc: |a| // |b| with the sign of a*b.
+  const std::string magnitude = int_floor_div(ctx, ctx.emit("Abs", {a}), ctx.emit("Abs", {b}));
+  return ctx.emit("Mul", {ctx.emit("Mul", {ctx.emit("Sign", {a}), ctx.emit("Sign", {b})}), magnitude});
+}
+
+// div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+RuleResult aten_div_tensor_mode(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string mode = args.string_or("rounding_mode", "");
+  if (mode.empty()) return aten_div_tensor(ctx, node);
+  PT2ONNX_CHECK(mode == "trunc" || mode == "floor", ErrorCode::kUnsupported, "rounding_mode '" + mode + "'");
+  const DType type = arithmetic_dtype(args, {"self", "other"});
+  return emitted(ctx, rounded_div(ctx, operand_as(ctx, args, "self", type), operand_as(ctx, args, "other", type), type, mode));
+}
+
+// floor_divide(Tensor self, Tensor other) -> Tensor
+RuleResult aten_floor_divide(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "other"});
+  return emitted(ctx, rounded_div(ctx, operand_as(ctx, args, "self", type), operand_as(ctx, args, "other", type), type, "floor"));
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor   (Python modulo: sign of the divisor)
+RuleResult aten_remainder(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "other"});
+  const std::string a = operand_as(ctx, args, "self", type), b = operand_as(ctx, args, "other", type);
+  if (!is_floating(type)) return emitted(ctx, ctx.emit("Mod", {a, b}, {Attr("fmod", 0)}));
+  // a - floor(a / b) * b, as torch computes it for floats.
+  return emitted(ctx, ctx.emit("Sub", {a, ctx.emit("Mul", {ctx.emit("Floor", {ctx.emit("Div", {a, b})}), b})}));
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor   (C fmod: sign of the dividend)
+RuleResult aten_fmod(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "other"});
+  return emitted(ctx, ctx.emit("Mod", {operand_as(ctx, args, "self", type), operand_as(ctx, args, "other", type)},
+                               {Attr("fmod", 1)}));
+}
+
+// ---- unary ------------------------------------------------------------------------------------
+
+// A unary op computed in the result dtype (ints become float for float-only functions).
+RuleResult unary_in_result_type(EmitContext& ctx, const ir::Node& node, std::string_view op) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype_of("self"));
+  return emitted(ctx, ctx.emit(op, {cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type)}));
+}
+
+RuleResult aten_neg(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Neg"); }  // neg(Tensor self)
+RuleResult aten_abs(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Abs"); }  // abs(Tensor self)
+RuleResult aten_exp(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Exp"); }  // exp(Tensor self)
+RuleResult aten_log(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Log"); }  // log(Tensor self)
+RuleResult aten_sqrt(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Sqrt"); }  // sqrt(Tensor self)
+RuleResult aten_sin(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Sin"); }  // sin(Tensor self)
+RuleResult aten_cos(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Cos"); }  // cos(Tensor self)
+RuleResult aten_tan(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Tan"); }  // tan(Tensor self)
+RuleResult aten_erf(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Erf"); }  // erf(Tensor self)
+RuleResult aten_floor(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Floor"); }  // floor(Tensor self)
+RuleResult aten_ceil(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Ceil"); }  // ceil(Tensor self)
+RuleResult aten_sign(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Sign"); }  // sign(Tensor self)
+RuleResult aten_reciprocal(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Reciprocal"); }  // reciprocal(Tensor self)
+
+// square(Tensor self) -> Tensor
+RuleResult aten_square(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype_of("self"));
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  return emitted(ctx, ctx.emit("Mul", {x, x}));
+}
+
+// log2(Tensor self) -> Tensor; log10 likewise (ln(x) / ln(base))
+RuleResult log_base(EmitContext& ctx, const ir::Node& node, double base) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype_of("self"));
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  return emitted(ctx, ctx.emit("Div", {ctx.emit("Log", {x}), ctx.const_scalar(std::log(base), type)}));
+}
+RuleResult aten_log2(EmitContext& ctx, const ir::Node& node) { return log_base(ctx, node, 2.0); }
+RuleResult aten_log10(EmitContext& ctx, const ir::Node& node) { return log_base(ctx, node, 10.0); }
+
+// round(Tensor self) -> Tensor   (half to even, like ONNX Round)
+RuleResult aten_round(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (!is_floating(args.dtype_of("self"))) return emitted(ctx, args.tensor("self"));
+  return unary_in_result_type(ctx, node, "Round");
+}
+
+// rsqrt(Tensor self) -> Tensor
+RuleResult aten_rsqrt(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype_of("self"));
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  return emitted(ctx, ctx.emit("Reciprocal", {ctx.emit("Sqrt", {x})}));
+}
+
+// log1p(Tensor self) -> Tensor
+RuleResult aten_log1p(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype_of("self"));
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  return emitted(ctx, ctx.emit("Log", {ctx.emit("Add", {x, ctx.const_scalar(1, type)})}));
+}
+
+// expm1(Tensor self) -> Tensor
+RuleResult aten_expm1(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype_of("self"));
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  return emitted(ctx, ctx.emit("Sub", {ctx.emit("Exp", {x}), ctx.const_scalar(1, type)}));
+}
+
+// isnan(Tensor self) -> Tensor
+RuleResult aten_isnan(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (!is_floating(args.dtype_of("self"))) {
+    return emitted(ctx, ctx.emit("Expand", {ctx.const_bool(false), ctx.shape_of(args.tensor("self"))}));
+  }
+  return emitted(ctx, ctx.emit("IsNaN", {args.tensor("self")}));
+}
+
+// isinf(Tensor self) -> Tensor
+RuleResult aten_isinf(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (!is_floating(args.dtype_of("self"))) {
+    return emitted(ctx, ctx.emit("Expand", {ctx.const_bool(false), ctx.shape_of(args.tensor("self"))}));
+  }
+  return emitted(ctx, ctx.emit("IsInf", {args.tensor("self")}));
+}
+
+// ---- pow --------------------------------------------------------------------------------------
+
+// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+RuleResult aten_pow_tensor_scalar(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "exponent"});
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  if (args.is_static_int("exponent") || std::holds_alternative<ir::SymFloatArg>(args.arg("exponent"))) {
+    // torch evaluates these exponents with the plain operations; doing the same keeps its numbers.
+    const double e = args.scalar_number("exponent");
+    if (e == 1.0) return emitted(ctx, x);
+    if (e == 2.0) return emitted(ctx, ctx.emit("Mul", {x, x}));
+    if (e == 3.0) return emitted(ctx, ctx.emit("Mul", {ctx.emit("Mul", {x, x}), x}));
+    if (is_floating(type)) {
+      if (e == 0.5) return emitted(ctx, ctx.emit("Sqrt", {x}));
+      if (e == -0.5) return emitted(ctx, ctx.emit("Reciprocal", {ctx.emit("Sqrt", {x})}));
+      if (e == -1.0) return emitted(ctx, ctx.emit("Reciprocal", {x}));
+      if (e == -2.0) return emitted(ctx, ctx.emit("Reciprocal", {ctx.emit("Mul", {x, x})}));
+    }
+  }
+  return emitted(ctx, ctx.emit("Pow", {x, args.scalar("exponent", type)}));
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+RuleResult aten_pow_tensor_tensor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "exponent"});
+  return emitted(ctx, ctx.emit("Pow", {operand_as(ctx, args, "self", type), operand_as(ctx, args, "exponent", type)}));
+}
+
+// pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+RuleResult aten_pow_scalar(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "exponent"});
+  return emitted(ctx, ctx.emit("Pow", {args.scalar("self", type), operand_as(ctx, args, "exponent", type)}));
+}
+
+// ---- min / max / clamp ------------------------------------------------------------------------
+
+// maximum(Tensor self, Tensor other) -> Tensor
+RuleResult aten_maximum(EmitContext& ctx, const ir::Node& node) { return binary_plain(ctx, node, "Max"); }
+// minimum(Tensor self, Tensor other) -> Tensor
+RuleResult aten_minimum(EmitContext& ctx, const ir::Node& node) { return binary_plain(ctx, node, "Min"); }
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor; also clamp.Tensor
+RuleResult aten_clamp(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "min", "max"});
+  std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  // Max then Min (not Clip): bounds may be tensors, and torch applies min first, then max.
+  if (args.has("min")) x = ctx.emit("Max", {x, operand_as(ctx, args, "min", type)});
+  if (args.has("max")) x = ctx.emit("Min", {x, operand_as(ctx, args, "max", type)});
+  return emitted(ctx, x);
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+RuleResult aten_clamp_min(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "min"});
+  return emitted(ctx, ctx.emit("Max", {cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type),
+                                       operand_as(ctx, args, "min", type)}));
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+RuleResult aten_clamp_max(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "max"});
+  return emitted(ctx, ctx.emit("Min", {cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type),
+                                       operand_as(ctx, args, "max", type)}));
+}
+
+// ---- comparisons ------------------------------------------------------------------------------
+
+RuleResult comparison(EmitContext& ctx, const ir::Node& node, std::string_view op, bool negate = false) {
+  ArgReader args(ctx, node);
+  DType type = torch_result_type(args, {"self", "other"});
+  // ONNX orders no bools; compare them as int32.
+  if (type == DType::kBool && op != "Equal") type = DType::kInt32;
+  const std::string result = ctx.emit(op, {operand_as(ctx, args, "self", type), operand_as(ctx, args, "other", type)});
+  return emitted(ctx, negate ? ctx.emit("Not", {result}) : result);
+}
+
+RuleResult aten_eq(EmitContext& ctx, const ir::Node& node) { return comparison(ctx, node, "Equal"); }  // eq.Tensor / eq.Scalar
+RuleResult aten_ne(EmitContext& ctx, const ir::Node& node) { return comparison(ctx, node, "Equal", true); }  // ne.Tensor / ne.Scalar
+RuleResult aten_lt(EmitContext& ctx, const ir::Node& node) { return comparison(ctx, node, "Less"); }  // lt.Tensor / lt.Scalar
+RuleResult aten_le(EmitContext& ctx, const ir::Node& node) { return comparison(ctx, node, "LessOrEqual"); }  // le.Tensor / le.Scalar
+RuleResult aten_gt(EmitContext& ctx, const ir::Node& node) { return comparison(ctx, node, "Greater"); }  // gt.Tensor / gt.Scalar
+RuleResult aten_ge(EmitContext& ctx, const ir::Node& node) { return comparison(ctx, node, "GreaterOrEqual"); }  // ge.Tensor / ge.Scalar
+
+// ---- logical ----------------------------------------------------------------------------------
+
+std::string as_bool(EmitContext& ctx, const ArgReader& args, const std::string& name) {
+  return cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), DType::kBool);
+}
+
+RuleResult logical_binary(EmitContext& ctx, const ir::Node& node, std::string_view op) {
+  ArgReader args(ctx, node);
+  const std::string result = ctx.emit(op, {as_bool(ctx, args, "self"), as_bool(ctx, args, "other")});
+  return emitted(ctx, cast_if_needed(ctx, result, DType::kBool, result_dtype(args, DType::kBool)));
+}
+
+RuleResult aten_logical_and(EmitContext& ctx, const ir::Node& node) { return logical_binary(ctx, node, "And"); }  // logical_and(Tensor self, Tensor other)
+RuleResult aten_logical_or(EmitContext& ctx, const ir::Node& node) { return logical_binary(ctx, node, "Or"); }  // logical_or(Tensor self, Tensor other)
+RuleResult aten_logical_xor(EmitContext& ctx, const ir::Node& node) { return logical_binary(ctx, node, "Xor"); }  // logical_xor(Tensor self, Tensor other)
+
+// logical_not(Tensor self) -> Tensor
+RuleResult aten_logical_not(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string result = ctx.emit("Not", {as_bool(ctx, args, "self")});
+  return emitted(ctx, cast_if_needed(ctx, result, DType::kBool, result_dtype(args, DType::kBool)));
+}
+
+// bitwise_not(Tensor self) -> Tensor   (bool only below opset 18)
+RuleResult aten_bitwise_not(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (args.dtype_of("self") == DType::kBool) return emitted(ctx, ctx.emit("Not", {args.tensor("self")}));
+  if (ctx.opset() < 18) return RuleResult::kDeclined;
+  return emitted(ctx, ctx.emit("BitwiseNot", {args.tensor("self")}));
+}
+
+RuleResult bitwise_binary(EmitContext& ctx, const ir::Node& node, std::string_view bool_op, std::string_view int_op) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "other"});
+  if (type != DType::kBool && ctx.opset() < 18) return RuleResult::kDeclined;
+  const std::string a = operand_as(ctx, args, "self", type), b = operand_as(ctx, args, "other", type);
+  return emitted(ctx, ctx.emit(type == DType::kBool ? bool_op : int_op, {a, b}));
+}
+
+RuleResult aten_bitwise_and(EmitContext& ctx, const ir::Node& node) { return bitwise_binary(ctx, node, "And", "BitwiseAnd"); }  // bitwise_and.Tensor
+RuleResult aten_bitwise_or(EmitContext& ctx, const ir::Node& node) { return bitwise_binary(ctx, node, "Or", "BitwiseOr"); }  // bitwise_or.Tensor
+RuleResult aten_bitwise_xor(EmitContext& ctx, const ir::Node& node) { return bitwise_binary(ctx, node, "Xor", "BitwiseXor"); }  // bitwise_xor.Tensor
+
+// ---- selection --------------------------------------------------------------------------------
+
+// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor; also the Scalar overloads
+RuleResult aten_where_self(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "other"});
+  const std::string condition = as_bool(ctx, args, "condition");
+  const std::string a = operand_as(ctx, args, "self", type), b = operand_as(ctx, args, "other", type);
+  if (type == DType::kBool) {
+    // onnxruntime has no bool Where: (c and a) or (not c and b).
+    const std::string when_true = ctx.emit("And", {condition, a});
+    return emitted(ctx, ctx.emit("Or", {when_true, ctx.emit("And", {ctx.emit("Not", {condition}), b})}));
+  }
+  return emitted(ctx, ctx.emit("Where", {condition, a, b}));
+}
+
+// fill.Scalar(Tensor self, Scalar value) -> Tensor; fill.Tensor, fill_ and zero_ alike
+RuleResult aten_fill(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string value = args.has("value") ? operand_as(ctx, args, "value", type) : ctx.const_scalar(0, type);
+  return emitted(ctx, ctx.emit("Expand", {value, ctx.shape_of(args.tensor("self"))}));
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor; also masked_fill.Tensor
+RuleResult aten_masked_fill(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  return emitted(ctx, ctx.emit("Where", {as_bool(ctx, args, "mask"), operand_as(ctx, args, "value", type), args.tensor("self")}));
+}
+
+}  // namespace
+
+void register_elementwise_rules(RuleTable& t) {
+  t.add("aten.add.Tensor", 1, aten_add_tensor);
+  t.add("aten.add.Scalar", 1, aten_add_tensor);
+  t.add("aten.add_.Tensor", 1, aten_add_tensor);
+  t.add("aten.add_.Scalar", 1, aten_add_tensor);
+  t.add("aten.sub.Tensor", 1, aten_sub_tensor);
+  t.add("aten.sub.Scalar", 1, aten_sub_tensor);
+  t.add("aten.sub_.Tensor", 1, aten_sub_tensor);
+  t.add("aten.sub_.Scalar", 1, aten_sub_tensor);
+  t.add("aten.rsub.Tensor", 1, aten_rsub_tensor);
+  t.add("aten.rsub.Scalar", 1, aten_rsub_tensor);
+  t.add("aten.mul.Tensor", 1, aten_mul_tensor);
+  t.add("aten.mul.Scalar", 1, aten_mul_tensor);
+  t.add("aten.mul_.Tensor", 1, aten_mul_tensor);
+  t.add("aten.mul_.Scalar", 1, aten_mul_tensor);
+  t.add("aten.div.Tensor", 1, aten_div_tensor);
+  t.add("aten.div.Scalar", 1, aten_div_tensor);
+  t.add("aten.div_.Tensor", 1, aten_div_tensor);
+  t.add("aten.div_.Scalar", 1, aten_div_tensor);
+  t.add("aten.div.Tensor_mode", 1, aten_div_tensor_mode);
+  t.add("aten.div.Scalar_mode", 1, aten_div_tensor_mode);
+  t.add("aten.floor_divide.default", 1, aten_floor_divide);
+  t.add("aten.floor_divide.Scalar", 1, aten_floor_divide);
+  t.add("aten.remainder.Tensor", 1, aten_remainder);
+  t.add("aten.remainder.Scalar", 1, aten_remainder);
+  t.add("aten.fmod.Tensor", 1, aten_fmod);
+  t.add("aten.fmod.Scalar", 1, aten_fmod);
+
+  t.add("aten.neg.default", 1, aten_neg);
+  t.add("aten.abs.default", 1, aten_abs);
+  t.add("aten.exp.default", 1, aten_exp);
+  t.add("aten.log.default", 1, aten_log);
+  t.add("aten.sqrt.default", 1, aten_sqrt);
+  t.add("aten.rsqrt.default", 1, aten_rsqrt);
+  t.add("aten.reciprocal.default", 1, aten_reciprocal);
+  t.add("aten.sin.default", 1, aten_sin);
+  t.add("aten.cos.default", 1, aten_cos);
+  t.add("aten.tan.default", 1, aten_tan);
+  t.add("aten.erf.default", 1, aten_erf);
+  t.add("aten.floor.default", 1, aten_floor);
+  t.add("aten.ceil.default", 1, aten_ceil);
+  t.add("aten.round.default", 1, aten_round);
+  t.add("aten.sign.default", 1, aten_sign);
+  t.add("aten.log1p.default", 1, aten_log1p);
+  t.add("aten.expm1.default", 1, aten_expm1);
+  t.add("aten.isnan.default", 1, aten_isnan);
+  t.add("aten.isinf.default", 1, aten_isinf);
+
+  t.add("aten.pow.Tensor_Scalar", 1, aten_pow_tensor_scalar);
+  t.add("aten.pow.Tensor_Tensor", 1, aten_pow_tensor_tensor);
+  t.add("aten.pow.Scalar", 1, aten_pow_scalar);
+
+  t.add("aten.square.default", 1, aten_square);
+  t.add("aten.log2.default", 1, aten_log2);
+  t.add("aten.log10.default", 1, aten_log10);
+  t.add("aten.maximum.default", 1, aten_maximum);
+  t.add("aten.max.other", 1, aten_maximum);
+  t.add("aten.minimum.default", 1, aten_minimum);
+  t.add("aten.min.other", 1, aten_minimum);
+  t.add("aten.clamp.default", 1, aten_clamp);
+  t.add("aten.clamp.Tensor", 1, aten_clamp);
+  t.add("aten.clamp_.default", 1, aten_clamp);
+  t.add("aten.clip.default", 1, aten_clamp);
+  t.add("aten.clamp_min.default", 1, aten_clamp_min);
+  t.add("aten.clamp_max.default", 1, aten_clamp_max);
+
+  t.add("aten.eq.Tensor", 1, aten_eq);
+  t.add("aten.eq.Scalar", 1, aten_eq);
+  t.add("aten.ne.Tensor", 1, aten_ne);
+  t.add("aten.ne.Scalar", 1, aten_ne);
+  t.add("aten.lt.Tensor", 1, aten_lt);
+  t.add("aten.lt.Scalar", 1, aten_lt);
+  t.add("aten.le.Tensor", 1, aten_le);
+  t.add("aten.le.Scalar", 1, aten_le);
+  t.add("aten.gt.Tensor", 1, aten_gt);
+  t.add("aten.gt.Scalar", 1, aten_gt);
+  t.add("aten.ge.Tensor", 1, aten_ge);
+  t.add("aten.ge.Scalar", 1, aten_ge);
+
+  t.add("aten.logical_and.default", 1, aten_logical_and);
+  t.add("aten.logical_or.default", 1, aten_logical_or);
+  t.add("aten.logical_xor.default", 1, aten_logical_xor);
+  t.add("aten.logical_not.default", 1, aten_logical_not);
+  t.add("aten.bitwise_not.default", 1, aten_bitwise_not, "integer bitwise_not needs opset 18");
+  t.add("aten.bitwise_and.Tensor", 1, aten_bitwise_and, "integer bitwise ops need opset 18");
+  t.add("aten.bitwise_or.Tensor", 1, aten_bitwise_or, "integer bitwise ops need opset 18");
+  t.add("aten.bitwise_xor.Tensor", 1, aten_bitwise_xor, "integer bitwise ops need opset 18");
+
+  t.add("aten.__and__.Tensor", 1, aten_bitwise_and, "integer bitwise ops need opset 18");
+  t.add("aten.__or__.Tensor", 1, aten_bitwise_or, "integer bitwise ops need opset 18");
+  t.add("aten.__xor__.Tensor", 1, aten_bitwise_xor, "integer bitwise ops need opset 18");
+
+  t.add("aten.fill.Scalar", 1, aten_fill);
+  t.add("aten.fill.Tensor", 1, aten_fill);
+  t.add("aten.fill_.Scalar", 1, aten_fill);
+  t.add("aten.fill_.Tensor", 1, aten_fill);
+  t.add("aten.zero_.default", 1, aten_fill);
+  t.add("aten.zero.default", 1, aten_fill);
+  t.add("aten.where.self", 1, aten_where_self);
+  t.add("aten.where.ScalarSelf", 1, aten_where_self);
+  t.add("aten.where.ScalarOther", 1, aten_where_self);
+  t.add("aten.where.Scalar", 1, aten_where_self);
+  t.add("aten.masked_fill.Scalar", 1, aten_masked_fill);
+  t.add("aten.masked_fill.Tensor", 1, aten_masked_fill);
+  t.add("aten.masked_fill_.Scalar", 1, aten_masked_fill);
+  t.add("aten.masked_fill_.Tensor", 1, aten_masked_fill);
+}
+
+}  // namespace pt2onnx::translate

@@ -1,0 +1,239 @@
+// Normalisation rules: layer_norm (ONNX LayerNormalization, opset 17), batch_norm (inference form,
+// or batch statistics when training), rms_norm and group_norm (decomposed: RMSNormalization is
+// opset 23 and GroupNormalization changed meaning at 21, so one decomposition serves every opset).
+#include "common/error.h"
+#include "translate/onnx_types.h"
+#include "translate/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+using ir::DType;
+
+// Axes 0, 2, 3, ... of a rank-`rank` tensor: every axis but the channel one.
+std::vector<int64_t> non_channel_axes(int64_t rank) {
+  std::vector<int64_t> axes = {0};
+  for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+  return axes;
+}
+
+// `v` of shape [C] reshaped to [C, 1, ..., 1] so that it broadcasts along dim 1 of a rank-`rank` tensor.
+std::string per_channel(EmitContext& ctx, const std::string& v, int64_t rank) {
+  std::vector<int64_t> axes;
+  for (int64_t i = 1; i < rank - 1; ++i) axes.push_back(i);
+  return axes.empty() ? v : ctx.unsqueeze(v, axes);
+}
+
+// ---- layer norm -------------------------------------------------------------------------------
+
+// Sets output 0 and, when the node uses them, outputs 1 (mean) and 2 (rstd).
+RuleResult emit_layer_norm(EmitContext& ctx, const ArgReader& args, bool has_stats) {
+  const std::vector<int64_t> normalized_shape = args.ints("normalized_shape");
+  const DType type = args.dtype_of("input");
+  const int64_t axis = -static_cast<int64_t>(normalized_shape.size());
+  // LayerNormalization requires a scale; a missing weight is ones of normalized_shape.
+  const std::string scale = args.has("weight") ? args.tensor("weight")
+                                               : ctx.emit("Expand", {ctx.const_scalar(1, type), ctx.const_i64s(normalized_shape)});
+  std::vector<std::string> inputs = {args.tensor("input"), scale};
+  if (auto bias = args.optional_tensor("bias")) inputs.push_back(*bias);
+  const bool stats_used = has_stats && (ctx.output_used(1) || ctx.output_used(2));
+  const std::vector<std::string> outs = ctx.emit("LayerNormalization", inputs,
+                                                 {Attr("axis", axis), Attr("epsilon", args.float_or("eps", 1e-5))},
+                                                 stats_used ? 3 : 1);
+  ctx.set_output(0, outs[0]);
+  if (stats_used) {
+    // ONNX keeps the statistics in float32 (stash_type 1).
+    ctx.set_output(1, cast_if_needed(ctx, outs[1], DType::kFloat32, args.out_dtype(1)));
+    ctx.set_output(2, cast_if_needed(ctx, outs[2], DType::kFloat32, args.out_dtype(2)));
+  }
+  return RuleResult::kEmitted;
+}
+
+// layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
+//            float eps=1e-05, bool cudnn_enable=True) -> Tensor
+RuleResult aten_layer_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emit_layer_norm(ctx, args, false);
+}
+
+// native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
+//   -> (Tensor, Tensor, Tensor)
+RuleResult aten_native_layer_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emit_layer_norm(ctx, args, true);
+}
+
+// ---- batch norm -------------------------------------------------------------------------------
+
+// Normalises with the running statistics (inference) or the batch's own (training, or no running
+// statistics), then applies the optional affine weight and bias.
+RuleResult emit_batch_norm(EmitContext& ctx, const ArgReader& args, bool training) {
+  PT2ONNX_CHECK(!ctx.output_used(1) && !ctx.output_used(2), ErrorCode::kUnsupported,
+                "the saved mean/rstd outputs of batch norm are used");
+  const std::string x = args.tensor("input");
+  const DType type = args.dtype_of("input");
+  const int64_t rank = args.rank_of("input");
+  const double eps = args.float_or("eps", 1e-5);
+  const bool has_running = args.has("running_mean") && args.has("running_var");
+
+  if (!training && has_running) {
+    // BatchNormalization needs scale and bias; missing ones are ones/zeros shaped like the mean.
+    const std::string mean = args.tensor("running_mean");
+    const std::string stat_shape = ctx.shape_of(mean);
+    const std::string scale = args.has("weight") ? args.tensor("weight")
+                                                 : ctx.emit("Expand", {ctx.const_scalar(1, type), stat_shape});
+    const std::string bias = args.has("bias") ? args.tensor("bias") : ctx.emit("Expand", {ctx.const_scalar(0, type), stat_shape});
+    return emitted(ctx, ctx.emit("BatchNormalization", {x, scale, bias, mean, args.tensor("running_var")},
+                                 {Attr("epsilon", eps)}));
+  }
+  if (training && has_running) ctx.warn("batch norm in training mode: the ONNX graph uses batch statistics and does not update running statistics");
+  const std::optional<std::vector<int64_t>> axes = non_channel_axes(rank);
+  const std::string mean = ctx.reduce("ReduceMean", x, axes, true);
+  const std::string centered = ctx.emit("Sub", {x, mean});
+  const std::string var = ctx.reduce("ReduceMean", ctx.emit("Mul", {centered, centered}), axes, true);
+  std::string y = ctx.emit("Div", {centered, ctx.emit("Sqrt", {ctx.emit("Add", {var, ctx.const_scalar(eps, type)})})});
+  if (auto weight = args.optional_tensor("weight")) y = ctx.emit("Mul", {y, per_channel(ctx, *weight, rank)});
+  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, per_channel(ctx, *bias, rank)});
+  return emitted(ctx, y);
+}
+
+// batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
+//            bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor;
+// also native_batch_norm and _native_batch_norm_legit(.no_stats), which have `training` too
+RuleResult aten_batch_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emit_batch_norm(ctx, args, args.bool_or("training", false));
+}
+
+// _native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean,
+//                                      Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+RuleResult aten_native_batch_norm_legit_no_training(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emit_batch_norm(ctx, args, false);
+}
+
+// _native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean,
+//     Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+RuleResult aten_native_batch_norm_legit_functional(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(!ctx.output_used(3) && !ctx.output_used(4), ErrorCode::kUnsupported,
+                "the updated running statistics of batch norm are used");
+  return emit_batch_norm(ctx, args, args.bool_or("training", true));
+}
+
+// ---- rms norm ---------------------------------------------------------------------------------
+
+// finfo(dtype).eps, torch's default rms_norm epsilon.
+double machine_epsilon(DType type) {
+  switch (type) {
+    case DType::kFloat16: return 0.0009765625;
+    case DType::kBFloat16: return 0.0078125;
+    case DType::kFloat64: return 2.220446049250313e-16;
+    default: return 1.1920928955078125e-07;
+  }
+}
+
+// rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+RuleResult aten_rms_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("input");
+  // torch computes in float32 for the half types, then casts back before the weight.
+  const DType compute = (type == DType::kFloat16 || type == DType::kBFloat16) ? DType::kFloat32 : type;
+  const std::string x = cast_if_needed(ctx, args.tensor("input"), type, compute);
+  const int64_t count = static_cast<int64_t>(args.ints("normalized_shape").size());
+  std::vector<int64_t> axes;
+  for (int64_t i = -count; i < 0; ++i) axes.push_back(i);
+  const double eps = args.has("eps") ? args.get_float("eps") : machine_epsilon(type);
+  const std::string mean_square = ctx.reduce("ReduceMean", ctx.emit("Mul", {x, x}), axes, true);
+  const std::string rstd = ctx.emit("Reciprocal", {ctx.emit("Sqrt", {ctx.emit("Add", {mean_square, ctx.const_scalar(eps, compute)})})});
+  std::string y = cast_if_needed(ctx, ctx.emit("Mul", {x, rstd}), compute, type);
+  if (auto weight = args.optional_tensor("weight")) {
+    // The weight multiplies with torch's promotion (e.g. bfloat16 input, float32 weight).
+    const DType out = result_dtype(args, type);
+    y = ctx.emit("Mul", {cast_if_needed(ctx, y, type, out), cast_if_needed(ctx, *weight, args.dtype_of("weight"), out)});
+  }
+  return emitted(ctx, y);
+}
+
+// ---- group norm -------------------------------------------------------------------------------
+
+RuleResult emit_group_norm(EmitContext& ctx, const ArgReader& args, int64_t groups, double eps) {
+  const std::string x = args.tensor("input");
+  const DType type = args.dtype_of("input");
+  const int64_t rank = args.rank_of("input");
+  // [N, C, *] -> [N, G, C/G * prod(*)], statistics over the last axis.
+  const std::string grouped = ctx.reshape(x, ctx.const_i64s({0, groups, -1}));
+  const std::optional<std::vector<int64_t>> axes = std::vector<int64_t>{2};
+  const std::string mean = ctx.reduce("ReduceMean", grouped, axes, true);
+  const std::string centered = ctx.emit("Sub", {grouped, mean});
+  const std::string var = ctx.reduce("ReduceMean", ctx.emit("Mul", {centered, centered}), axes, true);
+  const std::string normalized =
+      ctx.emit("Div", {centered, ctx.emit("Sqrt", {ctx.emit("Add", {var, ctx.const_scalar(eps, type)})})});
+  std::string y = ctx.reshape(normalized, ctx.shape_of(x));
+  if (auto weight = args.optional_tensor("weight")) y = ctx.emit("Mul", {y, per_channel(ctx, *weight, rank)});
+  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, per_channel(ctx, *bias, rank)});
+  return emitted(ctx, y);
+}
+
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
+//               bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+RuleResult aten_instance_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("input");
+  const std::string x = args.tensor("input");
+  const DType type = args.dtype_of("input");
+  const double eps = args.float_or("eps", 1e-5);
+  if (!args.bool_or("use_input_stats", true)) {
+    // Running statistics per channel: a plain BatchNormalization.
+    PT2ONNX_CHECK(args.has("running_mean") && args.has("running_var"), ErrorCode::kUnsupported,
+                  "instance_norm without input statistics nor running statistics");
+    return emit_batch_norm(ctx, args, false);
+  }
+  std::vector<int64_t> spatial;
+  for (int64_t i = 2; i < rank; ++i) spatial.push_back(i);
+  const std::optional<std::vector<int64_t>> axes = spatial;
+  const std::string mean = ctx.reduce("ReduceMean", x, axes, true);
+  const std::string centered = ctx.emit("Sub", {x, mean});
+  const std::string var = ctx.reduce("ReduceMean", ctx.emit("Mul", {centered, centered}), axes, true);
+  std::string y = ctx.emit("Div", {centered, ctx.emit("Sqrt", {ctx.emit("Add", {var, ctx.const_scalar(eps, type)})})});
+  if (auto weight = args.optional_tensor("weight")) y = ctx.emit("Mul", {y, per_channel(ctx, *weight, rank)});
+  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, per_channel(ctx, *bias, rank)});
+  return emitted(ctx, y);
+}
+
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05,
+//            bool cudnn_enabled=True) -> Tensor
+RuleResult aten_group_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emit_group_norm(ctx, args, args.get_int("num_groups"), args.float_or("eps", 1e-5));
+}
+
+// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group,
+//                   float eps) -> (Tensor, Tensor, Tensor)
+RuleResult aten_native_group_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(!ctx.output_used(1) && !ctx.output_used(2), ErrorCode::kUnsupported,
+                "the mean/rstd outputs of native_group_norm are used");
+  return emit_group_norm(ctx, args, args.get_int("group"), args.get_float("eps"));
+}
+
+}  // namespace
+
+void register_norm_rules(RuleTable& t) {
+  t.add("aten.layer_norm.default", 1, aten_layer_norm);
+  t.add("aten.native_layer_norm.default", 1, aten_native_layer_norm);
+  t.add("aten.batch_norm.default", 1, aten_batch_norm);
+  t.add("aten.native_batch_norm.default", 1, aten_batch_norm);
+  t.add("aten._native_batch_norm_legit.default", 1, aten_batch_norm);
+  t.add("aten._native_batch_norm_legit.no_stats", 1, aten_batch_norm);
+  t.add("aten._native_batch_norm_legit_no_training.default", 1, aten_native_batch_norm_legit_no_training);
+  t.add("aten._native_batch_norm_legit_functional.default", 1, aten_native_batch_norm_legit_functional);
+  t.add("aten.rms_norm.default", 1, aten_rms_norm);
+  t.add("aten.instance_norm.default", 1, aten_instance_norm);
+  t.add("aten.group_norm.default", 1, aten_group_norm);
+  t.add("aten.native_group_norm.default", 1, aten_native_group_norm);
+}
+
+}  // namespace pt2onnx::translate

@@ -1,0 +1,79 @@
+// Resampling rules: upsample_{nearest,linear,bilinear,bicubic,trilinear}*d become ONNX Resize with
+// the coordinate mapping torch uses (asymmetric+floor for nearest, pytorch_half_pixel or
+// align_corners for the interpolating modes, cubic coefficient -0.75).
+#include "common/error.h"
+#include "translate/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+enum class Interpolation { kNearest, kNearestExact, kLinear, kCubic };
+
+std::vector<Attr> resize_attributes(Interpolation mode, bool align_corners) {
+  switch (mode) {
+    case Interpolation::kNearest:
+      return {Attr("mode", "nearest"), Attr("coordinate_transformation_mode", "asymmetric"), Attr("nearest_mode", "floor")};
+    case Interpolation::kNearestExact:
+      return {Attr("mode", "nearest"), Attr("coordinate_transformation_mode", "half_pixel"),
+              Attr("nearest_mode", "round_prefer_ceil")};
+    case Interpolation::kLinear:
+      return {Attr("mode", "linear"), Attr("coordinate_transformation_mode", align_corners ? "align_corners" : "pytorch_half_pixel")};
+    case Interpolation::kCubic:
+      return {Attr("mode", "cubic"), Attr("cubic_coeff_a", -0.75),
+              Attr("coordinate_transformation_mode", align_corners ? "align_corners" : "pytorch_half_pixel")};
+  }
+  return {};
+}
+
+// Resize by explicit output sizes (output_size) or by scale factors (scale_factors, or the
+// per-dim scales_h/w of the .default overloads when the sizes are absent).
+RuleResult emit_resize(EmitContext& ctx, const ir::Node& node, Interpolation mode) {
+  ArgReader args(ctx, node);
+  const std::string input_name = node.input("input") ? "input" : "self";
+  const std::string x = args.tensor(input_name);
+  const bool align_corners = args.bool_or("align_corners", false);
+  const std::vector<Attr> attrs = resize_attributes(mode, align_corners);
+  if (args.has("output_size")) {
+    const std::string sizes = ctx.concat({ctx.shape_slice(x, 0, 2), args.ints_value("output_size")}, 0);
+    return emitted(ctx, ctx.emit("Resize", {x, "", "", sizes}, attrs));
+  }
+  PT2ONNX_CHECK(args.has("scale_factors"), ErrorCode::kUnsupported, "resize with neither output sizes nor scale factors");
+  std::vector<float> scales = {1.0f, 1.0f};
+  for (double f : args.floats("scale_factors")) scales.push_back(static_cast<float>(f));
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto_DataType_FLOAT);
+  tensor.add_dims(static_cast<int64_t>(scales.size()));
+  for (float f : scales) tensor.add_float_data(f);
+  return emitted(ctx, ctx.emit("Resize", {x, "", ctx.const_tensor(tensor, node.name + "_scales")}, attrs));
+}
+
+// upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor; 1d/3d, .default
+RuleResult aten_upsample_nearest(EmitContext& ctx, const ir::Node& node) { return emit_resize(ctx, node, Interpolation::kNearest); }
+// _upsample_nearest_exact2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor
+RuleResult aten_upsample_nearest_exact(EmitContext& ctx, const ir::Node& node) {
+  return emit_resize(ctx, node, Interpolation::kNearestExact);
+}
+// upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor;
+// linear1d, trilinear3d, .default
+RuleResult aten_upsample_linear(EmitContext& ctx, const ir::Node& node) { return emit_resize(ctx, node, Interpolation::kLinear); }
+// upsample_bicubic2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+RuleResult aten_upsample_bicubic(EmitContext& ctx, const ir::Node& node) { return emit_resize(ctx, node, Interpolation::kCubic); }
+
+}  // namespace
+
+void register_resize_rules(RuleTable& t) {
+  for (const char* target : {"aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec", "aten.upsample_nearest3d.vec",
+                             "aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default", "aten.upsample_nearest3d.default"})
+    t.add(target, 1, aten_upsample_nearest);
+  for (const char* target : {"aten._upsample_nearest_exact1d.vec", "aten._upsample_nearest_exact2d.vec", "aten._upsample_nearest_exact3d.vec"})
+    t.add(target, 1, aten_upsample_nearest_exact);
+  for (const char* target : {"aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec", "aten.upsample_trilinear3d.vec",
+                             "aten.upsample_linear1d.default", "aten.upsample_bilinear2d.default", "aten.upsample_trilinear3d.default"})
+    t.add(target, 1, aten_upsample_linear);
+  t.add("aten.upsample_bicubic2d.vec", 1, aten_upsample_bicubic);
+  t.add("aten.upsample_bicubic2d.default", 1, aten_upsample_bicubic);
+}
+
+}  // namespace pt2onnx::translate

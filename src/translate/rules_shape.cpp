@@ -1,0 +1,521 @@
+// Shape and view rules: reshapes, permutations, (un)squeeze, expand, concatenation and splitting,
+// slicing, padding, and the ops that only alias or copy (clone, contiguous, dropout in eval...).
+// Sizes may be symbolic: they arrive as SymInt lists and become int64 shape values, never constants.
+#include <limits>
+
+#include "common/error.h"
+#include "translate/onnx_types.h"
+#include "translate/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+using ir::DType;
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+std::vector<int64_t> range(int64_t begin, int64_t end) {
+  std::vector<int64_t> out;
+  for (int64_t i = begin; i < end; ++i) out.push_back(i);
+  return out;
+}
+
+// ---- pass-through -----------------------------------------------------------------------------
+
+// clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor; contiguous, alias, detach,
+// lift_fresh_copy: the value is unchanged
+RuleResult aten_passthrough(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, args.tensor("self"));
+}
+
+// dropout(Tensor input, float p, bool? train) -> Tensor; feature/alpha dropout alike: identity in eval
+RuleResult aten_dropout(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (args.bool_or("train", false) && args.float_or("p", 0) > 0)
+    ctx.warn(describe_node(node) + ": dropout in training mode is exported as identity");
+  return emitted(ctx, args.tensor("input"));
+}
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+RuleResult aten_native_dropout(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (args.bool_or("train", false) && args.float_or("p", 0) > 0)
+    ctx.warn(describe_node(node) + ": dropout in training mode is exported as identity");
+  ctx.set_output(0, args.tensor("input"));
+  if (ctx.output_used(1))  // the keep-mask: everything kept
+    ctx.set_output(1, ctx.emit("Expand", {ctx.const_bool(true), ctx.shape_of(args.tensor("input"))}));
+  return RuleResult::kEmitted;
+}
+
+// ---- reshapes ---------------------------------------------------------------------------------
+
+// view(Tensor(a) self, SymInt[] size) -> Tensor(a); reshape(self, shape), _unsafe_view, view_copy
+RuleResult aten_view(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string name = args.has("size") ? "size" : "shape";
+  bool has_zero = false;  // torch's 0 is an empty dim, not ONNX's "copy this dim"
+  for (const auto& item : args.sym_ints(name))
+    if (const auto* v = std::get_if<int64_t>(&item.v); v && *v == 0) has_zero = true;
+  std::vector<Attr> attrs;
+  if (has_zero) attrs.emplace_back("allowzero", 1);
+  return emitted(ctx, ctx.emit("Reshape", {args.tensor("self"), args.ints_value(name)}, attrs));
+}
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+RuleResult aten_flatten(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  if (rank == 0) return emitted(ctx, ctx.reshape(args.tensor("self"), ctx.const_i64s({1})));
+  const int64_t start = normalize_dim(args.int_or("start_dim", 0), rank);
+  const int64_t end = normalize_dim(args.int_or("end_dim", -1), rank);
+  if (start == end) return emitted(ctx, args.tensor("self"));
+  const std::string& fx = args.tensor_fx("self");
+  std::vector<std::string> pieces;
+  if (start > 0) pieces.push_back(sizes_value(ctx, fx, range(0, start)));
+  pieces.push_back(ctx.const_i64s({-1}));
+  if (end + 1 < rank) pieces.push_back(sizes_value(ctx, fx, range(end + 1, rank)));
+  return emitted(ctx, ctx.reshape(args.tensor("self"), ctx.concat(pieces, 0)));
+}
+
+// unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
+RuleResult aten_unflatten(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
+  const std::string& fx = args.tensor_fx("self");
+  std::vector<std::string> pieces;
+  if (dim > 0) pieces.push_back(sizes_value(ctx, fx, range(0, dim)));
+  pieces.push_back(args.ints_value("sizes"));
+  if (dim + 1 < rank) pieces.push_back(sizes_value(ctx, fx, range(dim + 1, rank)));
+  return emitted(ctx, ctx.reshape(args.tensor("self"), ctx.concat(pieces, 0)));
+}
+
+// ---- permutations -----------------------------------------------------------------------------
+
+// permute(Tensor(a) self, int[] dims) -> Tensor(a)
+RuleResult aten_permute(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::vector<int64_t> perm = normalize_dims(args.ints("dims"), args.rank_of("self"));
+  if (perm == range(0, static_cast<int64_t>(perm.size()))) return emitted(ctx, args.tensor("self"));
+  return emitted(ctx, ctx.transpose(args.tensor("self"), perm));
+}
+
+// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+RuleResult aten_transpose(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const int64_t a = normalize_dim(args.get_int("dim0"), rank), b = normalize_dim(args.get_int("dim1"), rank);
+  if (rank < 2 || a == b) return emitted(ctx, args.tensor("self"));
+  std::vector<int64_t> perm = range(0, rank);
+  std::swap(perm[a], perm[b]);
+  return emitted(ctx, ctx.transpose(args.tensor("self"), perm));
+}
+
+// ---- (un)squeeze ------------------------------------------------------------------------------
+
+// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
+RuleResult aten_unsqueeze(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self") + 1);
+  return emitted(ctx, ctx.unsqueeze(args.tensor("self"), {dim}));
+}
+
+// torch drops a squeezed dim only when its size is 1. Static sizes decide here; symbolic ones at
+// run time, by keeping the shape entries that are not (a requested dim of size 1).
+std::string squeeze_dims(EmitContext& ctx, const ArgReader& args, const std::vector<int64_t>& dims) {
+  const ir::TensorMeta& meta = args.meta("self");
+  const std::string x = args.tensor("self");
+  std::vector<int64_t> drop;
+  bool dynamic = false;
+  for (int64_t d : dims) {
+    const ir::Dim& size = meta.sizes[d];
+    if (!size.is_static()) dynamic = true;
+    else if (size.as_int() == 1) drop.push_back(d);
+  }
+  if (!dynamic) return drop.empty() ? x : ctx.squeeze(x, drop);
+  const int64_t rank = static_cast<int64_t>(meta.sizes.size());
+  std::vector<bool> requested(rank, false);
+  for (int64_t d : dims) requested[d] = true;
+  std::vector<int64_t> requested_flags;
+  for (bool r : requested) requested_flags.push_back(r ? 1 : 0);
+  const std::string shape = ctx.shape_of(x);
+  const std::string is_one = ctx.emit("Equal", {shape, ctx.const_i64(1)});
+  const std::string is_requested = ctx.cast(ctx.const_i64s(requested_flags), DType::kBool);
+  const std::string keep = ctx.emit("Not", {ctx.emit("And", {is_one, is_requested})});
+  return ctx.reshape(x, ctx.emit("Compress", {shape, keep}, {Attr("axis", 0)}));
+}
+
+// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a); squeeze.dims(self, int[] dim); squeeze.default(self)
+RuleResult aten_squeeze(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  if (rank == 0) return emitted(ctx, args.tensor("self"));
+  const std::vector<int64_t> dims = args.has("dim") ? normalize_dims(args.ints("dim"), rank) : range(0, rank);
+  return emitted(ctx, squeeze_dims(ctx, args, dims));
+}
+
+// ---- expand -----------------------------------------------------------------------------------
+
+// expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+RuleResult aten_expand(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  // torch's -1 keeps a dim; ONNX Expand broadcasts both ways, so 1 does the same.
+  std::vector<ir::SymIntArg> items = args.sym_ints("size");
+  for (auto& item : items)
+    if (const auto* v = std::get_if<int64_t>(&item.v); v && *v == -1) item.v = int64_t{1};
+  return emitted(ctx, ctx.emit("Expand", {args.tensor("self"), ctx.sym_ints(items)}));
+}
+
+// expand_as(Tensor(a) self, Tensor other) -> Tensor(a)
+RuleResult aten_expand_as(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Expand", {args.tensor("self"), ctx.shape_of(args.tensor("other"))}));
+}
+
+// repeat(Tensor self, SymInt[] repeats) -> Tensor
+RuleResult aten_repeat(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const auto count = static_cast<int64_t>(args.sym_ints("repeats").size());
+  std::string x = args.tensor("self");
+  if (count > rank) x = ctx.unsqueeze(x, range(0, count - rank));  // repeat adds leading dims
+  return emitted(ctx, ctx.emit("Tile", {x, args.ints_value("repeats")}));
+}
+
+// ---- concatenation and splitting --------------------------------------------------------------
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+RuleResult aten_cat(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors"));
+  PT2ONNX_CHECK(list != nullptr, ErrorCode::kUnsupported, "cat of something other than a tensor list");
+  const DType type = result_dtype(args, DType::kUnknown);
+  std::vector<std::string> inputs;
+  int64_t rank = -1;
+  for (const auto& fx : list->names) {
+    const ir::TensorMeta* meta = ctx.meta(fx);
+    // torch skips 1-D empty tensors in cat (legacy behaviour); ONNX would reject their rank.
+    if (meta && meta->sizes.size() == 1 && meta->sizes[0].is_static() && meta->sizes[0].as_int() == 0 && list->names.size() > 1)
+      continue;
+    if (meta) rank = std::max<int64_t>(rank, static_cast<int64_t>(meta->sizes.size()));
+    inputs.push_back(cast_if_needed(ctx, ctx.value_of(fx), meta ? meta->dtype : DType::kUnknown, type));
+  }
+  PT2ONNX_CHECK(!inputs.empty(), ErrorCode::kUnsupported, "cat of only empty tensors");
+  const int64_t dim = normalize_dim(args.int_or("dim", 0), rank < 0 ? 1 : rank);
+  return emitted(ctx, ctx.concat(inputs, dim));
+}
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+RuleResult aten_stack(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors"));
+  PT2ONNX_CHECK(list != nullptr && !list->names.empty(), ErrorCode::kUnsupported, "stack of something other than a tensor list");
+  const ir::TensorMeta* first = ctx.meta(list->names.front());
+  PT2ONNX_CHECK(first != nullptr, ErrorCode::kUnsupported, "stack input without tensor_values entry");
+  const int64_t dim = normalize_dim(args.int_or("dim", 0), static_cast<int64_t>(first->sizes.size()) + 1);
+  const DType type = result_dtype(args, first->dtype);
+  std::vector<std::string> inputs;
+  for (const auto& fx : list->names) {
+    const ir::TensorMeta* meta = ctx.meta(fx);
+    inputs.push_back(ctx.unsqueeze(cast_if_needed(ctx, ctx.value_of(fx), meta ? meta->dtype : DType::kUnknown, type), {dim}));
+  }
+  if (inputs.size() == 1) return emitted(ctx, inputs.front());
+  return emitted(ctx, ctx.concat(inputs, dim));
+}
+
+// Splits `x` along `dim` into the node's outputs with the given 1-D sizes value.
+RuleResult emit_split(EmitContext& ctx, const std::string& x, int64_t dim, const std::string& sizes) {
+  const int count = static_cast<int>(ctx.output_count());
+  if (count == 1) return emitted(ctx, x);
+  const std::vector<std::string> parts = ctx.emit("Split", {x, sizes}, {Attr("axis", dim)}, count);
+  for (int i = 0; i < count; ++i) ctx.set_output(static_cast<size_t>(i), parts[static_cast<size_t>(i)]);
+  return RuleResult::kEmitted;
+}
+
+// Sizes of `count` chunks of `chunk` each, the last one taking what is left of the dim.
+std::string chunk_sizes(EmitContext& ctx, const ArgReader& args, int64_t dim, int64_t count, int64_t chunk) {
+  const ir::Dim& size = args.meta("self").sizes[dim];
+  if (size.is_static()) {
+    std::vector<int64_t> sizes(count, chunk);
+    sizes.back() = size.as_int() - chunk * (count - 1);
+    return ctx.const_i64s(sizes);
+  }
+  const std::string total = ctx.dim_of(args.tensor("self"), dim);
+  const std::string last = ctx.emit("Sub", {total, ctx.const_i64(chunk * (count - 1))});
+  return ctx.concat({ctx.const_i64s(std::vector<int64_t>(count - 1, chunk)), ctx.unsqueeze(last, {0})}, 0);
+}
+
+// split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
+RuleResult aten_split(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.int_or("dim", 0), args.rank_of("self"));
+  const auto count = static_cast<int64_t>(ctx.output_count());
+  const std::string sizes = chunk_sizes(ctx, args, dim, count, args.get_int("split_size"));
+  return emit_split(ctx, args.tensor("self"), dim, sizes);
+}
+
+// split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
+RuleResult aten_split_with_sizes(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.int_or("dim", 0), args.rank_of("self"));
+  return emit_split(ctx, args.tensor("self"), dim, args.ints_value("split_sizes"));
+}
+
+// chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
+RuleResult aten_chunk(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.int_or("dim", 0), args.rank_of("self"));
+  const auto count = static_cast<int64_t>(ctx.output_count());
+  const ir::Dim& size = args.meta("self").sizes[dim];
+  if (size.is_static()) {
+    const int64_t chunks = args.get_int("chunks");
+    const int64_t chunk = (size.as_int() + chunks - 1) / chunks;
+    return emit_split(ctx, args.tensor("self"), dim, chunk_sizes(ctx, args, dim, count, chunk));
+  }
+  // Symbolic size: chunk = ceil(size / chunks), the last part takes the rest.
+  const std::string total = ctx.dim_of(args.tensor("self"), dim);
+  const int64_t chunks = args.get_int("chunks");
+  const std::string chunk = ctx.emit("Div", {ctx.emit("Add", {total, ctx.const_i64(chunks - 1)}), ctx.const_i64(chunks)});
+  const std::string chunk_1d = ctx.unsqueeze(chunk, {0});
+  std::vector<std::string> pieces(static_cast<size_t>(count - 1), chunk_1d);
+  const std::string used = ctx.emit("Mul", {chunk, ctx.const_i64(count - 1)});
+  pieces.push_back(ctx.unsqueeze(ctx.emit("Sub", {total, used}), {0}));
+  return emit_split(ctx, args.tensor("self"), dim, ctx.concat(pieces, 0));
+}
+
+// unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
+RuleResult aten_unbind(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.int_or("dim", 0), args.rank_of("self"));
+  const auto count = static_cast<int64_t>(ctx.output_count());
+  const std::string x = args.tensor("self");
+  for (int64_t i = 0; i < count; ++i)
+    if (ctx.output_used(static_cast<size_t>(i)))
+      ctx.set_output(static_cast<size_t>(i), ctx.emit("Gather", {x, ctx.const_i64(i)}, {Attr("axis", dim)}));
+  return RuleResult::kEmitted;
+}
+
+// ---- slicing ----------------------------------------------------------------------------------
+
+// slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+RuleResult aten_slice(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const int64_t dim = normalize_dim(args.int_or("dim", 0), rank);
+  const bool start_static = !args.has("start") || args.is_static_int("start");
+  const bool end_static = !args.has("end") || args.is_static_int("end");
+  const int64_t step = args.int_or("step", 1);
+  if (start_static && end_static) {
+    const int64_t start = args.int_or("start", 0);
+    const int64_t end = args.int_or("end", kInt64Max);
+    const ir::Dim& size = args.meta("self").sizes[dim];
+    const bool to_the_end = end == kInt64Max || (size.is_static() && end >= size.as_int());
+    if (start == 0 && to_the_end && step == 1) return emitted(ctx, args.tensor("self"));
+  }
+  auto bound = [&](const std::string& name, int64_t fallback) {
+    if (!args.has(name)) return ctx.const_i64s({fallback});
+    if (args.is_static_int(name)) return ctx.const_i64s({args.get_int(name)});
+    return ctx.unsqueeze(args.int_value(name), {0});
+  };
+  return emitted(ctx, ctx.emit("Slice", {args.tensor("self"), bound("start", 0), bound("end", kInt64Max),
+                                         ctx.const_i64s({dim}), ctx.const_i64s({step})}));
+}
+
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+RuleResult aten_narrow(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  const std::string start = args.int_value("start");
+  const std::string end = ctx.emit("Add", {start, args.int_value("length")});
+  return emitted(ctx, ctx.emit("Slice", {args.tensor("self"), ctx.unsqueeze(start, {0}), ctx.unsqueeze(end, {0}),
+                                         ctx.const_i64s({dim})}));
+}
+
+// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
+RuleResult aten_select(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  return emitted(ctx, ctx.emit("Gather", {args.tensor("self"), args.int_value("index")}, {Attr("axis", dim)}));
+}
+
+// flip(Tensor self, int[] dims) -> Tensor
+RuleResult aten_flip(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::vector<int64_t> dims = normalize_dims(args.ints("dims"), args.rank_of("self"));
+  if (dims.empty()) return emitted(ctx, args.tensor("self"));
+  const std::vector<int64_t> starts(dims.size(), -1), ends(dims.size(), kInt64Min), steps(dims.size(), -1);
+  return emitted(ctx, ctx.emit("Slice", {args.tensor("self"), ctx.const_i64s(starts), ctx.const_i64s(ends),
+                                         ctx.const_i64s(dims), ctx.const_i64s(steps)}));
+}
+
+// roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor: Slice + Concat per dim
+RuleResult aten_roll(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const std::vector<int64_t> shifts = args.ints("shifts");
+  std::vector<int64_t> dims = args.has("dims") ? normalize_dims(args.ints("dims"), rank) : std::vector<int64_t>{};
+  const bool flat = dims.empty();  // no dims: roll the flattened tensor, then restore the shape
+  std::string x = flat ? ctx.reshape(args.tensor("self"), ctx.const_i64s({-1})) : args.tensor("self");
+  if (flat) dims = {0};
+  PT2ONNX_CHECK(dims.size() == shifts.size(), ErrorCode::kUnsupported, "roll with different numbers of shifts and dims");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    // The last (shift mod size) elements move to the front.
+    const std::string size = flat ? ctx.dim_of(x, 0) : ctx.size_of(args.tensor_fx("self"), dims[i]);
+    const std::string shift = ctx.emit("Mod", {ctx.const_i64(shifts[i]), size}, {Attr("fmod", 0)});
+    const std::string split = ctx.unsqueeze(ctx.emit("Sub", {size, shift}), {0});
+    const std::string axes = ctx.const_i64s({dims[i]});
+    const std::string tail = ctx.emit("Slice", {x, split, ctx.const_i64s({kInt64Max}), axes});
+    const std::string head = ctx.emit("Slice", {x, ctx.const_i64s({0}), split, axes});
+    x = ctx.concat({tail, head}, dims[i]);
+  }
+  return emitted(ctx, flat ? ctx.reshape(x, ctx.shape_of(args.tensor("self"))) : x);
+}
+
+// repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+RuleResult aten_repeat_interleave(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  std::string x = args.tensor("self");
+  const std::string& fx = args.tensor_fx("self");
+  int64_t rank = args.rank_of("self");
+  int64_t dim = 0;
+  if (args.has("dim")) {
+    dim = normalize_dim(args.get_int("dim"), rank);
+  } else {
+    x = ctx.reshape(x, ctx.const_i64s({-1}));  // no dim: over the flattened tensor
+    rank = 1;
+  }
+  // [..., n, ...] -> [..., n, r, ...] -> [..., n*r, ...]
+  const std::string repeats = ctx.unsqueeze(args.int_value("repeats"), {0});
+  const std::string shape = args.has("dim") ? sizes_value(ctx, fx, range(0, rank)) : ctx.shape_of(x);
+  const std::string before = ctx.emit("Slice", {shape, ctx.const_i64s({0}), ctx.const_i64s({dim + 1})});
+  const std::string after = ctx.emit("Slice", {shape, ctx.const_i64s({dim + 1}), ctx.const_i64s({kInt64Max})});
+  const std::string expanded = ctx.emit("Expand", {ctx.unsqueeze(x, {dim + 1}), ctx.concat({before, repeats, after}, 0)});
+  const std::string merged = ctx.emit("Mul", {ctx.emit("Slice", {shape, ctx.const_i64s({dim}), ctx.const_i64s({dim + 1})}), repeats});
+  const std::string lead = ctx.emit("Slice", {shape, ctx.const_i64s({0}), ctx.const_i64s({dim})});
+  return emitted(ctx, ctx.reshape(expanded, ctx.concat({lead, merged, after}, 0)));
+}
+
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor: DepthToSpace in CRD order
+RuleResult aten_pixel_shuffle(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(args.rank_of("self") == 4, ErrorCode::kUnsupported, "pixel_shuffle of a tensor that is not 4-D");
+  return emitted(ctx, ctx.emit("DepthToSpace", {args.tensor("self")},
+                               {Attr("blocksize", args.get_int("upscale_factor")), Attr("mode", "CRD")}));
+}
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor: SpaceToDepth matches torch's order
+RuleResult aten_pixel_unshuffle(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(args.rank_of("self") == 4, ErrorCode::kUnsupported, "pixel_unshuffle of a tensor that is not 4-D");
+  const int64_t r = args.get_int("downscale_factor");
+  // [N, C, H*r, W*r] -> [N, C, H, r, W, r] -> [N, C, r, r, H, W] -> [N, C*r*r, H, W]
+  const std::string& fx = args.tensor_fx("self");
+  const std::string x = args.tensor("self");
+  const std::string n = ctx.unsqueeze(ctx.size_of(fx, 0), {0}), c = ctx.unsqueeze(ctx.size_of(fx, 1), {0});
+  const std::string h = ctx.unsqueeze(ctx.emit("Div", {ctx.size_of(fx, 2), ctx.const_i64(r)}), {0});
+  const std::string w = ctx.unsqueeze(ctx.emit("Div", {ctx.size_of(fx, 3), ctx.const_i64(r)}), {0});
+  const std::string rr = ctx.const_i64s({r});
+  const std::string split = ctx.reshape(x, ctx.concat({n, c, h, rr, w, rr}, 0));
+  const std::string moved = ctx.transpose(split, {0, 1, 3, 5, 2, 4});
+  const std::string channels = ctx.emit("Mul", {c, ctx.const_i64s({r * r})});
+  return emitted(ctx, ctx.reshape(moved, ctx.concat({n, channels, h, w}, 0)));
+}
+
+// ---- padding ----------------------------------------------------------------------------------
+
+// ONNX pads (all begins, then all ends) from torch's pad list (last dim first, begin/end pairs).
+std::vector<int64_t> onnx_pads(const std::vector<int64_t>& pad, int64_t rank) {
+  std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+  for (size_t j = 0; j * 2 + 1 < pad.size(); ++j) {
+    const int64_t axis = rank - 1 - static_cast<int64_t>(j);
+    pads[static_cast<size_t>(axis)] = pad[2 * j];
+    pads[static_cast<size_t>(rank + axis)] = pad[2 * j + 1];
+  }
+  return pads;
+}
+
+RuleResult emit_pad(EmitContext& ctx, const ArgReader& args, const std::string& mode, double value) {
+  const std::vector<int64_t> pads = onnx_pads(args.ints("pad"), args.rank_of("self"));
+  std::string onnx_mode = mode;
+  if (mode == "replicate") onnx_mode = "edge";
+  if (mode == "circular") {
+    PT2ONNX_CHECK(ctx.opset() >= 19, ErrorCode::kUnsupported, "circular padding needs opset 19 or newer");
+    onnx_mode = "wrap";
+  }
+  PT2ONNX_CHECK(onnx_mode == "constant" || onnx_mode == "reflect" || onnx_mode == "edge" || onnx_mode == "wrap",
+                ErrorCode::kUnsupported, "padding mode '" + mode + "'");
+  std::vector<std::string> inputs = {args.tensor("self"), ctx.const_i64s(pads)};
+  if (onnx_mode == "constant") inputs.push_back(ctx.const_scalar(value, args.dtype_of("self")));
+  return emitted(ctx, ctx.emit("Pad", inputs, {Attr("mode", onnx_mode)}));
+}
+
+// constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
+RuleResult aten_constant_pad_nd(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emit_pad(ctx, args, "constant", args.float_or("value", 0));
+}
+
+// pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor
+RuleResult aten_pad(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emit_pad(ctx, args, args.string_or("mode", "constant"), args.float_or("value", 0));
+}
+
+}  // namespace
+
+void register_shape_rules(RuleTable& t) {
+  t.add("aten.clone.default", 1, aten_passthrough);
+  t.add("aten.contiguous.default", 1, aten_passthrough);
+  t.add("aten.alias.default", 1, aten_passthrough);
+  t.add("aten.detach.default", 1, aten_passthrough);
+  t.add("aten.detach_.default", 1, aten_passthrough);
+  t.add("aten.lift_fresh_copy.default", 1, aten_passthrough);
+  t.add("aten.dropout.default", 1, aten_dropout);
+  t.add("aten.dropout_.default", 1, aten_dropout);
+  t.add("aten.feature_dropout.default", 1, aten_dropout);
+  t.add("aten.alpha_dropout.default", 1, aten_dropout);
+  t.add("aten.native_dropout.default", 1, aten_native_dropout);
+
+  t.add("aten.view.default", 1, aten_view);
+  t.add("aten._unsafe_view.default", 1, aten_view);
+  t.add("aten.view_copy.default", 1, aten_view);
+  t.add("aten.reshape.default", 1, aten_view);
+  t.add("aten._reshape_alias.default", 1, aten_view);
+  t.add("aten.flatten.using_ints", 1, aten_flatten);
+  t.add("aten.unflatten.int", 1, aten_unflatten);
+  t.add("aten.permute.default", 1, aten_permute);
+  t.add("aten.transpose.int", 1, aten_transpose);
+  t.add("aten.unsqueeze.default", 1, aten_unsqueeze);
+  t.add("aten.unsqueeze_.default", 1, aten_unsqueeze);
+  t.add("aten.squeeze.dim", 1, aten_squeeze);
+  t.add("aten.squeeze.dims", 1, aten_squeeze);
+  t.add("aten.squeeze.default", 1, aten_squeeze);
+  t.add("aten.expand.default", 1, aten_expand);
+  t.add("aten.expand_as.default", 1, aten_expand_as);
+  t.add("aten.repeat.default", 1, aten_repeat);
+
+  t.add("aten.cat.default", 1, aten_cat);
+  t.add("aten.concat.default", 1, aten_cat);
+  t.add("aten.stack.default", 1, aten_stack);
+  t.add("aten.split.Tensor", 1, aten_split);
+  t.add("aten.split_with_sizes.default", 1, aten_split_with_sizes);
+  t.add("aten.chunk.default", 1, aten_chunk);
+  t.add("aten.unbind.int", 1, aten_unbind);
+
+  t.add("aten.slice.Tensor", 1, aten_slice);
+  t.add("aten.narrow.default", 1, aten_narrow);
+  t.add("aten.select.int", 1, aten_select);
+  t.add("aten.flip.default", 1, aten_flip);
+  t.add("aten.roll.default", 1, aten_roll);
+  t.add("aten.repeat_interleave.self_int", 1, aten_repeat_interleave);
+  t.add("aten.pixel_shuffle.default", 1, aten_pixel_shuffle);
+  t.add("aten.pixel_unshuffle.default", 1, aten_pixel_unshuffle);
+
+  t.add("aten.constant_pad_nd.default", 1, aten_constant_pad_nd);
+  t.add("aten.pad.default", 1, aten_pad);
+}
+
+}  // namespace pt2onnx::translate

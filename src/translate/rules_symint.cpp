@@ -1,0 +1,125 @@
+// Symbolic int rules: sizes read from tensors (sym_size, sym_numel) and Python int arithmetic on
+// SymInts (_operator.*, torch.sym_max/min/sum), all as 0-D int64 ONNX values; _operator.getitem.
+#include "common/error.h"
+#include "translate/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+// A SymInt operand of a Python operator node (positional: a, b).
+std::string sym_operand(EmitContext& ctx, const ArgReader& args, size_t i) {
+  const auto* s = std::get_if<ir::SymIntArg>(&args.positional(i));
+  PT2ONNX_CHECK(s != nullptr, ErrorCode::kUnsupported,
+                "operand " + std::to_string(i) + " is not an int (symbolic floats and bools are not supported)");
+  return ctx.sym_int(*s);
+}
+
+// sym_size.int(Tensor self, int dim) -> SymInt
+RuleResult aten_sym_size_int(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  return emitted(ctx, ctx.size_of(args.tensor_fx("self"), dim));
+}
+
+// sym_numel(Tensor self) -> SymInt
+RuleResult aten_sym_numel(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Size", {args.tensor("self")}));
+}
+
+RuleResult python_binary(EmitContext& ctx, const ir::Node& node, std::string_view op) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit(op, {sym_operand(ctx, args, 0), sym_operand(ctx, args, 1)}));
+}
+
+// _operator.add(a, b) / sub / mul on ints
+RuleResult operator_add(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "Add"); }
+RuleResult operator_sub(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "Sub"); }
+RuleResult operator_mul(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "Mul"); }
+// torch.sym_max(a, b) / torch.sym_min(a, b)
+RuleResult sym_max(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "Max"); }
+RuleResult sym_min(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "Min"); }
+
+// _operator.floordiv(a, b): Python floor division
+RuleResult operator_floordiv(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, int_floor_div(ctx, sym_operand(ctx, args, 0), sym_operand(ctx, args, 1)));
+}
+
+// _operator.mod(a, b): Python modulo (sign of the divisor)
+RuleResult operator_mod(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Mod", {sym_operand(ctx, args, 0), sym_operand(ctx, args, 1)}, {Attr("fmod", 0)}));
+}
+
+// _operator.neg(a)
+RuleResult operator_neg(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Neg", {sym_operand(ctx, args, 0)}));
+}
+
+// _operator.pos(a)
+RuleResult operator_pos(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, sym_operand(ctx, args, 0));
+}
+
+// torch.sym_sum(args: SymInt[]) -> SymInt
+RuleResult sym_sum(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto* list = std::get_if<ir::SymIntListArg>(&args.positional(0));
+  PT2ONNX_CHECK(list != nullptr, ErrorCode::kUnsupported, "sym_sum of something other than an int list");
+  std::string total = ctx.const_i64(0);
+  for (size_t i = 0; i < list->items.size(); ++i) {
+    const std::string item = ctx.sym_int(list->items[i]);
+    total = i == 0 ? item : ctx.emit("Add", {total, item});
+  }
+  return emitted(ctx, total);
+}
+
+// _operator.getitem(a, b): an element of a tensor list
+RuleResult operator_getitem(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto* list = std::get_if<ir::TensorListArg>(&args.positional(0));
+  const auto* index = std::get_if<ir::SymIntArg>(&args.positional(1));
+  PT2ONNX_CHECK(list != nullptr && index != nullptr && std::holds_alternative<int64_t>(index->v), ErrorCode::kUnsupported,
+                "getitem of something other than a tensor list with a constant index");
+  const auto n = static_cast<int64_t>(list->names.size());
+  int64_t i = std::get<int64_t>(index->v);
+  if (i < 0) i += n;
+  PT2ONNX_CHECK(i >= 0 && i < n, ErrorCode::kUnsupported, "getitem index out of range");
+  return emitted(ctx, ctx.value_of(list->names[static_cast<size_t>(i)]));
+}
+
+// _local_scalar_dense(Tensor self) -> Scalar (item()): an int tensor's element as a SymInt
+RuleResult aten_local_scalar_dense(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(args.dtype_of("self") != ir::DType::kFloat32 && args.dtype_of("self") != ir::DType::kFloat64,
+                ErrorCode::kUnsupported, "item() of a float tensor (symbolic floats are not supported)");
+  const std::string scalar = ctx.reshape(args.tensor("self"), ctx.const_i64s({}));
+  return emitted(ctx, cast_if_needed(ctx, scalar, args.dtype_of("self"), ir::DType::kInt64));
+}
+
+}  // namespace
+
+void register_symint_rules(RuleTable& t) {
+  t.add("aten.sym_size.int", 1, aten_sym_size_int);
+  t.add("aten.sym_numel.default", 1, aten_sym_numel);
+  t.add("_operator.add", 1, operator_add);
+  t.add("_operator.sub", 1, operator_sub);
+  t.add("_operator.mul", 1, operator_mul);
+  t.add("_operator.floordiv", 1, operator_floordiv);
+  t.add("_operator.mod", 1, operator_mod);
+  t.add("_operator.neg", 1, operator_neg);
+  t.add("_operator.pos", 1, operator_pos);
+  t.add("torch.sym_max", 1, sym_max);
+  t.add("torch.sym_min", 1, sym_min);
+  t.add("torch.sym_sum", 1, sym_sum);
+  t.add("_operator.getitem", 1, operator_getitem);
+  t.add("aten._local_scalar_dense.default", 1, aten_local_scalar_dense);
+  t.add("aten.item.default", 1, aten_local_scalar_dense);
+}
+
+}  // namespace pt2onnx::translate

@@ -1,0 +1,153 @@
+// translate_program: checks support, declares the graph's boundary, then translates every live
+// FX node in order through the rule table.
+#include <map>
+
+#include "common/error.h"
+#include "translate/driver.h"
+#include "translate/emit_context.h"
+#include "translate/graph_io.h"
+#include "translate/liveness.h"
+#include "translate/view_mutation.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+constexpr int kMinSupportedOpset = 17;
+constexpr int kMaxSupportedOpset = 23;
+
+void set_model_header(onnx::ModelProto& model, const ir::Program& program, int opset) {
+  model.set_producer_name("pt2onnx");
+#ifdef PT2ONNX_VERSION
+  model.set_producer_version(PT2ONNX_VERSION);
+#endif
+  onnx::OperatorSetIdProto* op_set = model.add_opset_import();
+  op_set->set_domain("");
+  op_set->set_version(opset);
+  const std::string schema =
+      std::to_string(program.schema_version.major) + "." + std::to_string(program.schema_version.minor);
+  const std::string torch = program.torch_version.empty() ? "unknown" : program.torch_version;
+  model.set_doc_string("converted by pt2onnx from a torch.export program (torch " + torch + ", schema " + schema + ")");
+  auto add_meta = [&](const std::string& key, const std::string& value) {
+    onnx::StringStringEntryProto* entry = model.add_metadata_props();
+    entry->set_key(key);
+    entry->set_value(value);
+  };
+  if (!program.torch_version.empty()) add_meta("pkg.torch.export.torch_version", program.torch_version);
+  add_meta("pkg.torch.export.schema_version", schema);
+  model.mutable_graph()->set_name("main_graph");
+}
+
+// After `aten.foo_(self, ...)`, later readers of `self` see the new value.
+void rebind_mutated_self(EmitContext& ctx, const ir::Node& node) {
+  const ir::Argument* self = node.input("self");
+  const auto* self_tensor = self ? std::get_if<ir::TensorArg>(self) : nullptr;
+  const auto* out = node.outputs.empty() ? nullptr : std::get_if<ir::TensorArg>(&node.outputs.front());
+  if (self_tensor && out && ctx.is_bound(out->name)) ctx.bind(self_tensor->name, ctx.value_of(out->name));
+}
+
+void translate_node(EmitContext& ctx, const ir::Program& program, size_t index, const Liveness& liveness,
+                    const RuleTable& rules) {
+  const ir::Node& node = program.graph.nodes[index];
+  const std::vector<Rule>* list = rules.find(node.target);
+  std::string notes;
+  ctx.begin_node(node);
+  for (const Rule& rule : *list) {
+    if (rule.min_opset > ctx.opset()) continue;
+    const int before = ctx.node_count();
+    if (rule.fn(ctx, node) == RuleResult::kEmitted) {
+      const bool inplace = is_inplace_target(node.target);
+      const std::vector<Rebinding> sources = inplace ? write_back_views(ctx, program, node, index, liveness)
+                                                     : std::vector<Rebinding>{};
+      const std::string produced = ctx.output_count() ? ctx.output_value(0) : std::string();
+      ctx.finish_node();
+      if (!inplace) return;
+      rebind_mutated_self(ctx, node);
+      for (const Rebinding& r : sources) {
+        // finish_node may have renamed the produced value to its FX name.
+        const bool renamed = r.value == produced && !node.outputs.empty() && std::holds_alternative<ir::TensorArg>(node.outputs[0]);
+        ctx.bind(r.fx_name, renamed ? ctx.value_of(std::get<ir::TensorArg>(node.outputs[0]).name) : r.value);
+      }
+      return;
+    }
+    PT2ONNX_CHECK(ctx.node_count() == before, ErrorCode::kInternal, "a rule emitted nodes and then declined");
+    if (!rule.note.empty()) notes += (notes.empty() ? "" : "; ") + std::string(rule.note);
+  }
+  fail(ErrorCode::kUnsupported, "no rule handles this case at opset " + std::to_string(ctx.opset()) +
+                                    (notes.empty() ? std::string() : " (" + notes + ")"));
+}
+
+}  // namespace
+
+int64_t ir_version_for_opset(int opset) {
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  if (opset <= 22) return 10;
+  return 11;  // opset 23 (onnx 1.18)
+}
+
+void check_supported(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset) {
+  struct Missing {
+    int count = 0;
+    const ir::Node* example = nullptr;
+  };
+  std::map<std::string, Missing> missing;
+  std::vector<std::string> order;  // first occurrence order, so the message follows the graph
+  const auto& nodes = program.graph.nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!live[i] || rules.supports(nodes[i].target, opset)) continue;
+    Missing& m = missing[nodes[i].target];
+    if (m.count++ == 0) {
+      m.example = &nodes[i];
+      order.push_back(nodes[i].target);
+    }
+  }
+  if (missing.empty()) return;
+  std::string message = "unsupported ops (" + std::to_string(missing.size()) + "): ";
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Missing& m = missing[order[i]];
+    message += (i ? "; " : "") + order[i] + " \u00d7" + std::to_string(m.count) + " (e.g. " +
+               describe_node(*m.example, /*with_target=*/false) + ")";
+    if (const std::vector<Rule>* list = rules.find(order[i]); list && !list->empty())
+      message += " [needs opset " + std::to_string(list->back().min_opset) + " or newer]";
+  }
+  fail(ErrorCode::kUnsupported, message);
+}
+
+Translation translate_with_rules(const ir::Program& program, const TranslateOptions& options, const RuleTable& rules) {
+  PT2ONNX_CHECK(options.opset >= kMinSupportedOpset && options.opset <= kMaxSupportedOpset, ErrorCode::kUsage,
+                "opset " + std::to_string(options.opset) + " is not supported (supported: " +
+                    std::to_string(kMinSupportedOpset) + " to " + std::to_string(kMaxSupportedOpset) + ")");
+  const Liveness liveness = analyze_liveness(program);
+  check_supported(program, liveness.live, rules, options.opset);
+
+  Translation result;
+  set_model_header(result.model, program, options.opset);
+  EmitContext ctx(*result.model.mutable_graph(), program, options.opset);
+  ctx.set_used_names(liveness.used);
+  reserve_names(ctx, program);
+  declare_inputs(ctx, program, result.weights);
+
+  const auto& nodes = program.graph.nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!liveness.live[i]) continue;
+    try {
+      translate_node(ctx, program, i, liveness, rules);
+    } catch (const Error& e) {
+      throw e.with_context("translating " + describe_node(nodes[i]));
+    } catch (const std::exception& e) {
+      throw Error(ErrorCode::kInternal, "translating " + describe_node(nodes[i]) + ": " + e.what());
+    }
+  }
+  declare_outputs(ctx, program);
+
+  result.model.set_ir_version(std::max(ir_version_for_opset(options.opset), ctx.min_ir_version()));
+  result.warnings = std::move(ctx.warnings());
+  return result;
+}
+
+Translation translate_program(const ir::Program& program, const TranslateOptions& options) {
+  return translate_with_rules(program, options, builtin_rules());
+}
+
+}  // namespace pt2onnx::translate
