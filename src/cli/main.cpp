@@ -1,10 +1,12 @@
-// pt2onnx command line: parses flags, calls pt2onnx::convert, maps errors to exit codes.
+// pt2onnx command line: parses flags, calls pt2onnx::convert (or, for `pt2onnx inspect`,
+// pt2onnx::inspect), maps errors to exit codes.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <iostream>
 #include <string>
 
+#include "api/inspect.h"
 #include "common/error.h"
 #include "pt2onnx.h"
 
@@ -36,7 +38,8 @@ int main(int argc, char** argv) {
   pt2onnx::ConvertOptions options;
   std::string input, output;
   bool verbose = false, quiet = false;
-  app.add_option("input", input, "the .pt2 archive")->required();
+  // Not ->required(): `pt2onnx inspect X.pt2` leaves it empty; checked after parsing instead.
+  app.add_option("input", input, "the .pt2 archive to convert");
   app.add_option("-o,--output", output, "output .onnx (default: the input with the extension .onnx)");
   app.add_option("--opset", options.opset,
                  "ONNX opset (" + std::to_string(pt2onnx::kMinOpset) + " to " +
@@ -45,11 +48,33 @@ int main(int argc, char** argv) {
   app.add_flag("--external-data", options.external_data,
                "store weights in one file beside the .onnx (automatic above 2 GB)");
   app.add_option("--model", options.model, "which model of an archive that holds several");
+  app.add_option("--hiera", options.hiera,
+                 "module type (class name, or qualified) whose instances become ONNX local functions; repeatable")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
   app.add_flag("-v,--verbose", verbose, "print details of the conversion");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
 
+  CLI::App* inspect_command = app.add_subcommand(
+      "inspect", "describe a .pt2 archive: versions, modules, inputs and outputs, weights, ops (unsupported marked)");
+  pt2onnx::InspectOptions inspect_options;
+  std::string inspect_input;
+  bool inspect_json = false;
+  inspect_command->add_option("input", inspect_input, "the .pt2 archive")->required();
+  inspect_command->add_option("--model", inspect_options.model, "only this model (default: every model)");
+  inspect_command->add_option("--opset", inspect_options.opset, "check ops against this ONNX opset")
+      ->default_val(inspect_options.opset);
+  inspect_command->add_flag("--json", inspect_json, "print one JSON document instead of text");
+
   try {
     app.parse(argc, argv);
+    if (!inspect_command->parsed() && input.empty()) throw CLI::RequiredError("input");
+    // Whatever the top-level app parsed belongs to conversion (inspect's own options follow it).
+    if (inspect_command->parsed())
+      for (const CLI::Option* given : app.get_options())
+        if (given->count() > 0)
+          throw CLI::ValidationError(given->get_name() + " is for conversion, not for inspect");
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "pt2onnx: error: " << one_line(e.what()) << " (see --help)\n";
@@ -57,8 +82,14 @@ int main(int argc, char** argv) {
   }
   options.input = input;
   options.output = output;
+  inspect_options.input = inspect_input;
 
   try {
+    if (inspect_command->parsed()) {
+      const pt2onnx::InspectReport report = pt2onnx::inspect(inspect_options);
+      std::cout << (inspect_json ? pt2onnx::render_inspect_json(report) : pt2onnx::render_inspect_text(report));
+      return 0;
+    }
     const pt2onnx::ConvertReport report = pt2onnx::convert(options);
     if (!quiet) {
       for (const auto& w : report.warnings) std::cerr << "pt2onnx: warning: " << one_line(w) << "\n";

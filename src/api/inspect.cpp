@@ -1,0 +1,89 @@
+// inspect(): opens the archive, imports each chosen model and summarizes it; nothing is
+// translated or written.
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "api/inspect_summary.h"
+#include "common/error.h"
+#include "import/import_program.h"
+#include "pt2onnx.h"
+
+namespace pt2onnx {
+
+namespace inspection {
+
+ModelInspection summarize_program(const ir::Program& program, const translate::RuleTable& rules, int opset) {
+  ModelInspection model;
+  model.torch_version = program.torch_version;
+  model.schema_major = program.schema_version.major;
+  model.schema_minor = program.schema_version.minor;
+  model.inputs = summarize_user_inputs(program);
+  model.outputs = summarize_user_outputs(program);
+  model.range_constraints = summarize_range_constraints(program);
+
+  ModuleTree tree = summarize_modules(program.graph);
+  model.modules = std::move(tree.modules);
+  model.module_types = std::move(tree.module_types);
+  model.nodes_outside_modules = tree.nodes_outside_modules;
+
+  model.ops = summarize_ops(program, rules, opset);
+  model.node_count = static_cast<int64_t>(program.graph.nodes.size());
+  for (const OpSummary& op : model.ops)
+    if (op.blocks_conversion()) model.unsupported_nodes += op.count - op.unused;
+  return model;
+}
+
+}  // namespace inspection
+
+namespace {
+
+// The models to inspect: all of them, or the one asked for (refused as convert refuses it).
+std::vector<std::string> choose_models(const archive::Archive& archive, const std::string& requested) {
+  std::vector<std::string> names = archive.model_names();
+  PT2ONNX_CHECK(!names.empty(), ErrorCode::kArchive, archive.path().string() + ": the archive holds no model");
+  if (requested.empty()) return names;
+  if (std::find(names.begin(), names.end(), requested) != names.end()) return {requested};
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  fail(ErrorCode::kUsage, archive.path().string() + ": no model '" + requested + "' (models: " + list + ")");
+}
+
+// Prefixes a stage's pt2onnx::Error with `context` (the archive's path), as convert() does.
+template <typename Fn>
+auto with_context(const std::string& context, Fn&& stage) {
+  try {
+    return std::forward<Fn>(stage)();
+  } catch (const Error& e) {
+    throw e.with_context(context);
+  }
+}
+
+}  // namespace
+
+InspectReport inspect(const InspectOptions& options) {
+  PT2ONNX_CHECK(options.opset >= kMinOpset && options.opset <= kMaxOpset, ErrorCode::kUsage,
+                "--opset " + std::to_string(options.opset) + " is not supported (supported: " +
+                    std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+  const std::string input_name = options.input.string();
+  std::unique_ptr<archive::Archive> archive = archive::Archive::open(options.input);
+
+  InspectReport report;
+  report.input = options.input;
+  report.layout = archive::layout_name(archive->layout());
+  report.opset = options.opset;
+  for (const std::string& name : choose_models(*archive, options.model)) {
+    const ir::Program program = with_context(
+        input_name, [&] { return import::import_program(archive->model_json(name), archive->model_entry(name)); });
+    ModelInspection model = inspection::summarize_program(program, translate::builtin_rules(), options.opset);
+    model.name = name;
+    model.entry = archive->model_entry(name);
+    model.weights = with_context(input_name, [&] {
+      return inspection::summarize_weights(program.signature, archive->weights(name), archive->constants(name));
+    });
+    report.models.push_back(std::move(model));
+  }
+  return report;
+}
+
+}  // namespace pt2onnx

@@ -1,0 +1,118 @@
+// The public inspection API: what a .pt2 archive holds (layout, versions, module tree, graph
+// inputs and outputs, weights) and which of its ops the converter can translate, without
+// converting anything. `pt2onnx inspect` is a thin shell over this.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace pt2onnx {
+
+struct InspectOptions {
+  std::filesystem::path input;
+  std::string model;  // empty: every model in the archive
+  int opset = 18;     // ops are checked against the rules valid at this opset
+};
+
+// A size: a number, or the text of a symbolic expression ("s0", "2*s0 + 1").
+using InspectDim = std::variant<int64_t, std::string>;
+
+// A user input or output of the graph.
+struct ValueSummary {
+  std::string name;  // FX name
+  std::string kind;  // "tensor", "symint", "symfloat", "symbool", "constant", "token", ...
+  std::string dtype;               // tensors: torch-style name ("float32"); "" otherwise
+  std::vector<InspectDim> dims;    // tensors only
+  bool has_meta = true;            // false: a tensor with no tensor_values entry
+};
+
+// A range constraint on a symbol; nullopt is unbounded.
+struct SymbolRange {
+  std::string symbol;
+  std::optional<int64_t> min;
+  std::optional<int64_t> max;
+};
+
+// One module of the call tree that the nodes' nn_module_stack describes.
+struct ModuleSummary {
+  std::string path;  // FQN; "" for the root module
+  std::string type;  // qualified class, e.g. "torch.nn.modules.linear.Linear"
+  int depth = 0;     // 0 for the root
+  int64_t nodes = 0;        // nodes whose innermost module is this one
+  int64_t total_nodes = 0;  // nodes of this module and its submodules
+};
+
+struct WeightTotals {
+  int64_t count = 0;
+  int64_t bytes = 0;
+};
+
+struct WeightSummary {
+  WeightTotals parameters;
+  WeightTotals buffers;    // persistent and non-persistent
+  WeightTotals constants;  // lifted tensor constants
+  std::vector<std::string> missing;  // FQNs the signature names but the archive lacks
+  WeightTotals total() const;
+};
+
+enum class OpSupport {
+  kSupported,     // a rule handles it at the chosen opset
+  kDropped,       // a runtime check that ONNX has no use for (not translated, not an error)
+  kNeedsOpset,    // rules exist, but only for a newer opset
+  kUnsupported,   // no rule at all
+};
+
+struct OpSummary {
+  std::string target;  // "aten.linear.default"
+  int64_t count = 0;   // nodes calling it
+  int64_t unused = 0;  // of those, nodes the ONNX graph does not need (skipped by convert)
+  OpSupport support = OpSupport::kSupported;
+  int min_opset = 0;   // kNeedsOpset: the oldest opset a rule accepts
+  // Whether convert would refuse the model for this op: unhandled and needed at least once.
+  bool blocks_conversion() const;
+};
+
+struct ModelInspection {
+  std::string name;   // "model" for torch.export.save
+  std::string entry;  // archive entry of its ExportedProgram JSON
+  std::string torch_version;  // "" when the file does not say
+  int64_t schema_major = 0;
+  int64_t schema_minor = 0;
+
+  std::vector<ValueSummary> inputs;
+  std::vector<ValueSummary> outputs;
+  std::vector<SymbolRange> range_constraints;  // sorted by symbol
+  WeightSummary weights;
+
+  std::vector<ModuleSummary> modules;        // depth-first, children in the order the graph calls them
+  std::map<std::string, int64_t> module_types;  // type -> instances (distinct paths)
+  int64_t nodes_outside_modules = 0;          // nodes with an empty nn_module_stack
+
+  std::vector<OpSummary> ops;  // sorted by target
+  int64_t node_count = 0;
+  int64_t unsupported_nodes = 0;  // nodes whose op blocks conversion
+};
+
+struct InspectReport {
+  std::filesystem::path input;
+  std::string layout;  // archive::layout_name()
+  int opset = 18;
+  std::vector<ModelInspection> models;  // sorted by name
+};
+
+// Reads the archive and every model it holds (or options.model). Throws pt2onnx::Error with the
+// codes convert() uses (kUsage for a bad --opset or an unknown --model, kArchive for an
+// unreadable archive). Unsupported ops are reported, not thrown.
+InspectReport inspect(const InspectOptions& options);
+
+// Human-readable report, ending with "N ops, M unsupported" per model.
+std::string render_inspect_text(const InspectReport& report);
+// The same content as one JSON document (keys in a fixed order, lists sorted), newline-terminated.
+std::string render_inspect_json(const InspectReport& report);
+
+}  // namespace pt2onnx

@@ -1,0 +1,55 @@
+// The op histogram: each top-level target with its node count and whether the converter has a
+// rule for it. An op blocks conversion only where convert would refuse it: no rule valid at the
+// opset, not a dropped runtime check, and at least one of its nodes needed by the ONNX graph.
+#include <utility>
+
+#include "api/inspect_summary.h"
+#include "translate/liveness.h"
+
+namespace pt2onnx::inspection {
+
+namespace {
+
+OpSummary classify(const std::string& target, const translate::RuleTable& rules, int opset) {
+  OpSummary op;
+  op.target = target;
+  if (translate::is_dropped_target(target)) {
+    op.support = OpSupport::kDropped;
+  } else if (rules.supports(target, opset)) {
+    op.support = OpSupport::kSupported;
+  } else if (const std::vector<translate::Rule>* list = rules.find(target); list && !list->empty()) {
+    op.support = OpSupport::kNeedsOpset;
+    op.min_opset = list->back().min_opset;  // rules are kept newest first
+  } else {
+    op.support = OpSupport::kUnsupported;
+  }
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset) {
+  const translate::Liveness liveness = translate::analyze_liveness(program);
+  std::map<std::string, OpSummary> by_target;
+  const auto& nodes = program.graph.nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto it = by_target.find(nodes[i].target);
+    if (it == by_target.end()) it = by_target.emplace(nodes[i].target, classify(nodes[i].target, rules, opset)).first;
+    ++it->second.count;
+    if (!liveness.live[i]) ++it->second.unused;
+  }
+  std::vector<OpSummary> out;
+  out.reserve(by_target.size());
+  for (auto& [target, op] : by_target) out.push_back(std::move(op));
+  return out;
+}
+
+}  // namespace pt2onnx::inspection
+
+namespace pt2onnx {
+
+bool OpSummary::blocks_conversion() const {
+  return (support == OpSupport::kUnsupported || support == OpSupport::kNeedsOpset) && unused < count;
+}
+
+}  // namespace pt2onnx

@@ -1,0 +1,43 @@
+// The pieces inspect() assembles, each from one part of an ir::Program (and, for weights, the
+// archive's tensors). Separate from inspect.h so that the public header stays free of IR types,
+// and so that tests can run them on hand-built programs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/inspect.h"
+#include "archive/archive.h"
+#include "ir/program.h"
+#include "translate/rule_table.h"
+
+namespace pt2onnx::inspection {
+
+// Module tree from the nodes' nn_module_stack (inspect_modules.cpp).
+struct ModuleTree {
+  std::vector<ModuleSummary> modules;
+  std::map<std::string, int64_t> module_types;
+  int64_t nodes_outside_modules = 0;
+};
+ModuleTree summarize_modules(const ir::Graph& graph);
+
+// User inputs and outputs of the signature, and the range constraints (inspect_signature.cpp).
+std::vector<ValueSummary> summarize_user_inputs(const ir::Program& program);
+std::vector<ValueSummary> summarize_user_outputs(const ir::Program& program);
+std::vector<SymbolRange> summarize_range_constraints(const ir::Program& program);
+
+// Parameters, buffers and constants the signature lifts, sized from the archive's tensors
+// (inspect_weights.cpp).
+WeightSummary summarize_weights(const ir::GraphSignature& signature,
+                                const std::map<std::string, archive::TensorData>& weights,
+                                const std::map<std::string, archive::TensorData>& constants);
+
+// Op histogram of the top-level graph, each target checked against `rules` at `opset`
+// (inspect_ops.cpp). Sorted by target.
+std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset);
+
+// Everything but the archive-level fields (name, entry, weights) of one model.
+ModelInspection summarize_program(const ir::Program& program, const translate::RuleTable& rules, int opset);
+
+}  // namespace pt2onnx::inspection
