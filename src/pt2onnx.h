@@ -14,6 +14,9 @@ struct ConvertOptions {
   std::string model;             // empty: the only model in the archive
   int opset = 18;
   bool external_data = false;    // forced on when weights exceed the 2 GB protobuf limit
+  // --hiera: module types whose instances become calls of ONNX local functions (class name
+  // alone or qualified); empty: a flat graph.
+  std::vector<std::string> hiera;
 };
 
 struct ConvertReport {
@@ -21,7 +24,8 @@ struct ConvertReport {
   std::filesystem::path output;
   std::filesystem::path external_data;  // empty when weights are embedded
   int64_t nodes_in = 0;    // FX nodes read
-  int64_t nodes_out = 0;   // ONNX nodes written
+  int64_t nodes_out = 0;   // ONNX nodes written (main graph)
+  int64_t functions_out = 0;  // local functions written (--hiera)
   int64_t weight_count = 0;
   int64_t weight_bytes = 0;
   std::vector<std::string> warnings;

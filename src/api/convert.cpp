@@ -4,6 +4,7 @@
 #include "archive/archive.h"
 #include "common/error.h"
 #include "emit/write_model.h"
+#include "hierarchy/hierarchy.h"
 #include "import/import_program.h"
 #include "pt2onnx.h"
 #include "translate/translate.h"
@@ -60,7 +61,15 @@ ConvertReport convert(const ConvertOptions& options) {
 
   translate::Translation translation =
       with_context(input_name, [&] { return translate::translate_program(program, {options.opset}); });
+  if (!options.hiera.empty()) {
+    hierarchy::HierarchyOptions hiera_options;
+    hiera_options.types = options.hiera;
+    with_context(input_name, [&] {
+      return hierarchy::fold_hierarchy(translation.model, translation.node_modules, hiera_options);
+    });
+  }
   report.nodes_out = translation.model.graph().node_size();
+  report.functions_out = translation.model.functions_size();
 
   report.output = options.output.empty() ? std::filesystem::path(options.input).replace_extension(".onnx")
                                          : options.output;

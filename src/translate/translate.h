@@ -26,6 +26,9 @@ struct Translation {
   onnx::ModelProto model;              // initializers of weights carry dims and dtype, no data
   std::vector<WeightBinding> weights;  // in initializer order
   std::vector<std::string> warnings;
+  // For each node of model.graph(), in order: the module stack of the FX node it was translated
+  // from (empty for graph-boundary plumbing). hierarchy/ folds module instances with it.
+  std::vector<std::vector<ir::ModuleFrame>> node_modules;
 };
 
 // Throws Error(kUnsupported) listing every unsupported op (with counts and one example node

@@ -127,6 +127,11 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   ctx.set_used_names(liveness.used);
   reserve_names(ctx, program);
   declare_inputs(ctx, program, result.weights);
+  // Nodes are only ever appended, so each FX node's ONNX nodes are the ones added while it ran.
+  auto record_modules = [&](const std::vector<ir::ModuleFrame>& stack) {
+    result.node_modules.resize(static_cast<size_t>(ctx.node_count()), stack);
+  };
+  record_modules({});
 
   const auto& nodes = program.graph.nodes;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -138,8 +143,10 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
     } catch (const std::exception& e) {
       throw Error(ErrorCode::kInternal, "translating " + describe_node(nodes[i]) + ": " + e.what());
     }
+    record_modules(nodes[i].module_stack);
   }
   declare_outputs(ctx, program);
+  record_modules({});
 
   result.model.set_ir_version(std::max(ir_version_for_opset(options.opset), ctx.min_ir_version()));
   result.warnings = std::move(ctx.warnings());

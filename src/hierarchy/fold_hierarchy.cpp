@@ -1,0 +1,168 @@
+// fold_hierarchy: for each --hiera type, innermost first: find its instances, give them their own
+// constants, canonicalise each body, share one function per distinct body, contract.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/error.h"
+#include "hierarchy/contract_instances.h"
+#include "hierarchy/function_naming.h"
+#include "hierarchy/hierarchy.h"
+#include "hierarchy/instance_body.h"
+#include "hierarchy/module_instances.h"
+#include "hierarchy/unshare_constants.h"
+
+namespace pt2onnx::hierarchy {
+
+namespace {
+
+struct GraphState {
+  std::vector<onnx::NodeProto> nodes;
+  ModuleStacks stacks;
+  std::set<std::string> graph_outputs;
+  std::set<std::string> value_names;
+  std::set<std::string> node_names;
+  std::set<std::string> function_names;
+  std::vector<onnx::FunctionProto> functions;
+  std::vector<onnx::OperatorSetIdProto> function_opsets;
+};
+
+[[noreturn]] void no_such_type(const std::string& wanted, const ModuleStacks& stacks) {
+  std::string listed;
+  for (const auto& [type, count] : module_types(stacks))
+    listed += (listed.empty() ? "" : ", ") + type + (count > 1 ? " (\u00d7" + std::to_string(count) + ")" : "");
+  fail(ErrorCode::kUsage, "--hiera " + wanted + " matches no module type of the model (types: " +
+                              (listed.empty() ? "none, the graph carries no module stacks" : listed) + ")");
+}
+
+void refuse_subgraphs(const GraphState& state, const Instance& instance, const std::string& wanted) {
+  for (size_t i : instance.nodes)
+    for (const onnx::AttributeProto& attr : state.nodes[i].attribute())
+      if (attr.has_g() || attr.graphs_size() > 0)
+        fail(ErrorCode::kUnsupported, "--hiera " + wanted + ": instance '" + instance.path + "' holds a " +
+                                          state.nodes[i].op_type() + " node with a subgraph, which --hiera cannot fold yet");
+}
+
+// Folds every instance of `wanted`; returns what was made.
+FoldedType fold_type(GraphState& state, const std::string& wanted, const std::string& domain) {
+  FoldedType folded{wanted, 0, {}};
+  InstanceMap map = find_instances(wanted, state.stacks);
+  if (map.instances.empty()) return folded;  // an earlier, overlapping type took its frames
+  if (unshare_constants(state.nodes, state.stacks, map.group_of, state.graph_outputs, state.value_names))
+    map = find_instances(wanted, state.stacks);
+
+  std::map<std::string, std::set<int>> reader_groups;
+  for (size_t i = 0; i < state.nodes.size(); ++i)
+    for (const std::string& in : state.nodes[i].input())
+      if (!in.empty()) reader_groups[in].insert(map.group_of[i]);
+
+  std::map<std::string, size_t> function_of_key;  // structural key -> index in state.functions
+  std::vector<CallNode> calls;
+  for (size_t g = 0; g < map.instances.size(); ++g) {
+    const Instance& instance = map.instances[g];
+    refuse_subgraphs(state, instance, wanted);
+    auto used_outside = [&](const std::string& value) {
+      if (state.graph_outputs.count(value)) return true;
+      auto it = reader_groups.find(value);
+      return it != reader_groups.end() && (it->second.size() > 1 || *it->second.begin() != static_cast<int>(g));
+    };
+    const std::vector<size_t> members = canonical_order(state.nodes, instance.nodes);
+    const Boundary boundary = instance_boundary(state.nodes, members, used_outside);
+    onnx::FunctionProto body = canonical_body(state.nodes, members, boundary);
+    const std::string key = structural_key(body);
+    auto [it, inserted] = function_of_key.emplace(key, state.functions.size());
+    if (inserted) {
+      const std::string& type = instance.stack.back().type;
+      body.set_name(claim_function_name(function_base_name(type), state.function_names));
+      body.set_domain(domain);
+      body.set_doc_string("module " + type + " (first instance: " + (instance.path.empty() ? "<root>" : instance.path) + ")");
+      for (const onnx::OperatorSetIdProto& opset : state.function_opsets) *body.add_opset_import() = opset;
+      folded.functions.push_back(body.name());
+      state.functions.push_back(std::move(body));
+    }
+    const onnx::FunctionProto& function = state.functions[it->second];
+
+    CallNode call;
+    call.node.set_op_type(function.name());
+    call.node.set_domain(domain);
+    call.node.set_name(fresh_name(instance.path.empty() ? function.name() : instance.path, state.node_names));
+    call.node.set_doc_string((instance.path.empty() ? "<root>" : instance.path) + " [" + instance.stack.back().type + "]");
+    for (const std::string& in : boundary.inputs) call.node.add_input(in);
+    for (const std::string& out : boundary.outputs) call.node.add_output(out);
+    call.stack.assign(instance.stack.begin(), instance.stack.end() - 1);
+    calls.push_back(std::move(call));
+  }
+  folded.instances = static_cast<int>(map.instances.size());
+  contract_instances(state.nodes, state.stacks, map, std::move(calls), wanted);
+  return folded;
+}
+
+// value_info of values that now live only inside function bodies would name nothing.
+void drop_stale_value_info(onnx::GraphProto& graph) {
+  std::set<std::string> present;
+  for (const auto& in : graph.input()) present.insert(in.name());
+  for (const auto& init : graph.initializer()) present.insert(init.name());
+  for (const auto& node : graph.node())
+    for (const std::string& out : node.output()) present.insert(out);
+  auto* infos = graph.mutable_value_info();
+  infos->erase(std::remove_if(infos->begin(), infos->end(),
+                              [&](const onnx::ValueInfoProto& info) { return !present.count(info.name()); }),
+               infos->end());
+}
+
+}  // namespace
+
+HierarchyReport fold_hierarchy(onnx::ModelProto& model, std::vector<std::vector<ir::ModuleFrame>>& node_modules,
+                               const HierarchyOptions& options) {
+  HierarchyReport report;
+  if (options.types.empty()) return report;
+  onnx::GraphProto& graph = *model.mutable_graph();
+  PT2ONNX_CHECK(node_modules.size() == static_cast<size_t>(graph.node_size()), ErrorCode::kInternal,
+                "module stacks do not match the graph's nodes");
+  PT2ONNX_CHECK(!options.domain.empty(), ErrorCode::kUsage, "the domain of --hiera functions must not be empty");
+
+  // Check every type first, so a typo fails before any work; then fold the deepest first, so an
+  // outer function's body calls the inner one.
+  std::vector<std::pair<int, size_t>> order;  // (-depth, position given)
+  for (size_t t = 0; t < options.types.size(); ++t) {
+    const int depth = deepest_match(options.types[t], node_modules);
+    if (depth < 0) no_such_type(options.types[t], node_modules);
+    order.emplace_back(-depth, t);
+  }
+  std::sort(order.begin(), order.end());
+
+  GraphState state;
+  state.nodes.assign(graph.node().begin(), graph.node().end());
+  state.stacks = std::move(node_modules);
+  for (const auto& out : graph.output()) state.graph_outputs.insert(out.name());
+  for (const auto& in : graph.input()) state.value_names.insert(in.name());
+  for (const auto& init : graph.initializer()) state.value_names.insert(init.name());
+  for (const auto& node : state.nodes) {
+    state.node_names.insert(node.name());
+    for (const std::string& out : node.output()) state.value_names.insert(out);
+  }
+  for (const auto& function : model.functions()) state.function_names.insert(function.name());
+  for (const auto& opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") state.function_opsets.push_back(opset);
+  onnx::OperatorSetIdProto own;
+  own.set_domain(options.domain);
+  own.set_version(1);
+  state.function_opsets.push_back(own);
+
+  report.types.resize(options.types.size());
+  for (const auto& [depth, t] : order) report.types[t] = fold_type(state, options.types[t], options.domain);
+
+  graph.clear_node();
+  for (auto& node : state.nodes) *graph.add_node() = std::move(node);
+  node_modules = std::move(state.stacks);
+  drop_stale_value_info(graph);
+  if (!state.functions.empty()) {
+    for (auto& function : state.functions) *model.add_functions() = std::move(function);
+    const bool declared = std::any_of(model.opset_import().begin(), model.opset_import().end(),
+                                      [&](const auto& opset) { return opset.domain() == options.domain; });
+    if (!declared) *model.add_opset_import() = own;
+  }
+  return report;
+}
+
+}  // namespace pt2onnx::hierarchy

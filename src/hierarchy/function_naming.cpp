@@ -1,0 +1,48 @@
+// Function names of --hiera: the class name, kept clear of standard ONNX op names.
+#include "hierarchy/function_naming.h"
+
+#include <cctype>
+#include <string_view>
+
+#include <onnx/defs/schema.h>
+
+namespace pt2onnx::hierarchy {
+
+namespace {
+
+// Standard ops newer than what libonnx 1.12 (opset 17) registers, including ones proposed for
+// upcoming opsets; a name here is as dangerous to TensorRT as one in the registry.
+constexpr std::string_view kNewerStandardOps[] = {
+    "AffineGrid",  "Attention",  "BitCast",       "BitwiseAnd",    "BitwiseNot",       "BitwiseOr",
+    "BitwiseXor",  "CausalConvWithState", "CenterCropPad", "Col2Im", "CumProd",     "DeformConv",
+    "Gelu",        "GroupNormalization",  "ImageDecoder",  "LinearAttention", "Mish", "RMSNormalization",
+    "RegexFullMatch", "RotaryEmbedding",  "StringConcat",  "StringSplit", "SwiGLU",  "Swish",
+    "TensorScatter"};
+
+}  // namespace
+
+bool is_standard_op_name(const std::string& name) {
+  for (std::string_view op : kNewerStandardOps)
+    if (op == name) return true;
+  return onnx::OpSchemaRegistry::Schema(name, onnx::ONNX_DOMAIN) != nullptr ||
+         onnx::OpSchemaRegistry::Schema(name, onnx::AI_ONNX_ML_DOMAIN) != nullptr;
+}
+
+std::string function_base_name(const std::string& type) {
+  const size_t dot = type.rfind('.');
+  std::string name = dot == std::string::npos ? type : type.substr(dot + 1);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) name = "_" + name;
+  if (is_standard_op_name(name)) name += "Module";
+  return name;
+}
+
+std::string claim_function_name(const std::string& base, std::set<std::string>& taken) {
+  std::string name = base;
+  for (int suffix = 1; taken.count(name) || is_standard_op_name(name); ++suffix) name = base + "_" + std::to_string(suffix);
+  taken.insert(name);
+  return name;
+}
+
+}  // namespace pt2onnx::hierarchy

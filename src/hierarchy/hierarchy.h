@@ -1,0 +1,49 @@
+// --hiera: folds every instance of chosen module types of a translated (flat) ONNX graph into a
+// call of an ONNX local function. Instances whose canonical bodies are identical share one
+// function; parameters and other outside values enter as function inputs (functions cannot hold
+// initializers), so weights stay top-level and are never copied.
+//
+// An instance of a type is the set of nodes whose module stack holds a frame of that type, told
+// apart by the keys of the stack down to that frame (a module called twice has two keys, e.g.
+// "L__self__blk" and "L__self__blk@1"). Nested types fold innermost first, so an outer function's
+// body calls the inner function. Small Constant nodes (the translator's shared constant cache)
+// that an instance reads from outside are cloned into it rather than passed in.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "ir/program.h"
+
+namespace pt2onnx::hierarchy {
+
+// The domain of the functions made by --hiera (and of their call nodes).
+inline constexpr const char* kDefaultDomain = "pt2onnx.hiera";
+
+struct HierarchyOptions {
+  // Module types: a class name alone ("DecoderAttention") or qualified, in whole dotted
+  // components ("__main__.DecoderAttention").
+  std::vector<std::string> types;
+  std::string domain = kDefaultDomain;
+};
+
+struct FoldedType {
+  std::string type;                    // as given
+  int instances = 0;                   // instances folded
+  std::vector<std::string> functions;  // names of its functions, in order of first appearance
+};
+
+struct HierarchyReport {
+  std::vector<FoldedType> types;  // in the order given
+};
+
+// Rewrites `model` in place (its main graph and functions) and `node_modules` (one module stack
+// per node of model.graph(), kept parallel). Throws Error(kUsage) when a type matches no module
+// (naming the types the model has), Error(kUnsupported) naming the type and instance when an
+// instance cannot be folded (folding would create a cycle, or it holds a subgraph).
+HierarchyReport fold_hierarchy(onnx::ModelProto& model, std::vector<std::vector<ir::ModuleFrame>>& node_modules,
+                               const HierarchyOptions& options);
+
+}  // namespace pt2onnx::hierarchy

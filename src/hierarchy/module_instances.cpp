@@ -1,0 +1,55 @@
+// Instances of a module type: nodes grouped by the frame keys down to the matching frame.
+#include "hierarchy/module_instances.h"
+
+#include <map>
+
+namespace pt2onnx::hierarchy {
+
+bool type_matches(const std::string& wanted, const std::string& type) {
+  if (wanted.empty()) return false;
+  if (type == wanted) return true;
+  return type.size() > wanted.size() && type.compare(type.size() - wanted.size(), wanted.size(), wanted) == 0 &&
+         type[type.size() - wanted.size() - 1] == '.';
+}
+
+std::vector<std::pair<std::string, int>> module_types(const ModuleStacks& stacks) {
+  std::map<std::string, std::map<std::string, bool>> keys_of_type;
+  for (const auto& stack : stacks)
+    for (const auto& frame : stack) keys_of_type[frame.type][frame.key] = true;
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& [type, keys] : keys_of_type) out.emplace_back(type, static_cast<int>(keys.size()));
+  return out;
+}
+
+int deepest_match(const std::string& wanted, const ModuleStacks& stacks) {
+  int deepest = -1;
+  for (const auto& stack : stacks)
+    for (size_t j = 0; j < stack.size(); ++j)
+      if (type_matches(wanted, stack[j].type)) {
+        deepest = std::max(deepest, static_cast<int>(j));
+        break;  // the outermost match is the one that groups the node
+      }
+  return deepest;
+}
+
+InstanceMap find_instances(const std::string& wanted, const ModuleStacks& stacks) {
+  InstanceMap map;
+  map.group_of.assign(stacks.size(), -1);
+  std::map<std::string, int> index_of_key;
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    const auto& stack = stacks[i];
+    std::string key;
+    for (size_t j = 0; j < stack.size(); ++j) {
+      key += (j ? "/" : "") + stack[j].key;
+      if (!type_matches(wanted, stack[j].type)) continue;
+      auto [it, inserted] = index_of_key.emplace(key, static_cast<int>(map.instances.size()));
+      if (inserted) map.instances.push_back({stack[j].path, key, {stack.begin(), stack.begin() + static_cast<long>(j) + 1}, {}});
+      map.group_of[i] = it->second;
+      map.instances[static_cast<size_t>(it->second)].nodes.push_back(i);
+      break;
+    }
+  }
+  return map;
+}
+
+}  // namespace pt2onnx::hierarchy

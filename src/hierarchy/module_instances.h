@@ -1,0 +1,37 @@
+// Which nodes of a graph form each instance of a module type, from the nodes' module stacks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace pt2onnx::hierarchy {
+
+using ModuleStacks = std::vector<std::vector<ir::ModuleFrame>>;
+
+// `type` (a qualified class) is what `wanted` names: equal, or ending in "." + wanted.
+bool type_matches(const std::string& wanted, const std::string& type);
+
+// Every qualified module type in `stacks`, sorted, with the number of distinct frames (keys).
+std::vector<std::pair<std::string, int>> module_types(const ModuleStacks& stacks);
+
+// The deepest stack position at which `wanted` matches a frame (0 = outermost), -1 if none.
+int deepest_match(const std::string& wanted, const ModuleStacks& stacks);
+
+struct Instance {
+  std::string path;                      // module path of the matched frame
+  std::string key;                       // keys of the stack down to the matched frame, '/'-joined
+  std::vector<ir::ModuleFrame> stack;    // the stack down to and including the matched frame
+  std::vector<size_t> nodes;             // member node indices, ascending
+};
+
+struct InstanceMap {
+  std::vector<int> group_of;         // per node: its instance index, -1 when outside all
+  std::vector<Instance> instances;   // in order of first member
+};
+
+// A node belongs to the instance of the outermost frame of its stack that `wanted` matches.
+InstanceMap find_instances(const std::string& wanted, const ModuleStacks& stacks);
+
+}  // namespace pt2onnx::hierarchy

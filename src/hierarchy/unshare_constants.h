@@ -1,0 +1,27 @@
+// Gives each instance its own copy of the input-less Constant nodes it reads from elsewhere:
+// the translator caches small constants and emits each once, at its first use, so without this
+// the first instance would export a constant that later instances import, and their bodies
+// would differ for no reason.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "hierarchy/module_instances.h"
+
+namespace pt2onnx::hierarchy {
+
+// `group_of[i]`: the instance of nodes[i] (-1 outside). A clone goes right before the first
+// reader in its instance, with that reader's module stack; an original left without readers is
+// dropped. `names` holds every value name of the graph; new names are added to it. Graph outputs
+// are left alone. Returns whether anything changed (then instances must be found again).
+bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
+                       const std::set<std::string>& graph_outputs, std::set<std::string>& names);
+
+// `base` if not in `names`, else base_1, base_2, ...; added to `names`.
+std::string fresh_name(const std::string& base, std::set<std::string>& names);
+
+}  // namespace pt2onnx::hierarchy

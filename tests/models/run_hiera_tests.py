@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `--hiera` (run by ctest as the `hiera` test).
+
+For each case: convert a sample flat and with `--hiera TYPE...` (opset 18), then check the hiera
+model with onnx.checker (full_check), that it has exactly the expected functions (one per distinct
+body; the counts below were verified by hand on the samples), calls per function, that no function
+is named like a standard ONNX op (TensorRT dispatches by op_type), that weights are not duplicated
+(file size at most 1% over the flat one, same initializers), and that onnxruntime gives the flat
+model's outputs and torch's (rtol 1e-4, atol 1e-5). Also: a type that matches nothing is refused
+with exit code 2 and one stderr line listing the model's types.
+
+Needs only numpy, onnx and onnxruntime (the test venv). Prints one line per check and a summary
+`N passed, M failed`; exits 1 on failure.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+RTOL = 1e-4
+ATOL = 1e-5
+OPSET = 18
+DOMAIN = "pt2onnx.hiera"
+
+# sample, --hiera types, expected {function name: calls (in the main graph and in other functions)}
+CASES = [
+    # Both layers share one DecoderLayer function, whose body calls DecoderAttention once.
+    ("decoder.default", ["DecoderAttention", "DecoderLayer"], {"DecoderAttention": 1, "DecoderLayer": 2}),
+    ("decoder.core", ["DecoderAttention", "DecoderLayer"], {"DecoderAttention": 1, "DecoderLayer": 2}),
+    ("decoder.default", ["__main__.DecoderAttention"], {"DecoderAttention": 2}),
+    ("cnn.default", ["ConvBNReLU"], {"ConvBNReLU": 2}),
+    ("cnn.core", ["ConvBNReLU"], {"ConvBNReLU": 2}),
+]
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def load_io(npz_path: Path):
+    with np.load(npz_path, allow_pickle=False) as z:
+        ins = [z[f"input_{i}"] for i in range(len(z.files)) if f"input_{i}" in z.files]
+        outs = [z[f"output_{i}"] for i in range(len(z.files)) if f"output_{i}" in z.files]
+    return ins, outs
+
+
+def max_error(actual, expected):
+    """Raises CheckFailed beyond rtol/atol (or on shape/dtype mismatch); returns the max abs error."""
+    if len(actual) != len(expected):
+        raise CheckFailed(f"{len(actual)} outputs, expected {len(expected)}")
+    worst = 0.0
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        a = np.asarray(a)
+        if a.shape != e.shape or a.dtype != e.dtype:
+            raise CheckFailed(f"output {i}: {a.dtype}{a.shape}, expected {e.dtype}{e.shape}")
+        if not np.issubdtype(e.dtype, np.floating):
+            if (a != e).any():
+                raise CheckFailed(f"output {i}: {int((a != e).sum())} elements differ")
+            continue
+        err = np.abs(a.astype(np.float64) - e.astype(np.float64))
+        worst = max(worst, float(err.max()) if err.size else 0.0)
+        if not np.allclose(a, e, rtol=RTOL, atol=ATOL):
+            raise CheckFailed(f"output {i}: max abs error {worst:.3g} beyond rtol {RTOL} atol {ATOL}")
+    return worst
+
+
+def run_ort(path: Path, inputs):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    return sess.run(None, dict(zip(names, inputs)))
+
+
+def convert(exe, sample: Path, out: Path, types):
+    cmd = [exe, str(sample), "-o", str(out), "--opset", str(OPSET), "-q"]
+    for t in types:
+        cmd += ["--hiera", t]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        raise CheckFailed(f"{' '.join(cmd[1:])}: exit {proc.returncode}: {proc.stderr.strip()}")
+
+
+def count_calls(model):
+    calls = {}
+    for nodes in [model.graph.node] + [f.node for f in model.functions]:
+        for n in nodes:
+            if n.domain == DOMAIN:
+                calls[n.op_type] = calls.get(n.op_type, 0) + 1
+    return calls
+
+
+def check_case(exe, samples: Path, work: Path, stem, types, expected):
+    import onnx
+
+    sample = samples / f"{stem}.pt2"
+    flat, hiera = work / f"{stem}.flat.onnx", work / f"{stem}.hiera.onnx"
+    convert(exe, sample, flat, [])
+    convert(exe, sample, hiera, types)
+    onnx.checker.check_model(str(hiera), full_check=True)
+    model = onnx.load(str(hiera))
+    flat_model = onnx.load(str(flat))
+    names = [f.name for f in model.functions]
+    calls = count_calls(model)
+    if expected is not None and calls != expected:
+        raise CheckFailed(f"function calls {calls}, expected {expected}")
+    if expected is None and not names:
+        raise CheckFailed("no function made")
+    if len(set(names)) != len(names) or set(names) != set(calls):
+        raise CheckFailed(f"functions {names} vs calls {calls}")
+    standard = [n for n in names if onnx.defs.has(n)]
+    if standard:
+        raise CheckFailed(f"functions named like standard ONNX ops: {standard}")
+    if sorted(i.name for i in model.graph.initializer) != sorted(i.name for i in flat_model.graph.initializer):
+        raise CheckFailed("initializers differ from the flat conversion")
+    flat_size, hiera_size = flat.stat().st_size, hiera.stat().st_size
+    # Weights are never copied: at most 1% more than flat (shared bodies usually make it smaller).
+    if hiera_size > 1.01 * flat_size:
+        raise CheckFailed(f"size {hiera_size} vs flat {flat_size} (over 1% more)")
+    inputs, torch_outputs = load_io(samples / f"{stem}.io.npz")
+    hiera_out = run_ort(hiera, inputs)
+    err_flat = max_error(hiera_out, run_ort(flat, inputs))
+    err_torch = max_error(hiera_out, torch_outputs)
+    return (f"{len(names)} functions {names}, calls {calls}, main graph {len(flat_model.graph.node)} -> "
+            f"{len(model.graph.node)} nodes, size {flat_size} -> {hiera_size} bytes, "
+            f"max abs error vs flat {err_flat:.3g}, vs torch {err_torch:.3g}")
+
+
+def check_unknown_type(exe, samples: Path, work: Path):
+    out = work / "unknown.onnx"
+    cmd = [exe, str(samples / "decoder.default.pt2"), "-o", str(out), "--hiera", "NoSuchModule"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    lines = proc.stderr.strip().splitlines()
+    if proc.returncode != 2 or len(lines) != 1 or "__main__.DecoderLayer" not in lines[0] or out.exists():
+        raise CheckFailed(f"exit {proc.returncode}, stderr {proc.stderr.strip()!r}, output left: {out.exists()}")
+    return lines[0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pt2onnx", required=True)
+    parser.add_argument("--samples", required=True, type=Path)
+    args = parser.parse_args()
+    passed = failed = 0
+    with tempfile.TemporaryDirectory(prefix="pt2onnx-hiera-") as tmp:
+        work = Path(tmp)
+        checks = [(f"{stem} --hiera {' '.join(types)}", lambda s=stem, t=types, e=exp: check_case(
+            args.pt2onnx, args.samples, work, s, t, e)) for stem, types, exp in CASES]
+        checks.append(("unknown type refused", lambda: check_unknown_type(args.pt2onnx, args.samples, work)))
+        for name, fn in checks:
+            try:
+                detail = fn()
+                passed += 1
+                print(f"PASS {name}: {detail}", flush=True)
+            except CheckFailed as e:
+                failed += 1
+                print(f"FAIL {name}: {e}", flush=True)
+            except Exception as e:  # a library error fails this check, not the run
+                failed += 1
+                print(f"FAIL {name}: {type(e).__name__}: {e} | {traceback.format_exc(limit=2)!r}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+// fold_hierarchy on hand-built graphs: sharing, distinct bodies, nesting, repeated calls,
+// refusals, weights left top-level, names clear of standard ops.
+#include <doctest/doctest.h>
+
+#include "common/error.h"
+#include "graph_builder.h"
+#include "hierarchy/function_naming.h"
+#include "hierarchy/hierarchy.h"
+
+namespace pt2onnx::hierarchy {
+namespace {
+
+using testing::frame;
+using testing::GraphBuilder;
+using testing::Stack;
+
+const ir::ModuleFrame kRoot = frame("L__self__", "", "__main__.Net");
+
+Stack block_stack(int i, const std::string& type = "__main__.Block") {
+  return {kRoot, frame("L__self__blocks." + std::to_string(i), "blocks." + std::to_string(i), type)};
+}
+
+// x -> blocks.0 (Mul by w0, Add c) -> blocks.1 (Mul by w1, Add c or c1) -> Relu -> y. The constant
+// c is emitted once inside blocks.0 and, when `shared_constant`, read by blocks.1 too (as the
+// translator's constant cache does).
+GraphBuilder two_blocks(bool shared_constant, float second_value = 1.0f) {
+  GraphBuilder b;
+  b.input("x");
+  b.output("y");
+  b.weight("blocks.0.w", 2.0f);
+  b.weight("blocks.1.w", 3.0f);
+  b.constant("c", 1.0f, block_stack(0));
+  b.node("Mul", {"x", "blocks.0.w"}, "m0", block_stack(0));
+  b.node("Add", {"m0", "c"}, "a0", block_stack(0));
+  std::string c1 = "c";
+  if (!shared_constant) {
+    c1 = "c1";
+    b.constant(c1, second_value, block_stack(1));
+  }
+  b.node("Mul", {"a0", "blocks.1.w"}, "m1", block_stack(1));
+  b.node("Add", {"m1", c1}, "a1", block_stack(1));
+  b.node("Relu", {"a1"}, "y", {kRoot});
+  return b;
+}
+
+HierarchyOptions hiera(std::vector<std::string> types) {
+  HierarchyOptions options;
+  options.types = std::move(types);
+  return options;
+}
+
+void check(const onnx::ModelProto& model) { CHECK_NOTHROW(onnx::checker::check_model(model)); }
+
+TEST_CASE("identical instances share one function; weights stay top-level initializers") {
+  GraphBuilder b = two_blocks(/*shared_constant=*/true);
+  const HierarchyReport report = fold_hierarchy(b.model, b.stacks, hiera({"Block"}));
+  REQUIRE(b.model.functions_size() == 1);
+  const onnx::FunctionProto& f = b.model.functions(0);
+  CHECK(f.name() == "Block");
+  CHECK(f.domain() == kDefaultDomain);
+  CHECK(f.input_size() == 2);   // the block's input and its weight
+  CHECK(f.output_size() == 1);
+  CHECK(testing::count_op(b.model.graph(), "Block") == 2);
+  CHECK(b.model.graph().node_size() == 3);  // two calls and the Relu
+  CHECK(b.model.graph().initializer_size() == 2);
+  CHECK(b.model.graph().node(0).input(1) == "blocks.0.w");
+  CHECK(b.model.graph().node(1).input(1) == "blocks.1.w");
+  CHECK(b.stacks.size() == 3);
+  CHECK(b.stacks[0].size() == 1);  // the call sits in the root module
+  REQUIRE(report.types.size() == 1);
+  CHECK(report.types[0].instances == 2);
+  check(b.model);
+}
+
+TEST_CASE("instances with different constants get separate, suffixed functions") {
+  GraphBuilder b = two_blocks(/*shared_constant=*/false, 5.0f);
+  fold_hierarchy(b.model, b.stacks, hiera({"__main__.Block"}));
+  REQUIRE(b.model.functions_size() == 2);
+  CHECK(b.model.functions(0).name() == "Block");
+  CHECK(b.model.functions(1).name() == "Block_1");
+  CHECK(b.model.graph().node(0).op_type() == "Block");
+  CHECK(b.model.graph().node(1).op_type() == "Block_1");
+  check(b.model);
+}
+
+TEST_CASE("equal constants made separately still give one function") {
+  GraphBuilder b = two_blocks(/*shared_constant=*/false, 1.0f);
+  fold_hierarchy(b.model, b.stacks, hiera({"Block"}));
+  CHECK(b.model.functions_size() == 1);
+}
+
+TEST_CASE("nested types: the outer function calls the inner one") {
+  GraphBuilder b;
+  b.input("x");
+  b.output("y");
+  std::string prev = "x";
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = "layers." + std::to_string(i);
+    const ir::ModuleFrame layer = frame("L__self__" + p, p, "__main__.Layer");
+    const Stack attn = {kRoot, layer, frame("L__self__" + p + ".attn", p + ".attn", "__main__.Attention")};
+    b.weight(p + ".attn.w", 1.0f);
+    b.node("Mul", {prev, p + ".attn.w"}, "q" + std::to_string(i), attn);
+    b.node("Softmax", {"q" + std::to_string(i)}, "s" + std::to_string(i), attn);
+    b.node("Add", {prev, "s" + std::to_string(i)}, "r" + std::to_string(i), {kRoot, layer});
+    prev = "r" + std::to_string(i);
+  }
+  b.node("Identity", {prev}, "y", {kRoot});
+  // Given outermost first: still folded innermost first.
+  const HierarchyReport report = fold_hierarchy(b.model, b.stacks, hiera({"Layer", "Attention"}));
+  REQUIRE(b.model.functions_size() == 2);
+  const onnx::FunctionProto& inner = b.model.functions(0);
+  const onnx::FunctionProto& outer = b.model.functions(1);
+  CHECK(inner.name() == "AttentionModule");  // Attention is a standard op (opset 23)
+  CHECK(outer.name() == "Layer");
+  CHECK(testing::count_op(b.model.graph(), "Layer") == 2);
+  CHECK(b.model.graph().node_size() == 3);
+  bool calls_inner = false;
+  for (const auto& node : outer.node()) calls_inner |= node.op_type() == "AttentionModule" && node.domain() == kDefaultDomain;
+  CHECK(calls_inner);
+  bool imports_domain = false;
+  for (const auto& opset : outer.opset_import()) imports_domain |= opset.domain() == kDefaultDomain;
+  CHECK(imports_domain);
+  CHECK(report.types[0].functions == std::vector<std::string>{"Layer"});
+  CHECK(report.types[1].instances == 2);
+  check(b.model);
+}
+
+TEST_CASE("a module called twice gives two instances (keys with @1)") {
+  GraphBuilder b;
+  b.input("x");
+  b.output("y");
+  b.weight("blk.w", 2.0f);
+  const Stack first = {kRoot, frame("L__self__blk", "blk", "__main__.Block")};
+  const Stack second = {kRoot, frame("L__self__blk@1", "blk", "__main__.Block")};
+  b.node("Mul", {"x", "blk.w"}, "m0", first);
+  b.node("Mul", {"m0", "blk.w"}, "y", second);
+  fold_hierarchy(b.model, b.stacks, hiera({"Block"}));
+  CHECK(b.model.functions_size() == 1);
+  REQUIRE(b.model.graph().node_size() == 2);
+  CHECK(b.model.graph().node(0).name() != b.model.graph().node(1).name());
+  CHECK(b.model.graph().initializer_size() == 1);
+  check(b.model);
+}
+
+TEST_CASE("an interleaving that would make the call depend on itself is refused") {
+  GraphBuilder b;
+  b.input("x");
+  b.output("y");
+  const Stack blk = block_stack(0);
+  b.node("Relu", {"x"}, "a", blk);
+  b.node("Neg", {"a"}, "outside", {kRoot});  // reads the instance and feeds it back
+  b.node("Add", {"a", "outside"}, "y", blk);
+  try {
+    fold_hierarchy(b.model, b.stacks, hiera({"Block"}));
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kUnsupported);
+    CHECK(std::string(e.what()).find("Block") != std::string::npos);
+    CHECK(std::string(e.what()).find("blocks.0") != std::string::npos);
+  }
+}
+
+TEST_CASE("interleaved but acyclic instances are folded and the graph stays sorted") {
+  GraphBuilder b;
+  b.input("x");
+  b.output("y");
+  b.output("z");
+  b.node("Relu", {"x"}, "a", block_stack(0));
+  b.node("Neg", {"x"}, "z", {kRoot});        // independent of the block, between its nodes
+  b.node("Relu", {"a"}, "y", block_stack(0));
+  fold_hierarchy(b.model, b.stacks, hiera({"Block"}));
+  CHECK(b.model.graph().node_size() == 2);
+  check(b.model);
+}
+
+TEST_CASE("a type that matches nothing is a usage error naming the types present") {
+  GraphBuilder b = two_blocks(true);
+  try {
+    fold_hierarchy(b.model, b.stacks, hiera({"Nope"}));
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kUsage);
+    CHECK(std::string(e.what()).find("__main__.Block") != std::string::npos);
+  }
+  CHECK(b.model.functions_size() == 0);  // nothing changed
+  CHECK(b.model.graph().node_size() == 6);
+  // Only whole dotted components match.
+  CHECK_THROWS_AS(fold_hierarchy(b.model, b.stacks, hiera({"lock"})), Error);
+}
+
+TEST_CASE("function names never equal a standard ONNX op") {
+  CHECK(is_standard_op_name("Relu"));
+  CHECK(is_standard_op_name("Attention"));
+  CHECK(is_standard_op_name("RMSNormalization"));
+  CHECK_FALSE(is_standard_op_name("DecoderLayer"));
+  CHECK(function_base_name("torch.nn.modules.activation.ReLU") == "ReLU");  // op is Relu
+  CHECK(function_base_name("a.Relu") == "ReluModule");
+  CHECK(function_base_name("x.Attention") == "AttentionModule");
+  CHECK(function_base_name("x.Gelu") == "GeluModule");
+  CHECK(function_base_name("my.Block<2>") == "Block_2_");
+  std::set<std::string> taken;
+  CHECK(claim_function_name("Block", taken) == "Block");
+  CHECK(claim_function_name("Block", taken) == "Block_1");
+}
+
+}  // namespace
+}  // namespace pt2onnx::hierarchy
