@@ -1,6 +1,7 @@
 // convert(): the pipeline from a .pt2 archive to ONNX on disk, stage by stage.
 #include <utility>
 
+#include "api/pipeline_helpers.h"
 #include "archive/archive.h"
 #include "common/error.h"
 #include "emit/write_model.h"
@@ -31,40 +32,28 @@ std::string choose_model(const archive::Archive& archive, const std::string& req
   fail(ErrorCode::kUsage, archive.path().string() + ": no model '" + requested + "' (models: " + list() + ")");
 }
 
-// Runs `stage`, prefixing any pt2onnx::Error with `context` (the archive's path), so messages
-// name the file even when the stage itself only knows an entry name.
-template <typename Fn>
-auto with_context(const std::string& context, Fn&& stage) {
-  try {
-    return std::forward<Fn>(stage)();
-  } catch (const Error& e) {
-    throw e.with_context(context);
-  }
-}
 
 }  // namespace
 
 ConvertReport convert(const ConvertOptions& options) {
-  PT2ONNX_CHECK(options.opset >= kMinOpset && options.opset <= kMaxOpset, ErrorCode::kUsage,
-                "--opset " + std::to_string(options.opset) + " is not supported (supported: " +
-                    std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+  api::check_opset(options.opset);
   const std::string input_name = options.input.string();
 
   std::unique_ptr<archive::Archive> archive = archive::Archive::open(options.input);
   ConvertReport report;
   report.model = choose_model(*archive, options.model);
 
-  const ir::Program program = with_context(input_name, [&] {
+  const ir::Program program = api::with_context(input_name, [&] {
     return import::import_program(archive->model_json(report.model), archive->model_entry(report.model));
   });
   report.nodes_in = static_cast<int64_t>(program.graph.nodes.size());
 
   translate::Translation translation =
-      with_context(input_name, [&] { return translate::translate_program(program, {options.opset}); });
+      api::with_context(input_name, [&] { return translate::translate_program(program, {options.opset}); });
   if (!options.hiera.empty()) {
     hierarchy::HierarchyOptions hiera_options;
     hiera_options.types = options.hiera;
-    with_context(input_name, [&] {
+    api::with_context(input_name, [&] {
       return hierarchy::fold_hierarchy(translation.model, translation.node_modules, hiera_options);
     });
   }

@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "api/pipeline_helpers.h"
 #include "api/inspect_summary.h"
 #include "common/error.h"
 #include "import/import_program.h"
@@ -49,22 +50,11 @@ std::vector<std::string> choose_models(const archive::Archive& archive, const st
   fail(ErrorCode::kUsage, archive.path().string() + ": no model '" + requested + "' (models: " + list + ")");
 }
 
-// Prefixes a stage's pt2onnx::Error with `context` (the archive's path), as convert() does.
-template <typename Fn>
-auto with_context(const std::string& context, Fn&& stage) {
-  try {
-    return std::forward<Fn>(stage)();
-  } catch (const Error& e) {
-    throw e.with_context(context);
-  }
-}
 
 }  // namespace
 
 InspectReport inspect(const InspectOptions& options) {
-  PT2ONNX_CHECK(options.opset >= kMinOpset && options.opset <= kMaxOpset, ErrorCode::kUsage,
-                "--opset " + std::to_string(options.opset) + " is not supported (supported: " +
-                    std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+  ::pt2onnx::api::check_opset(options.opset);
   const std::string input_name = options.input.string();
   std::unique_ptr<archive::Archive> archive = archive::Archive::open(options.input);
 
@@ -73,12 +63,12 @@ InspectReport inspect(const InspectOptions& options) {
   report.layout = archive::layout_name(archive->layout());
   report.opset = options.opset;
   for (const std::string& name : choose_models(*archive, options.model)) {
-    const ir::Program program = with_context(
+    const ir::Program program = ::pt2onnx::api::with_context(
         input_name, [&] { return import::import_program(archive->model_json(name), archive->model_entry(name)); });
     ModelInspection model = inspection::summarize_program(program, translate::builtin_rules(), options.opset);
     model.name = name;
     model.entry = archive->model_entry(name);
-    model.weights = with_context(input_name, [&] {
+    model.weights = ::pt2onnx::api::with_context(input_name, [&] {
       return inspection::summarize_weights(program.signature, archive->weights(name), archive->constants(name));
     });
     report.models.push_back(std::move(model));
