@@ -1,0 +1,325 @@
+// --compile bundles: input types from call sites, code generation, parallel NVRTC compiles with
+// cubin checks, the manifest, and atomic directory writes.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/error.h"
+#include "kernels/cubin.h"
+#include "kernels/expr.h"
+#include "kernels/kernels.h"
+#include "kernels/sha256.h"
+#include "translate/onnx_types.h"
+
+namespace pt2onnx::kernels {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::optional<TensorType> type_from_value_info(const onnx::ValueInfoProto& vi) {
+  if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) return std::nullopt;
+  TensorType t;
+  t.dtype = vi.type().tensor_type().elem_type();
+  for (const auto& d : vi.type().tensor_type().shape().dim()) {
+    if (d.has_dim_value()) t.shape.push_back(ir::sym_int(d.dim_value()));
+    else if (d.has_dim_param()) t.shape.push_back(ir::parse_sym_expr(d.dim_param()));
+    else return std::nullopt;
+  }
+  return t;
+}
+
+std::optional<TensorType> lookup_type(const onnx::ModelProto& model, const ir::Program& program, const std::string& name) {
+  const auto& g = model.graph();
+  for (const auto& init : g.initializer())
+    if (init.name() == name) {
+      TensorType t;
+      t.dtype = init.data_type();
+      for (int64_t d : init.dims()) t.shape.push_back(ir::sym_int(d));
+      return t;
+    }
+  for (const auto& vi : g.input())
+    if (vi.name() == name) return type_from_value_info(vi);
+  for (const auto& vi : g.value_info())
+    if (vi.name() == name) return type_from_value_info(vi);
+  if (auto it = program.graph.tensor_values.find(name); it != program.graph.tensor_values.end()) {
+    TensorType t;
+    t.dtype = translate::onnx_dtype(it->second.dtype);
+    for (const auto& d : it->second.sizes) t.shape.push_back(d.is_static() ? ir::sym_int(d.as_int()) : d.as_expr());
+    return t;
+  }
+  return std::nullopt;
+}
+
+Json shape_json(const std::vector<ir::SymExpr>& shape) {
+  Json a = Json::array();
+  for (const auto& d : shape) {
+    if (d->op == ir::SymOp::kInt) a.push_back(d->value);
+    else a.push_back(to_manifest(d));
+  }
+  return a;
+}
+
+std::string expr_text(const ir::SymExpr& e) { return to_manifest(e); }
+
+// "k<N>"; built with append, since GCC 12 -O3 warns falsely (-Wrestrict) on "k" + to_string().
+std::string kernel_key(size_t index) {
+  std::string key = "k";
+  key.append(std::to_string(index));
+  return key;
+}
+
+int arch_number(const std::string& arch) {
+  size_t i = 3;
+  int v = 0;
+  while (i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i]))) v = v * 10 + (arch[i++] - '0');
+  return v;
+}
+
+void check_cubin(CompiledImage& image, const KernelPlan& plan) {
+  const std::string where = plan.name + " " + image.arch + ": ";
+  const CubinInfo info = read_cubin(image.cubin);
+  PT2ONNX_CHECK(info.machine == 190 && info.elf_type == 2, ErrorCode::kCompile, where + "the cubin is not an executable EM_CUDA ELF");
+  PT2ONNX_CHECK(info.sm == arch_number(image.arch), ErrorCode::kCompile,
+                where + "the cubin is for sm_" + std::to_string(info.sm));
+  for (const Kernel& k : plan.kernels) {
+    auto it = std::find_if(info.kernels.begin(), info.kernels.end(), [&](const CubinKernel& c) { return c.symbol == k.symbol; });
+    PT2ONNX_CHECK(it != info.kernels.end(), ErrorCode::kCompile, where + "entry " + k.symbol + " is missing from the cubin");
+    PT2ONNX_CHECK(it->params.size() == k.params.size(), ErrorCode::kCompile,
+                  where + k.symbol + " has " + std::to_string(it->params.size()) + " parameters in the cubin, " +
+                      std::to_string(k.params.size()) + " in the plan");
+    for (size_t i = 0; i < k.params.size(); ++i)
+      PT2ONNX_CHECK(it->params[i].size == static_cast<uint32_t>(k.params[i].bytes), ErrorCode::kCompile,
+                    where + k.symbol + " parameter " + k.params[i].name + " is " + std::to_string(it->params[i].size) +
+                        " bytes in the cubin");
+    image.resources[k.symbol] = {it->registers, it->shared_bytes};
+  }
+}
+
+}  // namespace
+
+BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::Program& program, const std::vector<std::string>& functions,
+                         const std::string& domain) {
+  BundlePlans out;
+  for (const std::string& fname : functions) {
+    const onnx::FunctionProto* fn = nullptr;
+    for (const auto& f : model.functions())
+      if (f.name() == fname && f.domain() == domain) fn = &f;
+    PT2ONNX_CHECK(fn != nullptr, ErrorCode::kInternal, "--compile: no function " + domain + "::" + fname);
+    try {
+      PlannedBundle pb;
+      std::vector<std::vector<TensorType>> site_types;
+      for (const auto& node : model.graph().node()) {
+        if (node.op_type() != fname || node.domain() != domain) continue;
+        CallSite site{node.name(), {node.input().begin(), node.input().end()}, {node.output().begin(), node.output().end()}};
+        std::vector<TensorType> types;
+        for (const auto& in : node.input()) {
+          auto t = lookup_type(model, program, in);
+          PT2ONNX_CHECK(t.has_value(), ErrorCode::kUnsupported,
+                        "--compile: function " + fname + ": no type known for call input '" + in + "'");
+          types.push_back(*t);
+        }
+        pb.call_sites.push_back(std::move(site));
+        site_types.push_back(std::move(types));
+      }
+      PT2ONNX_CHECK(!site_types.empty(), ErrorCode::kUnsupported,
+                    "--compile: function " + fname + " is only called from inside other functions (compile the outer type)");
+      // Dims on which call sites disagree become symbols; dims that take the same values at
+      // every call site share one symbol (so a contraction stays provably equal).
+      std::vector<TensorType> types = site_types.front();
+      std::map<std::string, ir::SymExpr> by_values;
+      for (size_t i = 0; i < types.size(); ++i) {
+        for (const auto& other : site_types)
+          PT2ONNX_CHECK(other[i].dtype == types[i].dtype && other[i].shape.size() == types[i].shape.size(),
+                        ErrorCode::kUnsupported,
+                        "--compile: function " + fname + ": call sites give input " + fn->input(static_cast<int>(i)) +
+                            " different dtypes or ranks");
+        for (size_t a = 0; a < types[i].shape.size(); ++a) {
+          std::string key;
+          bool differ = false;
+          for (const auto& other : site_types) {
+            key += ir::to_string(other[i].shape[a]) + ";";
+            differ = differ || ir::to_string(other[i].shape[a]) != ir::to_string(types[i].shape[a]);
+          }
+          if (!differ) continue;
+          auto [it, fresh] = by_values.emplace(key, nullptr);
+          if (fresh) it->second = ir::sym_symbol(fn->input(static_cast<int>(i)) + "_d" + std::to_string(a));
+          types[i].shape[a] = it->second;
+        }
+      }
+      pb.plan = generate_kernels(*fn, types);
+      out.bundles.push_back(std::move(pb));
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kUnsupported) throw;
+      out.refused.push_back({fname, e.what()});
+    }
+  }
+  return out;
+}
+
+std::vector<CompiledBundle> compile_bundles(const Nvrtc& nvrtc, const std::vector<PlannedBundle>& bundles,
+                                            const std::vector<std::string>& archs, unsigned threads) {
+  std::vector<CompiledBundle> out(bundles.size());
+  struct Task {
+    size_t bundle, arch;
+  };
+  std::vector<Task> tasks;
+  for (size_t b = 0; b < bundles.size(); ++b) {
+    out[b].planned = &bundles[b];
+    out[b].images.resize(archs.size());
+    for (size_t a = 0; a < archs.size(); ++a) tasks.push_back({b, a});
+  }
+  std::vector<std::exception_ptr> errors(tasks.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t t = next++; t < tasks.size(); t = next++) {
+      try {
+        const auto& plan = bundles[tasks[t].bundle].plan;
+        CompiledImage& image = out[tasks[t].bundle].images[tasks[t].arch];
+        image.arch = archs[tasks[t].arch];
+        image.options = {"--gpu-architecture=" + image.arch, "-std=c++17"};
+        NvrtcResult r = nvrtc.compile(plan.source, plan.name + ".cu", image.options);
+        image.cubin = std::move(r.cubin);
+        image.log = std::move(r.log);
+        check_cubin(image, plan);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    }
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, tasks.size())));
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
+std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvrtc_minor, const std::string& model_file) {
+  const KernelPlan& p = bundle.planned->plan;
+  Json m;
+  m["format"] = "pt2onnx.kernel-bundle";
+  m["format_version"] = {1, 0};
+  const std::string nv = std::to_string(nvrtc_major) + "." + std::to_string(nvrtc_minor);
+  m["generator"] = {{"tool", "pt2onnx"}, {"nvrtc", nv}};
+  m["function"] = {{"domain", p.domain}, {"name", p.name}, {"overload", p.overload}, {"model", model_file}};
+  Json sites = Json::array();
+  for (const auto& s : bundle.planned->call_sites) sites.push_back({{"node", s.node}, {"inputs", s.inputs}, {"outputs", s.outputs}});
+  m["call_sites"] = sites;
+  Json symbols = Json::object();
+  for (const auto& s : p.symbols) symbols[s.name] = {{"from", {{"input", s.input}, {"axis", s.axis}}}};
+  m["symbols"] = symbols;
+  auto io = [](const std::vector<std::string>& names, const std::vector<TensorType>& types) {
+    Json a = Json::array();
+    for (size_t i = 0; i < names.size(); ++i)
+      a.push_back({{"name", names[i]}, {"dtype", dtype_name(types[i].dtype)}, {"shape", shape_json(types[i].shape)},
+                   {"layout", "contiguous"}});
+    return a;
+  };
+  m["inputs"] = io(p.input_names, p.inputs);
+  m["outputs"] = io(p.output_names, p.outputs);
+  m["requires"] = p.preconditions;
+  Json buffers = Json::object();
+  for (const auto& b : p.buffers)
+    buffers[b.name] = {{"holds", b.holds}, {"dtype", dtype_name(b.dtype)}, {"shape", shape_json(b.shape)},
+                       {"offset", expr_text(b.offset)}, {"bytes", expr_text(b.bytes)}};
+  m["workspace"] = {{"align", 256}, {"bytes", expr_text(p.workspace_bytes)}, {"buffers", buffers}};
+  Json images = Json::object();
+  for (const auto& img : bundle.images) {
+    const std::string file = img.arch + "/" + p.name + ".cubin";
+    images[img.arch] = {{"file", file},
+                        {"sha256", sha256_hex({img.cubin.data(), img.cubin.size()})},
+                        {"bytes", img.cubin.size()},
+                        {"nvrtc", nv},
+                        {"nvrtc_options", img.options},
+                        {"min_driver", nvrtc_major * 1000 + nvrtc_minor * 10}};
+  }
+  m["images"] = images;
+  m["source"] = {{"file", "src/" + p.name + ".cu"}, {"sha256", sha256_hex(p.source)}};
+  Json kernels = Json::object();
+  for (size_t k = 0; k < p.kernels.size(); ++k) {
+    const Kernel& kern = p.kernels[k];
+    Json params = Json::array();
+    for (const auto& prm : kern.params) params.push_back({{"name", prm.name}, {"type", prm.type}, {"bytes", prm.bytes}});
+    Json resources = Json::object();
+    for (const auto& img : bundle.images)
+      if (auto it = img.resources.find(kern.symbol); it != img.resources.end())
+        resources[img.arch] = {{"registers", it->second.first}, {"shared_section_bytes", it->second.second}};
+    kernels[kernel_key(k)] = {{"symbol", kern.symbol}, {"computes", kern.computes}, {"params", params},
+                                        {"block", {kern.block, 1, 1}}, {"dynamic_smem", "0"},
+                                        {"static_smem", kern.static_smem_hint}, {"resources", resources}};
+  }
+  m["kernels"] = kernels;
+  Json launches = Json::array();
+  for (const auto& l : p.launches) {
+    Json args = Json::array();
+    for (const auto& a : l.args) args.push_back({{a.kind, a.value}});
+    launches.push_back({{"kernel", kernel_key(static_cast<size_t>(l.kernel))}, {"grid", l.grid}, {"args", args}});
+  }
+  m["launches"] = launches;
+  m["numerics"] = {{"compute", "float32"},
+                   {"fast_math", false},
+                   {"tolerance", {{"FLOAT", {{"rtol", 1e-4}, {"atol", 1e-5}}},
+                                  {"FLOAT16", {{"rtol", 1e-2}, {"atol", 1e-3}}},
+                                  {"BFLOAT16", {{"rtol", 2e-2}, {"atol", 1e-2}}}}}};
+  m["ops"] = p.op_types;
+  return m.dump(2) + "\n";
+}
+
+std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bundles, int nvrtc_major, int nvrtc_minor,
+                                         const std::filesystem::path& dir, const std::string& model_file) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> staged;
+  std::vector<WrittenBundle> written;
+  auto cleanup = [&] {
+    std::error_code ec;
+    for (const auto& s : staged) fs::remove_all(s, ec);
+  };
+  try {
+    std::error_code ec;
+    fs::create_directories(dir.empty() ? fs::path(".") : dir, ec);
+    PT2ONNX_CHECK(!ec, ErrorCode::kOutput, dir.string() + ": cannot create the kernels directory: " + ec.message());
+    for (const auto& b : bundles) {
+      const KernelPlan& p = b.planned->plan;
+      const fs::path tmp = dir / ("." + p.name + ".kernels.tmp." + std::to_string(::getpid()));
+      fs::remove_all(tmp, ec);
+      staged.push_back(tmp);
+      WrittenBundle w{p.name, dir / (p.name + ".kernels"), static_cast<int>(p.kernels.size()), 0};
+      auto put = [&](const fs::path& rel, const char* data, size_t size) {
+        const fs::path path = tmp / rel;
+        fs::create_directories(path.parent_path(), ec);
+        PT2ONNX_CHECK(!ec, ErrorCode::kOutput, path.parent_path().string() + ": " + ec.message());
+        std::ofstream f(path, std::ios::binary);
+        f.write(data, static_cast<std::streamsize>(size));
+        f.close();
+        PT2ONNX_CHECK(f.good(), ErrorCode::kOutput, path.string() + ": cannot write");
+        w.bytes += static_cast<int64_t>(size);
+      };
+      const std::string manifest = manifest_json(b, nvrtc_major, nvrtc_minor, model_file);
+      put("manifest.json", manifest.data(), manifest.size());
+      put(fs::path("src") / (p.name + ".cu"), p.source.data(), p.source.size());
+      for (const auto& img : b.images) put(fs::path(img.arch) / (p.name + ".cubin"), img.cubin.data(), img.cubin.size());
+      written.push_back(w);
+    }
+    for (size_t i = 0; i < bundles.size(); ++i) {
+      fs::remove_all(written[i].dir, ec);
+      fs::rename(staged[i], written[i].dir, ec);
+      PT2ONNX_CHECK(!ec, ErrorCode::kOutput, written[i].dir.string() + ": cannot rename into place: " + ec.message());
+    }
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+  return written;
+}
+
+}  // namespace pt2onnx::kernels

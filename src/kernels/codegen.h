@@ -1,0 +1,95 @@
+// Code generation: from one ONNX local function (its body and the types of its inputs) to CUDA C
+// kernels plus the launch plan a runtime replays. Correct first:
+//  * views (Transpose, Reshape, Flatten, (Un)Squeeze, Slice, Expand, Identity) are index
+//    arithmetic, never copies;
+//  * pointwise ops (arithmetic, comparisons, activations, casts, Where, Concat, Range, constants)
+//    are never materialised on their own: they are evaluated inside the kernel that reads them,
+//    so chains of pointwise ops fuse into their consumer (a GEMM's operand loads, a reduction's
+//    row loads, or the copy kernel that writes a function output);
+//  * MatMul/Gemm run a 64x64x16 tiled SIMT GEMM (batched over grid.z), Softmax/LogSoftmax/
+//    Reduce{Sum,Mean,Max,Min}/LayerNormalization a one-block-per-row reduction;
+//  * fp16/bf16 are stored as 16-bit and computed in fp32; intermediates live in a float32
+//    workspace.
+// Shapes stay symbolic (ir::SymExpr over the function's symbols); every symbol is a kernel
+// parameter (int64) and is read by the runtime from an input's dimension.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "ir/sym_expr.h"
+
+namespace pt2onnx::kernels {
+
+struct TensorType {
+  int dtype = 0;                    // onnx::TensorProto::DataType
+  std::vector<ir::SymExpr> shape;
+};
+
+struct KernelParam {
+  std::string name;
+  std::string type;  // "ptr" or "i64"
+  int bytes = 8;
+};
+
+struct Kernel {
+  std::string symbol;   // extern "C" entry name
+  std::string computes; // what it does, for people: "MatMul -> v39", "copy -> output v57"
+  std::vector<KernelParam> params;
+  int block = 256;
+  int static_smem_hint = 0;  // bytes of __shared__ declared in the source
+};
+
+struct ArgBinding {
+  std::string kind;   // "input", "output", "buffer", "i64"
+  std::string value;  // function input/output name, buffer name, or a manifest expression
+};
+
+struct Launch {
+  int kernel = 0;
+  std::vector<std::string> grid;  // 3 manifest expressions
+  std::vector<ArgBinding> args;   // one per kernel param, in order
+};
+
+struct WorkspaceBuffer {
+  std::string name;
+  std::string holds;   // the function value it stores
+  int dtype = 0;       // storage dtype
+  std::vector<ir::SymExpr> shape;
+  ir::SymExpr offset;
+  ir::SymExpr bytes;
+};
+
+struct SymbolSource {
+  std::string name;
+  std::string input;  // function input name
+  int axis = 0;
+};
+
+struct KernelPlan {
+  std::string domain, name, overload;
+  std::vector<std::string> input_names, output_names;
+  std::vector<TensorType> inputs, outputs;
+  std::vector<SymbolSource> symbols;   // sorted by name
+  std::vector<std::string> preconditions;  // manifest predicates, e.g. "B <= 65535"
+  std::vector<WorkspaceBuffer> buffers;
+  ir::SymExpr workspace_bytes;
+  std::vector<Kernel> kernels;
+  std::vector<Launch> launches;
+  std::string source;                  // the whole .cu
+  std::vector<std::string> op_types;   // distinct op types of the body, sorted
+};
+
+// ONNX dtype name as in TensorProto.DataType ("FLOAT", "FLOAT16", ...).
+std::string dtype_name(int dtype);
+int dtype_bytes(int dtype);
+
+// Throws Error(kUnsupported) naming the op (and node) when the body holds something the generator
+// cannot handle, or the inputs have a dtype it does not compute (supported: float32, float16,
+// bfloat16, int64, int32, bool).
+KernelPlan generate_kernels(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs);
+
+}  // namespace pt2onnx::kernels
