@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Reference inputs and outputs for the --compile kernel bundles, computed by torch.
+
+For each (sample, module types) run below, converts the sample with `pt2onnx --compile`, reads
+each bundle's manifest, and for every call site of the function evaluates the torch module
+instance (rebuilt by scripts/make_samples.py's builder, eval mode, CPU, float32) on seeded
+random activations. Parameters and buffers are the instance's own; they are passed to the
+function as its weight inputs. Symbols that only activations carry (dynamic dims) are tried at
+two sizes each. Writes samples/kernels/<sample>.<Function>.io.npz with, per case k:
+  case<k>.symbols   strings "NAME=VALUE" for every manifest symbol
+  case<k>.in.<name> / case<k>.out.<name>   arrays in the manifest's dtype and shape
+Run under the torch venv: scripts/torch_venv.sh 2.15 then
+  <venv>/bin/python scripts/make_kernel_refs.py --pt2onnx build/pt2onnx
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import itertools
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_samples  # noqa: E402
+
+# (sample stem, builder name, module types); dynamic sizes tried for activation-only symbols.
+RUNS = [
+    ("decoder.default", "decoder", ["DecoderAttention", "RMSNorm", "GatedMLP", "LayerNorm", "Embedding"]),
+    ("decoder.default", "decoder", ["DecoderLayer"]),
+    ("decoder.core", "decoder", ["DecoderLayer", "LayerNorm"]),
+    ("mlp_dynamic.default", "mlp_dynamic", ["Linear"]),
+]
+DYNAMIC_SIZES = (3, 61)
+NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "INT64": np.int64, "INT32": np.int32, "BOOL": np.bool_}
+
+
+def eval_dim(d, syms):
+    if isinstance(d, int):
+        return d
+    return int(eval(d.replace("//", "//"), {"__builtins__": {}, "cdiv": lambda a, b: -(-a // b)}, dict(syms)))
+
+
+def cases_for(manifest, root):
+    state = dict(root.named_parameters())
+    state.update(dict(root.named_buffers()))
+    names = [i["name"] for i in manifest["inputs"]]
+    out = []
+    for site in manifest["call_sites"]:
+        params = [n for n in site["inputs"] if n in state]
+        if not params:
+            raise SystemExit(f"{manifest['function']['name']}: call site {site['node']} has no parameters to find its module")
+        prefix = ".".join(params[0].split(".")[:-1])
+        for p in params[1:]:
+            while prefix and not p.startswith(prefix + "."):
+                prefix = ".".join(prefix.split(".")[:-1])
+        module = root.get_submodule(prefix) if prefix else root
+        fixed, dynamic = {}, []
+        for sym, spec in manifest["symbols"].items():
+            value = None
+            for inp, actual in zip(manifest["inputs"], site["inputs"]):
+                if actual in state:
+                    for axis, d in enumerate(inp["shape"]):
+                        if d == sym:
+                            value = state[actual].shape[axis]
+            if value is None:
+                dynamic.append(sym)
+            else:
+                fixed[sym] = int(value)
+        for sizes in itertools.product(DYNAMIC_SIZES, repeat=len(dynamic)) if dynamic else [()]:
+            syms = dict(fixed)
+            syms.update(zip(dynamic, sizes))
+            out.append((site, module, syms))
+    return out, state, names
+
+
+def run_case(manifest, site, module, syms, state, seed):
+    gen = torch.Generator().manual_seed(seed)
+    ins, acts = {}, []
+    for inp, actual in zip(manifest["inputs"], site["inputs"]):
+        if actual in state:
+            t = state[actual].detach()
+        else:
+            shape = [eval_dim(d, syms) for d in inp["shape"]]
+            if inp["dtype"] == "FLOAT":
+                t = torch.randn(*shape, generator=gen)
+            elif inp["dtype"] in ("INT64", "INT32"):
+                t = torch.randint(0, 8, shape, generator=gen, dtype=torch.int64)
+            else:
+                raise SystemExit(f"activation dtype {inp['dtype']} not handled")
+            acts.append(t)
+        ins[inp["name"]] = t.numpy().astype(NP_DTYPES[inp["dtype"]])
+    with torch.no_grad():
+        result = module(*acts)
+    results = result if isinstance(result, (tuple, list)) else (result,)
+    outs = {}
+    for o, r in zip(manifest["outputs"], results):
+        shape = [eval_dim(d, syms) for d in o["shape"]]
+        arr = r.detach().numpy().astype(NP_DTYPES[o["dtype"]])
+        if list(arr.shape) != shape:
+            raise SystemExit(f"{manifest['function']['name']}: torch output {o['name']} has shape {list(arr.shape)}, manifest {shape}")
+        outs[o["name"]] = arr
+    return ins, outs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pt2onnx", required=True)
+    ap.add_argument("--out", default=str(ROOT / "samples" / "kernels"))
+    args = ap.parse_args()
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    for stem, builder, types in RUNS:
+        root = make_samples.MODELS[builder]()["module"].eval()
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [args.pt2onnx, str(ROOT / "samples" / f"{stem}.pt2"), "-o", f"{tmp}/m.onnx", "--opset", "18", "-q"]
+            for t in types:
+                cmd += ["--compile", t]
+            subprocess.run(cmd, check=False)
+            for mpath in sorted(Path(tmp).glob("*.kernels/manifest.json")):
+                manifest = json.loads(mpath.read_text())
+                cases, state, _ = cases_for(manifest, root)
+                arrays = {}
+                for k, (site, module, syms) in enumerate(cases):
+                    ins, outs = run_case(manifest, site, module, syms, state, seed=1000 + k)
+                    arrays[f"case{k}.symbols"] = np.array([f"{s}={v}" for s, v in sorted(syms.items())])
+                    for n, a in ins.items():
+                        arrays[f"case{k}.in.{n}"] = a
+                    for n, a in outs.items():
+                        arrays[f"case{k}.out.{n}"] = a
+                name = manifest["function"]["name"]
+                path = out_dir / f"{stem}.{name}.io.npz"
+                buf = io.BytesIO()
+                np.savez_compressed(buf, **arrays)
+                path.write_bytes(buf.getvalue())
+                print(f"  {path.relative_to(ROOT)}: {len(cases)} cases")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

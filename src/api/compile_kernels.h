@@ -1,0 +1,42 @@
+// The --compile step of convert(): NVRTC is loaded and --arch checked before any work, bundles
+// are planned and compiled after --hiera folding, and written after the ONNX model.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "hierarchy/hierarchy.h"
+#include "ir/program.h"
+#include "kernels/kernels.h"
+#include "pt2onnx.h"
+
+namespace pt2onnx::api {
+
+class KernelStage {
+ public:
+  // No-op when options.compile is empty; else loads NVRTC (Error(kCompile) saying what to
+  // install) and validates options.archs (Error(kUsage) listing the supported ones).
+  explicit KernelStage(const ConvertOptions& options);
+  bool active() const { return nvrtc_.has_value(); }
+  // --compile implies --hiera: appends the compile types that `types` lacks.
+  void add_hiera_types(std::vector<std::string>& types) const;
+  // Generates and compiles the bundles of the folded functions of the compile types. Refusals
+  // are kept for the report; NVRTC failures throw Error(kCompile).
+  void prepare(const onnx::ModelProto& model, const ir::Program& program, const hierarchy::HierarchyReport& folded,
+               const std::string& domain);
+  // Writes the bundles (after the ONNX) and fills the report. On failure removes the ONNX files
+  // named in `report` too, then rethrows.
+  void write(ConvertReport& report);
+
+ private:
+  const ConvertOptions& options_;
+  std::optional<kernels::Nvrtc> nvrtc_;
+  std::vector<std::string> archs_;
+  kernels::BundlePlans plans_;
+  std::vector<kernels::CompiledBundle> compiled_;
+};
+
+}  // namespace pt2onnx::api

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `pt2onnx --compile` (kernel bundles), without a GPU unless --launch.
+
+Default mode (CI; needs NVRTC, skips with a message if it cannot be loaded):
+  * converts the decoder (llama-style) and MLP samples with --compile at opset 18; every bundle
+    has manifest.json, its source and one cubin per arch (sm_80, sm_90);
+  * every manifest validates against schema/kernel-manifest.schema.json (a small validator for
+    the keywords that schema uses) and `bundle_launcher --verify` checks the cubins against it
+    with pt2onnx's own ELF reader (e_flags SM, entry symbols, parameter sizes, sha256);
+  * the ONNX is byte-identical with --compile and with --hiera of the same types; two runs give
+    byte-identical bundles; --kernels-dir is honoured;
+  * the torch reference data (samples/kernels/*.io.npz) agrees with onnxruntime running the
+    bundle's ONNX function on the same inputs (fp32: rtol 1e-4, atol 1e-5), so the manifest's
+    input order and the references are consistent;
+  * a type with an op that has no template (Conv) is refused naming the op, exit 4, ONNX
+    written; a missing NVRTC (--nvrtc /nonexistent) fails with exit 6 saying what to install and
+    writes nothing; --arch sm_70 fails with exit 2 listing the supported architectures.
+--launch: runs bundle_launcher on every bundle with reference cases (exit 77 when no GPU).
+--prepare DIR: writes bundles, case directories and the launcher into DIR for scripts/gpu_check.sh.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+RUNS = [
+    ("decoder.default", ["DecoderAttention", "RMSNorm", "GatedMLP", "LayerNorm", "Embedding"]),
+    ("decoder.default", ["DecoderLayer"]),
+    ("decoder.core", ["DecoderLayer", "LayerNorm"]),
+    ("mlp_dynamic.default", ["Linear"]),
+]
+NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "INT64": np.int64, "INT32": np.int32, "BOOL": np.bool_}
+failures: list[str] = []
+
+
+def check(cond, what):
+    print(("  ok    " if cond else "  FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(cmd, **kw):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+
+
+def convert(pt2onnx, samples, stem, types, out_dir, extra=()):
+    cmd = [pt2onnx, samples / f"{stem}.pt2", "-o", out_dir / "model.onnx", "--opset", "18", "-q", *extra]
+    for t in types:
+        cmd += ["--compile", t]
+    return run(cmd)
+
+
+# ---- a validator for the JSON Schema keywords schema/kernel-manifest.schema.json uses ----
+def validate(instance, schema, root, path="$"):
+    errors = []
+    if "$ref" in schema:
+        ref = schema["$ref"]
+        assert ref.startswith("#/$defs/"), ref
+        return validate(instance, root["$defs"][ref[len("#/$defs/"):]], root, path)
+    if "oneOf" in schema:
+        ok = [s for s in schema["oneOf"] if not validate(instance, s, root, path)]
+        if len(ok) != 1:
+            errors.append(f"{path}: matches {len(ok)} of oneOf")
+        return errors
+    t = schema.get("type")
+    types = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+    if t == "integer":
+        if not (isinstance(instance, int) and not isinstance(instance, bool)):
+            return [f"{path}: not an integer"]
+    elif t == "number":
+        if not (isinstance(instance, (int, float)) and not isinstance(instance, bool)):
+            return [f"{path}: not a number"]
+    elif t is not None and not isinstance(instance, types[t]):
+        return [f"{path}: not a {t}"]
+    if "const" in schema and instance != schema["const"]:
+        errors.append(f"{path}: not {schema['const']!r}")
+    if "enum" in schema and instance not in schema["enum"]:
+        errors.append(f"{path}: {instance!r} not in {schema['enum']}")
+    if "pattern" in schema and isinstance(instance, str) and not re.search(schema["pattern"], instance):
+        errors.append(f"{path}: {instance!r} does not match {schema['pattern']}")
+    if "minimum" in schema and isinstance(instance, (int, float)) and instance < schema["minimum"]:
+        errors.append(f"{path}: below {schema['minimum']}")
+    if isinstance(instance, dict):
+        for k in schema.get("required", []):
+            if k not in instance:
+                errors.append(f"{path}: missing {k}")
+        props = schema.get("properties", {})
+        for k, v in instance.items():
+            if k in props:
+                errors += validate(v, props[k], root, f"{path}.{k}")
+            elif "patternProperties" in schema:
+                matched = [s for p, s in schema["patternProperties"].items() if re.search(p, k)]
+                if not matched and schema.get("additionalProperties") is False:
+                    errors.append(f"{path}: unexpected key {k}")
+                for s in matched:
+                    errors += validate(v, s, root, f"{path}.{k}")
+            elif isinstance(schema.get("additionalProperties"), dict):
+                errors += validate(v, schema["additionalProperties"], root, f"{path}.{k}")
+            elif schema.get("additionalProperties") is False:
+                errors.append(f"{path}: unexpected key {k}")
+    if isinstance(instance, list):
+        if "minItems" in schema and len(instance) < schema["minItems"]:
+            errors.append(f"{path}: fewer than {schema['minItems']} items")
+        if "maxItems" in schema and len(instance) > schema["maxItems"]:
+            errors.append(f"{path}: more than {schema['maxItems']} items")
+        if "items" in schema:
+            for i, v in enumerate(instance):
+                errors += validate(v, schema["items"], root, f"{path}[{i}]")
+    return errors
+
+
+def same_tree(a: Path, b: Path) -> bool:
+    fa = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    fb = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    return fa == fb and all(filecmp.cmp(a / f, b / f, shallow=False) for f in fa)
+
+
+def load_cases(npz_path: Path):
+    data = np.load(npz_path)
+    cases = {}
+    for key in data.files:
+        case, rest = key.split(".", 1)
+        cases.setdefault(case, {})[rest] = data[key]
+    return [cases[k] for k in sorted(cases, key=lambda c: int(c[4:]))]
+
+
+def write_case_dirs(npz_path: Path, manifest, out: Path):
+    dirs = []
+    for k, case in enumerate(load_cases(npz_path)):
+        d = out / f"case{k}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "symbols.txt").write_text("".join(s.replace("=", " ") + "\n" for s in case["symbols"]))
+        for io in manifest["inputs"]:
+            case[f"in.{io['name']}"].astype(NP_DTYPES[io["dtype"]]).tofile(d / f"{io['name']}.bin")
+        for io in manifest["outputs"]:
+            case[f"out.{io['name']}"].astype(NP_DTYPES[io["dtype"]]).tofile(d / f"{io['name']}.bin")
+        dirs.append(d)
+    return dirs
+
+
+def ort_check(model_path: Path, manifest, npz_path: Path):
+    """onnxruntime on the bundle's function (wrapped in a one-node model) vs the torch reference."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper
+
+    model = onnx.load(str(model_path))
+    fn = next(f for f in model.functions if f.name == manifest["function"]["name"] and f.domain == manifest["function"]["domain"])
+    worst = 0.0
+    for k, case in enumerate(load_cases(npz_path)):
+        syms = dict(s.split("=") for s in case["symbols"])
+        inputs = [helper.make_tensor_value_info(i["name"], getattr(onnx.TensorProto, i["dtype"]), list(case[f"in.{i['name']}"].shape))
+                  for i in manifest["inputs"]]
+        outputs = [helper.make_tensor_value_info(o["name"], getattr(onnx.TensorProto, o["dtype"]), None) for o in manifest["outputs"]]
+        node = helper.make_node(fn.name, [i["name"] for i in manifest["inputs"]], [o["name"] for o in manifest["outputs"]], domain=fn.domain)
+        graph = helper.make_graph([node], "wrap", inputs, outputs)
+        wrapped = helper.make_model(graph, opset_imports=list(model.opset_import), functions=[fn], ir_version=model.ir_version)
+        sess = ort.InferenceSession(wrapped.SerializeToString(), providers=["CPUExecutionProvider"])
+        got = sess.run(None, {i["name"]: case[f"in.{i['name']}"] for i in manifest["inputs"]})
+        for o, g in zip(manifest["outputs"], got):
+            ref = case[f"out.{o['name']}"]
+            ok = np.allclose(g, ref, rtol=1e-4, atol=1e-5)
+            worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - ref))) if ref.size else 0.0)
+            if not ok:
+                return False, f"case {k} ({syms}) output {o['name']} max abs diff {np.max(np.abs(g - ref)):.3g}"
+    return True, f"max abs diff {worst:.3g}"
+
+
+def bundles_with_refs(pt2onnx, samples, work: Path):
+    """Converts every run into work/<i>; yields (stem, bundle dir, manifest, npz) for bundles with references."""
+    for i, (stem, types) in enumerate(RUNS):
+        out = work / f"run{i}"
+        out.mkdir(parents=True, exist_ok=True)
+        r = convert(pt2onnx, samples, stem, types, out)
+        if r.returncode != 0:
+            failures.append(f"{stem} --compile {' '.join(types)}: exit {r.returncode}: {r.stderr.strip()}")
+            continue
+        for bundle in sorted(out.glob("*.kernels")):
+            manifest = json.loads((bundle / "manifest.json").read_text())
+            npz = samples / "kernels" / f"{stem}.{manifest['function']['name']}.io.npz"
+            yield stem, bundle, manifest, npz if npz.exists() else None
+
+
+def nvrtc_available(pt2onnx, samples) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        r = convert(pt2onnx, samples, "mlp_dynamic.default", ["Linear"], Path(tmp))
+        if r.returncode == 6 and "NVRTC" in r.stderr:
+            return r.stderr.strip()
+    return ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pt2onnx", required=True, type=Path)
+    ap.add_argument("--launcher", required=True, type=Path)
+    ap.add_argument("--samples", required=True, type=Path)
+    ap.add_argument("--schema", type=Path)
+    ap.add_argument("--launch", action="store_true")
+    ap.add_argument("--prepare", type=Path)
+    args = ap.parse_args()
+
+    why = nvrtc_available(args.pt2onnx, args.samples)
+    if why:
+        print(f"SKIP: NVRTC cannot be loaded, so --compile cannot run here: {why}")
+        return 77
+
+    if args.prepare:
+        dest = args.prepare
+        shutil.rmtree(dest, ignore_errors=True)
+        (dest / "bundles").mkdir(parents=True)
+        shutil.copy2(args.launcher, dest / "bundle_launcher")
+        with tempfile.TemporaryDirectory() as tmp:
+            for stem, bundle, manifest, npz in bundles_with_refs(args.pt2onnx, args.samples, Path(tmp)):
+                if npz is None:
+                    continue
+                name = f"{stem}.{bundle.name}"
+                shutil.copytree(bundle, dest / "bundles" / name)
+                write_case_dirs(npz, manifest, dest / "cases" / name)
+                print(f"  prepared {name}")
+        return 1 if failures else 0
+
+    if args.launch:
+        codes = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for stem, bundle, manifest, npz in bundles_with_refs(args.pt2onnx, args.samples, Path(tmp)):
+                if npz is None:
+                    continue
+                dirs = write_case_dirs(npz, manifest, Path(tmp) / "cases" / f"{stem}.{bundle.name}")
+                r = run([args.launcher, bundle, *dirs])
+                print(f"{stem} {bundle.name}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+                codes.append(r.returncode)
+                if r.returncode == 77:
+                    break  # no GPU: one skip message is enough
+        if failures:
+            print("\n".join("FAIL " + f for f in failures))
+            return 1
+        if codes and all(c == 77 for c in codes):
+            print("SKIP: no GPU (bundle_launcher exited 77)")
+            return 77
+        return 0 if codes and all(c == 0 for c in codes) else 1
+
+    schema = json.loads(args.schema.read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        seen = 0
+        for stem, bundle, manifest, npz in bundles_with_refs(args.pt2onnx, args.samples, work / "a"):
+            seen += 1
+            label = f"{stem} {bundle.name}"
+            errors = validate(manifest, schema, schema)
+            check(not errors, f"{label}: manifest matches the schema {errors[:3] if errors else ''}")
+            files = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
+            fname = manifest["function"]["name"]
+            expect = {"manifest.json", f"src/{fname}.cu", f"sm_80/{fname}.cubin", f"sm_90/{fname}.cubin"}
+            check(files == expect, f"{label}: files {sorted(files)}")
+            r = run([args.launcher, "--verify", bundle])
+            check(r.returncode == 0, f"{label}: bundle_launcher --verify (cubins vs manifest)\n{r.stdout}")
+            if npz is not None:
+                ok, detail = ort_check(bundle.parent / "model.onnx", manifest, npz)
+                check(ok, f"{label}: torch references == onnxruntime on the function ({detail})")
+        check(seen >= 8, f"{seen} bundles made (expected at least 8)")
+
+        # The llama-style sample's attention: ONNX identical to --hiera, bundles deterministic.
+        for i, (stem, types) in enumerate(RUNS):
+            b = work / f"b{i}"
+            h = work / f"h{i}"
+            b.mkdir()
+            h.mkdir()
+            r = convert(args.pt2onnx, args.samples, stem, types, b)
+            cmd = [args.pt2onnx, args.samples / f"{stem}.pt2", "-o", h / "model.onnx", "--opset", "18", "-q"]
+            for t in types:
+                cmd += ["--hiera", t]
+            r2 = run(cmd)
+            check(r.returncode == 0 and r2.returncode == 0 and filecmp.cmp(b / "model.onnx", h / "model.onnx", shallow=False),
+                  f"{stem}: ONNX byte-identical with --compile and --hiera {' '.join(types)}")
+            a_dir = work / "a" / f"run{i}"
+            check(all(same_tree(a_dir / d.name, d) for d in b.glob("*.kernels")) and len(list(b.glob("*.kernels"))) > 0,
+                  f"{stem}: bundles byte-identical across two runs")
+
+        kd = work / "kd"
+        kd.mkdir()
+        r = convert(args.pt2onnx, args.samples, "decoder.default", ["DecoderAttention"], kd,
+                    extra=("--kernels-dir", kd / "bundles", "--arch", "sm_90"))
+        got = sorted(p.relative_to(kd).as_posix() for p in kd.rglob("*") if p.is_file())
+        check(r.returncode == 0 and "bundles/DecoderAttention.kernels/sm_90/DecoderAttention.cubin" in got
+              and not any("sm_80" in g for g in got), f"--kernels-dir and --arch sm_90: {got}")
+
+        ref = work / "ref"
+        ref.mkdir()
+        r = convert(args.pt2onnx, args.samples, "cnn.default", ["Conv2d"], ref)
+        check(r.returncode == 4 and "op Conv" in r.stderr and (ref / "model.onnx").exists() and not list(ref.glob("*.kernels")),
+              f"cnn --compile Conv2d refused naming the op, ONNX written (exit {r.returncode}: {r.stderr.strip()[:160]})")
+
+        nv = work / "nonvrtc"
+        nv.mkdir()
+        r = convert(args.pt2onnx, args.samples, "decoder.default", ["DecoderAttention"], nv, extra=("--nvrtc", "/nonexistent/libnvrtc.so.13"))
+        check(r.returncode == 6 and "Install" in r.stderr and not any(nv.iterdir()),
+              f"missing NVRTC: exit 6, says what to install, nothing written ({r.stderr.strip()[:120]})")
+
+        arch = work / "arch"
+        arch.mkdir()
+        r = convert(args.pt2onnx, args.samples, "decoder.default", ["DecoderAttention"], arch, extra=("--arch", "sm_70"))
+        check(r.returncode == 2 and "sm_80" in r.stderr and "sm_90" in r.stderr and not any(arch.iterdir()),
+              f"--arch sm_70 refused listing the supported ones ({r.stderr.strip()[:160]})")
+
+    if failures:
+        print(f"\n{len(failures)} failure(s)")
+        return 1
+    print("all kernel bundle checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
