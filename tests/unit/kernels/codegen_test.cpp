@@ -1,0 +1,141 @@
+// Code generation on hand-built functions: launch plans (kernels, grids, argument bindings,
+// workspace layout), fusion of pointwise chains into their consumer, symbols, refusals.
+#include <doctest/doctest.h>
+
+#include "common/error.h"
+#include "function_builder.h"
+#include "kernels/codegen.h"
+#include "kernels/expr.h"
+
+namespace pt2onnx::kernels {
+namespace {
+
+using onnx::TensorProto;
+using testing::FunctionBuilder;
+using testing::tensor;
+
+int64_t grid_x(const KernelPlan& p, size_t launch, std::map<std::string, int64_t> syms) {
+  return eval_expr(p.launches.at(launch).grid.at(0), syms);
+}
+
+TEST_CASE("a pointwise chain becomes one kernel that writes the output") {
+  FunctionBuilder f("Chain");
+  f.input("x").input("y").output("z");
+  f.node("Add", {"x", "y"}, {"a"});
+  f.node("Relu", {"a"}, {"r"});
+  f.node("Sigmoid", {"r"}, {"z"});
+  const KernelPlan p = generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"s0", "4"}), tensor(TensorProto::FLOAT, {"4"})});
+  REQUIRE(p.kernels.size() == 1);
+  REQUIRE(p.launches.size() == 1);
+  CHECK(p.buffers.empty());
+  CHECK(p.kernels[0].computes == "write output z");
+  CHECK(grid_x(p, 0, {{"s0", 64}}) == 1);
+  CHECK(grid_x(p, 0, {{"s0", 65}}) == 2);
+  // Output pointer first, then the inputs it reads, then every symbol.
+  const auto& args = p.launches[0].args;
+  REQUIRE(args.size() == 4);
+  CHECK(args[0].kind == "output");
+  CHECK(args[0].value == "z");
+  CHECK(args[1].kind == "input");
+  CHECK(args[1].value == "x");
+  CHECK(args[2].value == "y");
+  CHECK(args[3].kind == "i64");
+  CHECK(args[3].value == "s0");
+  REQUIRE(p.symbols.size() == 1);
+  CHECK(p.symbols[0].input == "x");
+  CHECK(p.symbols[0].axis == 0);
+  CHECK(p.outputs[0].shape.size() == 2);
+  // y is broadcast along the rows: it is read at the column index only.
+  CHECK(p.source.find("in1[(p2_t1)]") != std::string::npos);
+}
+
+TEST_CASE("MatMul, softmax and a reduction: workspace buffers, aligned offsets, order") {
+  FunctionBuilder f("Attn");
+  f.input("q").input("k").output("o").output("m");
+  auto& t = f.node("Transpose", {"k"}, {"kt"});
+  testing::set_ints(t, "perm", {0, 2, 1});
+  f.node("MatMul", {"q", "kt"}, {"s"});
+  f.node("Softmax", {"s"}, {"p"});
+  f.node("MatMul", {"p", "k"}, {"o"});
+  f.ints("ax", {-1});
+  f.node("ReduceMean", {"o", "ax"}, {"m"});
+  const KernelPlan p = generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"B", "S", "8"}),
+                                                  tensor(TensorProto::FLOAT, {"B", "S", "8"})});
+  REQUIRE(p.kernels.size() == 4);
+  CHECK(p.kernels[0].computes == "MatMul -> s");
+  CHECK(p.kernels[1].computes == "Softmax -> p");
+  CHECK(p.kernels[2].computes == "MatMul -> o");
+  CHECK(p.kernels[3].computes == "ReduceMean -> m");
+  REQUIRE(p.buffers.size() == 2);  // s and p; o and m are outputs
+  const std::map<std::string, int64_t> syms{{"B", 3}, {"S", 5}};
+  CHECK(eval_expr(to_manifest(p.buffers[0].offset), syms) == 0);
+  CHECK(eval_expr(to_manifest(p.buffers[0].bytes), syms) == 3 * 5 * 5 * 4);
+  CHECK(eval_expr(to_manifest(p.buffers[1].offset), syms) == 512);
+  CHECK(eval_expr(to_manifest(p.workspace_bytes), syms) == 1024);
+  // The GEMM grid: N tiles, M tiles, batch.
+  CHECK(eval_expr(p.launches[0].grid[0], syms) == 1);
+  CHECK(eval_expr(p.launches[0].grid[2], syms) == 3);
+  // Softmax: one block per row.
+  CHECK(eval_expr(p.launches[1].grid[0], syms) == 15);
+  CHECK(p.launches[1].args[0].kind == "buffer");
+  CHECK(p.launches[1].args[0].value == "ws1");
+  CHECK(p.launches[2].args[0].kind == "output");
+  // A symbolic batch adds a grid-limit precondition.
+  REQUIRE(!p.preconditions.empty());
+  CHECK(p.preconditions[0] == "B <= 65535");
+}
+
+TEST_CASE("views are index arithmetic and fuse into the consumer") {
+  FunctionBuilder f("Views");
+  f.input("x").output("y");
+  auto& t = f.node("Transpose", {"x"}, {"xt"});
+  testing::set_ints(t, "perm", {1, 0});
+  f.ints("shape", {-1});
+  f.node("Reshape", {"xt", "shape"}, {"flat"});
+  f.ints("ax", {0});
+  f.node("Unsqueeze", {"flat", "ax"}, {"u"});
+  f.node("Neg", {"u"}, {"y"});
+  const KernelPlan p = generate_kernels(f.get(), {tensor(TensorProto::FLOAT16, {"3", "5"})});
+  REQUIRE(p.kernels.size() == 1);
+  CHECK(p.outputs[0].dtype == TensorProto::FLOAT16);
+  REQUIRE(p.outputs[0].shape.size() == 2);
+  CHECK(ir::to_string(p.outputs[0].shape[1]) == "15");
+  CHECK(p.source.find("p2_h2f(") != std::string::npos);  // fp16 load as float
+  CHECK(p.source.find("p2_f2h(") != std::string::npos);  // and stored back rounded
+}
+
+TEST_CASE("generation is deterministic") {
+  const auto f = testing::every_template(TensorProto::BFLOAT16);
+  const auto in = testing::every_template_inputs(TensorProto::BFLOAT16);
+  const KernelPlan a = generate_kernels(f, in), b = generate_kernels(f, in);
+  CHECK(a.source == b.source);
+  CHECK(a.kernels.size() == b.kernels.size());
+  CHECK(a.kernels.size() >= 12);
+}
+
+TEST_CASE("refusals name the op") {
+  FunctionBuilder f("Conv");
+  f.input("x").input("w").output("y");
+  f.node("Conv", {"x", "w"}, {"y"});
+  try {
+    generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"1", "3", "8", "8"}), tensor(TensorProto::FLOAT, {"4", "3", "3", "3"})});
+    FAIL("Conv was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kUnsupported);
+    CHECK(std::string(e.what()).find("op Conv") != std::string::npos);
+  }
+  FunctionBuilder g("Dbl");
+  g.input("x").output("y");
+  g.node("Relu", {"x"}, {"y"});
+  CHECK_THROWS_AS(generate_kernels(g.get(), {tensor(TensorProto::DOUBLE, {"4"})}), Error);
+  // A symbol that is no input's whole dimension cannot be read by a runtime.
+  CHECK_THROWS_AS(generate_kernels(g.get(), {tensor(TensorProto::FLOAT, {"2*s0"})}), Error);
+  // Shapes that do not provably broadcast.
+  FunctionBuilder h("Bc");
+  h.input("a").input("b").output("c");
+  h.node("Add", {"a", "b"}, {"c"});
+  CHECK_THROWS_AS(generate_kernels(h.get(), {tensor(TensorProto::FLOAT, {"s0"}), tensor(TensorProto::FLOAT, {"s1"})}), Error);
+}
+
+}  // namespace
+}  // namespace pt2onnx::kernels
