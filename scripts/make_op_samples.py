@@ -765,6 +765,65 @@ class ItemFloat(nn.Module):
 
 
 # ----------------------------------------------------------------------------------------------
+# Ops the model zoo (scripts/zoo.py) brought in
+# ----------------------------------------------------------------------------------------------
+
+
+@case("dropout_inplace", lambda g: (randn(g, 2, 3, 4),))
+class DropoutInplace(nn.Module):
+    """In-place dropout at inference (nn.Dropout(inplace=True) in eval: aten.dropout_; torchvision heads)."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(0.2, inplace=True)
+
+    def forward(self, x):
+        return self.drop(x * 2) + 1
+
+
+@case("as_strided", lambda g: (randn(g, 3, 8), randn(g, 4, 5)), dynamic={"x": {0: BATCH}, "y": {}},
+      second=lambda g: (randn(g, 5, 8), randn(g, 4, 5)))
+class AsStrided(nn.Module):
+    """as_strided: restrides of size-1 dims (core IR's adaptive pooling), overlapping windows, offsets; dynamic batch."""
+
+    def forward(self, x, y):
+        b = x.size(0)
+        m = x.mean(-1, keepdim=True).unsqueeze(-1)  # [b, 1, 1, 1]
+        x1 = x + 1
+        y1 = y * 2
+        return (m.as_strided((b, 1, 1, 1), (1, 7, 7, 7)) * 3, x1.as_strided((b, 4, 2), (8, 1, 4)),
+                y1.as_strided((3, 3), (1, 2), 1), y1.as_strided((3, 2, 2), (5, 1, 5), 2))
+
+
+@case("diff", lambda g: (randn(g, 3, 6), randint(g, 0, 5, 2, 7)), dynamic={"x": {0: BATCH}, "i": {1: Dim("len", min=3, max=64)}},
+      second=lambda g: (randn(g, 5, 6), randint(g, 0, 5, 2, 4)))
+class Diff(nn.Module):
+    """torch.diff: n=1 and 2, other dims, prepend/append, bool (xor), ints (transformers' packed-sequence check)."""
+
+    def forward(self, x, i):
+        return (torch.diff(x), torch.diff(x, n=2, dim=1), torch.diff(x, prepend=x[:, :1] - 1, append=x[:, -2:]),
+                torch.diff(i > 2, dim=1), torch.diff(i, prepend=i[:, :1] - 1, dim=-1) != 1)
+
+
+@case("mode_wrappers", lambda g: (randn(g, 2, 5), randn(g, 4)), dynamic={"x": {0: BATCH}, "f": {}},
+      second=lambda g: (randn(g, 3, 5), randn(g, 4)))
+class ModeWrappers(nn.Module):
+    """no_grad and disabled-autocast regions (default IR's wrap_with_set_grad_enabled/autocast HOPs), nested."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(5, 4)
+
+    def forward(self, x, f):
+        h = self.proj(x)
+        with torch.no_grad():
+            c = torch.cat([h * f, h.cos()], dim=-1)
+            with torch.autocast("cpu", enabled=False):
+                s = (c.sin() + f.sum()).float()
+        return c + 1, s, h
+
+
+# ----------------------------------------------------------------------------------------------
 # Overloads torch 2.15 writes only when they are called directly (other versions and IRs do).
 # Default IR only: core IR rewrites them into ops the cases above cover.
 # ----------------------------------------------------------------------------------------------

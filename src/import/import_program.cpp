@@ -1,5 +1,6 @@
 // ExportedProgram JSON -> ir::Program: the top level (versions, ranges, module call graph).
 #include "import/import_program.h"
+#include "import/inline_wrappers.h"
 
 #include <cmath>
 #include <limits>
@@ -99,6 +100,7 @@ ir::Program read_program(const JsonNode& root) {
   }
   JsonNode graph_module = root.at("graph_module");
   program.graph = read_graph(graph_module.at("graph"));
+  inline_mode_wrappers(program.graph);
   if (auto signature = graph_module.find("signature")) program.signature = read_signature(*signature, program.graph);
   if (auto calls = graph_module.find("module_call_graph")) {
     program.module_call_graph = read_module_call_graph(*calls);

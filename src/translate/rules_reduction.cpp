@@ -2,6 +2,7 @@
 // var/std, logsumexp, vector norms, cumsum. Reduce* take their axes as opset-dependent
 // attribute or input (EmitContext::reduce); an empty or absent dim list reduces everything.
 #include <cmath>
+#include <cstdint>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -196,6 +197,28 @@ RuleResult aten_cumsum(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("CumSum", {self_as_result(ctx, args), ctx.const_i64(dim)}));
 }
 
+// diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+// prepend/append are concatenated along `dim` first; then n times x[1:] - x[:-1] (logical xor
+// for bool, as torch does).
+RuleResult aten_diff(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
+  const int64_t n = args.int_or("n", 1);
+  std::vector<std::string> parts;
+  if (auto pre = args.optional_tensor("prepend")) parts.push_back(*pre);
+  parts.push_back(args.tensor("self"));
+  if (auto app = args.optional_tensor("append")) parts.push_back(*app);
+  std::string x = parts.size() == 1 ? parts.front() : ctx.concat(parts, dim);
+  const bool is_bool = args.dtype_of("self") == DType::kBool;
+  const std::string axes = ctx.const_i64s({dim});
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string hi = ctx.emit("Slice", {x, ctx.const_i64s({1}), ctx.const_i64s({INT64_MAX}), axes});
+    const std::string lo = ctx.emit("Slice", {x, ctx.const_i64s({0}), ctx.const_i64s({-1}), axes});
+    x = ctx.emit(is_bool ? "Xor" : "Sub", {hi, lo});
+  }
+  return emitted(ctx, x);
+}
+
 }  // namespace
 
 void register_reduction_rules(RuleTable& t) {
@@ -230,6 +253,7 @@ void register_reduction_rules(RuleTable& t) {
   t.add("aten.std_mean.dim", 1, aten_std_mean);
   t.add("aten.linalg_vector_norm.default", 1, aten_linalg_vector_norm);
   t.add("aten.cumsum.default", 1, aten_cumsum);
+  t.add("aten.diff.default", 1, aten_diff);
   t.add("aten.topk.default", 1, aten_topk);
   t.add("aten.sort.default", 1, aten_sort);
   t.add("aten.sort.stable", 1, aten_sort);

@@ -2,6 +2,7 @@
 // slicing, padding, and the ops that only alias or copy (clone, contiguous, dropout in eval...).
 // Sizes may be symbolic: they arrive as SymInt lists and become int64 shape values, never constants.
 #include <limits>
+#include <optional>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -31,12 +32,13 @@ RuleResult aten_passthrough(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, args.tensor("self"));
 }
 
-// dropout(Tensor input, float p, bool? train) -> Tensor; feature/alpha dropout alike: identity in eval
+// dropout(Tensor input, float p, bool? train) -> Tensor; feature/alpha dropout alike: identity in
+// eval. The in-place forms (dropout_(Tensor(a!) self, float p, bool train)) name the tensor `self`.
 RuleResult aten_dropout(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   if (args.bool_or("train", false) && args.float_or("p", 0) > 0)
     ctx.warn(describe_node(node) + ": dropout in training mode is exported as identity");
-  return emitted(ctx, args.tensor("input"));
+  return emitted(ctx, args.tensor(args.has("input") ? "input" : "self"));
 }
 
 // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
@@ -62,6 +64,52 @@ RuleResult aten_view(EmitContext& ctx, const ir::Node& node) {
   std::vector<Attr> attrs;
   if (has_zero) attrs.emplace_back("allowzero", 1);
   return emitted(ctx, ctx.emit("Reshape", {args.tensor("self"), args.ints_value(name)}, attrs));
+}
+
+// as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
+// Exported graphs are functional, so `self` reads as a contiguous tensor of its sizes. A restride
+// that keeps the sizes and contiguous strides (size-1 dims may carry any stride: core IR's
+// adaptive pooling makes these) is the identity; otherwise, with static strides, the result is
+// the flat input gathered at offset + sum_i arange(size_i) * stride_i.
+bool dims_equal(const ir::Dim& a, const ir::Dim& b) {
+  if (a.is_static() != b.is_static()) return false;
+  return a.is_static() ? a.as_int() == b.as_int() : ir::to_string(a.as_expr()) == ir::to_string(b.as_expr());
+}
+
+RuleResult aten_as_strided(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const ir::TensorMeta& in = args.meta("self");
+  const ir::TensorMeta* out = args.out_meta();
+  if (out == nullptr) return RuleResult::kDeclined;
+  const std::vector<int64_t> strides = args.ints("stride");
+  const int64_t offset = args.has("storage_offset") ? args.get_int("storage_offset") : 0;
+  const size_t rank = out->sizes.size();
+  if (strides.size() != rank) return RuleResult::kDeclined;
+  bool same = offset == 0 && in.sizes.size() == rank;
+  for (size_t i = 0; same && i < rank; ++i) same = dims_equal(in.sizes[i], out->sizes[i]);
+  std::optional<int64_t> expected = 1;  // contiguous stride of dim i; nullopt once a symbolic size is passed
+  for (size_t i = rank; same && i-- > 0;) {
+    const ir::Dim& size = out->sizes[i];
+    const bool unit = size.is_static() && size.as_int() == 1;
+    if (!unit && (!expected || *expected != strides[i])) same = false;
+    if (expected && size.is_static()) *expected *= size.as_int();
+    else expected.reset();
+  }
+  if (same) return emitted(ctx, args.tensor("self"));
+  // General form: indices broadcast over the output rank, one Range per dim.
+  const std::string flat = ctx.reshape(args.tensor("self"), ctx.const_i64s({-1}));
+  const std::vector<ir::SymIntArg> sizes = args.sym_ints("size");
+  std::string index = ctx.const_i64(offset);
+  for (size_t i = 0; i < rank; ++i) {
+    std::string r = ctx.emit("Range", {ctx.const_i64(0), ctx.sym_int(sizes[i]), ctx.const_i64(1)});
+    r = ctx.emit("Mul", {r, ctx.const_i64(strides[i])});
+    std::vector<int64_t> axes;
+    for (size_t j = 0; j < rank; ++j)
+      if (j != i) axes.push_back(static_cast<int64_t>(j));
+    if (!axes.empty()) r = ctx.unsqueeze(r, axes);
+    index = ctx.emit("Add", {index, r});
+  }
+  return emitted(ctx, ctx.emit("Gather", {flat, index}, {Attr("axis", int64_t{0})}));
 }
 
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -476,6 +524,12 @@ void register_shape_rules(RuleTable& t) {
   t.add("aten.dropout.default", 1, aten_dropout);
   t.add("aten.dropout_.default", 1, aten_dropout);
   t.add("aten.feature_dropout.default", 1, aten_dropout);
+  t.add("aten.as_strided.default", 1, aten_as_strided, "needs static strides and storage offset");
+  t.add("aten.as_strided_copy.default", 1, aten_as_strided, "needs static strides and storage offset");
+  t.add("aten.feature_dropout_.default", 1, aten_dropout);
+  t.add("aten.alpha_dropout_.default", 1, aten_dropout);
+  t.add("aten.feature_alpha_dropout.default", 1, aten_dropout);
+  t.add("aten.feature_alpha_dropout_.default", 1, aten_dropout);
   t.add("aten.alpha_dropout.default", 1, aten_dropout);
   t.add("aten.native_dropout.default", 1, aten_native_dropout);
 
