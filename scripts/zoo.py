@@ -1,0 +1,566 @@
+#!/usr/bin/env python3
+"""Model zoo: real torchvision and transformers architectures through pt2onnx (run by hand, never CI).
+
+Every model is built with random weights (torchvision `weights=None`, transformers from a small
+config written here), so nothing is downloaded. Each one is exported by torch.export with a dynamic
+batch dim (and a dynamic sequence length for text models), in torch.export's default IR and in core
+ATen IR (`ep.run_decompositions()`), saved as `.pt2` in a cache folder outside the tree
+(~/.cache/pt2onnx/zoo, or $PT2ONNX_CACHE/zoo), converted by pt2onnx, and run in onnxruntime at two
+sizes of every dynamic dim; the outputs are compared with torch eager (fp32: rtol 1e-3, atol 1e-4).
+torch.onnx.export (dynamo=True) runs on the same ExportedProgram for comparison. Both converters are
+timed (wall time, median of --repeat runs each) and the ratio is reported.
+
+The table is printed and written as markdown (--md, default docs/zoo.md).
+
+Needs the torch 2.15 venv with the zoo extras: `scripts/torch_venv.sh 2.15 --zoo`.
+
+Usage: python scripts/zoo.py --pt2onnx build/pt2onnx [--models resnet18,bert] [--irs default,core]
+                             [--repeat 3] [--no-torch-onnx] [--md docs/zoo.md] [--list]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.export import Dim
+
+RTOL, ATOL = 1e-3, 1e-4
+SEED = 1234
+ROOT = Path(__file__).resolve().parent.parent
+
+MODELS: dict[str, "ZooModel"] = {}
+
+
+class ZooModel:
+    """A model builder and its inputs: make(size) returns the positional inputs for size 0 (the
+    export example) or 1 (the second size of every dynamic dim)."""
+
+    def __init__(self, name, family, build, make_inputs, dynamic, input_names, tol=None):
+        self.name, self.family, self.build, self.make_inputs = name, family, build, make_inputs
+        self.dynamic, self.input_names = dynamic, input_names
+        self.tol = tol or (RTOL, ATOL, "")
+
+
+def model(name, family, input_names, dynamic, tol=None):
+    def deco(fn):
+        build, make_inputs = fn()
+        MODELS[name] = ZooModel(name, family, build, make_inputs, dynamic, input_names, tol)
+        return fn
+    return deco
+
+
+class Outputs(torch.nn.Module):
+    """Wraps a model so that forward takes plain tensors and returns a tuple of tensors."""
+
+    def __init__(self, inner, kw_names, pick):
+        super().__init__()
+        self.inner, self.kw_names, self.pick = inner, kw_names, pick
+
+    def forward(self, *args):
+        out = self.inner(**dict(zip(self.kw_names, args)))
+        return tuple(self.pick(out))
+
+
+def _gen(size):
+    return torch.Generator().manual_seed(SEED + size)
+
+
+# ----------------------------------------------------------------------------------------------
+# torchvision
+# ----------------------------------------------------------------------------------------------
+
+IMG_BATCH = (2, 3)  # export example batch (not 1: torch.export would specialize it), second batch
+
+
+def _vision(tv_name, hw=224):
+    def builder():
+        def build():
+            import torchvision
+            torch.manual_seed(SEED)
+            m = getattr(torchvision.models, tv_name)(weights=None)
+            _randomize_bn(m)
+            return m.eval()
+
+        def make_inputs(size):
+            return (torch.randn(IMG_BATCH[size], 3, hw, hw, generator=_gen(size)),)
+        return build, make_inputs
+    return builder
+
+
+def _randomize_bn(module):
+    """Random init leaves BatchNorm at mean 0 / var 1; give eval-mode stats some spread. Weights
+    that torchvision initialises to zero (vit_b_16's head) get small random values, so the output
+    is not trivially zero."""
+    g = torch.Generator().manual_seed(SEED + 7)
+    for name, p in module.named_parameters():
+        if p.dim() >= 2 and not p.detach().any():
+            with torch.no_grad():
+                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
+    for m in module.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.running_mean is not None:
+            with torch.no_grad():
+                n = m.num_features
+                m.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
+                m.running_var.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
+
+
+for _tv in ("resnet18", "resnet50", "mobilenet_v3_small", "efficientnet_b0", "convnext_tiny",
+            "regnet_y_400mf", "densenet121", "shufflenet_v2_x1_0", "vit_b_16", "swin_t"):
+    model(_tv, "torchvision", ["x"], {"x": {0: "batch"}})(_vision(_tv))
+
+
+# ----------------------------------------------------------------------------------------------
+# transformers (small configs, random init)
+# ----------------------------------------------------------------------------------------------
+
+TEXT_SIZES = ((2, 12), (3, 7))
+DIM_MAX = {"seq": 60}  # the small configs have 64 positions (RoBERTa's start at 2)  # (batch, seq) at the export example and at the second size
+VOCAB = 1000
+
+
+def _text_inputs(size, with_mask=True):
+    b, t = TEXT_SIZES[size]
+    g = _gen(size)
+    ids = torch.randint(0, VOCAB, (b, t), generator=g)
+    if not with_mask:
+        return (ids,)
+    mask = torch.ones(b, t, dtype=torch.int64)
+    mask[0, t - 2:] = 0  # some padding so the mask path is exercised
+    return ids, mask
+
+
+def _hf_text(make_model, with_mask=True, pick=lambda o: (o.last_hidden_state,)):
+    def builder():
+        def build():
+            torch.manual_seed(SEED)
+            m = make_model().eval()
+            names = ["input_ids", "attention_mask"] if with_mask else ["input_ids"]
+            return Outputs(m, names, pick).eval()
+
+        return build, lambda size: _text_inputs(size, with_mask)
+    return builder
+
+
+TEXT_DYN = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"}}
+IDS_DYN = {"input_ids": {0: "batch", 1: "seq"}}
+SMALL = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+             vocab_size=VOCAB)
+
+
+def _bert():
+    from transformers import BertConfig, BertModel
+    return BertModel(BertConfig(**SMALL, max_position_embeddings=64), add_pooling_layer=False)
+
+
+def _roberta():
+    from transformers import RobertaConfig, RobertaModel
+    return RobertaModel(RobertaConfig(**SMALL, max_position_embeddings=64), add_pooling_layer=False)
+
+
+def _distilbert():
+    from transformers import DistilBertConfig, DistilBertModel
+    return DistilBertModel(DistilBertConfig(vocab_size=VOCAB, dim=64, n_layers=2, n_heads=4,
+                                            hidden_dim=128, max_position_embeddings=64))
+
+
+def _gpt2():
+    # Eager attention: with SDPA, torch 2.15's run_decompositions() itself fails on GPT-2 ("Cannot
+    # view a tensor with shape [s33, s50, 64] and strides (64, 64*s33, 1)"), before pt2onnx runs.
+    from transformers import GPT2Config, GPT2LMHeadModel
+    cfg = GPT2Config(vocab_size=VOCAB, n_positions=64, n_embd=64, n_layer=2, n_head=4, use_cache=False,
+                     bos_token_id=1, eos_token_id=2)
+    cfg._attn_implementation = "eager"
+    return GPT2LMHeadModel(cfg)
+
+
+def _decoder_cfg(cls_cfg, **extra):
+    return cls_cfg(vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                   num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                   use_cache=False, **extra)
+
+
+def _llama():
+    from transformers import LlamaConfig, LlamaForCausalLM
+    return LlamaForCausalLM(_decoder_cfg(LlamaConfig))
+
+
+def _mistral():
+    from transformers import MistralConfig, MistralForCausalLM
+    return MistralForCausalLM(_decoder_cfg(MistralConfig, sliding_window=None))
+
+
+def _qwen2():
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+    return Qwen2ForCausalLM(_decoder_cfg(Qwen2Config))
+
+
+def _t5_encoder():
+    from transformers import T5Config, T5EncoderModel
+    return T5EncoderModel(T5Config(vocab_size=VOCAB, d_model=64, d_kv=16, d_ff=128, num_layers=2,
+                                   num_heads=4, use_cache=False))
+
+
+def _clip_text():
+    from transformers import CLIPTextConfig, CLIPTextModel
+    return CLIPTextModel(CLIPTextConfig(vocab_size=VOCAB, hidden_size=64, intermediate_size=128,
+                                        num_hidden_layers=2, num_attention_heads=4,
+                                        max_position_embeddings=64))
+
+
+LOGITS = lambda o: (o.logits,)  # noqa: E731
+model("bert", "transformers", ["input_ids", "attention_mask"], TEXT_DYN)(_hf_text(_bert))
+model("roberta", "transformers", ["input_ids", "attention_mask"], TEXT_DYN)(_hf_text(_roberta))
+model("distilbert", "transformers", ["input_ids", "attention_mask"], TEXT_DYN)(_hf_text(_distilbert))
+model("gpt2", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_gpt2, False, LOGITS))
+model("llama", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_llama, False, LOGITS))
+model("mistral", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_mistral, False, LOGITS))
+model("qwen2", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_qwen2, False, LOGITS))
+model("t5_encoder", "transformers", ["input_ids", "attention_mask"], TEXT_DYN)(_hf_text(_t5_encoder))
+model("clip_text", "transformers", ["input_ids", "attention_mask"], TEXT_DYN)(
+    _hf_text(_clip_text, True, lambda o: (o.last_hidden_state, o.pooler_output)))
+
+
+def _hf_image(make_model, arg, shape, pick):
+    def builder():
+        def build():
+            torch.manual_seed(SEED)
+            return Outputs(make_model().eval(), [arg], pick).eval()
+
+        def make_inputs(size):
+            return (torch.randn(IMG_BATCH[size], *shape, generator=_gen(size)),)
+        return build, make_inputs
+    return builder
+
+
+def _hf_vit():
+    from transformers import ViTConfig, ViTModel
+    return ViTModel(ViTConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                              intermediate_size=128, image_size=32, patch_size=8),
+                    add_pooling_layer=False)
+
+
+def _clip_vision():
+    from transformers import CLIPVisionConfig, CLIPVisionModel
+    return CLIPVisionModel(CLIPVisionConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                            num_attention_heads=4, image_size=32, patch_size=8))
+
+
+WHISPER_MELS, WHISPER_POS = 16, 32
+
+
+def _whisper_encoder():
+    from transformers import WhisperConfig, WhisperModel
+    cfg = WhisperConfig(vocab_size=VOCAB, num_mel_bins=WHISPER_MELS, d_model=64, encoder_layers=2,
+                        encoder_attention_heads=4, encoder_ffn_dim=128, decoder_layers=1,
+                        decoder_attention_heads=4, decoder_ffn_dim=128,
+                        max_source_positions=WHISPER_POS, max_target_positions=32, pad_token_id=0,
+                        bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
+    return WhisperModel(cfg).get_encoder()
+
+
+HIDDEN = lambda o: (o.last_hidden_state,)  # noqa: E731
+BATCH_DYN = lambda arg: {arg: {0: "batch"}}  # noqa: E731
+model("vit", "transformers", ["pixel_values"], BATCH_DYN("pixel_values"))(
+    _hf_image(_hf_vit, "pixel_values", (3, 32, 32), HIDDEN))
+model("clip_vision", "transformers", ["pixel_values"], BATCH_DYN("pixel_values"))(
+    _hf_image(_clip_vision, "pixel_values", (3, 32, 32), lambda o: (o.last_hidden_state, o.pooler_output)))
+# Whisper's encoder requires exactly 2 * max_source_positions frames: only the batch is dynamic.
+model("whisper_encoder", "transformers", ["input_features"], BATCH_DYN("input_features"))(
+    _hf_image(_whisper_encoder, "input_features", (WHISPER_MELS, 2 * WHISPER_POS), HIDDEN))
+
+
+# ----------------------------------------------------------------------------------------------
+# Running one model
+# ----------------------------------------------------------------------------------------------
+
+
+def export(zm, module, inputs):
+    dims = {}
+    dyn = []
+    for name in zm.input_names:
+        spec = {}
+        for axis, dname in zm.dynamic.get(name, {}).items():
+            dims.setdefault(dname, Dim(dname, min=1, max=DIM_MAX.get(dname, 512)))
+            spec[axis] = dims[dname]
+        dyn.append(spec or None)
+    # Outputs.forward takes *args: its dynamic shapes go under "args".
+    shapes = {"args": tuple(dyn)} if isinstance(module, Outputs) else tuple(dyn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.export.export(module, inputs, dynamic_shapes=shapes, strict=False)
+
+
+def _as_tuple(out):
+    return (out,) if isinstance(out, torch.Tensor) else tuple(out)
+
+
+def graph_stats(ep):
+    nodes = [n for n in ep.graph.nodes if n.op == "call_function"]
+    return len(nodes), len({str(n.target) for n in nodes})
+
+
+def run_ort(path, input_names, inputs):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    feed = {}
+    for i, n in enumerate(names):
+        feed[n] = inputs[input_names.index(n)].numpy() if n in input_names else inputs[i].numpy()
+    return sess.run(None, feed)
+
+
+def compare(got, want, rtol, atol):
+    """max abs error over all outputs, and whether every one is within tolerance."""
+    if len(got) != len(want):
+        return float("inf"), f"{len(got)} outputs, torch has {len(want)}"
+    worst, bad = 0.0, ""
+    for i, (g, w) in enumerate(zip(got, want)):
+        w = w.detach().numpy()
+        if g.shape != w.shape:
+            return float("inf"), f"output {i}: shape {g.shape}, torch {w.shape}"
+        err = float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)))) if g.size else 0.0
+        worst = max(worst, err)
+        if not np.allclose(g, w, rtol=rtol, atol=atol):
+            bad = bad or f"output {i}: max abs err {err:.3g} over tolerance"
+    return worst, bad
+
+
+def dim_params(path):
+    """Names of the dim_params of the ONNX graph inputs, and the count of dims that are fixed."""
+    import onnx
+    m = onnx.load(str(path), load_external_data=False)
+    out = {}
+    for vi in m.graph.input:
+        out[vi.name] = [d.dim_param if d.dim_param else d.dim_value for d in vi.type.tensor_type.shape.dim]
+    return out
+
+
+def timed(fn, repeat):
+    times = []
+    result = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), result
+
+
+def run_model(zm, irs, args, cache):
+    rows = []
+    module = zm.build()
+    inputs = [zm.make_inputs(0), zm.make_inputs(1)]
+    with torch.no_grad():
+        eager = [_as_tuple(module(*x)) for x in inputs]
+    try:
+        ep_default = export(zm, module, inputs[0])
+    except Exception as e:
+        for ir in irs:
+            rows.append(dict(model=zm.name, ir=ir, result=f"export failed: {_short(e)}"))
+            print(fmt_row(rows[-1]), flush=True)
+        return rows
+    for ir in irs:
+        row = dict(model=zm.name, ir=ir)
+        rows.append(row)
+        try:
+            ep = ep_default if ir == "default" else ep_default.run_decompositions()
+        except Exception as e:
+            row["result"] = f"run_decompositions failed: {_short(e)}"
+            print(fmt_row(row), flush=True)
+            continue
+        row["nodes"], row["ops"] = graph_stats(ep)
+        pt2 = cache / f"{zm.name}.{ir}.pt2"
+        torch.export.save(ep, str(pt2))
+        onnx_path = cache / f"{zm.name}.{ir}.onnx"
+        run_pt2onnx(zm, row, pt2, onnx_path, inputs, eager, args)
+        if args.torch_onnx:
+            run_torch_onnx(zm, row, ep, cache / f"{zm.name}.{ir}.torch.onnx", inputs, eager, args)
+        if row.get("t_pt2onnx") and row.get("t_torch"):
+            row["ratio"] = row["t_torch"] / row["t_pt2onnx"]
+        print(fmt_row(row), flush=True)
+    return rows
+
+
+def run_pt2onnx(zm, row, pt2, onnx_path, inputs, eager, args):
+    cmd = [args.pt2onnx, str(pt2), "-o", str(onnx_path), "--opset", str(args.opset), "-q"]
+
+    def once():
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    t, p = timed(once, args.repeat)
+    if p.returncode != 0:
+        row["result"] = f"convert failed ({p.returncode}): {p.stderr.strip()[:400]}"
+        return
+    row["t_pt2onnx"] = t
+    rtol, atol, _ = zm.tol
+    worst, problems = 0.0, []
+    dparams = dim_params(onnx_path)
+    graph_inputs = list(dparams.values())  # the user inputs, in order
+    for pos, name in enumerate(zm.input_names):
+        for axis in zm.dynamic.get(name, {}):
+            d = graph_inputs[pos][axis] if pos < len(graph_inputs) else None
+            if not isinstance(d, str) or not d:
+                problems.append(f"{name} dim {axis} is {d!r}, not a dim_param")
+    row["dims"] = ", ".join(f"{n}[{','.join(map(str, d))}]" for n, d in dparams.items())
+    for size, (x, want) in enumerate(zip(inputs, eager)):
+        try:
+            got = run_ort(onnx_path, zm.input_names, x)
+        except Exception as e:
+            problems.append(f"onnxruntime at size {size}: {_short(e)}")
+            continue
+        err, bad = compare(got, want, rtol, atol)
+        worst = max(worst, err)
+        if bad:
+            problems.append(f"size {size}: {bad}")
+    row["err"] = worst
+    row["result"] = "ok" if not problems else "MISMATCH: " + "; ".join(problems)
+
+
+def run_torch_onnx(zm, row, ep, path, inputs, eager, args):
+    def once():
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(ep, (), str(path), dynamo=True, opset_version=args.opset,
+                              input_names=zm.input_names, external_data=False)
+
+    try:
+        t, _ = timed(once, args.repeat)
+    except Exception as e:
+        row["torch_result"] = f"failed: {_short(e)}"
+        return
+    row["t_torch"] = t
+    try:
+        worst, bad = 0.0, ""
+        for x, want in zip(inputs, eager):
+            err, b = compare(run_ort(path, zm.input_names, x), want, *zm.tol[:2])
+            worst, bad = max(worst, err), bad or b
+        row["torch_result"] = "ok" if not bad else f"mismatch ({bad})"
+        row["torch_err"] = worst
+    except Exception as e:
+        row["torch_result"] = f"runs: {_short(e)}"
+
+
+def _short(e):
+    s = f"{type(e).__name__}: {e}"
+    s = " ".join(s.split())
+    return s[:300]
+
+
+# ----------------------------------------------------------------------------------------------
+# Table
+# ----------------------------------------------------------------------------------------------
+
+COLUMNS = ["model", "IR", "nodes", "ops", "pt2onnx", "max abs err", "pt2onnx s", "torch.onnx.export",
+           "torch.onnx s", "ratio"]
+
+
+def cells(row):
+    def f(v, spec):
+        return format(v, spec) if isinstance(v, (int, float)) else "–"
+    res = row.get("result", "–")
+    return [row["model"], row["ir"], f(row.get("nodes"), "d"), f(row.get("ops"), "d"), res,
+            f(row.get("err"), ".2e"), f(row.get("t_pt2onnx"), ".3f"),
+            row.get("torch_result", "–") + (f" ({row['torch_err']:.1e})" if "torch_err" in row else ""),
+            f(row.get("t_torch"), ".2f"), (f(row.get("ratio"), ".0f") + "x") if "ratio" in row else "–"]
+
+
+def fmt_row(row):
+    return " | ".join(str(c) for c in cells(row))
+
+
+def markdown(rows, args):
+    import onnxruntime
+    import transformers
+    import torchvision
+    lines = [
+        "# Model zoo",
+        "",
+        "Generated by `scripts/zoo.py` (run by hand; not CI). Real torchvision and transformers",
+        "architectures with random weights (transformers from small configs), exported by torch.export",
+        "with a dynamic batch (and sequence length for text), in the default IR and in core ATen IR",
+        "(`run_decompositions()`). pt2onnx's ONNX runs in onnxruntime at two sizes of every dynamic dim",
+        f"(images: batch {IMG_BATCH[0]} and {IMG_BATCH[1]}; text: (batch, seq) {TEXT_SIZES[0]} and",
+        f"{TEXT_SIZES[1]}) and is compared with torch eager: fp32 rtol {RTOL:g}, atol {ATOL:g}; `ok` means both",
+        "sizes are within tolerance and every dynamic input dim is a `dim_param`. *max abs err* is the worst",
+        "over both sizes and all outputs. Times are wall-clock medians of "
+        f"{args.repeat} runs: pt2onnx as a process",
+        "(reading the `.pt2`, writing the `.onnx`), torch.onnx.export (`dynamo=True`, default options) on",
+        "the same in-memory ExportedProgram; *ratio* = torch.onnx.export time / pt2onnx time. *nodes* and",
+        "*ops* count the call_function nodes and distinct targets of the exported graph.",
+        "",
+        f"torch {torch.__version__}, torchvision {torchvision.__version__}, transformers "
+        f"{transformers.__version__}, onnxruntime {onnxruntime.__version__}, opset {args.opset},"
+        f" torch threads {torch.get_num_threads()}.",
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "|".join("---" for _ in COLUMNS) + "|",
+    ]
+    for row in rows:
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells(row)) + " |")
+    ratios = [r["ratio"] for r in rows if "ratio" in r]
+    ok = sum(1 for r in rows if r.get("result") == "ok")
+    lines += ["", f"{ok} of {len(rows)} rows ok."]
+    if ratios:
+        lines.append(f"Time ratio: min {min(ratios):.0f}x, median {statistics.median(ratios):.0f}x, "
+                     f"max {max(ratios):.0f}x.")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pt2onnx", default=str(ROOT / "build" / "pt2onnx"))
+    ap.add_argument("--models", default="", help="comma-separated names (default: all; see --list)")
+    ap.add_argument("--irs", default="default,core")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--opset", type=int, default=18)
+    ap.add_argument("--no-torch-onnx", dest="torch_onnx", action="store_false")
+    ap.add_argument("--md", default=str(ROOT / "docs" / "zoo.md"), help="markdown output ('' for none)")
+    ap.add_argument("--cache", default=os.path.join(os.environ.get("PT2ONNX_CACHE", Path.home() / ".cache/pt2onnx"), "zoo"))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.list:
+        for n, zm in MODELS.items():
+            print(f"{n:20s} {zm.family:12s} dynamic {zm.dynamic}")
+        return 0
+    torch.set_num_threads(args.threads)
+    names = [n for n in args.models.split(",") if n] or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        ap.error(f"unknown models {unknown}; known: {', '.join(MODELS)}")
+    irs = [i for i in args.irs.split(",") if i]
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    rows = []
+    print(" | ".join(COLUMNS), flush=True)
+    for n in names:
+        try:
+            rows += run_model(MODELS[n], irs, args, cache)
+        except Exception as e:
+            traceback.print_exc()
+            rows.append(dict(model=n, ir=",".join(irs), result=f"script error: {_short(e)}"))
+    if args.md:
+        Path(args.md).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.md).write_text(markdown(rows, args))
+        print(f"wrote {args.md}")
+    return 0 if all(r.get("result") == "ok" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
