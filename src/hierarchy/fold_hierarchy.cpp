@@ -19,6 +19,7 @@ namespace {
 struct GraphState {
   std::vector<onnx::NodeProto> nodes;
   ModuleStacks stacks;
+  std::set<std::string> graph_inputs;
   std::set<std::string> graph_outputs;
   std::set<std::string> value_names;
   std::set<std::string> node_names;
@@ -44,11 +45,15 @@ void refuse_subgraphs(const GraphState& state, const Instance& instance, const s
 }
 
 // Folds every instance of `wanted`; returns what was made.
-FoldedType fold_type(GraphState& state, const std::string& wanted, const std::string& domain) {
-  FoldedType folded{wanted, 0, {}};
+FoldedType fold_type(GraphState& state, const std::string& wanted, const HierarchyOptions& options) {
+  const std::string& domain = options.domain;
+  auto opaque_it = options.opaque.find(wanted);
+  const OpaqueModule* opaque = opaque_it == options.opaque.end() ? nullptr : &opaque_it->second;
+  FoldedType folded{wanted, 0, 0, {}, opaque != nullptr};
   InstanceMap map = find_instances(wanted, state.stacks);
   if (map.instances.empty()) return folded;  // an earlier, overlapping type took its frames
-  if (unshare_constants(state.nodes, state.stacks, map.group_of, state.graph_outputs, state.value_names))
+  if (unshare_constants(state.nodes, state.stacks, map.group_of, state.graph_inputs, state.graph_outputs,
+                        state.value_names))
     map = find_instances(wanted, state.stacks);
 
   std::map<std::string, std::set<int>> reader_groups;
@@ -57,6 +62,7 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const std::st
       if (!in.empty()) reader_groups[in].insert(map.group_of[i]);
 
   std::map<std::string, size_t> function_of_key;  // structural key -> index in state.functions
+  std::vector<onnx::FunctionProto> opaque_bodies;  // opaque types: bodies are compared, not kept
   std::vector<CallNode> calls;
   for (size_t g = 0; g < map.instances.size(); ++g) {
     const Instance& instance = map.instances[g];
@@ -70,10 +76,24 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const std::st
     const Boundary boundary = instance_boundary(state.nodes, members, used_outside);
     onnx::FunctionProto body = canonical_body(state.nodes, members, boundary);
     const std::string key = structural_key(body);
+    CallNode call;
+    call.node.set_name(fresh_name(instance.path.empty() ? wanted : instance.path, state.node_names));
+    call.node.set_doc_string((instance.path.empty() ? "<root>" : instance.path) + " [" + instance.stack.back().type + "]");
+    for (const std::string& in : boundary.inputs) call.node.add_input(in);
+    for (const std::string& out : boundary.outputs) call.node.add_output(out);
+    call.stack.assign(instance.stack.begin(), instance.stack.end() - 1);
+    if (opaque) {
+      if (function_of_key.emplace(key, opaque_bodies.size()).second) opaque_bodies.push_back(std::move(body));
+      call.node.set_op_type(opaque->op_type);
+      call.node.set_domain(opaque->domain);
+      for (const onnx::AttributeProto& attr : opaque->attributes) *call.node.add_attribute() = attr;
+      calls.push_back(std::move(call));
+      continue;
+    }
     auto [it, inserted] = function_of_key.emplace(key, state.functions.size());
     if (inserted) {
       const std::string& type = instance.stack.back().type;
-      body.set_name(claim_function_name(function_base_name(type), state.function_names));
+      body.set_name(claim_function_name(function_base_name(type, options.function_name), state.function_names));
       body.set_domain(domain);
       body.set_doc_string("module " + type + " (first instance: " + (instance.path.empty() ? "<root>" : instance.path) + ")");
       for (const onnx::OperatorSetIdProto& opset : state.function_opsets) *body.add_opset_import() = opset;
@@ -81,18 +101,12 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const std::st
       state.functions.push_back(std::move(body));
     }
     const onnx::FunctionProto& function = state.functions[it->second];
-
-    CallNode call;
     call.node.set_op_type(function.name());
     call.node.set_domain(domain);
-    call.node.set_name(fresh_name(instance.path.empty() ? function.name() : instance.path, state.node_names));
-    call.node.set_doc_string((instance.path.empty() ? "<root>" : instance.path) + " [" + instance.stack.back().type + "]");
-    for (const std::string& in : boundary.inputs) call.node.add_input(in);
-    for (const std::string& out : boundary.outputs) call.node.add_output(out);
-    call.stack.assign(instance.stack.begin(), instance.stack.end() - 1);
     calls.push_back(std::move(call));
   }
   folded.instances = static_cast<int>(map.instances.size());
+  folded.bodies = static_cast<int>(function_of_key.size());
   contract_instances(state.nodes, state.stacks, map, std::move(calls), wanted);
   return folded;
 }
@@ -135,32 +149,63 @@ HierarchyReport fold_hierarchy(onnx::ModelProto& model, std::vector<std::vector<
   state.nodes.assign(graph.node().begin(), graph.node().end());
   state.stacks = std::move(node_modules);
   for (const auto& out : graph.output()) state.graph_outputs.insert(out.name());
-  for (const auto& in : graph.input()) state.value_names.insert(in.name());
+  for (const auto& in : graph.input()) {
+    state.value_names.insert(in.name());
+    state.graph_inputs.insert(in.name());
+  }
   for (const auto& init : graph.initializer()) state.value_names.insert(init.name());
   for (const auto& node : state.nodes) {
     state.node_names.insert(node.name());
     for (const std::string& out : node.output()) state.value_names.insert(out);
   }
   for (const auto& function : model.functions()) state.function_names.insert(function.name());
-  for (const auto& opset : model.opset_import())
-    if (opset.domain().empty() || opset.domain() == "ai.onnx") state.function_opsets.push_back(opset);
-  onnx::OperatorSetIdProto own;
-  own.set_domain(options.domain);
-  own.set_version(1);
-  state.function_opsets.push_back(own);
+  // Function bodies may hold nodes of every domain the model uses (config rules' custom domains),
+  // calls of inner functions, and opaque nodes.
+  std::map<std::string, int64_t> domains;
+  for (const auto& opset : model.opset_import()) domains[opset.domain()] = opset.version();
+  domains.emplace(options.domain, 1);
+  for (const auto& [type, node] : options.opaque) {
+    PT2ONNX_CHECK(!node.domain.empty() && !node.op_type.empty(), ErrorCode::kUsage,
+                  "the opaque node of " + type + " needs a domain and an op_type");
+    PT2ONNX_CHECK(node.domain != options.domain, ErrorCode::kUsage,
+                  "the opaque node of " + type + " must not use the domain of --hiera functions (" + options.domain + ")");
+    auto [it, inserted] = domains.emplace(node.domain, node.domain_version);
+    PT2ONNX_CHECK(inserted || it->second == node.domain_version, ErrorCode::kUsage,
+                  "domain '" + node.domain + "' is declared with versions " + std::to_string(it->second) + " and " +
+                      std::to_string(node.domain_version));
+  }
+  for (const auto& [name, version] : domains) {
+    onnx::OperatorSetIdProto opset;
+    opset.set_domain(name);
+    opset.set_version(version);
+    state.function_opsets.push_back(opset);
+  }
 
   report.types.resize(options.types.size());
-  for (const auto& [depth, t] : order) report.types[t] = fold_type(state, options.types[t], options.domain);
+  for (const auto& [depth, t] : order) {
+    report.types[t] = fold_type(state, options.types[t], options);
+    const FoldedType& folded = report.types[t];
+    if (folded.opaque && folded.bodies > 1)
+      report.warnings.push_back(options.types[t] + ": its " + std::to_string(folded.instances) +
+                                " instances have " + std::to_string(folded.bodies) +
+                                " different bodies (constants or structure differ); every opaque node is " +
+                                options.opaque.at(options.types[t]).op_type + ", so the plugin must not rely on them being equal");
+  }
 
   graph.clear_node();
   for (auto& node : state.nodes) *graph.add_node() = std::move(node);
   node_modules = std::move(state.stacks);
   drop_stale_value_info(graph);
-  if (!state.functions.empty()) {
-    for (auto& function : state.functions) *model.add_functions() = std::move(function);
+  for (auto& function : state.functions) *model.add_functions() = std::move(function);
+  // Declare the domains now used in the main graph or in the new functions.
+  std::set<std::string> used;
+  for (const auto& node : graph.node()) used.insert(node.domain());
+  for (const auto& function : model.functions())
+    for (const auto& node : function.node()) used.insert(node.domain());
+  for (const onnx::OperatorSetIdProto& opset : state.function_opsets) {
     const bool declared = std::any_of(model.opset_import().begin(), model.opset_import().end(),
-                                      [&](const auto& opset) { return opset.domain() == options.domain; });
-    if (!declared) *model.add_opset_import() = own;
+                                      [&](const auto& o) { return o.domain() == opset.domain(); });
+    if (!declared && used.count(opset.domain())) *model.add_opset_import() = opset;
   }
   return report;
 }

@@ -28,9 +28,21 @@ bool is_standard_op_name(const std::string& name) {
          onnx::OpSchemaRegistry::Schema(name, onnx::AI_ONNX_ML_DOMAIN) != nullptr;
 }
 
-std::string function_base_name(const std::string& type) {
+std::string function_base_name(const std::string& type, const std::string& pattern) {
   const size_t dot = type.rfind('.');
-  std::string name = dot == std::string::npos ? type : type.substr(dot + 1);
+  const std::string cls = dot == std::string::npos ? type : type.substr(dot + 1);
+  std::string name;
+  for (size_t i = 0; i < pattern.size();) {
+    if (pattern.compare(i, 7, "{class}") == 0) {
+      name += cls;
+      i += 7;
+    } else if (pattern.compare(i, 11, "{qualified}") == 0) {
+      name += type;
+      i += 11;
+    } else {
+      name += pattern[i++];
+    }
+  }
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) name = "_" + name;

@@ -13,9 +13,10 @@ namespace pt2onnx::hierarchy {
 // default and ai.onnx.ml domains) or one of a list of newer ones.
 bool is_standard_op_name(const std::string& name);
 
-// The base name for a module class: the last dotted component of `type`, reduced to
-// [A-Za-z0-9_] (not starting with a digit), with "Module" appended when it is a standard op name.
-std::string function_base_name(const std::string& type);
+// The base name for a module class: `pattern` with "{class}" replaced by the last dotted component
+// of `type` and "{qualified}" by `type` with '_' for '.', reduced to [A-Za-z0-9_] (not starting
+// with a digit), with "Module" appended when it is a standard op name.
+std::string function_base_name(const std::string& type, const std::string& pattern = "{class}");
 
 // `base`, else `base_1`, `base_2`, ...: the first that is neither in `taken` nor a standard op
 // name; it is added to `taken`.

@@ -10,6 +10,8 @@
 // that an instance reads from outside are cloned into it rather than passed in.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,21 +24,38 @@ namespace pt2onnx::hierarchy {
 // The domain of the functions made by --hiera (and of their call nodes).
 inline constexpr const char* kDefaultDomain = "pt2onnx.hiera";
 
+// A module type replaced by one custom node per instance (for runtimes that bring a plugin): its
+// inputs and outputs are the instance's boundary, in the order a --hiera function would take them.
+struct OpaqueModule {
+  std::string domain;
+  std::string op_type;
+  int64_t domain_version = 1;
+  std::vector<onnx::AttributeProto> attributes;  // constant attributes of every node
+};
+
 struct HierarchyOptions {
   // Module types: a class name alone ("DecoderAttention") or qualified, in whole dotted
   // components ("__main__.DecoderAttention").
   std::vector<std::string> types;
   std::string domain = kDefaultDomain;
+  // Function names: "{class}" is the class name, "{qualified}" the qualified one with '_' for '.';
+  // the result is reduced to [A-Za-z0-9_] and kept clear of standard op names.
+  std::string function_name = "{class}";
+  // Types (spelled as in `types`) folded into opaque nodes rather than function calls.
+  std::map<std::string, OpaqueModule> opaque;
 };
 
 struct FoldedType {
   std::string type;                    // as given
   int instances = 0;                   // instances folded
+  int bodies = 0;                      // distinct translated bodies among them
   std::vector<std::string> functions;  // names of its functions, in order of first appearance
+  bool opaque = false;                 // folded into opaque nodes (no functions)
 };
 
 struct HierarchyReport {
   std::vector<FoldedType> types;  // in the order given
+  std::vector<std::string> warnings;
 };
 
 // Rewrites `model` in place (its main graph and functions) and `node_modules` (one module stack

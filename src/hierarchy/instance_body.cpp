@@ -1,6 +1,7 @@
 // Boundary, canonical body and structural key of one instance.
 #include "hierarchy/instance_body.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -9,23 +10,43 @@
 
 namespace pt2onnx::hierarchy {
 
+bool is_shape_arithmetic(const std::string& op_type) {
+  static const std::set<std::string> ops = {"Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Mul",
+                                            "Add",   "Sub",    "Div",       "Mod",     "Neg",    "Max",
+                                            "Min",   "Cast",   "Slice",     "Identity", "Constant"};
+  return ops.count(op_type) != 0;
+}
+
 std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members) {
-  auto is_constant = [&](size_t i) { return nodes[i].op_type() == "Constant" && nodes[i].input_size() == 0; };
-  std::map<std::string, size_t> constant_of;  // value -> member Constant node making it
-  for (size_t i : members)
-    if (is_constant(i))
-      for (const std::string& out : nodes[i].output()) constant_of[out] = i;
+  // Floating members: input-less Constants, Shapes of values from outside, and shape arithmetic
+  // on floating values only. Where they sit depends on which instance first needed them, so each
+  // goes right before its first reader (its own floating inputs first).
+  std::set<std::string> made;
+  for (size_t i : members) made.insert(nodes[i].output().begin(), nodes[i].output().end());
+  std::map<std::string, size_t> floating_of;  // value -> floating member making it
+  std::set<size_t> floating;
+  for (size_t i : members) {
+    const onnx::NodeProto& n = nodes[i];
+    if (!n.domain().empty() || n.output_size() != 1 || !is_shape_arithmetic(n.op_type())) continue;
+    if (n.op_type() == "Constant" ? n.input_size() != 0 : n.input_size() == 0) continue;
+    bool ok = true;
+    for (const std::string& in : n.input())
+      ok = ok && (in.empty() || floating_of.count(in) || (n.op_type() == "Shape" && !made.count(in)));
+    if (!ok) continue;
+    floating.insert(i);
+    floating_of[n.output(0)] = i;
+  }
   std::vector<size_t> order;
   std::set<size_t> placed;
-  for (size_t i : members) {
-    if (is_constant(i)) continue;
+  std::function<void(size_t)> place = [&](size_t i) {
+    if (!placed.insert(i).second) return;
     for (const std::string& in : nodes[i].input())
-      if (auto it = constant_of.find(in); it != constant_of.end() && placed.insert(it->second).second)
-        order.push_back(it->second);
+      if (auto it = floating_of.find(in); it != floating_of.end()) place(it->second);
     order.push_back(i);
-  }
+  };
   for (size_t i : members)
-    if (is_constant(i) && placed.insert(i).second) order.push_back(i);
+    if (!floating.count(i)) place(i);
+  for (size_t i : members) place(i);  // floating members nothing inside reads
   return order;
 }
 

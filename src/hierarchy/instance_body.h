@@ -15,9 +15,14 @@ struct Boundary {
   std::vector<std::string> outputs;  // made inside, read outside or graph outputs; by production
 };
 
-// `members` reordered so that bodies differing only in where their input-less Constant nodes
-// sit (the translator emits a cached constant at its first use anywhere) compare equal: each
-// constant goes right before its first reader inside, unread ones last. Still topological.
+// Ops of integer shape arithmetic (Shape, Gather, Mul, Concat, Constant ...): symbol values and
+// sizes are made of them.
+bool is_shape_arithmetic(const std::string& op_type);
+
+// `members` reordered so that bodies differing only in where their constants and shape
+// arithmetic sit (the translator emits a cached value at its first use anywhere) compare equal:
+// each input-less Constant, Shape of a value from outside, and shape-arithmetic node on such
+// values only goes right before its first reader inside, unread ones last. Still topological.
 std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members);
 
 // `members` in canonical order. `used_outside(v)`: v is read by a node that is not a member, or is a graph output.

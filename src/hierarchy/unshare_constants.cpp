@@ -1,9 +1,36 @@
-// Per-instance copies of shared input-less Constant nodes.
+// Per-instance copies of shared constants and of shape arithmetic on graph inputs.
 #include "hierarchy/unshare_constants.h"
 
+#include "hierarchy/instance_body.h"
+
+#include <functional>
 #include <map>
 
 namespace pt2onnx::hierarchy {
+
+namespace {
+
+// Nodes cheap to recompute in every instance that reads them: input-less Constants, and shape
+// arithmetic whose leaves are Constants and Shapes of graph inputs (never of activations, which
+// would widen the instance's boundary).
+std::vector<bool> cheap_nodes(const std::vector<onnx::NodeProto>& nodes, const std::set<std::string>& graph_inputs) {
+  std::vector<bool> cheap(nodes.size(), false);
+  std::set<std::string> cheap_values;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const onnx::NodeProto& n = nodes[i];
+    if (!n.domain().empty() || n.output_size() != 1 || !is_shape_arithmetic(n.op_type())) continue;
+    bool ok = n.op_type() != "Constant" || n.input_size() == 0;
+    for (const std::string& in : n.input())
+      ok = ok && (in.empty() || cheap_values.count(in) || (n.op_type() == "Shape" && graph_inputs.count(in)));
+    if (ok && n.op_type() != "Constant" && n.input_size() == 0) ok = false;
+    if (!ok) continue;
+    cheap[i] = true;
+    cheap_values.insert(n.output(0));
+  }
+  return cheap;
+}
+
+}  // namespace
 
 std::string fresh_name(const std::string& base, std::set<std::string>& names) {
   std::string name = base;
@@ -13,40 +40,69 @@ std::string fresh_name(const std::string& base, std::set<std::string>& names) {
 }
 
 bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
-                       const std::set<std::string>& graph_outputs, std::set<std::string>& names) {
-  std::map<std::string, std::vector<size_t>> readers;
-  for (size_t i = 0; i < nodes.size(); ++i)
+                       const std::set<std::string>& graph_inputs, const std::set<std::string>& graph_outputs,
+                       std::set<std::string>& names) {
+  const std::vector<bool> cheap = cheap_nodes(nodes, graph_inputs);
+  // Clones are made from the nodes as they were: readers are rewired below as the loop goes.
+  const std::vector<onnx::NodeProto> original = nodes;
+  std::map<std::string, size_t> producer;
+  std::vector<bool> had_readers(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const std::string& out : nodes[i].output()) producer[out] = i;
     for (const std::string& in : nodes[i].input())
-      if (!in.empty()) readers[in].push_back(i);
+      if (auto it = producer.find(in); it != producer.end()) had_readers[it->second] = true;
+  }
 
   struct Clone {
     onnx::NodeProto node;
     std::vector<ir::ModuleFrame> stack;
   };
-  std::map<size_t, std::vector<Clone>> before;  // node index -> clones to insert before it
-  std::vector<bool> dropped(nodes.size(), false);
+  std::map<size_t, std::vector<Clone>> before;  // node index -> clones to insert before it, in order
+  std::map<std::pair<int, std::string>, std::string> copy_of;  // (group, value) -> its copy there
+  // Whether a reader in `group` must read its own copy of `value`.
+  auto needs_copy = [&](int group, const std::string& value) {
+    auto it = producer.find(value);
+    return it != producer.end() && cheap[it->second] && group_of[it->second] != group && !graph_outputs.count(value);
+  };
+  // The copy of `value` in `group`, made (with copies of its own cheap inputs first) before `anchor`.
+  std::function<std::string(int, const std::string&, size_t)> copy_into = [&](int group, const std::string& value,
+                                                                               size_t anchor) {
+    if (auto it = copy_of.find({group, value}); it != copy_of.end()) return it->second;
+    Clone clone{original[producer.at(value)], stacks[anchor]};
+    for (std::string& in : *clone.node.mutable_input())
+      if (needs_copy(group, in)) in = copy_into(group, in, anchor);
+    const std::string copy = fresh_name(value + "_copy", names);
+    clone.node.set_output(0, copy);
+    clone.node.set_name("node_" + copy);
+    before[anchor].push_back(std::move(clone));
+    copy_of[{group, value}] = copy;
+    return copy;
+  };
   bool changed = false;
-  for (size_t c = 0; c < nodes.size(); ++c) {
-    const onnx::NodeProto& constant = nodes[c];
-    if (constant.op_type() != "Constant" || !constant.domain().empty() || constant.input_size() != 0 ||
-        constant.output_size() != 1 || graph_outputs.count(constant.output(0)))
-      continue;
-    const std::string value = constant.output(0);
-    std::map<int, std::vector<size_t>> readers_by_group;
-    for (size_t r : readers[value]) readers_by_group[group_of[r]].push_back(r);
-    for (const auto& [group, group_readers] : readers_by_group) {
-      if (group == group_of[c]) continue;
-      Clone clone{constant, stacks[group_readers.front()]};
-      const std::string copy = fresh_name(value + "_copy", names);
-      clone.node.set_output(0, copy);
-      clone.node.set_name("node_" + copy);
-      for (size_t r : group_readers)
-        for (std::string& in : *nodes[r].mutable_input())
-          if (in == value) in = copy;
-      before[group_readers.front()].push_back(std::move(clone));
-      changed = true;
+  for (size_t r = 0; r < nodes.size(); ++r)
+    for (std::string& in : *nodes[r].mutable_input())
+      if (needs_copy(group_of[r], in)) {
+        in = copy_into(group_of[r], in, r);
+        changed = true;
+      }
+  // Originals that were read and now are not (every reader has its own copy) go, and then
+  // whatever only they read.
+  std::map<std::string, int> reads;
+  for (const auto& node : nodes)
+    for (const std::string& in : node.input()) ++reads[in];
+  for (const auto& [anchor, clones] : before)
+    for (const Clone& clone : clones)
+      for (const std::string& in : clone.node.input()) ++reads[in];
+  std::vector<bool> dropped(nodes.size(), false);
+  for (bool again = true; again;) {
+    again = false;
+    for (size_t c = nodes.size(); c-- > 0;) {
+      if (dropped[c] || !cheap[c] || !had_readers[c] || reads[nodes[c].output(0)] > 0 ||
+          graph_outputs.count(nodes[c].output(0)))
+        continue;
+      dropped[c] = again = true;
+      for (const std::string& in : nodes[c].input()) --reads[in];
     }
-    dropped[c] = !readers_by_group.count(group_of[c]) && !readers_by_group.empty();
   }
   if (!changed) return false;
 

@@ -1,7 +1,9 @@
-// Gives each instance its own copy of the input-less Constant nodes it reads from elsewhere:
-// the translator caches small constants and emits each once, at its first use, so without this
-// the first instance would export a constant that later instances import, and their bodies
-// would differ for no reason.
+// Gives each instance its own copy of the cheap values it reads from elsewhere: input-less
+// Constant nodes (the translator caches small constants and emits each once, at its first use)
+// and shape arithmetic on graph inputs (in core ATen IR, a symbolic size such as batch*17 is one
+// FX value, computed in the first module instance that needs it and read by the later ones).
+// Without this the first instance would export a value that later instances import, and their
+// bodies would differ for no reason. A clone's own cheap inputs are cloned too, once per instance.
 #pragma once
 
 #include <set>
@@ -19,7 +21,8 @@ namespace pt2onnx::hierarchy {
 // dropped. `names` holds every value name of the graph; new names are added to it. Graph outputs
 // are left alone. Returns whether anything changed (then instances must be found again).
 bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
-                       const std::set<std::string>& graph_outputs, std::set<std::string>& names);
+                       const std::set<std::string>& graph_inputs, const std::set<std::string>& graph_outputs,
+                       std::set<std::string>& names);
 
 // `base` if not in `names`, else base_1, base_2, ...; added to `names`.
 std::string fresh_name(const std::string& base, std::set<std::string>& names);

@@ -14,6 +14,8 @@ int64_t ir_version_for_opset(int opset);
 
 // Throws Error(kUnsupported) naming every live target that no rule at `opset` handles, with
 // counts and one example node each.
-void check_supported(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset);
+// Targets that a config rule in `custom` matches count as supported.
+void check_supported(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset,
+                     const std::vector<CustomOpRule>& custom = {});
 
 }  // namespace pt2onnx::translate

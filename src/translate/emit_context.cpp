@@ -10,10 +10,9 @@
 
 namespace pt2onnx::translate {
 
-namespace {
-
-void set_attribute(onnx::NodeProto& node, const Attr& attr) {
-  onnx::AttributeProto* a = node.add_attribute();
+onnx::AttributeProto make_attribute(const Attr& attr) {
+  onnx::AttributeProto proto;
+  onnx::AttributeProto* a = &proto;
   a->set_name(attr.name);
   std::visit(
       [a](const auto& v) {
@@ -39,7 +38,12 @@ void set_attribute(onnx::NodeProto& node, const Attr& attr) {
         }
       },
       attr.value);
+  return proto;
 }
+
+namespace {
+
+void set_attribute(onnx::NodeProto& node, const Attr& attr) { *node.add_attribute() = make_attribute(attr); }
 
 // Text of a number usable inside a value name: "3", "neg1", "0p5", "inf".
 std::string name_text(double v) {
@@ -103,6 +107,20 @@ const ir::TensorMeta* EmitContext::meta(const std::string& fx_name) const {
   return it == program_.graph.tensor_values.end() ? nullptr : &it->second;
 }
 
+// The module instance a node belongs to, as the keys of its module stack ("a/b/"); "" outside
+// every module.
+static std::string module_scope(const ir::Node* node) {
+  std::string scope;
+  if (node)
+    for (const ir::ModuleFrame& frame : node->module_stack) scope += frame.key + "/";
+  return scope;
+}
+
+bool EmitContext::visible_here(const std::string& value) const {
+  auto it = scope_of_.find(value);
+  return it == scope_of_.end() || module_scope(node_).starts_with(it->second);
+}
+
 // ---- nodes ----------------------------------------------------------------------------------
 
 onnx::NodeProto& EmitContext::append_node(std::string_view op_type, const std::vector<std::string>& inputs,
@@ -111,9 +129,12 @@ onnx::NodeProto& EmitContext::append_node(std::string_view op_type, const std::v
   n->set_op_type(std::string(op_type));
   n->set_name("node_" + outputs.front());
   for (const auto& in : inputs) n->add_input(in);
+  const std::string scope = module_scope(node_);
   for (const auto& out : outputs) {
     n->add_output(out);
-    if (!out.empty()) producer_[out] = graph_.node_size() - 1;
+    if (out.empty()) continue;
+    producer_[out] = graph_.node_size() - 1;
+    if (!scope.empty()) scope_of_[out] = scope;
   }
   for (const auto& a : attrs) set_attribute(*n, a);
   if (node_ && !node_->module_stack.empty()) {
@@ -245,6 +266,10 @@ void EmitContext::rename_value(const std::string& from, const std::string& to) {
   }
   producer_[to] = producer_[from];
   producer_.erase(from);
+  if (auto scope = scope_of_.find(from); scope != scope_of_.end()) {
+    scope_of_[to] = scope->second;
+    scope_of_.erase(scope);
+  }
 }
 
 void EmitContext::finish_node() {

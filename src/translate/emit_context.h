@@ -40,6 +40,9 @@ struct Attr {
   Attr(std::string n, onnx::TensorProto v) : name(std::move(n)), value(std::move(v)) {}
 };
 
+// The AttributeProto of an attribute.
+onnx::AttributeProto make_attribute(const Attr& attr);
+
 class EmitContext {
  public:
   // `graph` receives the nodes; `program` must outlive the context.
@@ -64,6 +67,11 @@ class EmitContext {
   const ir::TensorMeta* meta(const std::string& fx_name) const;
   // Marks a value that must keep its name (graph inputs, initializers, cached values).
   void pin(const std::string& value) { pinned_.insert(value); }
+  // Whether the node being translated may reuse a cached `value`: values made inside a module
+  // instance are reused only within that instance (and its submodules). Otherwise the first
+  // instance of a type would compute, say, a symbol's value and later instances would read it
+  // from outside, and --hiera would see different bodies for identical modules.
+  bool visible_here(const std::string& value) const;
 
   // ---- nodes ---------------------------------------------------------------------------------
   // Appends a node with fresh output names and returns them.
@@ -165,6 +173,7 @@ class EmitContext {
   std::map<std::string, int> next_suffix_;
   std::map<std::string, std::string> values_;       // FX name -> ONNX value
   std::map<std::string, int> producer_;             // ONNX value -> index of its node in graph_
+  std::map<std::string, std::string> scope_of_;     // ONNX value -> module scope that made it
   std::set<std::string> pinned_;
   std::map<std::string, std::string> constants_;    // cache key -> value
   std::map<std::string, std::string> shapes_;       // value -> Shape(value)

@@ -9,7 +9,7 @@ namespace pt2onnx::translate {
 
 std::string EmitContext::shape_of(const std::string& x) {
   auto it = shapes_.find(x);
-  if (it != shapes_.end()) return it->second;
+  if (it != shapes_.end() && visible_here(it->second)) return it->second;
   const std::string name = fresh_name(x + "_shape");
   append_node("Shape", {x}, {name}, {});
   pinned_.insert(name);
@@ -20,7 +20,7 @@ std::string EmitContext::shape_of(const std::string& x) {
 std::string EmitContext::dim_of(const std::string& x, int64_t axis) {
   const auto key = std::make_pair(x, axis);
   auto it = dims_.find(key);
-  if (it != dims_.end()) return it->second;
+  if (it != dims_.end() && visible_here(it->second)) return it->second;
   const std::string shape = shape_of(x);
   const std::string index = const_i64(axis);
   const std::string name = fresh_name(x + "_dim" + (axis < 0 ? "neg" + std::to_string(-axis) : std::to_string(axis)));

@@ -42,7 +42,7 @@ std::string EmitContext::dim_param(const ir::SymExpr& expr) const { return ir::t
 
 std::string EmitContext::symbol_value(const std::string& symbol) {
   auto it = symbols_.find(symbol);
-  if (it != symbols_.end()) return it->second;
+  if (it != symbols_.end() && visible_here(it->second)) return it->second;
   std::string value;
   std::optional<std::pair<std::string, Inverse>> derived;  // a dim that is k*symbol or symbol + c
   for (const ir::InputSpec& spec : program_.signature.inputs) {
@@ -82,7 +82,7 @@ std::string EmitContext::sym_expr(const ir::SymExpr& expr) {
   if (expr->op == ir::SymOp::kSymbol) return symbol_value(expr->name);
   const std::string key = ir::to_string(expr);
   auto cached = sym_exprs_.find(key);
-  if (cached != sym_exprs_.end()) return cached->second;
+  if (cached != sym_exprs_.end() && visible_here(cached->second)) return cached->second;
 
   std::vector<std::string> args;
   for (const auto& a : expr->args) args.push_back(sym_expr(a));

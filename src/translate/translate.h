@@ -9,11 +9,14 @@
 #include <onnx/onnx_pb.h>
 
 #include "ir/program.h"
+#include "translate/custom_op_rule.h"
 
 namespace pt2onnx::translate {
 
 struct TranslateOptions {
   int opset = 18;
+  // Config rules; they are tried before the built-in rules, in order, first match wins.
+  std::vector<CustomOpRule> custom_ops = {};
 };
 
 struct WeightBinding {
@@ -29,6 +32,8 @@ struct Translation {
   // For each node of model.graph(), in order: the module stack of the FX node it was translated
   // from (empty for graph-boundary plumbing). hierarchy/ folds module instances with it.
   std::vector<std::vector<ir::ModuleFrame>> node_modules;
+  // For each of options.custom_ops: how many FX nodes it translated (0: the rule matched nothing).
+  std::vector<int64_t> custom_op_hits;
 };
 
 // Throws Error(kUnsupported) listing every unsupported op (with counts and one example node

@@ -1,6 +1,7 @@
 // translate_program: checks support, declares the graph's boundary, then translates every live
 // FX node in order through the rule table.
 #include <map>
+#include <set>
 
 #include "common/error.h"
 #include "translate/driver.h"
@@ -46,12 +47,25 @@ void rebind_mutated_self(EmitContext& ctx, const ir::Node& node) {
   if (self_tensor && out && ctx.is_bound(out->name)) ctx.bind(self_tensor->name, ctx.value_of(out->name));
 }
 
+// The first config rule that matches `target`, or -1.
+int find_custom_rule(const std::vector<CustomOpRule>& custom, const std::string& target) {
+  for (size_t i = 0; i < custom.size(); ++i)
+    if (custom_rule_matches(custom[i], target)) return static_cast<int>(i);
+  return -1;
+}
+
 void translate_node(EmitContext& ctx, const ir::Program& program, size_t index, const Liveness& liveness,
-                    const RuleTable& rules) {
+                    const RuleTable& rules, const TranslateOptions& options, std::vector<int64_t>& custom_hits) {
   const ir::Node& node = program.graph.nodes[index];
+  ctx.begin_node(node);
+  if (const int c = find_custom_rule(options.custom_ops, node.target); c >= 0) {
+    emit_custom_op(ctx, node, options.custom_ops[static_cast<size_t>(c)]);
+    ctx.finish_node();
+    ++custom_hits[static_cast<size_t>(c)];
+    return;
+  }
   const std::vector<Rule>* list = rules.find(node.target);
   std::string notes;
-  ctx.begin_node(node);
   for (const Rule& rule : *list) {
     if (rule.min_opset > ctx.opset()) continue;
     const int before = ctx.node_count();
@@ -86,7 +100,50 @@ int64_t ir_version_for_opset(int opset) {
   return 11;  // opset 23 (onnx 1.18)
 }
 
-void check_supported(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset) {
+// Declares the domains of config rules that were used, and adds the bodies they carry.
+// A body imports the standard domain at the model's opset (the ONNX checker wants one version per
+// domain); one that imports none gets it.
+onnx::FunctionProto function_at_opset(const CustomOpRule& rule, int opset) {
+  onnx::FunctionProto function = *rule.function;
+  bool imports_standard = false;
+  for (const onnx::OperatorSetIdProto& op_set : function.opset_import()) {
+    if (!op_set.domain().empty() && op_set.domain() != "ai.onnx") continue;
+    imports_standard = true;
+    PT2ONNX_CHECK(op_set.version() == opset, ErrorCode::kUsage,
+                  "config rule " + rule.origin + ": its function imports opset " + std::to_string(op_set.version()) +
+                      " of the standard domain, but the model is converted at opset " + std::to_string(opset));
+  }
+  if (!imports_standard) {
+    onnx::OperatorSetIdProto* op_set = function.add_opset_import();
+    op_set->set_domain("");
+    op_set->set_version(opset);
+  }
+  return function;
+}
+
+void add_custom_domains(onnx::ModelProto& model, const std::vector<CustomOpRule>& custom,
+                        const std::vector<int64_t>& hits, int opset) {
+  std::map<std::string, int64_t> domains;
+  std::set<std::string> functions;
+  for (size_t i = 0; i < custom.size(); ++i) {
+    if (hits[i] == 0) continue;
+    const CustomOpRule& rule = custom[i];
+    auto [it, inserted] = domains.emplace(rule.domain, rule.domain_version);
+    PT2ONNX_CHECK(inserted || it->second == rule.domain_version, ErrorCode::kUsage,
+                  "config rule " + rule.origin + ": domain '" + rule.domain + "' is used with versions " +
+                      std::to_string(it->second) + " and " + std::to_string(rule.domain_version));
+    if (rule.function && functions.insert(rule.domain + "." + rule.op_type).second)
+      *model.add_functions() = function_at_opset(rule, opset);
+  }
+  for (const auto& [domain, version] : domains) {
+    onnx::OperatorSetIdProto* op_set = model.add_opset_import();
+    op_set->set_domain(domain);
+    op_set->set_version(version);
+  }
+}
+
+void check_supported(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset,
+                     const std::vector<CustomOpRule>& custom) {
   struct Missing {
     int count = 0;
     const ir::Node* example = nullptr;
@@ -95,7 +152,7 @@ void check_supported(const ir::Program& program, const std::vector<bool>& live, 
   std::vector<std::string> order;  // first occurrence order, so the message follows the graph
   const auto& nodes = program.graph.nodes;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!live[i] || rules.supports(nodes[i].target, opset)) continue;
+    if (!live[i] || rules.supports(nodes[i].target, opset) || find_custom_rule(custom, nodes[i].target) >= 0) continue;
     Missing& m = missing[nodes[i].target];
     if (m.count++ == 0) {
       m.example = &nodes[i];
@@ -119,9 +176,10 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
                 "opset " + std::to_string(options.opset) + " is not supported (supported: " +
                     std::to_string(kMinSupportedOpset) + " to " + std::to_string(kMaxSupportedOpset) + ")");
   const Liveness liveness = analyze_liveness(program);
-  check_supported(program, liveness.live, rules, options.opset);
+  check_supported(program, liveness.live, rules, options.opset, options.custom_ops);
 
   Translation result;
+  result.custom_op_hits.assign(options.custom_ops.size(), 0);
   set_model_header(result.model, program, options.opset);
   EmitContext ctx(*result.model.mutable_graph(), program, options.opset);
   ctx.set_used_names(liveness.used);
@@ -137,7 +195,7 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!liveness.live[i]) continue;
     try {
-      translate_node(ctx, program, i, liveness, rules);
+      translate_node(ctx, program, i, liveness, rules, options, result.custom_op_hits);
     } catch (const Error& e) {
       throw e.with_context("translating " + describe_node(nodes[i]));
     } catch (const std::exception& e) {
@@ -147,6 +205,7 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   }
   declare_outputs(ctx, program);
   record_modules({});
+  add_custom_domains(result.model, options.custom_ops, result.custom_op_hits, options.opset);
 
   result.model.set_ir_version(std::max(ir_version_for_opset(options.opset), ctx.min_ir_version()));
   result.warnings = std::move(ctx.warnings());

@@ -203,5 +203,100 @@ TEST_CASE("function names never equal a standard ONNX op") {
   CHECK(claim_function_name("Block", taken) == "Block_1");
 }
 
+TEST_CASE("name patterns: {class}, {qualified}, fixed text; a custom domain") {
+  CHECK(function_base_name("__main__.Block", "{class}Fn") == "BlockFn");
+  CHECK(function_base_name("__main__.Block", "{qualified}") == "__main___Block");
+  CHECK(function_base_name("x.Relu", "{class}") == "ReluModule");
+  GraphBuilder b = two_blocks(/*shared_constant=*/true);
+  HierarchyOptions options = hiera({"Block"});
+  options.function_name = "My{class}";
+  options.domain = "com.example.fn";
+  fold_hierarchy(b.model, b.stacks, options);
+  REQUIRE(b.model.functions_size() == 1);
+  CHECK(b.model.functions(0).name() == "MyBlock");
+  CHECK(b.model.functions(0).domain() == "com.example.fn");
+  CHECK(b.model.graph().node(0).domain() == "com.example.fn");
+  check(b.model);
+}
+
+TEST_CASE("an opaque type becomes custom nodes with the call's boundary and no function") {
+  GraphBuilder flat = two_blocks(/*shared_constant=*/true);
+  fold_hierarchy(flat.model, flat.stacks, hiera({"Block"}));
+  GraphBuilder b = two_blocks(/*shared_constant=*/true);
+  HierarchyOptions options = hiera({"Block"});
+  OpaqueModule plugin;
+  plugin.domain = "com.plugins";
+  plugin.op_type = "BlockPlugin";
+  onnx::AttributeProto heads;
+  heads.set_name("heads");
+  heads.set_type(onnx::AttributeProto::INT);
+  heads.set_i(4);
+  plugin.attributes.push_back(heads);
+  options.opaque.emplace("Block", plugin);
+  const HierarchyReport report = fold_hierarchy(b.model, b.stacks, options);
+  CHECK(b.model.functions_size() == 0);
+  CHECK(report.types.at(0).opaque);
+  CHECK(report.types.at(0).bodies == 1);
+  CHECK(report.warnings.empty());
+  REQUIRE(b.model.graph().node_size() == 3);
+  for (int i = 0; i < 2; ++i) {
+    const onnx::NodeProto& n = b.model.graph().node(i);
+    CHECK(n.op_type() == "BlockPlugin");
+    CHECK(n.domain() == "com.plugins");
+    CHECK(n.attribute_size() == 1);
+    const onnx::NodeProto& call = flat.model.graph().node(i);
+    CHECK(std::vector<std::string>(n.input().begin(), n.input().end()) ==
+          std::vector<std::string>(call.input().begin(), call.input().end()));
+    CHECK(std::vector<std::string>(n.output().begin(), n.output().end()) ==
+          std::vector<std::string>(call.output().begin(), call.output().end()));
+  }
+  bool declared = false;
+  for (const auto& o : b.model.opset_import()) declared = declared || o.domain() == "com.plugins";
+  CHECK(declared);
+  check(b.model);
+}
+
+TEST_CASE("opaque instances whose bodies differ are reported") {
+  GraphBuilder b = two_blocks(/*shared_constant=*/false, 5.0f);
+  HierarchyOptions options = hiera({"Block"});
+  options.opaque.emplace("Block", OpaqueModule{"com.plugins", "BlockPlugin", 1, {}});
+  const HierarchyReport report = fold_hierarchy(b.model, b.stacks, options);
+  CHECK(report.types.at(0).bodies == 2);
+  REQUIRE(report.warnings.size() == 1);
+  CHECK(report.warnings[0].find("2 different bodies") != std::string::npos);
+}
+
+// Both blocks read a size computed from the graph input's shape; the first block computes it
+// (as core ATen IR does: one FX SymInt value, made where first needed) and the second reads it.
+TEST_CASE("shape arithmetic on graph inputs is recomputed in each instance, so bodies stay equal") {
+  GraphBuilder b;
+  b.input("x");
+  b.output("y");
+  b.weight("blocks.0.w", 2.0f);
+  b.weight("blocks.1.w", 3.0f);
+  b.node("Relu", {"x"}, "h", {kRoot});
+  b.node("Shape", {"x"}, "x_shape", {kRoot});
+  b.constant("zero", 0.0f, {kRoot});
+  b.node("Gather", {"x_shape", "zero"}, "batch", {kRoot});
+  b.constant("four", 4.0f, block_stack(0));
+  b.node("Mul", {"batch", "four"}, "rows", block_stack(0));
+  b.node("Reshape", {"h", "rows"}, "r0", block_stack(0));
+  b.node("Mul", {"r0", "blocks.0.w"}, "a0", block_stack(0));
+  b.node("Reshape", {"a0", "rows"}, "r1", block_stack(1));
+  b.node("Mul", {"r1", "blocks.1.w"}, "a1", block_stack(1));
+  b.node("Relu", {"a1"}, "y", {kRoot});
+  const HierarchyReport report = fold_hierarchy(b.model, b.stacks, hiera({"Block"}));
+  CHECK(report.types.at(0).bodies == 1);
+  REQUIRE(b.model.functions_size() == 1);
+  // Each call reads the graph input (for its shape), the activation and its weight; the size
+  // computation lives inside the function, not in the main graph.
+  CHECK(testing::count_op(b.model.graph(), "Gather") == 0);
+  CHECK(testing::count_op(b.model.graph(), "Block") == 2);
+  REQUIRE(b.model.graph().node_size() == 4);  // Relu, two calls, Relu
+  CHECK(b.model.graph().node(1).input_size() == 3);
+  CHECK(b.model.graph().node(2).input_size() == 3);
+  check(b.model);
+}
+
 }  // namespace
 }  // namespace pt2onnx::hierarchy

@@ -1,0 +1,304 @@
+// Reads a --config file into a Config, checking every field as it goes. Unknown keys are errors
+// (a misspelt key would otherwise be ignored silently); each message names the JSON path.
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "config/onnx_text.h"
+#include "hierarchy/function_naming.h"
+
+namespace pt2onnx::config {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// A JSON value and where it is in the document.
+struct Field {
+  const Json& value;
+  std::string path;
+
+  Field at(const std::string& key) const { return {value.at(key), path + "." + key}; }
+  Field item(size_t i) const { return {value.at(i), path + "[" + std::to_string(i) + "]"}; }
+  bool has(const std::string& key) const { return value.contains(key); }
+};
+
+[[noreturn]] void bad(const Field& f, const std::string& what) { fail(ErrorCode::kUsage, f.path + ": " + what); }
+
+const char* kind_of(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    default: return "an unexpected value";
+  }
+}
+
+void expect_object(const Field& f, const std::set<std::string>& allowed) {
+  if (!f.value.is_object()) bad(f, std::string("expected an object, found ") + kind_of(f.value));
+  for (const auto& [key, v] : f.value.items()) {
+    if (allowed.count(key)) continue;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    bad({v, f.path + "." + key}, "unknown key (allowed here: " + list + ")");
+  }
+}
+
+std::string get_string(const Field& f) {
+  if (!f.value.is_string()) bad(f, std::string("expected a string, found ") + kind_of(f.value));
+  return f.value.get<std::string>();
+}
+
+std::string get_nonempty_string(const Field& f) {
+  std::string s = get_string(f);
+  if (s.empty()) bad(f, "must not be empty");
+  return s;
+}
+
+int64_t get_int(const Field& f, int64_t min, int64_t max) {
+  if (!f.value.is_number_integer()) bad(f, std::string("expected an integer, found ") + kind_of(f.value));
+  const int64_t v = f.value.get<int64_t>();
+  if (v < min || v > max) bad(f, std::to_string(v) + " is out of range (" + std::to_string(min) + " to " + std::to_string(max) + ")");
+  return v;
+}
+
+bool get_bool(const Field& f) {
+  if (!f.value.is_boolean()) bad(f, std::string("expected true or false, found ") + kind_of(f.value));
+  return f.value.get<bool>();
+}
+
+std::vector<std::string> get_strings(const Field& f, bool allow_empty_items) {
+  if (!f.value.is_array()) bad(f, std::string("expected an array of strings, found ") + kind_of(f.value));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < f.value.size(); ++i)
+    out.push_back(allow_empty_items ? get_string(f.item(i)) : get_nonempty_string(f.item(i)));
+  return out;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// A custom domain: not the standard ones, dotted identifiers ("com.example.ops").
+std::string get_domain(const Field& f) {
+  const std::string d = get_nonempty_string(f);
+  if (d == "ai.onnx" || d == "ai.onnx.ml" || d == "ai.onnx.preview.training")
+    bad(f, "'" + d + "' is a standard ONNX domain; rules must use a domain of their own");
+  std::stringstream parts(d);
+  for (std::string part; std::getline(parts, part, '.');)
+    if (!is_identifier(part)) bad(f, "'" + d + "' is not a domain (dot-separated identifiers, e.g. com.example.ops)");
+  if (d.back() == '.') bad(f, "'" + d + "' is not a domain (dot-separated identifiers, e.g. com.example.ops)");
+  return d;
+}
+
+// An op_type of a custom node: an identifier that is no standard op name, since TensorRT picks
+// its builtin op by op_type alone, whatever the domain.
+std::string get_op_type(const Field& f) {
+  const std::string t = get_nonempty_string(f);
+  if (!is_identifier(t)) bad(f, "'" + t + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  if (hierarchy::is_standard_op_name(t))
+    bad(f, "'" + t + "' is the name of a standard ONNX op; TensorRT would run its builtin op in place of this node "
+               "(it dispatches by op_type and ignores the domain), so choose another name");
+  return t;
+}
+
+// A literal attribute value: integer, number, string, or a non-empty array of numbers.
+translate::Attr::Value literal_value(const Field& f) {
+  const Json& v = f.value;
+  if (v.is_number_integer()) return translate::Attr::Value(v.get<int64_t>());
+  if (v.is_number_float()) return translate::Attr::Value(v.get<float>());
+  if (v.is_boolean()) return translate::Attr::Value(int64_t{v.get<bool>() ? 1 : 0});
+  if (v.is_string()) return translate::Attr::Value(v.get<std::string>());
+  if (v.is_array() && !v.empty()) {
+    bool all_ints = true;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_number()) bad(f.item(i), std::string("expected a number, found ") + kind_of(v[i]));
+      all_ints = all_ints && v[i].is_number_integer();
+    }
+    if (all_ints) return translate::Attr::Value(v.get<std::vector<int64_t>>());
+    return translate::Attr::Value(v.get<std::vector<float>>());
+  }
+  bad(f, std::string("expected an integer, a number, a string, a boolean or a non-empty array of numbers, found ") +
+             kind_of(v));
+}
+
+std::vector<translate::CustomAttribute> get_attributes(const Field& f, bool allow_args) {
+  if (!f.value.is_object()) bad(f, std::string("expected an object of attributes, found ") + kind_of(f.value));
+  std::vector<translate::CustomAttribute> out;
+  for (const auto& [name, v] : f.value.items()) {
+    const Field a = f.at(name);
+    if (!is_identifier(name)) bad(a, "'" + name + "' is not an attribute name ([A-Za-z_][A-Za-z0-9_]*)");
+    translate::CustomAttribute attr;
+    attr.name = name;
+    attr.origin = a.path.substr(2);  // without "$."
+    expect_object(a, allow_args ? std::set<std::string>{"arg", "value"} : std::set<std::string>{"value"});
+    if (a.has("arg") == a.has("value"))
+      bad(a, allow_args ? "give exactly one of \"arg\" (an argument of the op) and \"value\" (a literal)"
+                        : "give \"value\" (a literal)");
+    if (a.has("arg")) attr.from_arg = get_nonempty_string(a.at("arg"));
+    else attr.value = literal_value(a.at("value"));
+    out.push_back(std::move(attr));
+  }
+  return out;
+}
+
+// "function": ONNX text, as one string or as an array of lines.
+std::string get_text(const Field& f) {
+  if (f.value.is_string()) return f.value.get<std::string>();
+  if (!f.value.is_array()) bad(f, std::string("expected a string or an array of lines, found ") + kind_of(f.value));
+  std::string text;
+  for (size_t i = 0; i < f.value.size(); ++i) text += get_string(f.item(i)) + "\n";
+  return text;
+}
+
+translate::CustomOpRule read_op_rule(const Field& f) {
+  expect_object(f, {"op", "domain", "op_type", "version", "inputs", "attributes", "function", "comment"});
+  translate::CustomOpRule rule;
+  rule.origin = f.path.substr(2);
+  rule.op = translate::normalize_op_name(get_nonempty_string(f.at("op")));
+  if (std::count(rule.op.begin(), rule.op.end(), '.') < 1)
+    bad(f.at("op"), "'" + rule.op + "' is not an op name (namespace::name or namespace.name[.overload])");
+  if (f.has("version")) rule.domain_version = get_int(f.at("version"), 1, 1 << 30);
+  if (f.has("inputs")) rule.inputs = get_strings(f.at("inputs"), /*allow_empty_items=*/true);
+  if (f.has("attributes")) rule.attributes = get_attributes(f.at("attributes"), /*allow_args=*/true);
+  if (f.has("domain")) rule.domain = get_domain(f.at("domain"));
+  if (f.has("op_type")) rule.op_type = get_op_type(f.at("op_type"));
+  if (f.has("function")) {
+    const Field text = f.at("function");
+    onnx::FunctionProto function = parse_function(get_text(text), text.path);
+    const Field where = f.has("op_type") ? f.at("op_type") : text;
+    if (!rule.op_type.empty() && rule.op_type != function.name())
+      bad(where, "the op_type '" + rule.op_type + "' differs from the function's name '" + function.name() + "'");
+    if (!rule.domain.empty() && rule.domain != function.domain())
+      bad(f.at("domain"), "the domain '" + rule.domain + "' differs from the function's domain '" + function.domain() + "'");
+    if (function.domain().empty()) bad(text, "the function declares no domain (write <domain: \"com.example\", ...> before it)");
+    rule.domain = get_domain({Json(function.domain()), text.path + " (its domain)"});
+    rule.op_type = get_op_type({Json(function.name()), text.path + " (its name)"});
+    rule.function = std::move(function);
+  }
+  if (rule.domain.empty()) bad(f, "missing \"domain\" (the custom domain of the node)");
+  if (rule.op_type.empty()) bad(f, "missing \"op_type\" (the node's op type)");
+  return rule;
+}
+
+ModuleRule read_module_rule(const Field& f) {
+  expect_object(f, {"module", "domain", "op_type", "version", "attributes", "comment"});
+  ModuleRule rule;
+  rule.origin = f.path.substr(2);
+  rule.type = get_nonempty_string(f.at("module"));
+  if (!f.has("domain")) bad(f, "missing \"domain\" (the custom domain of the opaque node)");
+  if (!f.has("op_type")) bad(f, "missing \"op_type\" (the opaque node's op type)");
+  rule.node.domain = get_domain(f.at("domain"));
+  rule.node.op_type = get_op_type(f.at("op_type"));
+  if (f.has("version")) rule.node.domain_version = get_int(f.at("version"), 1, 1 << 30);
+  if (f.has("attributes"))
+    for (const translate::CustomAttribute& a : get_attributes(f.at("attributes"), /*allow_args=*/false))
+      rule.node.attributes.push_back(to_attribute_proto(a.name, *a.value));
+  return rule;
+}
+
+std::filesystem::path resolve(const std::filesystem::path& config, const std::string& p) {
+  const std::filesystem::path path(p);
+  return path.is_absolute() ? path : config.parent_path() / path;
+}
+
+// "line L, column C" of a byte offset, for JSON syntax errors.
+std::string position(const std::string& text, size_t byte) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+}  // namespace
+
+Config parse_config(const std::string& text, const std::filesystem::path& path) {
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // nlohmann reports the byte after the fault.
+    fail(ErrorCode::kUsage, path.string() + ": not valid JSON at " + position(text, e.byte ? e.byte - 1 : 0));
+  }
+  Config config;
+  config.path = path;
+  try {
+    const Field root{doc, "$"};
+    expect_object(root, {"$schema", "comment", "input", "output", "model", "opset", "external_data", "hiera",
+                         "functions", "rules"});
+    if (root.has("$schema")) get_string(root.at("$schema"));
+    if (root.has("input")) config.input = resolve(path, get_nonempty_string(root.at("input")));
+    if (root.has("output")) config.output = resolve(path, get_nonempty_string(root.at("output")));
+    if (root.has("model")) config.model = get_nonempty_string(root.at("model"));
+    if (root.has("opset")) config.opset = static_cast<int>(get_int(root.at("opset"), 1, 1000));
+    if (root.has("external_data")) config.external_data = get_bool(root.at("external_data"));
+    if (root.has("hiera")) config.hiera = get_strings(root.at("hiera"), /*allow_empty_items=*/false);
+    if (root.has("functions")) {
+      const Field functions = root.at("functions");
+      expect_object(functions, {"domain", "name"});
+      if (functions.has("domain")) config.function_domain = get_domain(functions.at("domain"));
+      if (functions.has("name")) {
+        const Field name = functions.at("name");
+        config.function_name = get_nonempty_string(name);
+        if (config.function_name->find("{class}") == std::string::npos &&
+            config.function_name->find("{qualified}") == std::string::npos)
+          bad(name, "must contain {class} or {qualified}, or every type would get the same name");
+      }
+    }
+    if (root.has("rules")) {
+      const Field rules = root.at("rules");
+      if (!rules.value.is_array()) bad(rules, std::string("expected an array of rules, found ") + kind_of(rules.value));
+      std::map<std::string, std::string> seen;  // op or module -> first rule
+      for (size_t i = 0; i < rules.value.size(); ++i) {
+        const Field rule = rules.item(i);
+        if (!rule.value.is_object()) bad(rule, std::string("expected an object, found ") + kind_of(rule.value));
+        if (rule.has("op") == rule.has("module"))
+          bad(rule, "give exactly one of \"op\" (an op rule) and \"module\" (an opaque module rule)");
+        std::string key;
+        if (rule.has("op")) {
+          config.op_rules.push_back(read_op_rule(rule));
+          key = "op " + config.op_rules.back().op;
+        } else {
+          config.module_rules.push_back(read_module_rule(rule));
+          key = "module " + config.module_rules.back().type;
+        }
+        auto [it, inserted] = seen.emplace(key, rule.path.substr(2));
+        if (!inserted) bad(rule, "a second rule for " + key + " (the first is " + it->second + ")");
+      }
+    }
+  } catch (const Error& e) {
+    throw e.with_context(path.string());
+  }
+  return config;
+}
+
+Config load_config(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  PT2ONNX_CHECK(in.good(), ErrorCode::kUsage, path.string() + ": cannot read the config file");
+  std::stringstream text;
+  text << in.rdbuf();
+  PT2ONNX_CHECK(!in.bad(), ErrorCode::kUsage, path.string() + ": cannot read the config file");
+  return parse_config(text.str(), path);
+}
+
+}  // namespace pt2onnx::config
