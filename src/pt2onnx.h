@@ -17,6 +17,26 @@ struct ConvertOptions {
   // --hiera: module types whose instances become calls of ONNX local functions (class name
   // alone or qualified); empty: a flat graph.
   std::vector<std::string> hiera;
+  // Domain and name pattern of --hiera functions ("{class}": the class name, "{qualified}": the
+  // qualified class with '_' for '.').
+  std::string function_domain = "pt2onnx.hiera";
+  std::string function_name = "{class}";
+  // --config: a JSON file (schema/pt2onnx-config.schema.json) whose translation rules apply. Its
+  // options are read by options_from_config(); convert() reads only its rules.
+  std::filesystem::path config;
+  // --compile: module types (implying --hiera) whose functions get a CUDA kernel bundle
+  // `<Function>.kernels/` beside the output (or under kernels_dir), for each arch in `archs`.
+  std::vector<std::string> compile;
+  std::vector<std::string> archs = {"sm_80", "sm_90"};
+  std::filesystem::path kernels_dir;  // empty: the output's directory
+  std::string nvrtc;                  // NVRTC library to dlopen; empty: $PT2ONNX_NVRTC, libnvrtc.so.13, libnvrtc.so
+};
+
+struct KernelBundleReport {
+  std::string function;
+  std::filesystem::path dir;
+  int kernels = 0;
+  int64_t bytes = 0;
 };
 
 struct ConvertReport {
@@ -29,10 +49,19 @@ struct ConvertReport {
   int64_t weight_count = 0;
   int64_t weight_bytes = 0;
   std::vector<std::string> warnings;
+  std::vector<KernelBundleReport> kernel_bundles;  // --compile: bundles written
+  // --compile: functions refused (an op or dtype without a kernel template), one line each; the
+  // ONNX is written all the same and the CLI exits with status 4.
+  std::vector<std::string> kernels_refused;
 };
 
 // Converts; throws pt2onnx::Error. On failure nothing is left at the output paths.
 ConvertReport convert(const ConvertOptions& options);
+
+// The options a config file sets (defaults for the others), with `config` set to it. The CLI
+// starts from these and lets the flags given on the command line override them. Throws
+// Error(kUsage) naming the file and the JSON path of a bad field.
+ConvertOptions options_from_config(const std::filesystem::path& config);
 
 // The smallest and largest opset `--opset` accepts.
 constexpr int kMinOpset = 17;

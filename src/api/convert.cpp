@@ -1,11 +1,15 @@
 // convert(): the pipeline from a .pt2 archive to ONNX on disk, stage by stage.
+#include <optional>
 #include <utility>
 
+#include "api/compile_kernels.h"
 #include "api/pipeline_helpers.h"
 #include "archive/archive.h"
 #include "common/error.h"
+#include "config/config.h"
 #include "emit/write_model.h"
 #include "hierarchy/hierarchy.h"
+#include "hierarchy/module_instances.h"
 #include "import/import_program.h"
 #include "pt2onnx.h"
 #include "translate/translate.h"
@@ -33,11 +37,40 @@ std::string choose_model(const archive::Archive& archive, const std::string& req
 }
 
 
+// The --hiera options: CLI/config types plus the config's opaque module types (a module rule whose
+// type matches no module is reported, not an error, like an op rule that matched nothing).
+hierarchy::HierarchyOptions hierarchy_options(const ConvertOptions& options, const config::Config* config,
+                                              const std::vector<std::vector<ir::ModuleFrame>>& node_modules,
+                                              std::vector<std::string>& warnings) {
+  hierarchy::HierarchyOptions out;
+  out.types = options.hiera;
+  out.domain = options.function_domain;
+  out.function_name = options.function_name;
+  if (!config) return out;
+  for (const config::ModuleRule& rule : config->module_rules) {
+    for (const std::string& type : options.hiera)
+      PT2ONNX_CHECK(type != rule.type, ErrorCode::kUsage,
+                    config->path.string() + ": " + rule.origin + " makes " + rule.type +
+                        " an opaque node, but --hiera also asks for it as a function; choose one");
+    if (hierarchy::deepest_match(rule.type, node_modules) < 0) {
+      warnings.push_back("config rule " + rule.origin + " (module " + rule.type + ") matched no module of the model");
+      continue;
+    }
+    out.types.push_back(rule.type);
+    out.opaque.emplace(rule.type, rule.node);
+  }
+  return out;
+}
+
 }  // namespace
 
 ConvertReport convert(const ConvertOptions& options) {
   api::check_opset(options.opset);
   const std::string input_name = options.input.string();
+
+  std::optional<config::Config> config;
+  if (!options.config.empty()) config = config::load_config(options.config);
+  api::KernelStage kernel_stage(options);  // --compile: NVRTC and --arch checked before any work
 
   std::unique_ptr<archive::Archive> archive = archive::Archive::open(options.input);
   ConvertReport report;
@@ -48,14 +81,25 @@ ConvertReport convert(const ConvertOptions& options) {
   });
   report.nodes_in = static_cast<int64_t>(program.graph.nodes.size());
 
+  translate::TranslateOptions translate_options;
+  translate_options.opset = options.opset;
+  if (config) translate_options.custom_ops = config->op_rules;
   translate::Translation translation =
-      api::with_context(input_name, [&] { return translate::translate_program(program, {options.opset}); });
-  if (!options.hiera.empty()) {
-    hierarchy::HierarchyOptions hiera_options;
-    hiera_options.types = options.hiera;
-    api::with_context(input_name, [&] {
+      api::with_context(input_name, [&] { return translate::translate_program(program, translate_options); });
+  for (size_t i = 0; i < translate_options.custom_ops.size(); ++i)
+    if (translation.custom_op_hits[i] == 0)
+      translation.warnings.push_back("config rule " + translate_options.custom_ops[i].origin + " (op " +
+                                     translate_options.custom_ops[i].op + ") matched no node");
+
+  hierarchy::HierarchyOptions hiera_options =
+      hierarchy_options(options, config ? &*config : nullptr, translation.node_modules, translation.warnings);
+  kernel_stage.add_hiera_types(hiera_options.types);
+  if (!hiera_options.types.empty()) {
+    const hierarchy::HierarchyReport folded = api::with_context(input_name, [&] {
       return hierarchy::fold_hierarchy(translation.model, translation.node_modules, hiera_options);
     });
+    translation.warnings.insert(translation.warnings.end(), folded.warnings.begin(), folded.warnings.end());
+    api::with_context(input_name, [&] { kernel_stage.prepare(translation.model, program, folded, hiera_options.domain); });
   }
   report.nodes_out = translation.model.graph().node_size();
   report.functions_out = translation.model.functions_size();
@@ -71,6 +115,7 @@ ConvertReport convert(const ConvertOptions& options) {
   report.weight_count = written.weight_count;
   report.weight_bytes = written.weight_bytes;
   report.warnings = translation.warnings;  // the writer appends its own (e.g. forced external data)
+  kernel_stage.write(report);
   return report;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 
 #include "api/inspect.h"
 #include "common/error.h"
@@ -53,6 +54,27 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->allow_extra_args(false)
       ->take_all();
+  app.add_option("--function-domain", options.function_domain, "domain of --hiera functions")
+      ->default_val(options.function_domain);
+  app.add_option("--function-name", options.function_name,
+                 "name pattern of --hiera functions: {class} (class name) or {qualified} (qualified class, '_' for '.')")
+      ->default_val(options.function_name);
+  app.add_option("--compile", options.compile,
+                 "module type whose functions also get a CUDA kernel bundle <Function>.kernels/ (implies --hiera); "
+                 "repeatable; needs NVRTC")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
+  app.add_option("--arch", options.archs, "--compile: GPU architectures, comma-separated (default sm_80,sm_90)")
+      ->delimiter(',')
+      ->take_last();
+  std::string kernels_dir;
+  app.add_option("--kernels-dir", kernels_dir, "--compile: where bundles go (default: beside the .onnx)");
+  app.add_option("--nvrtc", options.nvrtc, "--compile: the NVRTC library to load (default: $PT2ONNX_NVRTC, libnvrtc.so.13)");
+  std::string config_path;
+  app.add_option("--config", config_path,
+                 "JSON config (schema/pt2onnx-config.schema.json): options and translation rules; flags given "
+                 "here override its options, --hiera adds to its types");
   app.add_flag("-v,--verbose", verbose, "print details of the conversion");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
 
@@ -69,7 +91,7 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-    if (!inspect_command->parsed() && input.empty()) throw CLI::RequiredError("input");
+    if (!inspect_command->parsed() && input.empty() && config_path.empty()) throw CLI::RequiredError("input");
     // Whatever the top-level app parsed belongs to conversion (inspect's own options follow it).
     if (inspect_command->parsed())
       for (const CLI::Option* given : app.get_options())
@@ -85,23 +107,47 @@ int main(int argc, char** argv) {
   inspect_options.input = inspect_input;
 
   try {
+    if (!config_path.empty()) {
+      // The config's options, then whatever the command line gave explicitly.
+      pt2onnx::ConvertOptions merged = pt2onnx::options_from_config(config_path);
+      auto given = [&](const char* flag) { return app.count(flag) > 0; };
+      if (!input.empty()) merged.input = options.input;
+      if (given("--output")) merged.output = options.output;
+      if (given("--opset")) merged.opset = options.opset;
+      if (given("--external-data")) merged.external_data = options.external_data;
+      if (given("--model")) merged.model = options.model;
+      if (given("--function-domain")) merged.function_domain = options.function_domain;
+      if (given("--function-name")) merged.function_name = options.function_name;
+      merged.hiera.insert(merged.hiera.end(), options.hiera.begin(), options.hiera.end());
+      merged.compile = options.compile;  // --compile flags are command line only
+      merged.archs = options.archs;
+      merged.nvrtc = options.nvrtc;
+      options = std::move(merged);
+      if (options.input.empty())
+        throw pt2onnx::Error(pt2onnx::ErrorCode::kUsage, config_path + ": no input: give the .pt2 on the command line or as \"input\"");
+    }
     if (inspect_command->parsed()) {
       const pt2onnx::InspectReport report = pt2onnx::inspect(inspect_options);
       std::cout << (inspect_json ? pt2onnx::render_inspect_json(report) : pt2onnx::render_inspect_text(report));
       return 0;
     }
+    options.kernels_dir = kernels_dir;
     const pt2onnx::ConvertReport report = pt2onnx::convert(options);
+    for (const auto& r : report.kernels_refused) std::cerr << "pt2onnx: error: no kernel bundle: " << one_line(r) << "\n";
     if (!quiet) {
       for (const auto& w : report.warnings) std::cerr << "pt2onnx: warning: " << one_line(w) << "\n";
       std::cout << "wrote " << report.output.string() << " (" << report.nodes_out << " nodes, "
                 << report.weight_count << " weights, " << human_bytes(report.weight_bytes);
       if (!report.external_data.empty()) std::cout << " in " << report.external_data.filename().string();
       std::cout << ")\n";
+      for (const auto& b : report.kernel_bundles)
+        std::cout << "wrote " << b.dir.string() << " (" << b.kernels << " kernels, " << human_bytes(b.bytes) << ")\n";
       if (verbose)
         std::cout << "model '" << report.model << "': " << report.nodes_in << " FX nodes -> " << report.nodes_out
                   << " ONNX nodes, opset " << options.opset << "\n";
     }
-    return 0;
+    // A refused --compile type leaves its ONNX written but fails the command (unsupported op).
+    return report.kernels_refused.empty() ? 0 : static_cast<int>(pt2onnx::ErrorCode::kUnsupported);
   } catch (const pt2onnx::Error& e) {
     std::cerr << "pt2onnx: error: " << one_line(e.what()) << "\n";
     return static_cast<int>(e.code());
