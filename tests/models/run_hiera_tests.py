@@ -36,6 +36,17 @@ CASES = [
     ("decoder.default", ["__main__.DecoderAttention"], {"DecoderAttention": 2}),
     ("cnn.default", ["ConvBNReLU"], {"ConvBNReLU": 2}),
     ("cnn.core", ["ConvBNReLU"], {"ConvBNReLU": 2}),
+    # samples/hiera (scripts/make_hiera_samples.py). Two levels: each Block holds two Scale modules
+    # that differ only by their constant factor (0.5, 2.0): two Scale functions, one Block function.
+    ("hiera/two_level.default", ["Scale", "Block"], {"Scale": 1, "Scale_1": 1, "Block": 2}),
+    ("hiera/two_level.core", ["Scale", "Block"], {"Scale": 1, "Scale_1": 1, "Block": 2}),
+    # Three identity BasicBlocks (8 and 16 channels: channel counts are in the weights, not the
+    # body) share one function; the strided block with a downsample branch has its own.
+    ("hiera/resnet.default", ["BasicBlock"], {"BasicBlock": 3, "BasicBlock_1": 1}),
+    ("hiera/resnet.core", ["BasicBlock"], {"BasicBlock": 3, "BasicBlock_1": 1}),
+    # Both encoder blocks of the ViT share one function (the batch size they compute is their own).
+    ("hiera/vit.default", ["EncoderBlock"], {"EncoderBlock": 2}),
+    ("hiera/vit.core", ["EncoderBlock"], {"EncoderBlock": 2}),
 ]
 
 
@@ -43,10 +54,11 @@ class CheckFailed(Exception):
     pass
 
 
-def load_io(npz_path: Path):
+def load_io(npz_path: Path, prefix=""):
+    """Inputs and torch outputs; prefix "b2_" gives a dynamic sample's second batch size."""
     with np.load(npz_path, allow_pickle=False) as z:
-        ins = [z[f"input_{i}"] for i in range(len(z.files)) if f"input_{i}" in z.files]
-        outs = [z[f"output_{i}"] for i in range(len(z.files)) if f"output_{i}" in z.files]
+        ins = [z[f"{prefix}input_{i}"] for i in range(len(z.files)) if f"{prefix}input_{i}" in z.files]
+        outs = [z[f"{prefix}output_{i}"] for i in range(len(z.files)) if f"{prefix}output_{i}" in z.files]
     return ins, outs
 
 
@@ -103,7 +115,7 @@ def check_case(exe, samples: Path, work: Path, stem, types, expected):
     import onnx
 
     sample = samples / f"{stem}.pt2"
-    flat, hiera = work / f"{stem}.flat.onnx", work / f"{stem}.hiera.onnx"
+    flat, hiera = work / f"{stem.replace('/', '_')}.flat.onnx", work / f"{stem.replace('/', '_')}.hiera.onnx"
     convert(exe, sample, flat, [])
     convert(exe, sample, hiera, types)
     onnx.checker.check_model(str(hiera), full_check=True)
@@ -126,12 +138,18 @@ def check_case(exe, samples: Path, work: Path, stem, types, expected):
     # Weights are never copied: at most 1% more than flat (shared bodies usually make it smaller).
     if hiera_size > 1.01 * flat_size:
         raise CheckFailed(f"size {hiera_size} vs flat {flat_size} (over 1% more)")
-    inputs, torch_outputs = load_io(samples / f"{stem}.io.npz")
-    hiera_out = run_ort(hiera, inputs)
-    err_flat = max_error(hiera_out, run_ort(flat, inputs))
-    err_torch = max_error(hiera_out, torch_outputs)
+    err_flat = err_torch = 0.0
+    sizes = 0
+    for prefix in ("", "b2_"):  # the second batch size, where the sample is dynamic
+        inputs, torch_outputs = load_io(samples / f"{stem}.io.npz", prefix)
+        if not inputs:
+            continue
+        sizes += 1
+        hiera_out = run_ort(hiera, inputs)
+        err_flat = max(err_flat, max_error(hiera_out, run_ort(flat, inputs)))
+        err_torch = max(err_torch, max_error(hiera_out, torch_outputs))
     return (f"{len(names)} functions {names}, calls {calls}, main graph {len(flat_model.graph.node)} -> "
-            f"{len(model.graph.node)} nodes, size {flat_size} -> {hiera_size} bytes, "
+            f"{len(model.graph.node)} nodes, size {flat_size} -> {hiera_size} bytes, {sizes} input size(s), "
             f"max abs error vs flat {err_flat:.3g}, vs torch {err_torch:.3g}")
 
 
