@@ -16,6 +16,10 @@ ConvertOptions options_from_config(const std::filesystem::path& config_path) {
   options.hiera = config.hiera;
   if (config.function_domain) options.function_domain = *config.function_domain;
   if (config.function_name) options.function_name = *config.function_name;
+  options.compile = config.compile;
+  if (config.archs) options.archs = *config.archs;
+  if (config.kernels_dir) options.kernels_dir = *config.kernels_dir;
+  if (config.nvrtc) options.nvrtc = *config.nvrtc;
   return options;
 }
 

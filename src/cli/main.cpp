@@ -119,9 +119,10 @@ int main(int argc, char** argv) {
       if (given("--function-domain")) merged.function_domain = options.function_domain;
       if (given("--function-name")) merged.function_name = options.function_name;
       merged.hiera.insert(merged.hiera.end(), options.hiera.begin(), options.hiera.end());
-      merged.compile = options.compile;  // --compile flags are command line only
-      merged.archs = options.archs;
-      merged.nvrtc = options.nvrtc;
+      merged.compile.insert(merged.compile.end(), options.compile.begin(), options.compile.end());
+      if (given("--arch")) merged.archs = options.archs;
+      if (given("--nvrtc")) merged.nvrtc = options.nvrtc;
+      if (!kernels_dir.empty()) merged.kernels_dir = kernels_dir;
       options = std::move(merged);
       if (options.input.empty())
         throw pt2onnx::Error(pt2onnx::ErrorCode::kUsage, config_path + ": no input: give the .pt2 on the command line or as \"input\"");
@@ -131,7 +132,7 @@ int main(int argc, char** argv) {
       std::cout << (inspect_json ? pt2onnx::render_inspect_json(report) : pt2onnx::render_inspect_text(report));
       return 0;
     }
-    options.kernels_dir = kernels_dir;
+    if (!kernels_dir.empty()) options.kernels_dir = kernels_dir;
     const pt2onnx::ConvertReport report = pt2onnx::convert(options);
     for (const auto& r : report.kernels_refused) std::cerr << "pt2onnx: error: no kernel bundle: " << one_line(r) << "\n";
     if (!quiet) {

@@ -33,6 +33,11 @@ struct Config {
   std::vector<std::string> hiera;
   std::optional<std::string> function_domain;
   std::optional<std::string> function_name;
+  // --compile options.
+  std::vector<std::string> compile;
+  std::optional<std::vector<std::string>> archs;
+  std::optional<std::filesystem::path> kernels_dir;
+  std::optional<std::string> nvrtc;
   // Rules, in the file's order.
   std::vector<translate::CustomOpRule> op_rules;
   std::vector<ModuleRule> module_rules;

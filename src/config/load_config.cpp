@@ -245,7 +245,7 @@ Config parse_config(const std::string& text, const std::filesystem::path& path) 
   try {
     const Field root{doc, "$"};
     expect_object(root, {"$schema", "comment", "input", "output", "model", "opset", "external_data", "hiera",
-                         "functions", "rules"});
+                         "functions", "compile", "arch", "kernels_dir", "nvrtc", "rules"});
     if (root.has("$schema")) get_string(root.at("$schema"));
     if (root.has("input")) config.input = resolve(path, get_nonempty_string(root.at("input")));
     if (root.has("output")) config.output = resolve(path, get_nonempty_string(root.at("output")));
@@ -253,6 +253,10 @@ Config parse_config(const std::string& text, const std::filesystem::path& path) 
     if (root.has("opset")) config.opset = static_cast<int>(get_int(root.at("opset"), 1, 1000));
     if (root.has("external_data")) config.external_data = get_bool(root.at("external_data"));
     if (root.has("hiera")) config.hiera = get_strings(root.at("hiera"), /*allow_empty_items=*/false);
+    if (root.has("compile")) config.compile = get_strings(root.at("compile"), /*allow_empty_items=*/false);
+    if (root.has("arch")) config.archs = get_strings(root.at("arch"), /*allow_empty_items=*/false);
+    if (root.has("kernels_dir")) config.kernels_dir = resolve(path, get_nonempty_string(root.at("kernels_dir")));
+    if (root.has("nvrtc")) config.nvrtc = get_nonempty_string(root.at("nvrtc"));
     if (root.has("functions")) {
       const Field functions = root.at("functions");
       expect_object(functions, {"domain", "name"});

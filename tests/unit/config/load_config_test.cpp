@@ -28,7 +28,8 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 TEST_CASE("options are read, paths resolved against the config's folder") {
   const Config c = parse_config(R"({"input": "m.pt2", "output": "/abs/out.onnx", "model": "model", "opset": 20,
       "external_data": true, "hiera": ["Attention", "a.b.Layer"],
-      "functions": {"domain": "com.example.fn", "name": "{class}Fn"}})", kPath);
+      "functions": {"domain": "com.example.fn", "name": "{class}Fn"},
+      "compile": ["Attention"], "arch": ["sm_90"], "kernels_dir": "bundles", "nvrtc": "libnvrtc.so.13"})", kPath);
   CHECK(c.input == std::filesystem::path("/configs/m.pt2"));
   CHECK(c.output == std::filesystem::path("/abs/out.onnx"));
   CHECK(c.model == "model");
@@ -37,6 +38,10 @@ TEST_CASE("options are read, paths resolved against the config's folder") {
   CHECK(c.hiera == std::vector<std::string>{"Attention", "a.b.Layer"});
   CHECK(c.function_domain == "com.example.fn");
   CHECK(c.function_name == "{class}Fn");
+  CHECK(c.compile == std::vector<std::string>{"Attention"});
+  CHECK(c.archs == std::vector<std::string>{"sm_90"});
+  CHECK(c.kernels_dir == std::filesystem::path("/configs/bundles"));
+  CHECK(c.nvrtc == "libnvrtc.so.13");
   CHECK(c.op_rules.empty());
 }
 
