@@ -823,6 +823,20 @@ class ModeWrappers(nn.Module):
         return c + 1, s, h
 
 
+@case("matmul_broadcast", lambda g: (randn(g, 3, 5, 8),), dynamic={"x": {0: BATCH}},
+      second=lambda g: (randn(g, 4, 5, 8),))
+class MatmulBroadcast(nn.Module):
+    """Linear of a transposed 3-d input and nn.MultiheadAttention (core IR: weight expand + bmm); dynamic batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 6)
+        self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x):
+        return self.lin(x.transpose(0, 1)), self.mha(x, x, x, need_weights=False)[0]
+
+
 # ----------------------------------------------------------------------------------------------
 # Overloads torch 2.15 writes only when they are called directly (other versions and IRs do).
 # Default IR only: core IR rewrites them into ops the cases above cover.

@@ -54,9 +54,129 @@ RuleResult aten_native_dropout(EmitContext& ctx, const ir::Node& node) {
 
 // ---- reshapes ---------------------------------------------------------------------------------
 
+// ---- expands that only feed a matmul ----------------------------------------------------------
+// Core IR writes x[B, M, K] @ w[K, N] as bmm(view(x), view(expand(w, [B, K, N]), [B, K, N])).
+// ONNX MatMul broadcasts, so such an Expand, B copies of a weight (1.4 GB per layer in
+// vit_b_16), is skipped: the expand and its same-shape views pass the low-rank value through,
+// and MatMul broadcasts it. Only when every reader ends in a bmm/matmul whose other operand has
+// the full rank, so the product's shape is unchanged.
+
+bool is_view_target(const std::string& target) {
+  return target == "aten.view.default" || target == "aten.reshape.default" || target == "aten._unsafe_view.default";
+}
+
+bool same_sym_ints(const std::vector<ir::SymIntArg>& a, const std::vector<ir::SymIntArg>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].v != b[i].v) return false;
+  return true;
+}
+
+const std::vector<ir::SymIntArg>* sym_int_list(const ir::Node& node, const char* name) {
+  const ir::Argument* arg = node.input(name);
+  const auto* list = arg ? std::get_if<ir::SymIntListArg>(arg) : nullptr;
+  return list ? &list->items : nullptr;
+}
+
+const std::string* tensor_input(const ir::Node& node, const char* name) {
+  const ir::Argument* arg = node.input(name);
+  const auto* t = arg ? std::get_if<ir::TensorArg>(arg) : nullptr;
+  return t ? &t->name : nullptr;
+}
+
+const ir::Node* producer_of(const ir::Graph& graph, const std::string& fx) {
+  for (const ir::Node& node : graph.nodes)
+    for (const ir::Argument& out : node.outputs)
+      if (const auto* t = std::get_if<ir::TensorArg>(&out); t && t->name == fx) return &node;
+  return nullptr;
+}
+
+std::vector<const ir::Node*> readers_of(const ir::Graph& graph, const std::string& fx, bool& escapes) {
+  std::vector<const ir::Node*> readers;
+  for (const ir::Argument& out : graph.outputs)
+    if (const auto* t = std::get_if<ir::TensorArg>(&out); t && t->name == fx) escapes = true;
+  for (const ir::Node& node : graph.nodes) {
+    for (const ir::NamedArgument& in : node.inputs) {
+      if (const auto* t = std::get_if<ir::TensorArg>(&in.arg); t && t->name == fx) {
+        readers.push_back(&node);
+        break;
+      }
+      if (const auto* l = std::get_if<ir::TensorListArg>(&in.arg))
+        for (const auto& n : l->names)
+          if (n == fx) escapes = true;
+    }
+  }
+  return readers;
+}
+
+// The value at the end of a chain of same-shape views, and the expand node it starts from (or
+// nullptr when `fx` does not come from an expand adding leading dims).
+const ir::Node* leading_expand(const ir::Program& program, const std::string& fx) {
+  const ir::Node* node = producer_of(program.graph, fx);
+  const std::vector<ir::SymIntArg>* shape = nullptr;
+  while (node && is_view_target(node->target)) {
+    const auto* size = sym_int_list(*node, node->input("size") ? "size" : "shape");
+    const std::string* in = tensor_input(*node, "self");
+    if (!size || !in || (shape && !same_sym_ints(*size, *shape))) return nullptr;
+    shape = size;
+    node = producer_of(program.graph, *in);
+  }
+  if (!node || node->target != "aten.expand.default") return nullptr;
+  const auto* size = sym_int_list(*node, "size");
+  const std::string* in = tensor_input(*node, "self");
+  if (!size || !in || (shape && !same_sym_ints(*size, *shape))) return nullptr;
+  auto it = program.graph.tensor_values.find(*in);
+  if (it == program.graph.tensor_values.end()) return nullptr;
+  const std::vector<ir::Dim>& dims = it->second.sizes;
+  if (dims.size() >= size->size()) return nullptr;
+  const size_t lead = size->size() - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) {  // the input's own dims are kept, never broadcast
+    const auto* v = std::get_if<int64_t>(&(*size)[lead + i].v);
+    if (!v) return nullptr;
+    if (*v != -1 && !(dims[i].is_static() && dims[i].as_int() == *v)) return nullptr;
+  }
+  return node;
+}
+
+// Whether every reader of `fx` (through same-shape views) is a bmm/matmul whose other operand is
+// of full rank and not itself such an expand.
+bool only_feeds_matmul(const ir::Program& program, const std::string& fx, size_t rank, int depth = 0) {
+  bool escapes = false;
+  const std::vector<const ir::Node*> readers = readers_of(program.graph, fx, escapes);
+  if (escapes || readers.empty() || depth > 4) return false;
+  for (const ir::Node* reader : readers) {
+    if (is_view_target(reader->target)) {
+      if (reader->outputs.empty()) return false;
+      const auto* out = std::get_if<ir::TensorArg>(&reader->outputs.front());
+      if (!out || !only_feeds_matmul(program, out->name, rank, depth + 1)) return false;
+      continue;
+    }
+    if (reader->target != "aten.bmm.default" && reader->target != "aten.matmul.default") return false;
+    const std::string* a = tensor_input(*reader, "self");
+    const std::string* b = tensor_input(*reader, reader->target == "aten.bmm.default" ? "mat2" : "other");
+    if (!a || !b || *a == *b) return false;
+    const std::string& other = *a == fx ? *b : *a;
+    auto it = program.graph.tensor_values.find(other);
+    if (it == program.graph.tensor_values.end() || it->second.sizes.size() != rank) return false;
+    if (leading_expand(program, other) != nullptr) return false;
+  }
+  return true;
+}
+
+// Whether the expand (or same-shape view of one) producing FX value `fx` is skipped.
+bool skipped_expand(const ir::Program& program, const std::string& fx) {
+  const ir::Node* expand = leading_expand(program, fx);
+  if (!expand) return false;
+  const auto* out = std::get_if<ir::TensorArg>(&expand->outputs.front());
+  return out && only_feeds_matmul(program, out->name, sym_int_list(*expand, "size")->size());
+}
+
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a); reshape(self, shape), _unsafe_view, view_copy
 RuleResult aten_view(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  if (!node.outputs.empty())
+    if (const auto* out = std::get_if<ir::TensorArg>(&node.outputs.front()); out && skipped_expand(ctx.program(), out->name))
+      return emitted(ctx, args.tensor("self"));
   const std::string name = args.has("size") ? "size" : "shape";
   bool has_zero = false;  // torch's 0 is an empty dim, not ONNX's "copy this dim"
   for (const auto& item : args.sym_ints(name))
@@ -210,6 +330,14 @@ RuleResult aten_squeeze(EmitContext& ctx, const ir::Node& node) {
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 RuleResult aten_expand(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  if (!node.outputs.empty())
+    if (const auto* out = std::get_if<ir::TensorArg>(&node.outputs.front()); out && skipped_expand(ctx.program(), out->name))
+      return emitted(ctx, args.tensor("self"));
+  if (const ir::TensorMeta* out = args.out_meta(); out && out->sizes.size() == args.meta("self").sizes.size()) {
+    bool same = true;  // an expand to the input's own shape (core IR writes these before bmm) copies nothing
+    for (size_t i = 0; same && i < out->sizes.size(); ++i) same = dims_equal(out->sizes[i], args.meta("self").sizes[i]);
+    if (same) return emitted(ctx, args.tensor("self"));
+  }
   // torch's -1 keeps a dim; ONNX Expand broadcasts both ways, so 1 does the same.
   std::vector<ir::SymIntArg> items = args.sym_ints("size");
   for (auto& item : items)
