@@ -21,10 +21,9 @@ import tempfile
 import traceback
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ort_compare import CheckFailed, load_io, max_error, run_ort  # noqa: E402
 
-RTOL = 1e-4
-ATOL = 1e-5
 OPSET = 18
 DOMAIN = "pt2onnx.hiera"
 
@@ -48,49 +47,6 @@ CASES = [
     ("hiera/vit.default", ["EncoderBlock"], {"EncoderBlock": 2}),
     ("hiera/vit.core", ["EncoderBlock"], {"EncoderBlock": 2}),
 ]
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def load_io(npz_path: Path, prefix=""):
-    """Inputs and torch outputs; prefix "b2_" gives a dynamic sample's second batch size."""
-    with np.load(npz_path, allow_pickle=False) as z:
-        ins = [z[f"{prefix}input_{i}"] for i in range(len(z.files)) if f"{prefix}input_{i}" in z.files]
-        outs = [z[f"{prefix}output_{i}"] for i in range(len(z.files)) if f"{prefix}output_{i}" in z.files]
-    return ins, outs
-
-
-def max_error(actual, expected):
-    """Raises CheckFailed beyond rtol/atol (or on shape/dtype mismatch); returns the max abs error."""
-    if len(actual) != len(expected):
-        raise CheckFailed(f"{len(actual)} outputs, expected {len(expected)}")
-    worst = 0.0
-    for i, (a, e) in enumerate(zip(actual, expected)):
-        a = np.asarray(a)
-        if a.shape != e.shape or a.dtype != e.dtype:
-            raise CheckFailed(f"output {i}: {a.dtype}{a.shape}, expected {e.dtype}{e.shape}")
-        if not np.issubdtype(e.dtype, np.floating):
-            if (a != e).any():
-                raise CheckFailed(f"output {i}: {int((a != e).sum())} elements differ")
-            continue
-        err = np.abs(a.astype(np.float64) - e.astype(np.float64))
-        worst = max(worst, float(err.max()) if err.size else 0.0)
-        if not np.allclose(a, e, rtol=RTOL, atol=ATOL):
-            raise CheckFailed(f"output {i}: max abs error {worst:.3g} beyond rtol {RTOL} atol {ATOL}")
-    return worst
-
-
-def run_ort(path: Path, inputs):
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
-    so.log_severity_level = 3
-    sess = ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
-    names = [i.name for i in sess.get_inputs()]
-    return sess.run(None, dict(zip(names, inputs)))
 
 
 def convert(exe, sample: Path, out: Path, types):

@@ -1,0 +1,58 @@
+"""What the end-to-end tests share: sample inputs and torch outputs from `<stem>.io.npz`, an
+onnxruntime session on one thread, and the comparison with stated tolerances.
+
+Needs numpy and onnxruntime (the test venv)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+RTOL = 1e-4  # fp32 vs torch eager, as README states
+ATOL = 1e-5
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def load_io(npz_path: Path, prefix=""):
+    """Inputs and torch outputs; prefix "b2_" gives a dynamic sample's second size."""
+    with np.load(npz_path, allow_pickle=False) as z:
+        ins = [z[f"{prefix}input_{i}"] for i in range(len(z.files)) if f"{prefix}input_{i}" in z.files]
+        outs = [z[f"{prefix}output_{i}"] for i in range(len(z.files)) if f"{prefix}output_{i}" in z.files]
+    return ins, outs
+
+
+def max_error(actual, expected, rtol=RTOL, atol=ATOL):
+    """Raises CheckFailed beyond rtol/atol (or on shape/dtype mismatch, or any difference in a
+    non-float output); returns the max abs error."""
+    if len(actual) != len(expected):
+        raise CheckFailed(f"{len(actual)} outputs, expected {len(expected)}")
+    worst = 0.0
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        a = np.asarray(a)
+        if a.shape != e.shape or a.dtype != e.dtype:
+            raise CheckFailed(f"output {i}: {a.dtype}{a.shape}, expected {e.dtype}{e.shape}")
+        if not np.issubdtype(e.dtype, np.floating):
+            if (a != e).any():
+                raise CheckFailed(f"output {i}: {int((a != e).sum())} elements differ")
+            continue
+        err = np.abs(a.astype(np.float64) - e.astype(np.float64))
+        worst = max(worst, float(err.max()) if err.size else 0.0)
+        if not np.allclose(a, e, rtol=rtol, atol=atol):
+            raise CheckFailed(f"output {i}: max abs error {worst:.3g} beyond rtol {rtol} atol {atol}")
+    return worst
+
+
+def run_ort(model, inputs):
+    """Runs a model (a path, or serialized bytes) on the CPU provider, one thread."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.log_severity_level = 3
+    data = model if isinstance(model, bytes) else str(model)
+    sess = ort.InferenceSession(data, sess_options=so, providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    return sess.run(None, dict(zip(names, inputs)))
