@@ -8,13 +8,15 @@ random activations. Parameters and buffers are the instance's own; they are pass
 function as its weight inputs. Symbols that only activations carry (dynamic dims) are tried at
 two sizes each. Writes samples/kernels/<sample>.<Function>.io.npz with, per case k:
   case<k>.symbols   strings "NAME=VALUE" for every manifest symbol
-  case<k>.in.<name> / case<k>.out.<name>   arrays in the manifest's dtype and shape
+  case<k>.in.<name> / case<k>.out.<name>   arrays in the manifest's dtype and shape (an input
+                    equal to case 0's is stored only there)
 Run under the torch venv: scripts/torch_venv.sh 2.15 then
   <venv>/bin/python scripts/make_kernel_refs.py --pt2onnx build/pt2onnx
 """
 from __future__ import annotations
 
 import argparse
+import inspect
 import io
 import itertools
 import json
@@ -30,14 +32,56 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import make_samples  # noqa: E402
 
-# (sample stem, builder name, module types); dynamic sizes tried for activation-only symbols.
+# (sample stem, builder name, module types, sizes tried for each activation-only symbol).
 RUNS = [
-    ("decoder.default", "decoder", ["DecoderAttention", "RMSNorm", "GatedMLP", "LayerNorm", "Embedding"]),
-    ("decoder.default", "decoder", ["DecoderLayer"]),
-    ("decoder.core", "decoder", ["DecoderLayer", "LayerNorm"]),
-    ("mlp_dynamic.default", "mlp_dynamic", ["Linear"]),
+    ("decoder.default", "decoder", ["DecoderAttention", "RMSNorm", "GatedMLP", "LayerNorm", "Embedding"], ()),
+    ("decoder.default", "decoder", ["DecoderLayer"], ()),
+    # RMSNorm is folded inside DecoderLayer here: its calls are inlined into DecoderLayer's
+    # kernels, and RMSNorm itself gets no bundle (it has no call site of its own).
+    ("decoder.core", "decoder", ["DecoderLayer", "LayerNorm", "RMSNorm"], ()),
+    ("mlp_dynamic.default", "mlp_dynamic", ["Linear"], (3, 61)),
+    # Wider than a GEMM tile and a reduction block, with a dynamic sequence length.
+    ("wide.default", "wide", ["DecoderAttention", "GatedMLP", "LayerNorm", "RMSNorm"], (5, 300)),
 ]
-DYNAMIC_SIZES = (3, 61)
+
+
+class WideBlock(torch.nn.Module):
+    """The decoder's pieces at sizes past one 64x64 GEMM tile and one 256-thread row block."""
+
+    def __init__(self, dim=192, heads=3, hidden=320, max_seq=320):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(dim)
+        self.attn = make_samples.DecoderAttention(dim, heads, max_seq)
+        self.mlp_norm = make_samples.RMSNorm(dim)
+        self.mlp = make_samples.GatedMLP(dim, hidden)
+
+    def forward(self, x):
+        x = x + self.attn(self.norm(x))
+        return x + self.mlp(self.mlp_norm(x))
+
+
+def build_wide():
+    torch.manual_seed(make_samples.SEED)
+    m = WideBlock().eval()
+    x = torch.randn(2, 40, 192, generator=torch.Generator().manual_seed(make_samples.SEED + 9))
+    return {"module": m, "inputs": (x,), "dynamic_shapes": {"x": {1: torch.export.Dim("seq", min=2, max=320)}}}
+
+
+BUILDERS = dict(make_samples.MODELS, wide=build_wide)
+
+
+def sample_path(stem):
+    p = ROOT / "samples" / f"{stem}.pt2"
+    return p if p.exists() else ROOT / "samples" / "kernels" / f"{stem}.pt2"
+
+
+def export_wide():
+    """samples/kernels/wide.default.pt2 (torch.export, default IR, dynamic sequence length)."""
+    spec = build_wide()
+    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec["dynamic_shapes"])
+    path = ROOT / "samples" / "kernels" / "wide.default.pt2"
+    torch.export.save(ep, str(path))
+    print(f"  {path.relative_to(ROOT)}")
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "INT64": np.int64, "INT32": np.int32, "BOOL": np.bool_}
 
 
@@ -47,7 +91,7 @@ def eval_dim(d, syms):
     return int(eval(d.replace("//", "//"), {"__builtins__": {}, "cdiv": lambda a, b: -(-a // b)}, dict(syms)))
 
 
-def cases_for(manifest, root):
+def cases_for(manifest, root, dynamic_sizes):
     state = dict(root.named_parameters())
     state.update(dict(root.named_buffers()))
     names = [i["name"] for i in manifest["inputs"]]
@@ -73,7 +117,7 @@ def cases_for(manifest, root):
                 dynamic.append(sym)
             else:
                 fixed[sym] = int(value)
-        for sizes in itertools.product(DYNAMIC_SIZES, repeat=len(dynamic)) if dynamic else [()]:
+        for sizes in itertools.product(dynamic_sizes, repeat=len(dynamic)) if dynamic else [()]:
             syms = dict(fixed)
             syms.update(zip(dynamic, sizes))
             out.append((site, module, syms))
@@ -96,8 +140,13 @@ def run_case(manifest, site, module, syms, state, seed):
                 raise SystemExit(f"activation dtype {inp['dtype']} not handled")
             acts.append(t)
         ins[inp["name"]] = t.numpy().astype(NP_DTYPES[inp["dtype"]])
+    # A function may take more activations than forward() does (e.g. the block's input, read only
+    # for its shape). forward() gets the first ones; run_kernel_tests.py checks these references
+    # against onnxruntime running the function itself, which catches a wrong pick.
+    n_args = len([p for p in inspect.signature(module.forward).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
     with torch.no_grad():
-        result = module(*acts)
+        result = module(*acts[:n_args])
     results = result if isinstance(result, (tuple, list)) else (result,)
     outs = {}
     for o, r in zip(manifest["outputs"], results):
@@ -117,22 +166,26 @@ def main():
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
-    for stem, builder, types in RUNS:
-        root = make_samples.MODELS[builder]()["module"].eval()
+    export_wide()
+    for stem, builder, types, dynamic_sizes in RUNS:
+        root = BUILDERS[builder]()["module"].eval()
         with tempfile.TemporaryDirectory() as tmp:
-            cmd = [args.pt2onnx, str(ROOT / "samples" / f"{stem}.pt2"), "-o", f"{tmp}/m.onnx", "--opset", "18", "-q"]
+            cmd = [args.pt2onnx, str(sample_path(stem)), "-o", f"{tmp}/m.onnx", "--opset", "18", "-q"]
             for t in types:
                 cmd += ["--compile", t]
             subprocess.run(cmd, check=False)
             for mpath in sorted(Path(tmp).glob("*.kernels/manifest.json")):
                 manifest = json.loads(mpath.read_text())
-                cases, state, _ = cases_for(manifest, root)
+                cases, state, _ = cases_for(manifest, root, dynamic_sizes)
                 arrays = {}
                 for k, (site, module, syms) in enumerate(cases):
                     ins, outs = run_case(manifest, site, module, syms, state, seed=1000 + k)
                     arrays[f"case{k}.symbols"] = np.array([f"{s}={v}" for s, v in sorted(syms.items())])
                     for n, a in ins.items():
-                        arrays[f"case{k}.in.{n}"] = a
+                        # Inputs equal to case 0's (weights) are stored once; readers fall back to case 0.
+                        first = arrays.get(f"case0.in.{n}")
+                        if k == 0 or first is None or first.shape != a.shape or not np.array_equal(first, a):
+                            arrays[f"case{k}.in.{n}"] = a
                     for n, a in outs.items():
                         arrays[f"case{k}.out.{n}"] = a
                 name = manifest["function"]["name"]

@@ -153,7 +153,9 @@ BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::Program& progr
           types[i].shape[a] = it->second;
         }
       }
-      pb.plan = generate_kernels(*fn, types);
+      std::vector<const onnx::FunctionProto*> library;
+      for (const auto& f : model.functions()) library.push_back(&f);
+      pb.plan = generate_kernels(*fn, types, library);
       out.bundles.push_back(std::move(pb));
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kUnsupported) throw;

@@ -211,7 +211,9 @@ std::string constant_array(Generator& g, const std::vector<double>& data, bool i
 
 // ---- Generator --------------------------------------------------------------------------------
 
-Generator::Generator(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs) : function_(function) {
+Generator::Generator(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs,
+                     const std::vector<const onnx::FunctionProto*>& library)
+    : library_(library), function_(function) {
   for (const auto& op : function.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = static_cast<int>(op.version());
   PT2ONNX_CHECK(static_cast<int>(inputs.size()) == function.input_size(), ErrorCode::kInternal,
@@ -252,6 +254,11 @@ Generator::Generator(const onnx::FunctionProto& function, const std::vector<Tens
     outputs_pending_.insert(function.output(o));
     output_index_.emplace(function.output(o), o);
   }
+  for (int i = 0; i < function.node_size(); ++i)
+    for (const auto& in : function.node(i).input()) {
+      auto& users = consumers_[in];
+      if (users.empty() || users.back() != i) users.push_back(i);
+    }
 }
 
 Value& Generator::value(const std::string& name) {
@@ -425,7 +432,38 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
     const Value& vc = value(c);
     if (vc.shape.size() > 2) unsupported(node, "Gemm bias of rank > 2");
   }
-  const Dest dest = destination(out, dtype, out_shape);
+  // Epilogue: a chain of pointwise nodes, each the only consumer of the previous value, whose
+  // other operands exist already and whose shape stays the GEMM's, is computed before the store.
+  static const std::set<std::string> kEpilogueOps = {
+      "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh", "Erf", "Gelu", "Neg", "Exp", "Sqrt", "Reciprocal", "Pow",
+      "Max", "Min", "Cast", "LeakyRelu", "Softplus", "HardSigmoid", "HardSwish", "Clip", "Elu", "Abs", "Where"};
+  std::vector<int> chain;
+  std::string last = out;
+  if (current_node_ >= 0 && !a_vec && !b_vec) {
+    Value acc;
+    acc.dtype = dtype;
+    acc.shape = out_shape;
+    acc.load = [](Body&, const Idx&) { return std::string("p2_r"); };  // the accumulator, only in the epilogue
+    define(out, acc);
+    while (!output_index_.count(last)) {
+      auto it = consumers_.find(last);
+      if (it == consumers_.end() || it->second.size() != 1) break;
+      const onnx::NodeProto& cn = function_.node(it->second[0]);
+      if (!kEpilogueOps.count(cn.op_type()) || !cn.domain().empty() || cn.output_size() != 1) break;
+      bool ready = true;
+      for (const auto& in : cn.input()) ready = ready && (in.empty() || in == last || has(in));
+      if (!ready) break;
+      visit(cn);
+      const Value& v = value(cn.output(0));
+      bool same = v.shape.size() == out_shape.size();
+      for (size_t i = 0; same && i < out_shape.size(); ++i) same = same_dim(v.shape[i], out_shape[i]);
+      if (!same) break;
+      chain.push_back(it->second[0]);
+      last = cn.output(0);
+    }
+  }
+  const int last_dtype = chain.empty() ? dtype : value(last).dtype;
+  const Dest dest = destination(last, last_dtype, out_shape);
 
   Scope scope;
   Body b;
@@ -509,16 +547,41 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
   Idx oidx = bidx;
   oidx.push_back("p2_m");
   oidx.push_back("p2_n");
-  epi.line(dest.pointer + "[" + linear_index(oidx, full) + "] = " + store(result, TensorProto::FLOAT, dest.storage_dtype) + ";");
+  int result_dtype = TensorProto::FLOAT;
+  std::string computes = node.op_type() + " -> " + out;
+  if (!chain.empty()) {
+    epi.line("const float p2_r = " + result + ";");
+    result = load(epi, last, oidx);
+    result_dtype = last_dtype;
+    for (int ci : chain) {
+      fused_nodes_.insert(ci);
+      computes += ", " + function_.node(ci).op_type() + " -> " + function_.node(ci).output(0);
+    }
+  }
+  epi.line(dest.pointer + "[" + linear_index(oidx, full) + "] = " + store(result, result_dtype, dest.storage_dtype) + ";");
   b.code += epi.code;
   b.line("}");
   const SymExpr nb = product(batch);
   if (!const_value(nb)) plan_.preconditions.push_back(to_manifest(nb) + " <= 65535");
   else if (*const_value(nb) > 65535) unsupported(node, "batch of more than 65535 matrices");
-  add_kernel(node.op_type() + " -> " + out, dest.pointer, scope, b.code, 2 * kTileK * (kTile + 1) * 4,
+  add_kernel(computes, dest.pointer, scope, b.code, 2 * kTileK * (kTile + 1) * 4,
              {to_manifest(ir::sym_apply(ir::SymOp::kCeilDiv, {n, ir::sym_int(kTile)})),
               to_manifest(ir::sym_apply(ir::SymOp::kCeilDiv, {m, ir::sym_int(kTile)})), to_manifest(nb)});
-  define_stored(out, dtype, out_shape, dest);
+  if (chain.empty()) {
+    define_stored(out, dtype, out_shape, dest);
+    return;
+  }
+  define_stored(last, last_dtype, out_shape, dest);
+  // The GEMM result and the chain's inner values exist only inside the kernel.
+  std::vector<std::string> gone{out};
+  for (size_t i = 0; i + 1 < chain.size(); ++i) gone.push_back(function_.node(chain[i]).output(0));
+  for (const auto& g : gone) {
+    Value v = value(g);
+    v.load = [g](Body&, const Idx&) -> std::string {
+      fail(ErrorCode::kInternal, "--compile: value " + g + " was fused into a GEMM epilogue but is read again");
+    };
+    define(g, v);
+  }
 }
 
 // ---- row reductions -------------------------------------------------------------------------
@@ -655,12 +718,56 @@ void Generator::emit_rowwise(const onnx::NodeProto& node, RowOp op, const std::s
   define_stored(out, out_dtype, out_shape, dest);
 }
 
+const onnx::FunctionProto* Generator::callee(const onnx::NodeProto& node) const {
+  for (const auto* f : library_)
+    if (f->name() == node.op_type() && f->domain() == node.domain()) return f;
+  return nullptr;
+}
+
+void Generator::visit_or_inline(const onnx::NodeProto& node, std::set<std::string>& ops, int depth) {
+  if (node.domain().empty() || node.domain() == "ai.onnx") {
+    ops.insert(node.op_type());
+    visit(node);
+    return;
+  }
+  const onnx::FunctionProto* f = callee(node);
+  if (f == nullptr) unsupported(node, "domain " + node.domain() + " is not generated");
+  if (depth > 16) unsupported(node, "functions nested too deeply");
+  // Formal names map to the caller's values; the callee's own values get a unique prefix.
+  const std::string prefix = "inl" + std::to_string(inlined_++) + "/";
+  const int saved_node = current_node_;
+  current_node_ = -1;  // no epilogue fusion across inlined bodies
+  std::map<std::string, std::string> rename;
+  for (int i = 0; i < f->input_size(); ++i) rename[f->input(i)] = i < node.input_size() ? node.input(i) : std::string();
+  auto mapped = [&](const std::string& name) {
+    if (name.empty()) return name;
+    auto it = rename.find(name);
+    return it != rename.end() ? it->second : prefix + name;
+  };
+  for (const auto& inner : f->node()) {
+    onnx::NodeProto copy = inner;
+    for (const auto& a : copy.attribute())
+      if (!a.ref_attr_name().empty()) unsupported(inner, "attribute references of nested functions");
+    for (int i = 0; i < copy.input_size(); ++i) copy.set_input(i, mapped(copy.input(i)));
+    for (int i = 0; i < copy.output_size(); ++i) copy.set_output(i, mapped(copy.output(i)));
+    visit_or_inline(copy, ops, depth + 1);
+  }
+  for (int o = 0; o < node.output_size() && o < f->output_size(); ++o)
+    if (!node.output(o).empty()) define(node.output(o), value(mapped(f->output(o))));
+  current_node_ = saved_node;
+}
+
 KernelPlan Generator::run() {
   std::set<std::string> ops;
-  for (const auto& node : function_.node()) {
-    ops.insert(node.op_type());
-    if (!node.domain().empty() && node.domain() != "ai.onnx") unsupported(node, "domain " + node.domain() + " is not generated");
-    visit(node);
+  for (int n = 0; n < function_.node_size(); ++n) {
+    const onnx::NodeProto& node = function_.node(n);
+    if (fused_nodes_.count(n)) {
+      ops.insert(node.op_type());
+      continue;
+    }
+    current_node_ = n;
+    visit_or_inline(node, ops, 0);
+    current_node_ = -1;
     // Function outputs produced by pointwise/view nodes are written by a copy kernel right away,
     // so that launches follow the body's order.
     for (const auto& o : node.output())
@@ -701,8 +808,9 @@ KernelPlan Generator::run() {
 
 }  // namespace detail
 
-KernelPlan generate_kernels(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs) {
-  detail::Generator g(function, inputs);
+KernelPlan generate_kernels(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs,
+                            const std::vector<const onnx::FunctionProto*>& library) {
+  detail::Generator g(function, inputs, library);
   return g.run();
 }
 

@@ -89,7 +89,9 @@ int dtype_bytes(int dtype);
 
 // Throws Error(kUnsupported) naming the op (and node) when the body holds something the generator
 // cannot handle, or the inputs have a dtype it does not compute (supported: float32, float16,
-// bfloat16, int64, int32, bool).
-KernelPlan generate_kernels(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs);
+// bfloat16, int64, int32, bool). Calls of other functions of `library` (nested --hiera types) are
+// inlined.
+KernelPlan generate_kernels(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs,
+                            const std::vector<const onnx::FunctionProto*>& library = {});
 
 }  // namespace pt2onnx::kernels

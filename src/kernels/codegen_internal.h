@@ -63,7 +63,8 @@ std::string float_literal(double v);
 
 class Generator {
  public:
-  Generator(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs);
+  Generator(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs,
+            const std::vector<const onnx::FunctionProto*>& library);
   KernelPlan run();
 
   // ---- used by the op rules (codegen_ops.cpp) ----
@@ -93,6 +94,16 @@ class Generator {
                  const std::string& body_code, int smem_bytes, std::vector<std::string> grid);
   std::string store(const std::string& v, int from_dtype, int storage_dtype) const;
   void emit_copy(const std::string& value_name, const Dest& dest, const std::string& computes);
+  // Visits `node`, inlining it when it calls a function of the library.
+  void visit_or_inline(const onnx::NodeProto& node, std::set<std::string>& ops, int depth);
+  const onnx::FunctionProto* callee(const onnx::NodeProto& node) const;
+  std::vector<const onnx::FunctionProto*> library_;
+  int inlined_ = 0;
+  // Epilogue fusion: top-level consumers of each value, the node being visited (-1 inside an
+  // inlined call) and the nodes already emitted as some GEMM's epilogue.
+  std::map<std::string, std::vector<int>> consumers_;
+  int current_node_ = -1;
+  std::set<int> fused_nodes_;
 
   const onnx::FunctionProto& function_;
   int opset_ = 18;

@@ -139,3 +139,53 @@ TEST_CASE("refusals name the op") {
 
 }  // namespace
 }  // namespace pt2onnx::kernels
+
+namespace pt2onnx::kernels {
+namespace {
+
+TEST_CASE("a pointwise chain after a MatMul becomes its epilogue") {
+  FunctionBuilder f("Epi");
+  f.input("x").input("w").input("b").output("y");
+  f.node("MatMul", {"x", "w"}, {"mm"});
+  f.node("Add", {"mm", "b"}, {"biased"});
+  f.node("Relu", {"biased"}, {"y"});
+  const KernelPlan p = generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"s0", "16"}), tensor(TensorProto::FLOAT, {"16", "8"}),
+                                                  tensor(TensorProto::FLOAT, {"8"})});
+  REQUIRE(p.kernels.size() == 1);
+  CHECK(p.kernels[0].computes == "MatMul -> mm, Add -> biased, Relu -> y");
+  CHECK(p.launches[0].args[0].kind == "output");
+  CHECK(p.buffers.empty());
+  // A second reader of the MatMul result keeps it stored: no fusion then.
+  FunctionBuilder g("NoEpi");
+  g.input("x").input("w").output("y").output("z");
+  g.node("MatMul", {"x", "w"}, {"mm"});
+  g.node("Relu", {"mm"}, {"y"});
+  g.node("Neg", {"mm"}, {"z"});
+  const KernelPlan q = generate_kernels(g.get(), {tensor(TensorProto::FLOAT, {"4", "16"}), tensor(TensorProto::FLOAT, {"16", "8"})});
+  REQUIRE(q.kernels.size() == 3);
+  CHECK(q.kernels[0].computes == "MatMul -> mm");
+}
+
+TEST_CASE("calls of other functions of the library are inlined") {
+  FunctionBuilder inner("Inner");
+  inner.input("a").output("b");
+  inner.node("Sigmoid", {"a"}, {"s"});
+  inner.node("Mul", {"a", "s"}, {"b"});
+  FunctionBuilder outer("Outer");
+  outer.input("x").output("y");
+  onnx::NodeProto& call = outer.node("Inner", {"x"}, {"t"});
+  call.set_domain("pt2onnx.hiera");
+  outer.node("Softmax", {"t"}, {"y"});
+  const onnx::FunctionProto inner_fn = inner.get();
+  const KernelPlan p = generate_kernels(outer.get(), {tensor(TensorProto::FLOAT, {"3", "5"})}, {&inner_fn});
+  REQUIRE(p.kernels.size() == 1);
+  CHECK(p.kernels[0].computes == "Softmax -> y");
+  CHECK(p.source.find("p2_sigmoid") != std::string::npos);  // the callee's body, fused into the softmax loads
+  CHECK(p.op_types == std::vector<std::string>{"Mul", "Sigmoid", "Softmax"});
+  // Without the library the call is refused, naming the domain.
+  CHECK_THROWS_WITH_AS(generate_kernels(outer.get(), {tensor(TensorProto::FLOAT, {"3", "5"})}),
+                       doctest::Contains("domain pt2onnx.hiera"), Error);
+}
+
+}  // namespace
+}  // namespace pt2onnx::kernels
