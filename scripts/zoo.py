@@ -20,8 +20,9 @@ Usage: python scripts/zoo.py --pt2onnx build/pt2onnx [--models resnet18,bert] [-
 from __future__ import annotations
 
 import argparse
-import io
 import contextlib
+import io
+import json
 import os
 import statistics
 import subprocess
@@ -62,15 +63,25 @@ def model(name, family, input_names, dynamic, tol=None):
 
 
 class Outputs(torch.nn.Module):
-    """Wraps a model so that forward takes plain tensors and returns a tuple of tensors."""
+    """Wraps a model so that forward takes plain tensors and returns a tuple of tensors. Made by
+    outputs(), whose subclass has a forward with the model's own argument names, so the exported
+    program's (and the ONNX model's) inputs are called input_ids, pixel_values, ..."""
 
     def __init__(self, inner, kw_names, pick):
         super().__init__()
         self.inner, self.kw_names, self.pick = inner, kw_names, pick
 
-    def forward(self, *args):
+    def call(self, *args):
         out = self.inner(**dict(zip(self.kw_names, args)))
         return tuple(self.pick(out))
+
+
+def outputs(inner, kw_names, pick):
+    names = ", ".join(kw_names)
+    scope = {}
+    exec(f"def forward(self, {names}):\n    return self.call({names})\n", scope)  # names are fixed identifiers
+    cls = type("Outputs_" + "_".join(kw_names), (Outputs,), {"forward": scope["forward"]})
+    return cls(inner, kw_names, pick)
 
 
 def _gen(size):
@@ -147,7 +158,7 @@ def _hf_text(make_model, with_mask=True, pick=lambda o: (o.last_hidden_state,)):
             torch.manual_seed(SEED)
             m = make_model().eval()
             names = ["input_ids", "attention_mask"] if with_mask else ["input_ids"]
-            return Outputs(m, names, pick).eval()
+            return outputs(m, names, pick).eval()
 
         return build, lambda size: _text_inputs(size, with_mask)
     return builder
@@ -236,7 +247,7 @@ def _hf_image(make_model, arg, shape, pick):
     def builder():
         def build():
             torch.manual_seed(SEED)
-            return Outputs(make_model().eval(), [arg], pick).eval()
+            return outputs(make_model().eval(), [arg], pick).eval()
 
         def make_inputs(size):
             return (torch.randn(IMG_BATCH[size], *shape, generator=_gen(size)),)
@@ -295,8 +306,7 @@ def export(zm, module, inputs):
             dims.setdefault(dname, Dim(dname, min=1, max=DIM_MAX.get(dname, 512)))
             spec[axis] = dims[dname]
         dyn.append(spec or None)
-    # Outputs.forward takes *args: its dynamic shapes go under "args".
-    shapes = {"args": tuple(dyn)} if isinstance(module, Outputs) else tuple(dyn)
+    shapes = tuple(dyn)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return torch.export.export(module, inputs, dynamic_shapes=shapes, strict=False)
@@ -463,6 +473,85 @@ def _short(e):
 
 
 # ----------------------------------------------------------------------------------------------
+# Small zoo models as CI samples (--samples-out)
+# ----------------------------------------------------------------------------------------------
+
+SAMPLE_MODELS = ("bert", "llama", "t5_encoder", "whisper_encoder")  # tiny configs, < 1 MB each
+
+
+def write_samples(names, irs, out_dir: Path):
+    """Saves each model in each IR to out_dir/<model>.<ir>.pt2 with <stem>.io.npz (inputs and torch
+    eager outputs at both sizes, make_samples.py's layout) and out_dir/MANIFEST.json, so
+    tests/models/run_model_tests.py checks them like the main samples."""
+    import collections
+    import hashlib
+    import make_samples as ms
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    manifest_path = out_dir / "MANIFEST.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    manifest.setdefault("samples", {})
+    manifest.update({"generator": "scripts/zoo.py --samples-out",
+                     "tolerance": {"rtol": 1e-4, "atol": 1e-5}})
+    for name in names:
+        zm = MODELS[name]
+        module = zm.build()
+        inputs = [zm.make_inputs(0), zm.make_inputs(1)]
+        with torch.no_grad():
+            eager = [[ms._np(t) for t in _as_tuple(module(*x))] for x in inputs]
+        ep_default = export(zm, module, inputs[0])
+        for ir in irs:
+            ep = ep_default if ir == "default" else ep_default.run_decompositions()
+            ms._stabilize_provenance(ep)
+            stem = f"zoo_{name}.{ir}"
+            pt2, npz = out_dir / f"{stem}.pt2", out_dir / f"{stem}.io.npz"
+            with tempfile.TemporaryDirectory() as td:  # same file name: it becomes the archive's folder
+                tmp = Path(td) / pt2.name
+                torch.export.save(ep, str(tmp))
+                data = tmp.read_bytes()
+            if not (pt2.exists() and ms._zip_content(pt2.read_bytes()) == ms._zip_content(data)):
+                ms._write_if_changed(pt2, data)
+            arrays = {}
+            for prefix, x, want in (("", inputs[0], eager[0]), ("b2_", inputs[1], eager[1])):
+                arrays.update({f"{prefix}input_{k}": ms._np(t) for k, t in enumerate(x)})
+                arrays.update({f"{prefix}output_{k}": o for k, o in enumerate(want)})
+            ms._write_if_changed(npz, ms._npz_bytes(arrays))
+            info = ms.inspect_archive(pt2)
+            user_in, user_out = ms._signature_names(ep)
+            hist = collections.Counter(str(n.target) for n in ep.graph.nodes if n.op == "call_function")
+            manifest["samples"][stem] = {
+                "file": pt2.name,
+                "io_file": npz.name,
+                "model": f"zoo_{name}",
+                "ir": ir,
+                "torch_version": torch.__version__,
+                "archive_layout": ms._layout_name(info["entries"]),
+                "archive_entries": info["entries"],
+                "model_json_entry": info["model_json"],
+                "weights_config_entry": info["weights_config_json"],
+                "schema_version": info.get("schema_version"),
+                "made_by": {"script": "scripts/zoo.py", "function": f"MODELS[{name!r}]", "seed": SEED,
+                            "ir_step": "torch.export.export" + (" + run_decompositions()" if ir == "core" else "")},
+                "user_inputs": user_in,
+                "user_outputs": user_out,
+                "input_shapes": {user_in[k]: list(t.shape) for k, t in enumerate(inputs[0])},
+                "input_dtypes": {user_in[k]: str(ms._np(t).dtype) for k, t in enumerate(inputs[0])},
+                "output_count": len(eager[0]),
+                "dynamic_dims": {user_in[zm.input_names.index(arg)]: {str(a): {"name": d} for a, d in dims.items()}
+                                 for arg, dims in zm.dynamic.items()},
+                "range_constraints": {str(k): [str(v.lower), str(v.upper)] for k, v in ep.range_constraints.items()},
+                "has_second_batch": True,
+                "sha256": hashlib.sha256(pt2.read_bytes()).hexdigest(),
+                "bytes": pt2.stat().st_size,
+                "op_histogram": dict(sorted(hist.items())),
+            }
+            print(f"  {pt2} ({pt2.stat().st_size} bytes) + {npz.name}", flush=True)
+    manifest["samples"] = dict(sorted(manifest["samples"].items()))
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {manifest_path}")
+
+
+# ----------------------------------------------------------------------------------------------
 # Table
 # ----------------------------------------------------------------------------------------------
 
@@ -534,12 +623,18 @@ def main():
     ap.add_argument("--cache", default=os.path.join(os.environ.get("PT2ONNX_CACHE", Path.home() / ".cache/pt2onnx"), "zoo"))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--samples-out", default="", help="write the small models (--models, default "
+                    f"{','.join(SAMPLE_MODELS)}) as CI samples to this folder (e.g. samples/zoo) and stop")
     args = ap.parse_args()
     if args.list:
         for n, zm in MODELS.items():
             print(f"{n:20s} {zm.family:12s} dynamic {zm.dynamic}")
         return 0
     torch.set_num_threads(args.threads)
+    if args.samples_out:
+        write_samples([n for n in args.models.split(",") if n] or list(SAMPLE_MODELS),
+                      [i for i in args.irs.split(",") if i], Path(args.samples_out))
+        return 0
     names = [n for n in args.models.split(",") if n] or list(MODELS)
     unknown = [n for n in names if n not in MODELS]
     if unknown:
