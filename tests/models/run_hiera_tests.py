@@ -46,6 +46,20 @@ CASES = [
     # Both encoder blocks of the ViT share one function (the batch size they compute is their own).
     ("hiera/vit.default", ["EncoderBlock"], {"EncoderBlock": 2}),
     ("hiera/vit.core", ["EncoderBlock"], {"EncoderBlock": 2}),
+    # samples/zoo: real transformers models (tiny configs). Llama with its attention class named
+    # qualified, nested in the decoder layer; BERT likewise; Whisper's encoder layers.
+    ("zoo/zoo_llama.default", ["transformers.models.llama.modeling_llama.LlamaAttention", "LlamaDecoderLayer"],
+     {"LlamaAttention": 1, "LlamaDecoderLayer": 2}),
+    ("zoo/zoo_llama.core", ["transformers.models.llama.modeling_llama.LlamaAttention", "LlamaDecoderLayer"],
+     {"LlamaAttention": 1, "LlamaDecoderLayer": 2}),
+    ("zoo/zoo_bert.default", ["BertAttention", "BertLayer"], {"BertAttention": 1, "BertLayer": 2}),
+    ("zoo/zoo_bert.core", ["BertAttention", "BertLayer"], {"BertAttention": 1, "BertLayer": 2}),
+    ("zoo/zoo_whisper_encoder.default", ["WhisperEncoderLayer"], {"WhisperEncoderLayer": 2}),
+    ("zoo/zoo_whisper_encoder.core", ["WhisperEncoderLayer"], {"WhisperEncoderLayer": 2}),
+    # T5's first block alone computes the relative position bias (has_relative_attention_bias),
+    # so the two blocks have different bodies.
+    ("zoo/zoo_t5_encoder.default", ["T5Block"], {"T5Block": 1, "T5Block_1": 1}),
+    ("zoo/zoo_t5_encoder.core", ["T5Block"], {"T5Block": 1, "T5Block_1": 1}),
 ]
 
 
