@@ -8,8 +8,8 @@ random activations. Parameters and buffers are the instance's own; they are pass
 function as its weight inputs. Symbols that only activations carry (dynamic dims) are tried at
 two sizes each. Writes samples/kernels/<sample>.<Function>.io.npz with, per case k:
   case<k>.symbols   strings "NAME=VALUE" for every manifest symbol
-  case<k>.in.<name> / case<k>.out.<name>   arrays in the manifest's dtype and shape (an input
-                    equal to case 0's is stored only there)
+  case<k>.in.<i> / case<k>.out.<j>   the i-th input and j-th output of the function, in the
+                    manifest's dtype and shape (an input equal to case 0's is stored only there)
 Run under the torch venv: scripts/torch_venv.sh 2.15 then
   <venv>/bin/python scripts/make_kernel_refs.py --pt2onnx build/pt2onnx
 """
@@ -181,12 +181,14 @@ def main():
                 for k, (site, module, syms) in enumerate(cases):
                     ins, outs = run_case(manifest, site, module, syms, state, seed=1000 + k)
                     arrays[f"case{k}.symbols"] = np.array([f"{s}={v}" for s, v in sorted(syms.items())])
-                    for n, a in ins.items():
-                        # Inputs equal to case 0's (weights) are stored once; readers fall back to case 0.
+                    # Keyed by position in the function's signature (value names inside functions
+                    # change when translation rules do). Inputs equal to case 0's (weights) are
+                    # stored once; readers fall back to case 0.
+                    for n, a in enumerate(ins.values()):
                         first = arrays.get(f"case0.in.{n}")
                         if k == 0 or first is None or first.shape != a.shape or not np.array_equal(first, a):
                             arrays[f"case{k}.in.{n}"] = a
-                    for n, a in outs.items():
+                    for n, a in enumerate(outs.values()):
                         arrays[f"case{k}.out.{n}"] = a
                 name = manifest["function"]["name"]
                 path = out_dir / f"{stem}.{name}.io.npz"

@@ -5,8 +5,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
-#include <mutex>
 
 #include "common/error.h"
 
@@ -68,7 +68,7 @@ Nvrtc Nvrtc::load(const std::string& explicit_path) {
                     "). Install the CUDA toolkit's NVRTC (Debian/NVIDIA repo: cuda-nvrtc-13-0, or "
                     "libnvrtc from the toolkit) and put its lib64 on the loader path, or name the library "
                     "with --nvrtc PATH or PT2ONNX_NVRTC");
-  auto* api = new Api{};  // lives as long as the process, like the dlopen handle
+  auto api = std::make_shared<Api>();
   resolve(handle, "nvrtcGetErrorString", api->get_error_string, library);
   resolve(handle, "nvrtcVersion", api->version, library);
   resolve(handle, "nvrtcGetNumSupportedArchs", api->num_supported_archs, library);

@@ -5,6 +5,7 @@
 // different threads at once (each uses its own nvrtcProgram).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,7 @@ class Nvrtc {
 
  private:
   struct Api;
-  const Api* api_ = nullptr;  // process-lifetime: the library is never unloaded
+  std::shared_ptr<const Api> api_;  // entry points; the library itself is never unloaded
   std::string library_;
   int major_ = 0, minor_ = 0;
   std::vector<int> archs_;

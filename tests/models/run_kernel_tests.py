@@ -137,7 +137,8 @@ def same_tree(a: Path, b: Path) -> bool:
     return fa == fb and all(filecmp.cmp(a / f, b / f, shallow=False) for f in fa)
 
 
-def load_cases(npz_path: Path):
+def load_cases(npz_path: Path, manifest):
+    """Cases of a reference file, keyed "symbols", "in.<input name>", "out.<output name>"."""
     data = np.load(npz_path)
     cases = {}
     for key in data.files:
@@ -148,12 +149,20 @@ def load_cases(npz_path: Path):
         for key, value in ordered[0].items():
             if key.startswith("in.") and key not in case:
                 case[key] = value
-    return ordered
+    named = []
+    for case in ordered:  # stored by position in the function's signature
+        c = {"symbols": case["symbols"]}
+        for i, io in enumerate(manifest["inputs"]):
+            c[f"in.{io['name']}"] = case[f"in.{i}"]
+        for j, io in enumerate(manifest["outputs"]):
+            c[f"out.{io['name']}"] = case[f"out.{j}"]
+        named.append(c)
+    return named
 
 
 def write_case_dirs(npz_path: Path, manifest, out: Path):
     dirs = []
-    for k, case in enumerate(load_cases(npz_path)):
+    for k, case in enumerate(load_cases(npz_path, manifest)):
         d = out / f"case{k}"
         d.mkdir(parents=True, exist_ok=True)
         (d / "symbols.txt").write_text("".join(s.replace("=", " ") + "\n" for s in case["symbols"]))
@@ -174,7 +183,7 @@ def ort_check(model_path: Path, manifest, npz_path: Path):
     model = onnx.load(str(model_path))
     fn = next(f for f in model.functions if f.name == manifest["function"]["name"] and f.domain == manifest["function"]["domain"])
     worst = 0.0
-    for k, case in enumerate(load_cases(npz_path)):
+    for k, case in enumerate(load_cases(npz_path, manifest)):
         syms = dict(s.split("=") for s in case["symbols"])
         inputs = [helper.make_tensor_value_info(i["name"], getattr(onnx.TensorProto, i["dtype"]), list(case[f"in.{i['name']}"].shape))
                   for i in manifest["inputs"]]
@@ -257,7 +266,7 @@ def main():
                 if npz is None:
                     continue
                 lib = kernel_emulator.build(bundle, manifest, Path(tmp))
-                for k, case in enumerate(load_cases(npz)):
+                for k, case in enumerate(load_cases(npz, manifest)):
                     syms = {s.split("=")[0]: int(s.split("=")[1]) for s in case["symbols"]}
                     got = kernel_emulator.run_case(lib, manifest, syms, {i["name"]: case[f"in.{i['name']}"] for i in manifest["inputs"]})
                     for o in manifest["outputs"]:
