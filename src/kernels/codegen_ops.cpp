@@ -1,6 +1,7 @@
 // Per-op rules of the code generator: each ONNX node of a function body defines its outputs as
 // lazily evaluated values (views, pointwise expressions, known small constants) or, for MatMul,
 // Gemm, softmax, reductions and layer norm, as buffers written by a kernel.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -138,6 +139,35 @@ Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<Sym
   };
 }
 
+
+// num / den when both are products whose factors cancel exactly ((32*a*b) / (16*a*b) = 2), which
+// the symbolic simplifier leaves as a floor division; else floor(num / den).
+SymExpr divide_exact(const SymExpr& num, const SymExpr& den) {
+  auto factors = [](const SymExpr& e, int64_t& constant, std::vector<std::string>& keys, std::vector<SymExpr>& items) {
+    const std::vector<SymExpr> parts = e->op == ir::SymOp::kMul ? e->args : std::vector<SymExpr>{e};
+    for (const auto& p : parts) {
+      if (p->op == ir::SymOp::kInt) constant *= p->value;
+      else {
+        keys.push_back(ir::to_string(p));
+        items.push_back(p);
+      }
+    }
+  };
+  int64_t cn = 1, cd = 1;
+  std::vector<std::string> kn, kd;
+  std::vector<SymExpr> in, id;
+  factors(num, cn, kn, in);
+  factors(den, cd, kd, id);
+  for (const auto& k : kd) {
+    auto it = std::find(kn.begin(), kn.end(), k);
+    if (it == kn.end() || cd == 0 || cn % cd != 0) return ir::sym_apply(ir::SymOp::kFloorDiv, {num, den});
+    in.erase(in.begin() + (it - kn.begin()));
+    kn.erase(it);
+  }
+  if (cd == 0 || cn % cd != 0) return ir::sym_apply(ir::SymOp::kFloorDiv, {num, den});
+  in.push_back(ir::sym_int(cn / cd));
+  return product(in);
+}
 
 }  // namespace
 
@@ -357,7 +387,7 @@ void Generator::visit(const onnx::NodeProto& node) {
         std::vector<SymExpr> others;
         for (size_t i = 0; i < shape.size(); ++i)
           if (static_cast<int>(i) != infer) others.push_back(shape[i]);
-        shape[static_cast<size_t>(infer)] = ir::sym_apply(ir::SymOp::kFloorDiv, {product(x.shape), product(others)});
+        shape[static_cast<size_t>(infer)] = divide_exact(product(x.shape), product(others));
       }
     }
     const std::vector<SymExpr> from = x.shape, to = shape;
@@ -667,7 +697,7 @@ void Generator::visit(const onnx::NodeProto& node) {
           if (op == "Add") r.push_back(ir::sym_apply(SymOp::kAdd, {a, b}));
           else if (op == "Sub") r.push_back(ir::sym_apply(SymOp::kAdd, {a, ir::sym_apply(SymOp::kNeg, {b})}));
           else if (op == "Mul") r.push_back(ir::sym_apply(SymOp::kMul, {a, b}));
-          else r.push_back(ir::sym_apply(SymOp::kFloorDiv, {a, b}));  // shape values are non-negative
+          else r.push_back(divide_exact(a, b));  // shape values are non-negative
         }
         Value& v = value(out);
         v.ints = r;
