@@ -24,6 +24,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -467,7 +468,7 @@ def run_torch_onnx(zm, row, ep, path, inputs, eager, args):
 
 
 def _short(e):
-    s = f"{type(e).__name__}: {e}"
+    s = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(e).__name__}: {e}")  # no terminal colours
     s = " ".join(s.split())
     return s[:300]
 
@@ -650,9 +651,17 @@ def main():
         rows = []
         for log in args.render_from:
             for line in Path(log).read_text().splitlines():
-                parts = line.split(" | ")
+                parts = re.sub(r"\x1b\[[0-9;]*m", "", line).split(" | ")
                 if len(parts) == len(COLUMNS) and parts[0] in MODELS:
                     rows.append(parts)
+        # One row per (model, IR): a row with a time ratio wins over a pt2onnx-only one.
+        best = {}
+        for r in rows:
+            key = (r[0], r[1])
+            if key not in best or (not best[key][9].endswith("x") and r[9].endswith("x")):
+                best[key] = r
+        order = {n: i for i, n in enumerate(MODELS)}
+        rows = sorted(best.values(), key=lambda r: (order[r[0]], r[1] != "default"))
         Path(args.md).parent.mkdir(parents=True, exist_ok=True)
         Path(args.md).write_text(markdown(rows, args))
         print(f"wrote {args.md} ({len(rows)} rows)")
