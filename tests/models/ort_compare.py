@@ -56,3 +56,24 @@ def run_ort(model, inputs):
     sess = ort.InferenceSession(data, sess_options=so, providers=["CPUExecutionProvider"])
     names = [i.name for i in sess.get_inputs()]
     return sess.run(None, dict(zip(names, inputs)))
+
+
+def run_checks(checks):
+    """Runs (name, fn) pairs: one PASS/FAIL line each (fn returns the detail or raises), then the
+    summary `N passed, M failed`. Returns the exit status: 1 if any failed."""
+    import traceback
+
+    passed = failed = 0
+    for name, fn in checks:
+        try:
+            detail = fn()
+            passed += 1
+            print(f"PASS {name}: {detail}", flush=True)
+        except CheckFailed as e:
+            failed += 1
+            print(f"FAIL {name}: {e}", flush=True)
+        except Exception as e:  # a library error fails this check, not the run
+            failed += 1
+            print(f"FAIL {name}: {type(e).__name__}: {e} | {traceback.format_exc(limit=3)!r}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0

@@ -26,11 +26,10 @@ import json
 import subprocess
 import sys
 import tempfile
-import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ort_compare import CheckFailed, load_io, max_error, run_ort  # noqa: E402
+from ort_compare import CheckFailed, load_io, max_error, run_checks, run_ort  # noqa: E402
 
 
 def pt2onnx(exe, *args, expect=0):
@@ -239,7 +238,6 @@ def main():
     parser.add_argument("--samples", required=True, type=Path)
     parser.add_argument("--schema", required=True, type=Path)
     args = parser.parse_args()
-    passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="pt2onnx-config-") as tmp:
         c = Checks(args.pt2onnx, args.samples, args.schema, Path(tmp))
         checks = [
@@ -254,19 +252,7 @@ def main():
             ("config rules win, unused rules reported", c.rules_win_and_unused_reported),
             ("flags override the config", c.flags_override_config),
         ]
-        for name, fn in checks:
-            try:
-                detail = fn()
-                passed += 1
-                print(f"PASS {name}: {detail}", flush=True)
-            except CheckFailed as e:
-                failed += 1
-                print(f"FAIL {name}: {e}", flush=True)
-            except Exception as e:  # a library error fails this check, not the run
-                failed += 1
-                print(f"FAIL {name}: {type(e).__name__}: {e} | {traceback.format_exc(limit=3)!r}", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+        return run_checks(checks)
 
 
 if __name__ == "__main__":

@@ -18,11 +18,10 @@ import argparse
 import subprocess
 import sys
 import tempfile
-import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ort_compare import CheckFailed, load_io, max_error, run_ort  # noqa: E402
+from ort_compare import CheckFailed, load_io, max_error, run_checks, run_ort  # noqa: E402
 
 OPSET = 18
 DOMAIN = "pt2onnx.hiera"
@@ -138,25 +137,12 @@ def main():
     parser.add_argument("--pt2onnx", required=True)
     parser.add_argument("--samples", required=True, type=Path)
     args = parser.parse_args()
-    passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="pt2onnx-hiera-") as tmp:
         work = Path(tmp)
         checks = [(f"{stem} --hiera {' '.join(types)}", lambda s=stem, t=types, e=exp: check_case(
             args.pt2onnx, args.samples, work, s, t, e)) for stem, types, exp in CASES]
         checks.append(("unknown type refused", lambda: check_unknown_type(args.pt2onnx, args.samples, work)))
-        for name, fn in checks:
-            try:
-                detail = fn()
-                passed += 1
-                print(f"PASS {name}: {detail}", flush=True)
-            except CheckFailed as e:
-                failed += 1
-                print(f"FAIL {name}: {e}", flush=True)
-            except Exception as e:  # a library error fails this check, not the run
-                failed += 1
-                print(f"FAIL {name}: {type(e).__name__}: {e} | {traceback.format_exc(limit=2)!r}", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+        return run_checks(checks)
 
 
 if __name__ == "__main__":
