@@ -17,6 +17,18 @@ namespace {
 constexpr int kMinSupportedOpset = 17;
 constexpr int kMaxSupportedOpset = 23;
 
+// {"s72": {"min": 1, "max": 512}, ...}: the export's ranges of its symbols (null: unbounded),
+// which ONNX shapes cannot say, for runtimes and users that want to size buffers or check inputs.
+std::string range_constraints_json(const ir::Program& program) {
+  auto bound = [](const std::optional<int64_t>& b) { return b ? std::to_string(*b) : std::string("null"); };
+  std::string out = "{";
+  for (const auto& [symbol, range] : program.range_constraints) {
+    if (out.size() > 1) out += ", ";
+    out += "\"" + symbol + "\": {\"min\": " + bound(range.min) + ", \"max\": " + bound(range.max) + "}";
+  }
+  return out + "}";
+}
+
 void set_model_header(onnx::ModelProto& model, const ir::Program& program, int opset) {
   model.set_producer_name("pt2onnx");
 #ifdef PT2ONNX_VERSION
@@ -36,6 +48,7 @@ void set_model_header(onnx::ModelProto& model, const ir::Program& program, int o
   };
   if (!program.torch_version.empty()) add_meta("pkg.torch.export.torch_version", program.torch_version);
   add_meta("pkg.torch.export.schema_version", schema);
+  if (!program.range_constraints.empty()) add_meta("pkg.torch.export.range_constraints", range_constraints_json(program));
   model.mutable_graph()->set_name("main_graph");
 }
 
