@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct ConvertOptions {
   std::vector<std::string> archs = {"sm_80", "sm_90"};
   std::filesystem::path kernels_dir;  // empty: the output's directory
   std::string nvrtc;                  // NVRTC library to dlopen; empty: $PT2ONNX_NVRTC, libnvrtc.so.13, libnvrtc.so
+  // --dim-name KEY=NAME: the ONNX name of a dynamic dim. KEY is an export symbol ("s72") or
+  // INPUT.DIM ("input_ids.0"); unnamed dims keep the export's symbol.
+  std::map<std::string, std::string> dim_names;
 };
 
 struct KernelBundleReport {

@@ -20,6 +20,7 @@ ConvertOptions options_from_config(const std::filesystem::path& config_path) {
   if (config.archs) options.archs = *config.archs;
   if (config.kernels_dir) options.kernels_dir = *config.kernels_dir;
   if (config.nvrtc) options.nvrtc = *config.nvrtc;
+  options.dim_names = config.dim_names;
   return options;
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "api/compile_kernels.h"
+#include "api/dim_names.h"
 #include "api/pipeline_helpers.h"
 #include "archive/archive.h"
 #include "common/error.h"
@@ -11,6 +12,7 @@
 #include "hierarchy/hierarchy.h"
 #include "hierarchy/module_instances.h"
 #include "import/import_program.h"
+#include "ir/rename_symbols.h"
 #include "pt2onnx.h"
 #include "translate/translate.h"
 
@@ -62,6 +64,17 @@ hierarchy::HierarchyOptions hierarchy_options(const ConvertOptions& options, con
   return out;
 }
 
+// Which export symbol each user-named dim was, so the ONNX can be traced back to the export.
+void add_dim_names_metadata(onnx::ModelProto& model, const std::map<std::string, std::string>& dim_names) {
+  if (dim_names.empty()) return;
+  std::string text = "{";
+  for (const auto& [symbol, name] : dim_names)
+    text += (text.size() > 1 ? ", \"" : "\"") + name + "\": \"" + symbol + "\"";
+  onnx::StringStringEntryProto* entry = model.add_metadata_props();
+  entry->set_key("pkg.pt2onnx.dim_names");
+  entry->set_value(text + "}");
+}
+
 }  // namespace
 
 ConvertReport convert(const ConvertOptions& options) {
@@ -76,9 +89,12 @@ ConvertReport convert(const ConvertOptions& options) {
   ConvertReport report;
   report.model = choose_model(*archive, options.model);
 
-  const ir::Program program = api::with_context(input_name, [&] {
+  ir::Program program = api::with_context(input_name, [&] {
     return import::import_program(archive->model_json(report.model), archive->model_entry(report.model));
   });
+  const std::map<std::string, std::string> dim_names =
+      api::with_context(input_name, [&] { return api::resolve_dim_names(program, options.dim_names); });
+  ir::rename_symbols(program, dim_names);
   report.nodes_in = static_cast<int64_t>(program.graph.nodes.size());
 
   translate::TranslateOptions translate_options;
@@ -86,6 +102,7 @@ ConvertReport convert(const ConvertOptions& options) {
   if (config) translate_options.custom_ops = config->op_rules;
   translate::Translation translation =
       api::with_context(input_name, [&] { return translate::translate_program(program, translate_options); });
+  add_dim_names_metadata(translation.model, dim_names);
   for (size_t i = 0; i < translate_options.custom_ops.size(); ++i)
     if (translation.custom_op_hits[i] == 0)
       translation.warnings.push_back("config rule " + translate_options.custom_ops[i].origin + " (op " +

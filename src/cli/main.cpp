@@ -71,6 +71,13 @@ int main(int argc, char** argv) {
   std::string kernels_dir;
   app.add_option("--kernels-dir", kernels_dir, "--compile: where bundles go (default: beside the .onnx)");
   app.add_option("--nvrtc", options.nvrtc, "--compile: the NVRTC library to load (default: $PT2ONNX_NVRTC, libnvrtc.so.13)");
+  std::vector<std::string> dim_name_flags;
+  app.add_option("--dim-name", dim_name_flags,
+                 "KEY=NAME: name a dynamic dim in the ONNX; KEY is an export symbol (s72, see inspect) or "
+                 "INPUT.DIM (input_ids.0); repeatable")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
   std::string config_path;
   app.add_option("--config", config_path,
                  "JSON config (schema/pt2onnx-config.schema.json): options and translation rules; flags given "
@@ -104,6 +111,14 @@ int main(int argc, char** argv) {
   }
   options.input = input;
   options.output = output;
+  for (const std::string& flag : dim_name_flags) {
+    const size_t eq = flag.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size()) {
+      std::cerr << "pt2onnx: error: --dim-name " << flag << ": expected KEY=NAME, e.g. --dim-name input_ids.0=batch\n";
+      return static_cast<int>(pt2onnx::ErrorCode::kUsage);
+    }
+    options.dim_names[flag.substr(0, eq)] = flag.substr(eq + 1);
+  }
   inspect_options.input = inspect_input;
 
   try {
@@ -123,6 +138,7 @@ int main(int argc, char** argv) {
       if (given("--arch")) merged.archs = options.archs;
       if (given("--nvrtc")) merged.nvrtc = options.nvrtc;
       if (!kernels_dir.empty()) merged.kernels_dir = kernels_dir;
+      for (const auto& [key, name] : options.dim_names) merged.dim_names[key] = name;
       options = std::move(merged);
       if (options.input.empty())
         throw pt2onnx::Error(pt2onnx::ErrorCode::kUsage, config_path + ": no input: give the .pt2 on the command line or as \"input\"");

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ struct Config {
   std::optional<std::vector<std::string>> archs;
   std::optional<std::filesystem::path> kernels_dir;
   std::optional<std::string> nvrtc;
+  // "dim_names": KEY (an export symbol or INPUT.DIM) -> name of that dim in the ONNX.
+  std::map<std::string, std::string> dim_names;
   // Rules, in the file's order.
   std::vector<translate::CustomOpRule> op_rules;
   std::vector<ModuleRule> module_rules;

@@ -245,7 +245,7 @@ Config parse_config(const std::string& text, const std::filesystem::path& path) 
   try {
     const Field root{doc, "$"};
     expect_object(root, {"$schema", "comment", "input", "output", "model", "opset", "external_data", "hiera",
-                         "functions", "compile", "arch", "kernels_dir", "nvrtc", "rules"});
+                         "functions", "compile", "arch", "kernels_dir", "nvrtc", "dim_names", "rules"});
     if (root.has("$schema")) get_string(root.at("$schema"));
     if (root.has("input")) config.input = resolve(path, get_nonempty_string(root.at("input")));
     if (root.has("output")) config.output = resolve(path, get_nonempty_string(root.at("output")));
@@ -257,6 +257,12 @@ Config parse_config(const std::string& text, const std::filesystem::path& path) 
     if (root.has("arch")) config.archs = get_strings(root.at("arch"), /*allow_empty_items=*/false);
     if (root.has("kernels_dir")) config.kernels_dir = resolve(path, get_nonempty_string(root.at("kernels_dir")));
     if (root.has("nvrtc")) config.nvrtc = get_nonempty_string(root.at("nvrtc"));
+    if (root.has("dim_names")) {
+      const Field names = root.at("dim_names");
+      if (!names.value.is_object()) bad(names, std::string("expected an object, found ") + kind_of(names.value));
+      // Keys and names are checked against the program when it is read (api/dim_names.h).
+      for (const auto& [key, v] : names.value.items()) config.dim_names[key] = get_nonempty_string(names.at(key));
+    }
     if (root.has("functions")) {
       const Field functions = root.at("functions");
       expect_object(functions, {"domain", "name"});

@@ -13,6 +13,12 @@
   DecoderAttentionPlugin node, inside the shared DecoderLayer function: its inputs are exactly the
   inputs of the call that `--hiera DecoderAttention` makes. Giving the model the --hiera function
   under the plugin's name (what a plugin does) makes it run, and onnxruntime reproduces torch.
+- Dynamic dims named by `--dim-name` and the config's "dim_names" (symbol or INPUT.DIM keys; a flag
+  wins over the config for one key): inputs and outputs carry the names as dim_params, the range
+  constraints metadata uses them, `pkg.pt2onnx.dim_names` maps them back to the export's symbols,
+  and onnxruntime reproduces torch at both sample sizes. Without names, the metadata holds the
+  export's own ranges. Bad names (unknown symbol, static or out-of-range dim, not an identifier,
+  one name for two dims, a name that is another symbol) exit 2 naming the request, writing nothing.
 - Config rules win over built-in ones (an aten op mapped by a rule), a rule that matches nothing
   is reported as a warning, and command-line flags override the config's options.
 
@@ -78,6 +84,7 @@ class Checks:
                      "attributes": {"alpha": {"value": [1, "x"]}}}]}, "$.rules[0].attributes.alpha.value[1]",
          "expected a number"),
         ({"functions": {"name": "Fixed"}}, "$.functions.name", "{class}"),
+        ({"dim_names": {"s72": 3}}, "$.dim_names.s72", "expected a string"),
     ]
 
     def bad_configs_refused(self):
@@ -187,6 +194,82 @@ class Checks:
                 f"{len(plugin[0].input)} inputs -> {len(plugin[0].output)} outputs = the --hiera call's; with the "
                 f"--hiera body as plugin, onnxruntime vs torch max abs error {err:.3g}")
 
+    # ---- dim names ----------------------------------------------------------------------------------
+    DYNAMIC = "zoo/zoo_llama.{ir}.pt2"  # input_ids int64[s72, s70]: batch 1..512, sequence 1..60
+
+    @staticmethod
+    def boundary_dims(model):
+        import onnx  # noqa: F401
+
+        def dims(v):
+            return [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+        return {v.name: dims(v) for v in list(model.graph.input) + list(model.graph.output)}
+
+    def dim_names(self, ir):
+        import onnx
+
+        sample = self.samples / self.DYNAMIC.format(ir=ir)
+        plain = self.work / f"dims.{ir}.plain.onnx"
+        pt2onnx(self.exe, sample, "-o", plain, "-q")
+        m = onnx.load(str(plain))
+        meta = {p.key: p.value for p in m.metadata_props}
+        ranges = json.loads(meta.get("pkg.torch.export.range_constraints", "{}"))
+        symbols = self.boundary_dims(m)["input_ids"]
+        if ranges != {"s72": {"min": 1, "max": 512}, "s70": {"min": 1, "max": 60}} or symbols != ["s72", "s70"]:
+            raise CheckFailed(f"without names: input_ids dims {symbols}, range metadata {ranges}")
+        if "pkg.pt2onnx.dim_names" in meta:
+            raise CheckFailed("pkg.pt2onnx.dim_names written though no dim was named")
+
+        cfg = self.work / f"dims.{ir}.json"
+        cfg.write_text(json.dumps({"dim_names": {"input_ids.0": "batch", "s70": "from_config"}}))
+        named = self.work / f"dims.{ir}.named.onnx"
+        pt2onnx(self.exe, sample, "--config", cfg, "--dim-name", "s70=sequence", "-o", named, "-q")
+        onnx.checker.check_model(str(named), full_check=True)
+        m = onnx.load(str(named))
+        dims = self.boundary_dims(m)
+        out_name = [o.name for o in m.graph.output][0]
+        if dims["input_ids"] != ["batch", "sequence"] or dims[out_name][:2] != ["batch", "sequence"]:
+            raise CheckFailed(f"named dims {dims}")
+        meta = {p.key: p.value for p in m.metadata_props}
+        ranges = json.loads(meta["pkg.torch.export.range_constraints"])
+        back = json.loads(meta.get("pkg.pt2onnx.dim_names", "{}"))
+        if ranges != {"batch": {"min": 1, "max": 512}, "sequence": {"min": 1, "max": 60}}:
+            raise CheckFailed(f"range metadata {ranges}")
+        if back != {"batch": "s72", "sequence": "s70"}:
+            raise CheckFailed(f"pkg.pt2onnx.dim_names {back}")
+        io = sample.with_name(sample.name.replace(".pt2", ".io.npz"))
+        results = []
+        for prefix in ("", "b2_"):
+            inputs, expected = load_io(io, prefix)
+            results.append(f"{tuple(inputs[0].shape)}: {max_error(run_ort(named, inputs), expected):.3g}")
+        return (f"input_ids [batch, sequence] (config input_ids.0, flag s70 over the config's name), ranges and names "
+                f"in metadata; onnxruntime vs torch max abs error at {', '.join(results)}")
+
+    BAD_DIM_NAMES = [
+        # (--dim-name arguments, words the one stderr line must hold)
+        (["s99=x"], "'s99' is no symbol of the program"),
+        (["input_ids.2=x"], "input_ids has rank 2"),
+        (["nosuch.0=x"], "'nosuch' is no tensor input"),
+        (["input_ids.0=2x"], "is not an identifier"),
+        (["s72=a", "s70=a"], "two dims with one name"),
+        (["s72=s70"], "s70 is already a symbol of the program"),
+        (["input_ids.0=b", "s72=c"], "already named"),
+        (["s72"], "expected KEY=NAME"),
+    ]
+
+    def bad_dim_names_refused(self):
+        out = self.work / "bad_dims.onnx"
+        sample = self.samples / self.DYNAMIC.format(ir="default")
+        for args, words in self.BAD_DIM_NAMES:
+            flags = [a for arg in args for a in ("--dim-name", arg)]
+            proc = pt2onnx(self.exe, sample, *flags, "-o", out, expect=2)
+            lines = proc.stderr.strip().splitlines()
+            if len(lines) != 1 or words not in lines[0]:
+                raise CheckFailed(f"{' '.join(flags)}: stderr {proc.stderr.strip()!r}, wanted one line with '{words}'")
+            if out.exists():
+                raise CheckFailed(f"{' '.join(flags)}: output written")
+        return f"{len(self.BAD_DIM_NAMES)} bad --dim-name requests refused (exit 2, request named, nothing written)"
+
     # ---- precedence and reporting ----------------------------------------------------------------
     def rules_win_and_unused_reported(self):
         import onnx
@@ -249,6 +332,9 @@ def main():
             ("custom op as a bare node", c.custom_op_bare_node),
             ("opaque module (default IR)", lambda: c.opaque_module("default")),
             ("opaque module (core IR)", lambda: c.opaque_module("core")),
+            ("dim names (default IR)", lambda: c.dim_names("default")),
+            ("dim names (core IR)", lambda: c.dim_names("core")),
+            ("bad dim names refused", c.bad_dim_names_refused),
             ("config rules win, unused rules reported", c.rules_win_and_unused_reported),
             ("flags override the config", c.flags_override_config),
         ]
