@@ -7,6 +7,7 @@
 #include "api/pipeline_helpers.h"
 #include "api/inspect_summary.h"
 #include "common/error.h"
+#include "config/config.h"
 #include "import/import_program.h"
 #include "pt2onnx.h"
 
@@ -14,7 +15,8 @@ namespace pt2onnx {
 
 namespace inspection {
 
-ModelInspection summarize_program(const ir::Program& program, const translate::RuleTable& rules, int opset) {
+ModelInspection summarize_program(const ir::Program& program, const translate::RuleTable& rules, int opset,
+                                  const std::vector<translate::CustomOpRule>& custom) {
   ModelInspection model;
   model.torch_version = program.torch_version;
   model.schema_major = program.schema_version.major;
@@ -28,7 +30,7 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
   model.module_types = std::move(tree.module_types);
   model.nodes_outside_modules = tree.nodes_outside_modules;
 
-  model.ops = summarize_ops(program, rules, opset);
+  model.ops = summarize_ops(program, rules, opset, custom);
   model.node_count = static_cast<int64_t>(program.graph.nodes.size());
   for (const OpSummary& op : model.ops)
     if (op.blocks_conversion()) model.unsupported_nodes += op.count - op.unused;
@@ -56,6 +58,8 @@ std::vector<std::string> choose_models(const archive::Archive& archive, const st
 InspectReport inspect(const InspectOptions& options) {
   ::pt2onnx::api::check_opset(options.opset);
   const std::string input_name = options.input.string();
+  std::vector<translate::CustomOpRule> custom;
+  if (!options.config.empty()) custom = config::load_config(options.config).op_rules;
   std::unique_ptr<archive::Archive> archive = archive::Archive::open(options.input);
 
   InspectReport report;
@@ -65,7 +69,7 @@ InspectReport inspect(const InspectOptions& options) {
   for (const std::string& name : choose_models(*archive, options.model)) {
     const ir::Program program = ::pt2onnx::api::with_context(
         input_name, [&] { return import::import_program(archive->model_json(name), archive->model_entry(name)); });
-    ModelInspection model = inspection::summarize_program(program, translate::builtin_rules(), options.opset);
+    ModelInspection model = inspection::summarize_program(program, translate::builtin_rules(), options.opset, custom);
     model.name = name;
     model.entry = archive->model_entry(name);
     model.weights = ::pt2onnx::api::with_context(input_name, [&] {

@@ -17,6 +17,8 @@ struct InspectOptions {
   std::filesystem::path input;
   std::string model;  // empty: every model in the archive
   int opset = 18;     // ops are checked against the rules valid at this opset
+  // --config: ops its rules translate count as handled (its other options are ignored here).
+  std::filesystem::path config;
 };
 
 // A size: a number, or the text of a symbolic expression ("s0", "2*s0 + 1").
@@ -65,6 +67,7 @@ enum class OpSupport {
   kDropped,       // a runtime check that ONNX has no use for (not translated, not an error)
   kNeedsOpset,    // rules exist, but only for a newer opset
   kUnsupported,   // no rule at all
+  kConfigRule,    // an op rule of --config translates it (before any built-in rule)
 };
 
 struct OpSummary {
@@ -73,6 +76,7 @@ struct OpSummary {
   int64_t unused = 0;  // of those, nodes the ONNX graph does not need (skipped by convert)
   OpSupport support = OpSupport::kSupported;
   int min_opset = 0;   // kNeedsOpset: the oldest opset a rule accepts
+  std::string rule;    // kConfigRule: where the config has the rule, e.g. "rules[0]"
   // Whether convert would refuse the model for this op: unhandled and needed at least once.
   bool blocks_conversion() const;
 };

@@ -39,6 +39,8 @@ const char* support_name(OpSupport s) {
       return "needs_opset";
     case OpSupport::kUnsupported:
       return "unsupported";
+    case OpSupport::kConfigRule:
+      return "config_rule";
   }
   return "unknown";
 }
@@ -82,6 +84,7 @@ Json model_json(const ModelInspection& m) {
   for (const auto& op : m.ops) {
     Json o{{"target", op.target}, {"count", op.count}, {"unused", op.unused}, {"support", support_name(op.support)}};
     o["min_opset"] = op.support == OpSupport::kNeedsOpset ? Json(op.min_opset) : Json(nullptr);
+    o["rule"] = op.support == OpSupport::kConfigRule ? Json(op.rule) : Json(nullptr);
     o["blocks_conversion"] = op.blocks_conversion();
     j["ops"].push_back(o);
     if (op.blocks_conversion()) blocking.push_back(op.target);

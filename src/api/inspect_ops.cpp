@@ -1,19 +1,28 @@
 // The op histogram: each top-level target with its node count and whether the converter has a
 // rule for it. An op blocks conversion only where convert would refuse it: no rule valid at the
 // opset, not a dropped runtime check, and at least one of its nodes needed by the ONNX graph.
+#include <algorithm>
 #include <utility>
 
 #include "api/inspect_summary.h"
+#include "translate/custom_op_rule.h"
 #include "translate/liveness.h"
 
 namespace pt2onnx::inspection {
 
 namespace {
 
-OpSummary classify(const std::string& target, const translate::RuleTable& rules, int opset) {
+OpSummary classify(const std::string& target, const translate::RuleTable& rules, int opset,
+                   const std::vector<translate::CustomOpRule>& custom) {
   OpSummary op;
   op.target = target;
-  if (translate::is_dropped_target(target)) {
+  const auto by_config = std::find_if(custom.begin(), custom.end(), [&](const translate::CustomOpRule& rule) {
+    return translate::custom_rule_matches(rule, target);
+  });
+  if (by_config != custom.end()) {
+    op.support = OpSupport::kConfigRule;
+    op.rule = by_config->origin;
+  } else if (translate::is_dropped_target(target)) {
     op.support = OpSupport::kDropped;
   } else if (rules.supports(target, opset)) {
     op.support = OpSupport::kSupported;
@@ -28,13 +37,14 @@ OpSummary classify(const std::string& target, const translate::RuleTable& rules,
 
 }  // namespace
 
-std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset) {
+std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset,
+                                     const std::vector<translate::CustomOpRule>& custom) {
   const translate::Liveness liveness = translate::analyze_liveness(program);
   std::map<std::string, OpSummary> by_target;
   const auto& nodes = program.graph.nodes;
   for (size_t i = 0; i < nodes.size(); ++i) {
     auto it = by_target.find(nodes[i].target);
-    if (it == by_target.end()) it = by_target.emplace(nodes[i].target, classify(nodes[i].target, rules, opset)).first;
+    if (it == by_target.end()) it = by_target.emplace(nodes[i].target, classify(nodes[i].target, rules, opset, custom)).first;
     ++it->second.count;
     if (!liveness.live[i]) ++it->second.unused;
   }

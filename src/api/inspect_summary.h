@@ -10,6 +10,7 @@
 #include "api/inspect.h"
 #include "archive/archive.h"
 #include "ir/program.h"
+#include "translate/custom_op_rule.h"
 #include "translate/rule_table.h"
 
 namespace pt2onnx::inspection {
@@ -33,11 +34,14 @@ WeightSummary summarize_weights(const ir::GraphSignature& signature,
                                 const std::map<std::string, archive::TensorData>& weights,
                                 const std::map<std::string, archive::TensorData>& constants);
 
-// Op histogram of the top-level graph, each target checked against `rules` at `opset`
-// (inspect_ops.cpp). Sorted by target.
-std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset);
+// Op histogram of the top-level graph, each target checked against the config's op rules
+// (`custom`, first match wins, as in convert) and then `rules` at `opset` (inspect_ops.cpp).
+// Sorted by target.
+std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset,
+                                     const std::vector<translate::CustomOpRule>& custom = {});
 
 // Everything but the archive-level fields (name, entry, weights) of one model.
-ModelInspection summarize_program(const ir::Program& program, const translate::RuleTable& rules, int opset);
+ModelInspection summarize_program(const ir::Program& program, const translate::RuleTable& rules, int opset,
+                                  const std::vector<translate::CustomOpRule>& custom = {});
 
 }  // namespace pt2onnx::inspection

@@ -151,6 +151,9 @@ std::string op_note(const OpSummary& op) {
     case OpSupport::kUnsupported:
       note = op.blocks_conversion() ? "UNSUPPORTED" : "no rule (unused, skipped)";
       break;
+    case OpSupport::kConfigRule:
+      note = "config " + op.rule;
+      break;
   }
   if (op.unused > 0 && op.support == OpSupport::kSupported) note = std::to_string(op.unused) + " unused";
   return note;

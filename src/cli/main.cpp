@@ -95,6 +95,8 @@ int main(int argc, char** argv) {
   inspect_command->add_option("--opset", inspect_options.opset, "check ops against this ONNX opset")
       ->default_val(inspect_options.opset);
   inspect_command->add_flag("--json", inspect_json, "print one JSON document instead of text");
+  inspect_command->add_option("--config", inspect_options.config,
+                              "count ops that this config's op rules translate as handled");
 
   try {
     app.parse(argc, argv);

@@ -6,6 +6,8 @@
 - the output is deterministic (two runs, same bytes);
 - usage errors (missing input, unknown --model, conversion options mixed with inspect, missing
   file) exit with convert's codes and print exactly one stderr line "pt2onnx: error: ...";
+- `--config`: the custom op of samples/hiera/custom_op.default.pt2 is unsupported without it and
+  handled by the config's rule with it (text note and JSON "support"/"rule"); a bad config exits 2;
 - plain conversion still works beside the subcommand.
 
 Usage: run_inspect_tests.py --pt2onnx BUILD/pt2onnx --samples samples/
@@ -71,6 +73,27 @@ def main():
         check(p.returncode == code, f"{what}: exit {p.returncode}, expected {code}")
         check(len(lines) == 1 and lines[0].startswith("pt2onnx: error: "), f"{what}: stderr {lines!r}")
         check(p.stdout == b"", f"{what}: printed on stdout")
+
+    custom = a.samples / "hiera" / "custom_op.default.pt2"
+    config = a.samples / "hiera" / "custom_op.config.json"
+    op = "pt2onnx_test.scaled_tanh.default"
+    bare = run(a.pt2onnx, "inspect", custom).stdout.decode()
+    check(bare.rstrip("\n").endswith(f"3 ops, 1 unsupported ({op})"), f"custom op without --config: {bare[-200:]!r}")
+    with_config = run(a.pt2onnx, "inspect", custom, "--config", config)
+    text = with_config.stdout.decode()
+    check(with_config.returncode == 0 and text.rstrip("\n").endswith("3 ops, 0 unsupported")
+          and any(line.split()[:1] == [op] and line.rstrip().endswith("config rules[0]") for line in text.splitlines()),
+          f"custom op with --config: {text[-300:]!r}")
+    js = json.loads(run(a.pt2onnx, "inspect", custom, "--config", config, "--json").stdout)["models"][0]
+    by_target = {o["target"]: o for o in js["ops"]}
+    check(by_target[op]["support"] == "config_rule" and by_target[op]["rule"] == "rules[0]"
+          and js["summary"]["unsupported"] == 0, f"custom op with --config --json: {by_target[op]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = Path(tmp) / "bad.json"
+        bad.write_text('{"rules": 3}')
+        p = run(a.pt2onnx, "inspect", custom, "--config", bad)
+        lines = p.stderr.decode().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and "$.rules" in lines[0], f"inspect with a bad config: {lines!r}")
 
     help_text = run(a.pt2onnx, "--help").stdout.decode()
     check("inspect" in help_text and "input" in help_text, "--help lists the input and the inspect subcommand")
