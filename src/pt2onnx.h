@@ -69,7 +69,7 @@ ConvertOptions options_from_config(const std::filesystem::path& config);
 
 // The smallest and largest opset `--opset` accepts.
 constexpr int kMinOpset = 17;
-constexpr int kMaxOpset = 23;
+constexpr int kMaxOpset = 28;
 
 const char* version();
 

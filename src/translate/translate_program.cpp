@@ -15,7 +15,7 @@ namespace pt2onnx::translate {
 namespace {
 
 constexpr int kMinSupportedOpset = 17;
-constexpr int kMaxSupportedOpset = 23;
+constexpr int kMaxSupportedOpset = 28;
 
 // {"s72": {"min": 1, "max": 512}, ...}: the export's ranges of its symbols (null: unbounded),
 // which ONNX shapes cannot say, for runtimes and users that want to size buffers or check inputs.
@@ -110,7 +110,10 @@ int64_t ir_version_for_opset(int opset) {
   if (opset <= 18) return 8;
   if (opset <= 20) return 9;
   if (opset <= 22) return 10;
-  return 11;  // opset 23 (onnx 1.18)
+  if (opset <= 23) return 11;  // onnx 1.18
+  if (opset <= 24) return 12;  // onnx 1.19
+  if (opset <= 27) return 13;  // onnx 1.20 to 1.22
+  return 14;                   // opset 28 (onnx 1.23)
 }
 
 // Declares the domains of config rules that were used, and adds the bodies they carry.

@@ -93,16 +93,27 @@ TEST_CASE("the IR version is the lowest the opset needs") {
   CHECK(ir_version_for_opset(21) == 10);
   CHECK(ir_version_for_opset(22) == 10);
   CHECK(ir_version_for_opset(23) == 11);
+  CHECK(ir_version_for_opset(24) == 12);
+  CHECK(ir_version_for_opset(25) == 13);
+  CHECK(ir_version_for_opset(27) == 13);
+  CHECK(ir_version_for_opset(28) == 14);
   CHECK(translate_program(mlp().program(), {21}).model.ir_version() == 10);
 }
 
-TEST_CASE("opsets outside 17..23 are refused as usage errors") {
+TEST_CASE("opsets outside 17..28 are refused as usage errors") {
   try {
     translate_program(mlp().program(), {16});
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kUsage);
     CHECK(contains(e.what(), "opset 16"));
+  }
+  try {
+    translate_program(mlp().program(), {29});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kUsage);
+    CHECK(contains(e.what(), "opset 29"));
   }
 }
 
