@@ -30,6 +30,12 @@ RuleResult aten_linear(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_matmul(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const std::string other = args.has("other") ? "other" : args.has("mat2") ? "mat2" : args.has("vec") ? "vec" : "tensor";
+  // Matrix times vector as MatMul with a [K, 1] column, squeezed after: onnxruntime 1.32 fuses a
+  // Transpose into a MatMul whose second input is 1-D wrongly (a.t() @ v gave wrong numbers).
+  if (args.rank_of(other) == 1 && args.rank_of("self") >= 2) {
+    const std::string column = ctx.unsqueeze(args.tensor(other), {1});
+    return emitted(ctx, ctx.squeeze(ctx.emit("MatMul", {args.tensor("self"), column}), {-1}));
+  }
   return emitted(ctx, ctx.emit("MatMul", {args.tensor("self"), args.tensor(other)}));
 }
 
