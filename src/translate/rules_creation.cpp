@@ -126,6 +126,7 @@ void register_creation_rules(RuleTable& t) {
   t.add("aten.full.default", 1, aten_full);
   t.add("aten.zeros.default", 1, aten_zeros);
   t.add("aten.empty.memory_format", 1, aten_zeros);
+  t.add("aten.empty_permuted.default", 1, aten_zeros);  // the layout only changes strides
   t.add("aten.ones.default", 1, aten_ones);
   t.add("aten.full_like.default", 1, aten_full_like);
   t.add("aten.zeros_like.default", 1, aten_zeros_like);

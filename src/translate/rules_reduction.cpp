@@ -190,6 +190,19 @@ RuleResult aten_sort(EmitContext& ctx, const ir::Node& node) {
   return RuleResult::kEmitted;
 }
 
+// argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor, and argsort.stable: sort's
+// indices. TopK puts equal elements in index order, which is torch's stable order either way.
+RuleResult aten_argsort(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
+  const std::string k = ctx.unsqueeze(ctx.size_of(args.tensor_fx("self"), dim), {0});
+  const std::vector<std::string> outs = ctx.emit("TopK", {args.tensor("self"), k},
+                                                 {Attr("axis", dim), Attr("largest", args.bool_or("descending", false) ? 1 : 0),
+                                                  Attr("sorted", 1)},
+                                                 2);
+  return emitted(ctx, outs[1]);
+}
+
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 RuleResult aten_cumsum(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -257,6 +270,8 @@ void register_reduction_rules(RuleTable& t) {
   t.add("aten.topk.default", 1, aten_topk);
   t.add("aten.sort.default", 1, aten_sort);
   t.add("aten.sort.stable", 1, aten_sort);
+  t.add("aten.argsort.default", 1, aten_argsort);
+  t.add("aten.argsort.stable", 1, aten_argsort);
 }
 
 }  // namespace pt2onnx::translate
