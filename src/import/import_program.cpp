@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "import/check_definitions.h"
 #include "import/json_node.h"
 #include "import/json_text.h"
 #include "import/read_argument.h"
@@ -92,7 +93,7 @@ ir::ModuleCallEntry root_entry_from_call_spec(const JsonNode& call_spec, const i
   return {"", root};
 }
 
-ir::Program read_program(const JsonNode& root) {
+ir::Program read_program(const JsonNode& root, const std::string& source_name) {
   ir::Program program;
   if (auto version = root.find("schema_version")) {
     program.schema_version = read_schema_version(*version);
@@ -100,6 +101,7 @@ ir::Program read_program(const JsonNode& root) {
   }
   JsonNode graph_module = root.at("graph_module");
   program.graph = read_graph(graph_module.at("graph"));
+  check_definitions(program.graph, source_name);
   inline_mode_wrappers(program.graph);
   if (auto signature = graph_module.find("signature")) program.signature = read_signature(*signature, program.graph);
   if (auto calls = graph_module.find("module_call_graph")) {
@@ -128,9 +130,9 @@ ir::Program import_program(const std::string& json_text, const std::string& sour
   if (!root.is_object()) root.fail("expected an ExportedProgram object");
   // Early-2025 "Sigmoid" packages wrap the program: {program: {methods: {forward: <program>}}}.
   if (!root.has("graph_module") && root.has("program")) {
-    if (auto forward = root.at("program").at("methods").find("forward")) return read_program(*forward);
+    if (auto forward = root.at("program").at("methods").find("forward")) return read_program(*forward, source_name);
   }
-  return read_program(root);
+  return read_program(root, source_name);
 }
 
 }  // namespace pt2onnx::import

@@ -164,4 +164,8 @@ struct Program {
   std::vector<std::string> verifiers;
 };
 
+// Value names an argument refers to (tensors, tensor lists, named SymInts/SymFloats/SymBools,
+// custom objects, tokens), appended to `out`.
+void collect_value_names(const Argument& arg, std::vector<std::string>& out);
+
 }  // namespace pt2onnx::ir

@@ -25,10 +25,6 @@ constexpr std::array<std::string_view, 13> kViewTargets = {
     "aten.detach.default",
 };
 
-template <typename T>
-void add_name(const T& sym, std::vector<std::string>& out) {
-  if (const auto* name = std::get_if<std::string>(&sym.v)) out.push_back(*name);
-}
 }  // namespace
 
 bool is_dropped_target(std::string_view target) {
@@ -58,34 +54,6 @@ bool is_inplace_target(std::string_view target) {
   return op.size() > 1 && op.back() == '_' && !op.starts_with("__");
 }
 
-void collect_value_names(const ir::Argument& arg, std::vector<std::string>& out) {
-  if (const auto* t = std::get_if<ir::TensorArg>(&arg)) {
-    out.push_back(t->name);
-  } else if (const auto* list = std::get_if<ir::TensorListArg>(&arg)) {
-    out.insert(out.end(), list->names.begin(), list->names.end());
-  } else if (const auto* opt = std::get_if<ir::OptionalTensorListArg>(&arg)) {
-    for (const auto& n : opt->names)
-      if (n) out.push_back(*n);
-  } else if (const auto* s = std::get_if<ir::SymIntArg>(&arg)) {
-    add_name(*s, out);
-  } else if (const auto* sl = std::get_if<ir::SymIntListArg>(&arg)) {
-    for (const auto& item : sl->items) add_name(item, out);
-  } else if (const auto* f = std::get_if<ir::SymFloatArg>(&arg)) {
-    add_name(*f, out);
-  } else if (const auto* fl = std::get_if<ir::SymFloatListArg>(&arg)) {
-    for (const auto& item : fl->items) add_name(item, out);
-  } else if (const auto* b = std::get_if<ir::SymBoolArg>(&arg)) {
-    add_name(*b, out);
-  } else if (const auto* bl = std::get_if<ir::SymBoolListArg>(&arg)) {
-    for (const auto& item : bl->items) add_name(item, out);
-  } else if (const auto* nested = std::get_if<ir::NestedTensorListArg>(&arg)) {
-    for (const auto& inner : nested->names) out.insert(out.end(), inner.begin(), inner.end());
-  } else if (const auto* c = std::get_if<ir::CustomObjArg>(&arg)) {
-    out.push_back(c->name);
-  } else if (const auto* tok = std::get_if<ir::TokenArg>(&arg)) {
-    out.push_back(tok->name);
-  }
-}
 
 bool is_returned_output(const ir::OutputSpec& spec) {
   return spec.kind == ir::OutputKind::kUserOutput || spec.kind == ir::OutputKind::kLossOutput;

@@ -33,8 +33,7 @@ bool is_inplace_target(std::string_view target);
 bool is_view_target(std::string_view target);
 // The FX name of the tensor a view node aliases (its `self`), or "".
 std::string view_source(const ir::Node& node);
-// Value names an argument refers to (tensors, tensor lists, named SymInts/SymFloats/SymBools).
-void collect_value_names(const ir::Argument& arg, std::vector<std::string>& out);
+using ir::collect_value_names;
 // The graph outputs that the ONNX graph returns (user and loss outputs).
 bool is_returned_output(const ir::OutputSpec& spec);
 

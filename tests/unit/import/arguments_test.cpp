@@ -10,12 +10,16 @@ using namespace pt2onnx::test;
 
 namespace {
 
+// Every value name the arguments below refer to, declared as graph inputs so the node may read it.
+const std::vector<std::string> kReadable = {"x", "a", "b", "sin", "y", "gt", "t", "sym_size", "s", "n", "flag",
+                                            "obj0", "obj_x", "token", "c", "m", "g", "pm", "b_mask", "f", "eq"};
+
 // Imports `arg_json` as the single input of a node whose target has no schema (so nothing is
 // reordered or filled) and returns it.
 ir::Argument import_argument(const std::string& arg_json) {
   ir::Program p = import_text(program_with_graph(graph_with_node(
       R"({"target": "my_ns.my_op.default", "inputs": [{"name": "a", "arg": )" + arg_json +
-      R"(, "kind": 1}], "outputs": [], "metadata": {}})")));
+      R"(, "kind": 1}], "outputs": [], "metadata": {}})", kReadable)));
   REQUIRE(p.graph.nodes.size() == 1);
   REQUIRE(p.graph.nodes[0].inputs.size() == 1);
   return p.graph.nodes[0].inputs[0].arg;
@@ -123,7 +127,7 @@ TEST_CASE("HOP nodes keep their unnamed positionals and their outputs") {
                      {"name": "", "arg": {"as_graph": {"name": "f", "graph": {}}}, "kind": 1},
                      {"name": "", "arg": {"as_tensors": [{"name": "x"}]}, "kind": 1}],
           "outputs": [{"as_tensor": {"name": "getitem"}}], "metadata": {},
-          "is_hop_single_tensor_return": false, "name": "cond"})")));
+          "is_hop_single_tensor_return": false, "name": "cond"})", {"gt", "x"})));
   const ir::Node& cond = p.graph.nodes[0];
   CHECK(cond.target == "higher_order.cond");
   CHECK(cond.name == "cond");

@@ -116,3 +116,18 @@ TEST_CASE("an expression outside the integer grammar does not stop the import") 
   REQUIRE_FALSE(size.is_static());
   CHECK(ir::to_string(size.as_expr()) == "FloorToInt(Mul(Float('2.5', precision=53), s0))");
 }
+
+TEST_CASE("a read of a value that nothing defines names the node and the value") {
+  // relu reads x, which no graph input defines (a corrupted or hand-edited file).
+  CHECK(import_error(two_node_program(R"({"as_tensor": {"name": "relu"}})")) ==
+        "models/model.json: node relu reads 'x', which no graph input or earlier node produces");
+  // Defined later is not defined: add reads its own output.
+  const std::string later = program_with_graph(R"({"inputs": [{"as_tensor": {"name": "x"}}], "nodes": [
+      {"target": "torch.ops.aten.add.Tensor",
+       "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}}, {"name": "other", "arg": {"as_tensor": {"name": "add"}}}],
+       "outputs": [{"as_tensor": {"name": "add"}}], "metadata": {}, "name": "add"}]})");
+  CHECK(import_error(later) == "models/model.json: node add reads 'add', which no graph input or earlier node produces");
+  // A graph output nothing produces.
+  const std::string output = program_with_graph(R"({"inputs": [], "outputs": [{"as_tensor": {"name": "y"}}], "nodes": []})");
+  CHECK(import_error(output) == "models/model.json: the graph's output list reads 'y', which no graph input or earlier node produces");
+}

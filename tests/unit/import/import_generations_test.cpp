@@ -261,7 +261,7 @@ TEST_CASE("2.1: int version, TensorValue wrapper, signature dicts, call_spec, ke
 TEST_CASE("an early-2025 Sigmoid package wraps the program") {
   std::string inner = program_with_graph(graph_with_node(
       R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}}],
-          "outputs": [{"as_tensor": {"name": "relu"}}], "metadata": {}})"));
+          "outputs": [{"as_tensor": {"name": "relu"}}], "metadata": {}})", {"x"}));
   ir::Program p = import_text(R"({"name": "model", "tensorPaths": {}, "program": {"methods": {"forward": )" + inner + "}}}");
   REQUIRE(p.graph.nodes.size() == 1);
   CHECK(p.graph.nodes[0].name == "relu");

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "import/import_program.h"
@@ -20,9 +21,12 @@ inline std::string program_with_graph(const std::string& graph_json) {
              "verifiers": [], "torch_version": "2.15.0"})";
 }
 
-// A graph holding one node.
-inline std::string graph_with_node(const std::string& node_json) {
-  return R"({"inputs": [], "outputs": [], "nodes": [)" + node_json + "]}";
+// A graph holding one node, with graph inputs of the given names (what the node may read: the
+// import refuses a read of a value nothing defines).
+inline std::string graph_with_node(const std::string& node_json, const std::vector<std::string>& inputs = {}) {
+  std::string list;
+  for (const std::string& name : inputs) list += (list.empty() ? "" : ", ") + std::string(R"({"as_tensor": {"name": ")") + name + "\"}}";
+  return R"({"inputs": [)" + list + R"(], "outputs": [], "nodes": [)" + node_json + "]}";
 }
 
 inline ir::Program import_text(const std::string& json) { return import::import_program(json, kSourceName); }
