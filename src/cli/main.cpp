@@ -15,10 +15,42 @@ namespace {
 
 // Error messages are printed on one line: embedded newlines (e.g. from stack traces in the
 // archive) would split them.
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r') c = ' ';
-  return text;
+// Length of the well-formed UTF-8 sequence starting at text[i] (1 for ASCII), or 0 if none.
+size_t utf8_length(const std::string& text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  const size_t n = lead >= 0xc2 && lead <= 0xdf ? 2 : (lead & 0xf0) == 0xe0 ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  if (n == 0 || i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+  if (n == 3 && ((lead == 0xe0 && byte(i + 1) < 0xa0) || (lead == 0xed && byte(i + 1) >= 0xa0))) return 0;  // overlong, surrogate
+  if (n == 4 && ((lead == 0xf0 && byte(i + 1) < 0x90) || (lead == 0xf4 && byte(i + 1) >= 0x90))) return 0;  // overlong, > U+10FFFF
+  return n;
+}
+
+// A message as one printable line: newlines become spaces; other control bytes and bytes that
+// are not UTF-8 (names from a corrupted file end up in messages) become \xNN.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const size_t n = utf8_length(text, i);
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if (n == 0 || c < 0x20 || c == 0x7f) {
+      static const char* const kHex = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out.append(text, i, n);
+      i += n;
+      continue;
+    }
+    ++i;
+  }
+  return out;
 }
 
 std::string human_bytes(int64_t bytes) {
@@ -116,7 +148,7 @@ int main(int argc, char** argv) {
   for (const std::string& flag : dim_name_flags) {
     const size_t eq = flag.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size()) {
-      std::cerr << "pt2onnx: error: --dim-name " << flag << ": expected KEY=NAME, e.g. --dim-name input_ids.0=batch\n";
+      std::cerr << "pt2onnx: error: --dim-name " << one_line(flag) << ": expected KEY=NAME, e.g. --dim-name input_ids.0=batch\n";
       return static_cast<int>(pt2onnx::ErrorCode::kUsage);
     }
     options.dim_names[flag.substr(0, eq)] = flag.substr(eq + 1);
