@@ -173,6 +173,36 @@ class Unary(nn.Module):
                 a.log10(), x.sin(), x.cos(), (x * 0.6).tan(), x.tanh(), x.erf(), a.reciprocal(), x.sqrt())
 
 
+def _trig_inputs(gen):
+    x = randn(gen, 4, 6, scale=2.0)
+    x[0, :4] = torch.tensor([-2.5, -0.5, 0.5, -0.0])  # trunc towards zero, keeps -0
+    y = randn(gen, 4, 6)
+    # atan2 on the axes and in every quadrant: x = 0 with y of both signs, y = 0 with x of both signs.
+    y[1, :4], x[1, :4] = torch.tensor([1.5, -1.5, 0.0, 0.0]), torch.tensor([0.0, -0.0, 2.0, -2.0])
+    return x, y, randint(gen, -4, 5, 4, 6)
+
+
+@case("trig", _trig_inputs)
+class Trig(nn.Module):
+    """asin acos atan sinh cosh asinh acosh atanh, trunc (negatives, -0, ints), atan2 (all quadrants, axes, ints)."""
+
+    def forward(self, x, y, i):
+        u = torch.tanh(x) * 0.99  # inside (-1, 1)
+        return (u.asin(), u.acos(), x.atan(), x.sinh(), x.cosh(), x.asinh(), (x.abs() + 1).acosh(), u.atanh(),
+                x.trunc(), i.trunc(), torch.atan2(y, x), torch.atan2(i, i.flip(0)), torch.atan2(x, i), i.acos(),
+                torch.fix(x * 3))
+
+
+@case("bitwise_scalar", lambda g: (randint(g, -9, 10, 3, 4), randn(g, 3, 4)))
+class BitwiseScalar(nn.Module):
+    """bitwise and/or/xor with a Python int or bool (Scalar overloads) on int64, int32, negative and bool tensors."""
+
+    def forward(self, i, x):
+        b, j = x > 0, i.to(torch.int32)
+        return (i & 6, i | 5, i ^ -3, torch.bitwise_and(i, 3), torch.bitwise_or(j, 8), torch.bitwise_xor(j, 7),
+                b & True, b | False, b ^ True)
+
+
 def _special_values(gen):
     x = randn(gen, 3, 4)
     x[0, 0], x[0, 1], x[1, 2], x[2, 3] = float("inf"), float("-inf"), float("nan"), 0.0
@@ -657,6 +687,19 @@ class PadModes(nn.Module):
     def forward(self, x3, x4):
         return (F.pad(x3, (2, 1), mode="reflect"), F.pad(x4, (1, 1, 2, 0), mode="reflect"),
                 F.pad(x3, (2, 1), mode="replicate"), F.pad(x4, (1, 2, 1, 0), mode="replicate"))
+
+
+@case("pad_aten_forms", lambda g: (randn(g, 2, 3, 8), randn(g, 2, 2, 5, 6), randn(g, 1, 2, 3, 4, 5)),
+      dynamic={"x3": {0: BATCH}, "x4": {0: BATCH}}, second=lambda g: (randn(g, 3, 3, 8), randn(g, 3, 2, 5, 6),
+                                                                      randn(g, 1, 2, 3, 4, 5)),
+      irs=("default",))
+class PadAtenForms(nn.Module):
+    """reflection_pad1d/2d/3d and replication_pad1d/2d/3d called directly (core IR turns them into index ops)."""
+
+    def forward(self, x3, x4, x5):
+        return (aten.reflection_pad1d(x3, [2, 3]), aten.reflection_pad2d(x4, [1, 2, 3, 0]),
+                aten.reflection_pad3d(x5, [1, 1, 0, 2, 2, 1]), aten.replication_pad1d(x3, [0, 4]),
+                aten.replication_pad2d(x4, [2, 1, 0, 3]), aten.replication_pad3d(x5, [1, 2, 1, 0, 3, 1]))
 
 
 @case("pad_circular", lambda g: (randn(g, 1, 3, 8), randn(g, 1, 2, 3, 8)))

@@ -613,8 +613,9 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t>& pad, int64_t rank) {
   return pads;
 }
 
-RuleResult emit_pad(EmitContext& ctx, const ArgReader& args, const std::string& mode, double value) {
-  const std::vector<int64_t> pads = onnx_pads(args.ints("pad"), args.rank_of("self"));
+RuleResult emit_pad(EmitContext& ctx, const ArgReader& args, const std::string& mode, double value,
+                    const std::string& pad_arg = "pad") {
+  const std::vector<int64_t> pads = onnx_pads(args.ints(pad_arg), args.rank_of("self"));
   std::string onnx_mode = mode;
   if (mode == "replicate") onnx_mode = "edge";
   if (mode == "circular") {
@@ -639,6 +640,18 @@ RuleResult aten_pad(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   return emit_pad(ctx, args, args.string_or("mode", "constant"), args.float_or("value", 0));
 }
+
+// reflection_pad{1,2,3}d(Tensor self, SymInt[2|4|6] padding) -> Tensor; replication_pad*d with
+// mode "replicate". Negative amounts (torch crops) are refused: ONNX leaves negative pads of the
+// reflect and edge modes to the runtime.
+RuleResult mode_pad(EmitContext& ctx, const ir::Node& node, const std::string& mode) {
+  ArgReader args(ctx, node);
+  for (int64_t p : args.ints("padding"))
+    PT2ONNX_CHECK(p >= 0, ErrorCode::kUnsupported, "negative " + mode + " padding (cropping)");
+  return emit_pad(ctx, args, mode, 0, "padding");
+}
+RuleResult aten_reflection_pad(EmitContext& ctx, const ir::Node& node) { return mode_pad(ctx, node, "reflect"); }
+RuleResult aten_replication_pad(EmitContext& ctx, const ir::Node& node) { return mode_pad(ctx, node, "replicate"); }
 
 }  // namespace
 
@@ -698,6 +711,12 @@ void register_shape_rules(RuleTable& t) {
 
   t.add("aten.constant_pad_nd.default", 1, aten_constant_pad_nd);
   t.add("aten.pad.default", 1, aten_pad);
+  t.add("aten.reflection_pad1d.default", 1, aten_reflection_pad);
+  t.add("aten.reflection_pad2d.default", 1, aten_reflection_pad);
+  t.add("aten.reflection_pad3d.default", 1, aten_reflection_pad);
+  t.add("aten.replication_pad1d.default", 1, aten_replication_pad);
+  t.add("aten.replication_pad2d.default", 1, aten_replication_pad);
+  t.add("aten.replication_pad3d.default", 1, aten_replication_pad);
 }
 
 }  // namespace pt2onnx::translate

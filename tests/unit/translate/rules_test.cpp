@@ -52,6 +52,19 @@ TEST_CASE("Reduce axes are an attribute before opset 18 and an input from 18 (Re
   CHECK(find_op(sum17, "ReduceSum")->input_size() == 2);
 }
 
+TEST_CASE("reflection and replication pads: torch's last-dim-first pairs become ONNX begins then ends") {
+  const std::vector<ir::NamedArgument> args = {{"self", tensor("x")}, {"padding", ints({1, 2, 3, 0})}};
+  const onnx::ModelProto reflect = one_node("aten.reflection_pad2d.default", args, {1, 2, 5, 6}, {1, 2, 8, 9});
+  const onnx::NodeProto* pad = find_op(reflect, "Pad");
+  CHECK(attribute(*pad, "mode")->s() == "reflect");
+  CHECK(constant_ints(reflect, pad->input(1)) == std::vector<int64_t>{0, 0, 3, 1, 0, 0, 0, 2});
+  const onnx::ModelProto edge = one_node("aten.replication_pad2d.default", args, {1, 2, 5, 6}, {1, 2, 8, 9});
+  CHECK(attribute(*find_op(edge, "Pad"), "mode")->s() == "edge");
+  const std::vector<ir::NamedArgument> negative = {{"self", tensor("x")}, {"padding", ints({-1, 2})}};
+  CHECK_THROWS_WITH_AS(one_node("aten.reflection_pad1d.default", negative, {1, 2, 6}, {1, 2, 7}),
+                       doctest::Contains("negative reflect padding"), Error);
+}
+
 TEST_CASE("a rule that declines at an old opset makes the op unsupported there") {
   const std::vector<ir::NamedArgument> args = {{"self", tensor("x")}};
   CHECK(op_types(one_node("aten.bitwise_not.default", args, {3}, {3}, 18, DType::kInt32, DType::kInt32)) ==
