@@ -880,6 +880,83 @@ class MatmulBroadcast(nn.Module):
         return self.lin(x.transpose(0, 1)), self.mha(x, x, x, need_weights=False)[0]
 
 
+@case("diagonal", lambda g: (randn(g, 2, 4, 5),), dynamic={"x": {0: BATCH}}, second=lambda g: (randn(g, 5, 4, 5),))
+class Diagonal(nn.Module):
+    """diagonal: main, above and below (offsets 1, -2), swapped and negative dims, a symbolic dim, an empty one."""
+
+    def forward(self, x):
+        return (x.diagonal(0, 1, 2), x.diagonal(1, 1, 2), x.diagonal(-2, 2, 1), torch.diagonal(x, 0, -1, 0),
+                x.diagonal(2, 0, 1) * 2, x.diagonal(5, 1, 2), torch.diagonal(x[:, :3, :3] + 1, 0, 1, 2).sum(-1))
+
+
+@case("nonzero", lambda g: (randn(g, 3, 4), randint(g, -1, 2, 7)), dynamic={"x": {0: BATCH}},
+      second=lambda g: (randn(g, 6, 4), randint(g, -1, 2, 7)))
+class Nonzero(nn.Module):
+    """nonzero: [n, rank] int64 coordinates of float (symbolic dim), int and 1-d tensors; its data-dependent size used."""
+
+    def forward(self, x, i):
+        nz = torch.nonzero(x > 0.3)
+        return nz, torch.nonzero(i), nz.shape[0] + x.sum(), torch.nonzero(x).float().mean(0)
+
+
+@case("empty_strided", lambda g: (randn(g, 2, 3),))
+class EmptyStrided(nn.Module):
+    """empty_strided (column-major strides) and new_empty_strided, filled before use."""
+
+    def forward(self, x):
+        e = torch.empty_strided((2, 3), (1, 2)).fill_(1.5)
+        n = x.new_empty_strided((2, 3), (3, 1)).zero_()
+        return e + x, n - x, torch.empty_strided((2, 3), (3, 1), dtype=torch.int64).fill_(4) * x
+
+
+@case("scatter_reduce", lambda g: (randn(g, 3, 5), randint(g, 0, 5, 3, 4), randn(g, 3, 6), randint(g, -5, 6, 3, 5)))
+class ScatterReduce(nn.Module):
+    """scatter_reduce sum/prod/mean/amax/amin with and without include_self, duplicate indices, src larger than index, ints."""
+
+    def forward(self, x, idx, src, i):
+        out = []
+        for reduce in ("sum", "prod", "mean", "amax", "amin"):
+            out.append(x.scatter_reduce(1, idx, src, reduce))
+            out.append(x.scatter_reduce(1, idx, src[:, :4], reduce, include_self=False))
+        out.append(i.scatter_reduce(1, idx, i[:, :4] * 3, "mean"))
+        out.append(i.scatter_reduce(1, idx, -i[:, :4], "mean", include_self=False))
+        out.append(i.scatter_reduce(0, idx[:2, :3] % 3, i[:2, :3], "amax", include_self=False))
+        return tuple(out)
+
+
+@case("masked_scatter", lambda g: (randn(g, 3, 4), randn(g, 3, 4), randn(g, 4), randn(g, 20)), dynamic={"x": {0: BATCH}, "y": {0: BATCH}},
+      second=lambda g: (randn(g, 5, 4), randn(g, 5, 4), randn(g, 4), randn(g, 20)))
+class MaskedScatter(nn.Module):
+    """masked_scatter: same-shape and broadcast masks, source larger than needed, bool and int tensors."""
+
+    def forward(self, x, y, v, s):
+        m = x > 0
+        return (x.masked_scatter(m, y), x.masked_scatter(v > 0, y * 2), x.masked_scatter(m, s),
+                m.masked_scatter(y > 0, y < 0), x.long().masked_scatter(~m, (y * 10).long()))
+
+
+class _Bags(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(10, 3))
+
+
+# Bags [3, 3], [], [5, 3, 7, 0], [9, 5, 2]: an empty bag, and one that is all padding when padding_idx is 3.
+@case("embedding_bag", lambda g: (torch.tensor([3, 3, 5, 3, 7, 0, 9, 5, 2]), torch.tensor([0, 2, 2, 6]),
+                                  randint(g, 0, 10, 3, 4), randn(g, 9)))
+class EmbeddingBag(_Bags):
+    """embedding_bag sum/mean/max, offsets with an empty bag, include_last_offset, padding_idx, per_sample_weights, 2-d input."""
+
+    def forward(self, idx, offsets, idx2, psw):
+        w = self.weight
+        last = torch.cat([offsets, offsets.new_tensor([9])])
+        return (F.embedding_bag(idx, w, offsets, mode="sum"), F.embedding_bag(idx, w, offsets, mode="mean"),
+                F.embedding_bag(idx, w, offsets, mode="max"), F.embedding_bag(idx, w, last, mode="mean", include_last_offset=True),
+                F.embedding_bag(idx, w, offsets, mode="mean", padding_idx=3),
+                F.embedding_bag(idx, w, offsets, mode="max", padding_idx=5),
+                F.embedding_bag(idx, w, offsets, mode="sum", per_sample_weights=psw), F.embedding_bag(idx2, w, mode="mean"))
+
+
 # ----------------------------------------------------------------------------------------------
 # Overloads torch 2.15 writes only when they are called directly (other versions and IRs do).
 # Default IR only: core IR rewrites them into ops the cases above cover.

@@ -527,6 +527,37 @@ RuleResult aten_flip(EmitContext& ctx, const ir::Node& node) {
                                          ctx.const_i64s(dims), ctx.const_i64s(steps)}));
 }
 
+// diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a): dim1 and dim2 are
+// moved last and flattened; the diagonal is every (cols + 1)-th element from its first one, and
+// becomes the last dim of the result as in torch. Sizes may be symbolic.
+RuleResult aten_diagonal(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const int64_t dim1 = normalize_dim(args.int_or("dim1", 0), rank), dim2 = normalize_dim(args.int_or("dim2", 1), rank);
+  PT2ONNX_CHECK(dim1 != dim2, ErrorCode::kUnsupported, "diagonal with dim1 == dim2");
+  const int64_t offset = args.int_or("offset", 0);
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != dim1 && i != dim2) perm.push_back(i);
+  perm.push_back(dim1);
+  perm.push_back(dim2);
+  std::string x = args.tensor("self");
+  if (perm != range(0, rank)) x = ctx.transpose(x, perm);
+  const std::string& fx = args.tensor_fx("self");
+  const std::string rows = ctx.size_of(fx, dim1), cols = ctx.size_of(fx, dim2);
+  const std::string off = ctx.const_i64(offset < 0 ? -offset : offset);
+  // Length min(rows, cols - offset) above the main diagonal, min(rows + offset, cols) below; >= 0.
+  const std::string length =
+      offset >= 0 ? ctx.emit("Min", {rows, ctx.emit("Sub", {cols, off})}) : ctx.emit("Min", {ctx.emit("Sub", {rows, off}), cols});
+  const std::string count = ctx.emit("Max", {length, ctx.const_i64(0)});
+  const std::string first = offset >= 0 ? off : ctx.emit("Mul", {off, cols});
+  const std::string step = ctx.emit("Add", {cols, ctx.const_i64(1)});
+  const std::string index = ctx.emit("Range", {first, ctx.emit("Add", {first, ctx.emit("Mul", {count, step})}), step});
+  const std::string flat_size = ctx.unsqueeze(ctx.emit("Mul", {rows, cols}), {0});
+  const std::string flat = ctx.reshape(x, ctx.concat({ctx.shape_slice(x, 0, rank - 2), flat_size}, 0));
+  return emitted(ctx, ctx.emit("Gather", {flat, index}, {Attr("axis", rank - 2)}));
+}
+
 // roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor: Slice + Concat per dim
 RuleResult aten_roll(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -704,6 +735,8 @@ void register_shape_rules(RuleTable& t) {
   t.add("aten.narrow.default", 1, aten_narrow);
   t.add("aten.select.int", 1, aten_select);
   t.add("aten.flip.default", 1, aten_flip);
+  t.add("aten.diagonal.default", 1, aten_diagonal);
+  t.add("aten.diagonal_copy.default", 1, aten_diagonal);
   t.add("aten.roll.default", 1, aten_roll);
   t.add("aten.repeat_interleave.self_int", 1, aten_repeat_interleave);
   t.add("aten.pixel_shuffle.default", 1, aten_pixel_shuffle);

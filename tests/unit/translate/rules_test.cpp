@@ -52,6 +52,25 @@ TEST_CASE("Reduce axes are an attribute before opset 18 and an input from 18 (Re
   CHECK(find_op(sum17, "ReduceSum")->input_size() == 2);
 }
 
+TEST_CASE("scatter_reduce: amax/amin need opset 18 (ScatterElements max/min); sum works at 17") {
+  auto model = [](const std::string& reduce, int opset) {
+    ProgramBuilder b;
+    b.user_input("x", DType::kFloat32, {3, 5}).user_input("i", DType::kInt64, {3, 2}).user_input("s", DType::kFloat32, {3, 2});
+    b.op("y", "aten.scatter_reduce.two",
+         {{"self", tensor("x")}, {"dim", integer(1)}, {"index", tensor("i")}, {"src", tensor("s")}, {"reduce", str(reduce)},
+          {"include_self", boolean(false)}},
+         DType::kFloat32, {3, 5})
+        .output("y");
+    return translate_program(b.program(), {opset}).model;
+  };
+  const onnx::ModelProto amax = model("amax", 18);
+  CHECK(attribute(*find_op(amax, "ScatterElements", 1), "reduction")->s() == "max");
+  CHECK_NOTHROW(check_and_infer(amax));
+  CHECK_THROWS_WITH_AS(model("amin", 17), doctest::Contains("amax/amin need opset 18"), Error);
+  CHECK(attribute(*find_op(model("sum", 17), "ScatterElements", 1), "reduction")->s() == "add");
+  CHECK_THROWS_WITH_AS(model("median", 18), doctest::Contains("reduce 'median'"), Error);
+}
+
 TEST_CASE("reflection and replication pads: torch's last-dim-first pairs become ONNX begins then ends") {
   const std::vector<ir::NamedArgument> args = {{"self", tensor("x")}, {"padding", ints({1, 2, 3, 0})}};
   const onnx::ModelProto reflect = one_node("aten.reflection_pad2d.default", args, {1, 2, 5, 6}, {1, 2, 8, 9});
