@@ -935,6 +935,36 @@ class MaskedScatter(nn.Module):
                 m.masked_scatter(y > 0, y < 0), x.long().masked_scatter(~m, (y * 10).long()))
 
 
+def _grid(gen, n):
+    # Sample points a little beyond [-1, 1] so that every padding mode matters.
+    return torch.rand(n, 4, 5, 2, generator=gen) * 2.4 - 1.2
+
+
+@case("grid_sample", lambda g: (randn(g, 2, 3, 5, 6), _grid(g, 2)), dynamic={"x": {0: BATCH}, "grid": {0: BATCH}},
+      second=lambda g: (randn(g, 3, 3, 5, 6), _grid(g, 3)))
+class GridSample(nn.Module):
+    """grid_sample bilinear/nearest/bicubic with zeros/border/reflection padding, align_corners on and off."""
+
+    def forward(self, x, grid):
+        out = []
+        for mode in ("bilinear", "nearest", "bicubic"):
+            for padding in ("zeros", "border", "reflection"):
+                out.append(F.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=padding == "border"))
+        out.append(F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True))
+        return tuple(out)
+
+
+@case("distance", lambda g: (randn(g, 2, 4, 3), randn(g, 2, 5, 3), randn(g, 6, 3)), dynamic={"a": {0: BATCH}, "b": {0: BATCH}},
+      second=lambda g: (randn(g, 3, 4, 3), randn(g, 3, 5, 3), randn(g, 6, 3)))
+class Distance(nn.Module):
+    """cdist p = 2, 1, inf, 0, 3 (symbolic batch, broadcast) and pdist p = 2, 1, 0.5 (upper-triangle order)."""
+
+    def forward(self, a, b, c):
+        return (torch.cdist(a, b), torch.cdist(a, b, p=1), torch.cdist(a, b, p=float("inf")),
+                torch.cdist(a.round(), b.round(), p=0), torch.cdist(a, b[:1], p=3), F.pdist(c), F.pdist(c, p=1),
+                F.pdist(c, p=0.5))
+
+
 class _Bags(nn.Module):
     def __init__(self):
         super().__init__()
@@ -976,6 +1006,16 @@ class AtenForms(nn.Module):
                 aten.view_copy.default(x, [2, 6]), aten.squeeze.default(x[:1, None]), aten.std.dim(x, [1], False, True),
                 aten.std_mean.dim(x, [0], True, False)[1], aten.to.other(i, x),
                 aten.to.dtype_layout(i, dtype=torch.float64, layout=torch.strided))
+
+
+@case("fold_forms", lambda g: (randn(g, 2, 12, 12), randn(g, 2, 12, 18), randn(g, 2, 12, 9), randn(g, 8, 20)),
+      irs=("default",))
+class FoldForms(nn.Module):
+    """F.fold as col2im (core IR decomposes it): stride, padding, dilation, overlapping blocks, unbatched input."""
+
+    def forward(self, x, y, z, u):
+        return (F.fold(x, (4, 5), (2, 2)), F.fold(y, (5, 7), (3, 2), stride=(2, 1), padding=(1, 0)),
+                F.fold(z, (6, 6), (2, 3), dilation=(2, 1), stride=2, padding=1), F.fold(u, (5, 6), 2))
 
 
 class _AtenNN(nn.Module):
