@@ -179,18 +179,22 @@ def _trig_inputs(gen):
     y = randn(gen, 4, 6)
     # atan2 on the axes and in every quadrant: x = 0 with y of both signs, y = 0 with x of both signs.
     y[1, :4], x[1, :4] = torch.tensor([1.5, -1.5, 0.0, 0.0]), torch.tensor([0.0, -0.0, 2.0, -2.0])
-    return x, y, randint(gen, -4, 5, 4, 6)
+    inf, nan = float("inf"), float("nan")
+    # atan2's special operands (y, x): infinities, signed zeros, NaNs.
+    sy = torch.tensor([inf, inf, -inf, -inf, inf, 2.0, -2.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, nan, 0.0, 1.0])
+    sx = torch.tensor([inf, -inf, inf, -inf, 3.0, inf, -inf, -0.0, -0.0, 0.0, 0.0, -1.0, -1.0, 0.0, nan, -0.0])
+    return x, y, randint(gen, -4, 5, 4, 6), sy, sx
 
 
 @case("trig", _trig_inputs)
 class Trig(nn.Module):
-    """asin acos atan sinh cosh asinh acosh atanh, trunc (negatives, -0, ints), atan2 (all quadrants, axes, ints)."""
+    """asin acos atan sinh cosh asinh acosh atanh, trunc (negatives, -0, ints), atan2 (quadrants, axes, ±0, inf, NaN, ints)."""
 
-    def forward(self, x, y, i):
+    def forward(self, x, y, i, sy, sx):
         u = torch.tanh(x) * 0.99  # inside (-1, 1)
         return (u.asin(), u.acos(), x.atan(), x.sinh(), x.cosh(), x.asinh(), (x.abs() + 1).acosh(), u.atanh(),
                 x.trunc(), i.trunc(), torch.atan2(y, x), torch.atan2(i, i.flip(0)), torch.atan2(x, i), i.acos(),
-                torch.fix(x * 3))
+                torch.fix(x * 3), torch.atan2(sy, sx))
 
 
 @case("bitwise_scalar", lambda g: (randint(g, -9, 10, 3, 4), randn(g, 3, 4)))

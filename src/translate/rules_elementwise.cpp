@@ -150,21 +150,37 @@ RuleResult aten_trunc(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Mul", {ctx.emit("Sign", {x}), ctx.emit("Floor", {ctx.emit("Abs", {x})})}));
 }
 
-// atan2(Tensor self, Tensor other) -> Tensor   (self is y, other is x; ints become float)
+// atan2(Tensor self, Tensor other) -> Tensor   (self is y, other is x; ints become float). ONNX has
+// no Atan2; this follows C's atan2 through every quadrant, both axes, signed zeros and infinities.
 RuleResult aten_atan2(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   DType type = arithmetic_dtype(args, {"self", "other"});
   if (!is_floating(type)) type = DType::kFloat32;
-  const std::string y = operand_as(ctx, args, "self", type), x = operand_as(ctx, args, "other", type);
+  std::string y = operand_as(ctx, args, "self", type), x = operand_as(ctx, args, "other", type);
   const std::string zero = ctx.const_scalar(0, type);
+  // Both infinite: the angle is that of (sign y, sign x), a multiple of pi/4.
+  const std::string both_inf = ctx.emit("And", {ctx.emit("IsInf", {x}), ctx.emit("IsInf", {y})});
+  const std::string y_in = y, x_in = x;
+  y = ctx.emit("Where", {both_inf, ctx.emit("Sign", {y_in}), y_in});
+  x = ctx.emit("Where", {both_inf, ctx.emit("Sign", {x_in}), x_in});
+  // The sign bit: v < 0, or 1/v < 0 for -0 (1/-0 = -inf).
+  auto negative = [&](const std::string& v) {
+    return ctx.emit("Or", {ctx.emit("Less", {v, zero}), ctx.emit("Less", {ctx.emit("Reciprocal", {v}), zero})});
+  };
+  const std::string y_negative = negative(y), x_negative = negative(x);
+  const std::string pi = ctx.const_scalar(std::numbers::pi, type), minus_pi = ctx.const_scalar(-std::numbers::pi, type);
+  const std::string shift = ctx.emit("Where", {y_negative, minus_pi, pi});
   // atan(y / x) is right for x > 0; x < 0 moves it by ±pi towards y's half plane.
   const std::string base = ctx.emit("Atan", {ctx.emit("Div", {y, x})});
-  const std::string pi = ctx.const_scalar(std::numbers::pi, type), minus_pi = ctx.const_scalar(-std::numbers::pi, type);
-  const std::string shift = ctx.emit("Where", {ctx.emit("Less", {y, zero}), minus_pi, pi});
-  const std::string shifted = ctx.emit("Where", {ctx.emit("Less", {x, zero}), ctx.emit("Add", {base, shift}), base});
-  // x == 0 (either sign): y / x is ±inf or NaN; the answer is sign(y) * pi/2 (0 when y is 0).
-  const std::string on_axis = ctx.emit("Mul", {ctx.emit("Sign", {y}), ctx.const_scalar(std::numbers::pi / 2, type)});
-  return emitted(ctx, ctx.emit("Where", {ctx.emit("Equal", {x, zero}), on_axis, shifted}));
+  std::string result = ctx.emit("Where", {x_negative, ctx.emit("Add", {base, shift}), base});
+  // x = ±0, y != 0: ±pi/2 by y's sign.
+  const std::string on_y_axis = ctx.emit("Mul", {ctx.emit("Sign", {y}), ctx.const_scalar(std::numbers::pi / 2, type)});
+  result = ctx.emit("Where", {ctx.emit("Equal", {x, zero}), on_y_axis, result});
+  // y = ±0: y itself when x's sign bit is clear, else ±pi.
+  result = ctx.emit("Where", {ctx.emit("Equal", {y, zero}), ctx.emit("Where", {x_negative, shift, y}), result});
+  // A NaN operand gives NaN (x + y is NaN then).
+  const std::string any_nan = ctx.emit("Or", {ctx.emit("IsNaN", {x}), ctx.emit("IsNaN", {y})});
+  return emitted(ctx, ctx.emit("Where", {any_nan, ctx.emit("Add", {x, y}), result}));
 }
 
 // square(Tensor self) -> Tensor
