@@ -979,7 +979,7 @@ class _Bags(nn.Module):
 @case("embedding_bag", lambda g: (torch.tensor([3, 3, 5, 3, 7, 0, 9, 5, 2]), torch.tensor([0, 2, 2, 6]),
                                   randint(g, 0, 10, 3, 4), randn(g, 9)))
 class EmbeddingBag(_Bags):
-    """embedding_bag sum/mean/max, offsets with an empty bag, include_last_offset, padding_idx, per_sample_weights, 2-d input."""
+    """embedding_bag sum/mean/max, offsets with an empty bag, include_last_offset, padding_idx, per_sample_weights, 2-d input, a weight without grad."""
 
     def forward(self, idx, offsets, idx2, psw):
         w = self.weight
@@ -988,7 +988,8 @@ class EmbeddingBag(_Bags):
                 F.embedding_bag(idx, w, offsets, mode="max"), F.embedding_bag(idx, w, last, mode="mean", include_last_offset=True),
                 F.embedding_bag(idx, w, offsets, mode="mean", padding_idx=3),
                 F.embedding_bag(idx, w, offsets, mode="max", padding_idx=5),
-                F.embedding_bag(idx, w, offsets, mode="sum", per_sample_weights=psw), F.embedding_bag(idx2, w, mode="mean"))
+                F.embedding_bag(idx, w, offsets, mode="sum", per_sample_weights=psw), F.embedding_bag(idx2, w, mode="mean"),
+                F.embedding_bag(idx, w.detach(), offsets, mode="max"))
 
 
 # ----------------------------------------------------------------------------------------------
