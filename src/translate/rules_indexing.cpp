@@ -130,7 +130,8 @@ RuleResult aten_scatter_add(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t rank = args.rank_of("self");
-  const int64_t dim = normalize_dim(args.get_int("dim"), std::max<int64_t>(rank, 1));
+  PT2ONNX_CHECK(rank > 0, ErrorCode::kUnsupported, "scatter_reduce of a 0-d tensor (ScatterElements needs rank >= 1)");
+  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
   const std::string reduce = args.string_or("reduce", "");
   const bool include_self = args.bool_or("include_self", true);
   const DType type = args.dtype_of("self");
