@@ -931,12 +931,13 @@ class ScatterReduce(nn.Module):
 @case("masked_scatter", lambda g: (randn(g, 3, 4), randn(g, 3, 4), randn(g, 4), randn(g, 20)), dynamic={"x": {0: BATCH}, "y": {0: BATCH}},
       second=lambda g: (randn(g, 5, 4), randn(g, 5, 4), randn(g, 4), randn(g, 20)))
 class MaskedScatter(nn.Module):
-    """masked_scatter: same-shape and broadcast masks, source larger than needed, bool and int tensors."""
+    """masked_scatter: same-shape and broadcast masks, source larger than needed, bool and int tensors, empty source."""
 
     def forward(self, x, y, v, s):
         m = x > 0
         return (x.masked_scatter(m, y), x.masked_scatter(v > 0, y * 2), x.masked_scatter(m, s),
-                m.masked_scatter(y > 0, y < 0), x.long().masked_scatter(~m, (y * 10).long()))
+                m.masked_scatter(y > 0, y < 0), x.long().masked_scatter(~m, (y * 10).long()),
+                x.masked_scatter(x > 100, s[:0]))
 
 
 def _grid(gen, n):

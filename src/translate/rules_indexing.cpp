@@ -7,6 +7,7 @@
 #include "translate/onnx_types.h"
 #include "translate/register_all.h"
 #include "translate/rule_helpers.h"
+#include "translate/tensor_data.h"
 #include "translate/view_mutation.h"
 
 namespace pt2onnx::translate {
@@ -197,7 +198,10 @@ RuleResult aten_masked_scatter(EmitContext& ctx, const ir::Node& node) {
   const std::string taken = ctx.emit("CumSum", {ctx.cast(mask, DType::kInt64), ctx.const_i64(0)});
   // Elements before the first true one get -1; clamped, their gathered value is never used.
   const std::string position = ctx.emit("Max", {ctx.emit("Sub", {taken, ctx.const_i64(1)}), ctx.const_i64(0)});
-  const std::string source = ctx.reshape(cast_if_needed(ctx, args.tensor("source"), args.dtype_of("source"), type), flat_shape);
+  // One spare element, so that the clamped position 0 exists even for an empty source (all-false mask).
+  const std::string source = ctx.concat({ctx.reshape(cast_if_needed(ctx, args.tensor("source"), args.dtype_of("source"), type), flat_shape),
+                                         ctx.const_tensor(filled_tensor(0, type, {1}), "masked_scatter_spare")},
+                                        0);
   const std::string picked = ctx.emit("Gather", {source, position}, {Attr("axis", 0)});
   const std::string merged = ctx.emit("Where", {mask, picked, ctx.reshape(self, flat_shape)});
   return emitted(ctx, cast_if_needed(ctx, ctx.reshape(merged, shape), type, args.dtype_of("self")));
