@@ -173,6 +173,40 @@ class Unary(nn.Module):
                 a.log10(), x.sin(), x.cos(), (x * 0.6).tan(), x.tanh(), x.erf(), a.reciprocal(), x.sqrt())
 
 
+def _trig_inputs(gen):
+    x = randn(gen, 4, 6, scale=2.0)
+    x[0, :4] = torch.tensor([-2.5, -0.5, 0.5, -0.0])  # trunc towards zero, keeps -0
+    y = randn(gen, 4, 6)
+    # atan2 on the axes and in every quadrant: x = 0 with y of both signs, y = 0 with x of both signs.
+    y[1, :4], x[1, :4] = torch.tensor([1.5, -1.5, 0.0, 0.0]), torch.tensor([0.0, -0.0, 2.0, -2.0])
+    inf, nan = float("inf"), float("nan")
+    # atan2's special operands (y, x): infinities, signed zeros, NaNs.
+    sy = torch.tensor([inf, inf, -inf, -inf, inf, 2.0, -2.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, nan, 0.0, 1.0])
+    sx = torch.tensor([inf, -inf, inf, -inf, 3.0, inf, -inf, -0.0, -0.0, 0.0, 0.0, -1.0, -1.0, 0.0, nan, -0.0])
+    return x, y, randint(gen, -4, 5, 4, 6), sy, sx
+
+
+@case("trig", _trig_inputs)
+class Trig(nn.Module):
+    """asin acos atan sinh cosh asinh acosh atanh, trunc (negatives, -0, ints), atan2 (quadrants, axes, ±0, inf, NaN, ints)."""
+
+    def forward(self, x, y, i, sy, sx):
+        u = torch.tanh(x) * 0.99  # inside (-1, 1)
+        return (u.asin(), u.acos(), x.atan(), x.sinh(), x.cosh(), x.asinh(), (x.abs() + 1).acosh(), u.atanh(),
+                x.trunc(), i.trunc(), torch.atan2(y, x), torch.atan2(i, i.flip(0)), torch.atan2(x, i), i.acos(),
+                torch.fix(x * 3), torch.atan2(sy, sx))
+
+
+@case("bitwise_scalar", lambda g: (randint(g, -9, 10, 3, 4), randn(g, 3, 4)))
+class BitwiseScalar(nn.Module):
+    """bitwise and/or/xor with a Python int or bool (Scalar overloads) on int64, int32, negative and bool tensors."""
+
+    def forward(self, i, x):
+        b, j = x > 0, i.to(torch.int32)
+        return (i & 6, i | 5, i ^ -3, torch.bitwise_and(i, 3), torch.bitwise_or(j, 8), torch.bitwise_xor(j, 7),
+                b & True, b | False, b ^ True)
+
+
 def _special_values(gen):
     x = randn(gen, 3, 4)
     x[0, 0], x[0, 1], x[1, 2], x[2, 3] = float("inf"), float("-inf"), float("nan"), 0.0
@@ -659,6 +693,19 @@ class PadModes(nn.Module):
                 F.pad(x3, (2, 1), mode="replicate"), F.pad(x4, (1, 2, 1, 0), mode="replicate"))
 
 
+@case("pad_aten_forms", lambda g: (randn(g, 2, 3, 8), randn(g, 2, 2, 5, 6), randn(g, 1, 2, 3, 4, 5)),
+      dynamic={"x3": {0: BATCH}, "x4": {0: BATCH}}, second=lambda g: (randn(g, 3, 3, 8), randn(g, 3, 2, 5, 6),
+                                                                      randn(g, 1, 2, 3, 4, 5)),
+      irs=("default",))
+class PadAtenForms(nn.Module):
+    """reflection_pad1d/2d/3d and replication_pad1d/2d/3d called directly (core IR turns them into index ops)."""
+
+    def forward(self, x3, x4, x5):
+        return (aten.reflection_pad1d(x3, [2, 3]), aten.reflection_pad2d(x4, [1, 2, 3, 0]),
+                aten.reflection_pad3d(x5, [1, 1, 0, 2, 2, 1]), aten.replication_pad1d(x3, [0, 4]),
+                aten.replication_pad2d(x4, [2, 1, 0, 3]), aten.replication_pad3d(x5, [1, 2, 1, 0, 3, 1]))
+
+
 @case("pad_circular", lambda g: (randn(g, 1, 3, 8), randn(g, 1, 2, 3, 8)))
 class PadCircular(nn.Module):
     """F.pad circular on 3-d and 4-d tensors (ONNX Pad mode 'wrap' is opset 19+; op samples run at 18)."""
@@ -837,6 +884,115 @@ class MatmulBroadcast(nn.Module):
         return self.lin(x.transpose(0, 1)), self.mha(x, x, x, need_weights=False)[0]
 
 
+@case("diagonal", lambda g: (randn(g, 2, 4, 5),), dynamic={"x": {0: BATCH}}, second=lambda g: (randn(g, 5, 4, 5),))
+class Diagonal(nn.Module):
+    """diagonal: main, above and below (offsets 1, -2), swapped and negative dims, a symbolic dim, an empty one."""
+
+    def forward(self, x):
+        return (x.diagonal(0, 1, 2), x.diagonal(1, 1, 2), x.diagonal(-2, 2, 1), torch.diagonal(x, 0, -1, 0),
+                x.diagonal(2, 0, 1) * 2, x.diagonal(5, 1, 2), torch.diagonal(x[:, :3, :3] + 1, 0, 1, 2).sum(-1))
+
+
+@case("nonzero", lambda g: (randn(g, 3, 4), randint(g, -1, 2, 7)), dynamic={"x": {0: BATCH}},
+      second=lambda g: (randn(g, 6, 4), randint(g, -1, 2, 7)))
+class Nonzero(nn.Module):
+    """nonzero: [n, rank] int64 coordinates of float (symbolic dim), int and 1-d tensors; its data-dependent size used."""
+
+    def forward(self, x, i):
+        nz = torch.nonzero(x > 0.3)
+        return nz, torch.nonzero(i), nz.shape[0] + x.sum(), torch.nonzero(x).float().mean(0)
+
+
+@case("empty_strided", lambda g: (randn(g, 2, 3),))
+class EmptyStrided(nn.Module):
+    """empty_strided (column-major strides) and new_empty_strided, filled before use."""
+
+    def forward(self, x):
+        e = torch.empty_strided((2, 3), (1, 2)).fill_(1.5)
+        n = x.new_empty_strided((2, 3), (3, 1)).zero_()
+        return e + x, n - x, torch.empty_strided((2, 3), (3, 1), dtype=torch.int64).fill_(4) * x
+
+
+@case("scatter_reduce", lambda g: (randn(g, 3, 5), randint(g, 0, 5, 3, 4), randn(g, 3, 6), randint(g, -5, 6, 3, 5)))
+class ScatterReduce(nn.Module):
+    """scatter_reduce sum/prod/mean/amax/amin with and without include_self, duplicate indices, src larger than index, ints."""
+
+    def forward(self, x, idx, src, i):
+        out = []
+        for reduce in ("sum", "prod", "mean", "amax", "amin"):
+            out.append(x.scatter_reduce(1, idx, src, reduce))
+            out.append(x.scatter_reduce(1, idx, src[:, :4], reduce, include_self=False))
+        out.append(i.scatter_reduce(1, idx, i[:, :4] * 3, "mean"))
+        out.append(i.scatter_reduce(1, idx, -i[:, :4], "mean", include_self=False))
+        out.append(i.scatter_reduce(0, idx[:2, :3] % 3, i[:2, :3], "amax", include_self=False))
+        return tuple(out)
+
+
+@case("masked_scatter", lambda g: (randn(g, 3, 4), randn(g, 3, 4), randn(g, 4), randn(g, 20)), dynamic={"x": {0: BATCH}, "y": {0: BATCH}},
+      second=lambda g: (randn(g, 5, 4), randn(g, 5, 4), randn(g, 4), randn(g, 20)))
+class MaskedScatter(nn.Module):
+    """masked_scatter: same-shape and broadcast masks, source larger than needed, bool and int tensors, empty source."""
+
+    def forward(self, x, y, v, s):
+        m = x > 0
+        return (x.masked_scatter(m, y), x.masked_scatter(v > 0, y * 2), x.masked_scatter(m, s),
+                m.masked_scatter(y > 0, y < 0), x.long().masked_scatter(~m, (y * 10).long()),
+                x.masked_scatter(x > 100, s[:0]))
+
+
+def _grid(gen, n):
+    # Sample points a little beyond [-1, 1] so that every padding mode matters.
+    return torch.rand(n, 4, 5, 2, generator=gen) * 2.4 - 1.2
+
+
+@case("grid_sample", lambda g: (randn(g, 2, 3, 5, 6), _grid(g, 2)), dynamic={"x": {0: BATCH}, "grid": {0: BATCH}},
+      second=lambda g: (randn(g, 3, 3, 5, 6), _grid(g, 3)))
+class GridSample(nn.Module):
+    """grid_sample bilinear/nearest/bicubic with zeros/border/reflection padding, align_corners on and off."""
+
+    def forward(self, x, grid):
+        out = []
+        for mode in ("bilinear", "nearest", "bicubic"):
+            for padding in ("zeros", "border", "reflection"):
+                out.append(F.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=padding == "border"))
+        out.append(F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True))
+        return tuple(out)
+
+
+@case("distance", lambda g: (randn(g, 2, 4, 3), randn(g, 2, 5, 3), randn(g, 6, 3)), dynamic={"a": {0: BATCH}, "b": {0: BATCH}},
+      second=lambda g: (randn(g, 3, 4, 3), randn(g, 3, 5, 3), randn(g, 6, 3)))
+class Distance(nn.Module):
+    """cdist p = 2, 1, inf, 0, 3 (symbolic batch, broadcast) and pdist p = 2, 1, 0.5 (upper-triangle order)."""
+
+    def forward(self, a, b, c):
+        return (torch.cdist(a, b), torch.cdist(a, b, p=1), torch.cdist(a, b, p=float("inf")),
+                torch.cdist(a.round(), b.round(), p=0), torch.cdist(a, b[:1], p=3), F.pdist(c), F.pdist(c, p=1),
+                F.pdist(c, p=0.5))
+
+
+class _Bags(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(10, 3))
+
+
+# Bags [3, 3], [], [5, 3, 7, 0], [9, 5, 2]: an empty bag, and one that is all padding when padding_idx is 3.
+@case("embedding_bag", lambda g: (torch.tensor([3, 3, 5, 3, 7, 0, 9, 5, 2]), torch.tensor([0, 2, 2, 6]),
+                                  randint(g, 0, 10, 3, 4), randn(g, 9)))
+class EmbeddingBag(_Bags):
+    """embedding_bag sum/mean/max, offsets with an empty bag, include_last_offset, padding_idx, per_sample_weights, 2-d input, a weight without grad."""
+
+    def forward(self, idx, offsets, idx2, psw):
+        w = self.weight
+        last = torch.cat([offsets, offsets.new_tensor([9])])
+        return (F.embedding_bag(idx, w, offsets, mode="sum"), F.embedding_bag(idx, w, offsets, mode="mean"),
+                F.embedding_bag(idx, w, offsets, mode="max"), F.embedding_bag(idx, w, last, mode="mean", include_last_offset=True),
+                F.embedding_bag(idx, w, offsets, mode="mean", padding_idx=3),
+                F.embedding_bag(idx, w, offsets, mode="max", padding_idx=5),
+                F.embedding_bag(idx, w, offsets, mode="sum", per_sample_weights=psw), F.embedding_bag(idx2, w, mode="mean"),
+                F.embedding_bag(idx, w.detach(), offsets, mode="max"))
+
+
 # ----------------------------------------------------------------------------------------------
 # Overloads torch 2.15 writes only when they are called directly (other versions and IRs do).
 # Default IR only: core IR rewrites them into ops the cases above cover.
@@ -856,6 +1012,16 @@ class AtenForms(nn.Module):
                 aten.view_copy.default(x, [2, 6]), aten.squeeze.default(x[:1, None]), aten.std.dim(x, [1], False, True),
                 aten.std_mean.dim(x, [0], True, False)[1], aten.to.other(i, x),
                 aten.to.dtype_layout(i, dtype=torch.float64, layout=torch.strided))
+
+
+@case("fold_forms", lambda g: (randn(g, 2, 12, 12), randn(g, 2, 12, 18), randn(g, 2, 12, 9), randn(g, 8, 20)),
+      irs=("default",))
+class FoldForms(nn.Module):
+    """F.fold as col2im (core IR decomposes it): stride, padding, dilation, overlapping blocks, unbatched input."""
+
+    def forward(self, x, y, z, u):
+        return (F.fold(x, (4, 5), (2, 2)), F.fold(y, (5, 7), (3, 2), stride=(2, 1), padding=(1, 0)),
+                F.fold(z, (6, 6), (2, 3), dilation=(2, 1), stride=2, padding=1), F.fold(u, (5, 6), 2))
 
 
 class _AtenNN(nn.Module):

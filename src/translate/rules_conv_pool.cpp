@@ -1,4 +1,4 @@
-// Convolution and pooling rules, for 1-d, 2-d and 3-d. Unbatched inputs (no N dimension) get one
+// Convolution and pooling rules, for 1-d, 2-d and 3-d, and col2im (fold). Unbatched inputs (no N dimension) get one
 // added and removed around the ONNX op, which always wants N and C.
 #include "common/error.h"
 #include "translate/register_all.h"
@@ -237,6 +237,22 @@ RuleResult aten_adaptive_avg_pool(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, batch.finish(ctx, y));
 }
 
+// col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding,
+// int[2] stride) -> Tensor (F.fold): ONNX Col2Im, opset 18. Unbatched [C*kh*kw, L] input gets N.
+RuleResult aten_col2im(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const bool unbatched = args.rank_of("self") == 2;
+  std::string x = args.tensor("self");
+  if (unbatched) x = ctx.unsqueeze(x, {0});
+  const std::vector<Attr> attrs = {Attr("dilations", spatial_ints(args, "dilation", 2, 1)),
+                                   Attr("pads", symmetric_pads(spatial_ints(args, "padding", 2, 0))),
+                                   Attr("strides", spatial_ints(args, "stride", 2, 1))};
+  const std::string image = args.ints_value("output_size");
+  const std::string block = ctx.const_i64s(spatial_ints(args, "kernel_size", 2, 1));
+  const std::string y = ctx.emit("Col2Im", {x, image, block}, attrs);
+  return emitted(ctx, unbatched ? ctx.squeeze(y, {0}) : y);
+}
+
 }  // namespace
 
 void register_conv_pool_rules(RuleTable& t) {
@@ -266,6 +282,7 @@ void register_conv_pool_rules(RuleTable& t) {
   t.add("aten.adaptive_avg_pool3d.default", 1, aten_adaptive_avg_pool);
   t.add("aten._adaptive_avg_pool2d.default", 1, aten_adaptive_avg_pool);
   t.add("aten._adaptive_avg_pool3d.default", 1, aten_adaptive_avg_pool);
+  t.add("aten.col2im.default", 18, aten_col2im);
 }
 
 }  // namespace pt2onnx::translate

@@ -127,6 +127,10 @@ void register_creation_rules(RuleTable& t) {
   t.add("aten.zeros.default", 1, aten_zeros);
   t.add("aten.empty.memory_format", 1, aten_zeros);
   t.add("aten.empty_permuted.default", 1, aten_zeros);  // the layout only changes strides
+  // empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, ...): the strides
+  // only place elements in memory; ONNX tensors are dense, and empty memory reads as zeros.
+  t.add("aten.empty_strided.default", 1, aten_zeros);
+  t.add("aten.new_empty_strided.default", 1, aten_new_zeros);
   t.add("aten.ones.default", 1, aten_ones);
   t.add("aten.full_like.default", 1, aten_full_like);
   t.add("aten.zeros_like.default", 1, aten_zeros_like);

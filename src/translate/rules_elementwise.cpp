@@ -1,6 +1,7 @@
 // Elementwise rules: arithmetic with torch's type promotion, math functions, comparisons,
 // logical ops, where/masked_fill, clamp. In-place variants share the out-of-place rule.
 #include <cmath>
+#include <numbers>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -132,6 +133,55 @@ RuleResult aten_floor(EmitContext& ctx, const ir::Node& node) { return unary_in_
 RuleResult aten_ceil(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Ceil"); }  // ceil(Tensor self)
 RuleResult aten_sign(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Sign"); }  // sign(Tensor self)
 RuleResult aten_reciprocal(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Reciprocal"); }  // reciprocal(Tensor self)
+RuleResult aten_asin(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Asin"); }  // asin(Tensor self)
+RuleResult aten_acos(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Acos"); }  // acos(Tensor self)
+RuleResult aten_atan(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Atan"); }  // atan(Tensor self)
+RuleResult aten_sinh(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Sinh"); }  // sinh(Tensor self)
+RuleResult aten_cosh(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Cosh"); }  // cosh(Tensor self)
+RuleResult aten_asinh(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Asinh"); }  // asinh(Tensor self)
+RuleResult aten_acosh(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Acosh"); }  // acosh(Tensor self)
+RuleResult aten_atanh(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Atanh"); }  // atanh(Tensor self)
+
+// trunc(Tensor self) -> Tensor   (ONNX has no Trunc: sign(x) * floor(|x|), which keeps -0, inf, NaN)
+RuleResult aten_trunc(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (!is_floating(args.dtype_of("self"))) return emitted(ctx, args.tensor("self"));
+  const std::string x = args.tensor("self");
+  return emitted(ctx, ctx.emit("Mul", {ctx.emit("Sign", {x}), ctx.emit("Floor", {ctx.emit("Abs", {x})})}));
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor   (self is y, other is x; ints become float). ONNX has
+// no Atan2; this follows C's atan2 through every quadrant, both axes, signed zeros and infinities.
+RuleResult aten_atan2(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  DType type = arithmetic_dtype(args, {"self", "other"});
+  if (!is_floating(type)) type = DType::kFloat32;
+  std::string y = operand_as(ctx, args, "self", type), x = operand_as(ctx, args, "other", type);
+  const std::string zero = ctx.const_scalar(0, type);
+  // Both infinite: the angle is that of (sign y, sign x), a multiple of pi/4.
+  const std::string both_inf = ctx.emit("And", {ctx.emit("IsInf", {x}), ctx.emit("IsInf", {y})});
+  const std::string y_in = y, x_in = x;
+  y = ctx.emit("Where", {both_inf, ctx.emit("Sign", {y_in}), y_in});
+  x = ctx.emit("Where", {both_inf, ctx.emit("Sign", {x_in}), x_in});
+  // The sign bit: v < 0, or 1/v < 0 for -0 (1/-0 = -inf).
+  auto negative = [&](const std::string& v) {
+    return ctx.emit("Or", {ctx.emit("Less", {v, zero}), ctx.emit("Less", {ctx.emit("Reciprocal", {v}), zero})});
+  };
+  const std::string y_negative = negative(y), x_negative = negative(x);
+  const std::string pi = ctx.const_scalar(std::numbers::pi, type), minus_pi = ctx.const_scalar(-std::numbers::pi, type);
+  const std::string shift = ctx.emit("Where", {y_negative, minus_pi, pi});
+  // atan(y / x) is right for x > 0; x < 0 moves it by ±pi towards y's half plane.
+  const std::string base = ctx.emit("Atan", {ctx.emit("Div", {y, x})});
+  std::string result = ctx.emit("Where", {x_negative, ctx.emit("Add", {base, shift}), base});
+  // x = ±0, y != 0: ±pi/2 by y's sign.
+  const std::string on_y_axis = ctx.emit("Mul", {ctx.emit("Sign", {y}), ctx.const_scalar(std::numbers::pi / 2, type)});
+  result = ctx.emit("Where", {ctx.emit("Equal", {x, zero}), on_y_axis, result});
+  // y = ±0: y itself when x's sign bit is clear, else ±pi.
+  result = ctx.emit("Where", {ctx.emit("Equal", {y, zero}), ctx.emit("Where", {x_negative, shift, y}), result});
+  // A NaN operand gives NaN (x + y is NaN then).
+  const std::string any_nan = ctx.emit("Or", {ctx.emit("IsNaN", {x}), ctx.emit("IsNaN", {y})});
+  return emitted(ctx, ctx.emit("Where", {any_nan, ctx.emit("Add", {x, y}), result}));
+}
 
 // square(Tensor self) -> Tensor
 RuleResult aten_square(EmitContext& ctx, const ir::Node& node) {
@@ -403,6 +453,18 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.sin.default", 1, aten_sin);
   t.add("aten.cos.default", 1, aten_cos);
   t.add("aten.tan.default", 1, aten_tan);
+  t.add("aten.asin.default", 1, aten_asin);
+  t.add("aten.acos.default", 1, aten_acos);
+  t.add("aten.atan.default", 1, aten_atan);
+  t.add("aten.sinh.default", 1, aten_sinh);
+  t.add("aten.cosh.default", 1, aten_cosh);
+  t.add("aten.asinh.default", 1, aten_asinh);
+  t.add("aten.acosh.default", 1, aten_acosh);
+  t.add("aten.atanh.default", 1, aten_atanh);
+  t.add("aten.trunc.default", 1, aten_trunc);
+  t.add("aten.fix.default", 1, aten_trunc);
+  t.add("aten.atan2.default", 1, aten_atan2);
+  t.add("aten.arctan2.default", 1, aten_atan2);
   t.add("aten.erf.default", 1, aten_erf);
   t.add("aten.floor.default", 1, aten_floor);
   t.add("aten.ceil.default", 1, aten_ceil);
@@ -456,6 +518,13 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.__and__.Tensor", 1, aten_bitwise_and, "integer bitwise ops need opset 18");
   t.add("aten.__or__.Tensor", 1, aten_bitwise_or, "integer bitwise ops need opset 18");
   t.add("aten.__xor__.Tensor", 1, aten_bitwise_xor, "integer bitwise ops need opset 18");
+  // The Scalar overloads: `other` is a Python int or bool, promoted like a tensor operand.
+  t.add("aten.bitwise_and.Scalar", 1, aten_bitwise_and, "integer bitwise ops need opset 18");
+  t.add("aten.bitwise_or.Scalar", 1, aten_bitwise_or, "integer bitwise ops need opset 18");
+  t.add("aten.bitwise_xor.Scalar", 1, aten_bitwise_xor, "integer bitwise ops need opset 18");
+  t.add("aten.__and__.Scalar", 1, aten_bitwise_and, "integer bitwise ops need opset 18");
+  t.add("aten.__or__.Scalar", 1, aten_bitwise_or, "integer bitwise ops need opset 18");
+  t.add("aten.__xor__.Scalar", 1, aten_bitwise_xor, "integer bitwise ops need opset 18");
 
   t.add("aten.fill.Scalar", 1, aten_fill);
   t.add("aten.fill.Tensor", 1, aten_fill);

@@ -1,10 +1,13 @@
-// Indexing rules: embedding, index_select/gather/scatter, advanced indexing (index.Tensor), copy.
+// Indexing rules: embedding, index_select/gather/scatter (also scatter_reduce, masked_scatter),
+// nonzero, advanced indexing (index.Tensor), copy.
 #include <algorithm>
+#include <limits>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
 #include "translate/register_all.h"
 #include "translate/rule_helpers.h"
+#include "translate/tensor_data.h"
 #include "translate/view_mutation.h"
 
 namespace pt2onnx::translate {
@@ -18,6 +21,68 @@ using ir::DType;
 RuleResult aten_embedding(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   return emitted(ctx, ctx.emit("Gather", {args.tensor("weight"), args.tensor("indices")}, {Attr("axis", 0)}));
+}
+
+// _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False,
+// int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False,
+// int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor); _embedding_bag_forward_only and
+// embedding_bag.padding_idx alike. Only the first output (the bags) is translated. Each index
+// belongs to the last bag whose offset is <= its position; rows are scattered into their bag with
+// add (sum, mean) or max (opset 18). Entries equal to padding_idx take no part; empty bags are 0.
+RuleResult aten_embedding_bag(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  for (size_t i = 1; i < ctx.output_count(); ++i)
+    PT2ONNX_CHECK(!ctx.output_used(i), ErrorCode::kUnsupported, "embedding_bag's offset2bag/bag_size/max_indices outputs are used");
+  const int64_t mode = args.int_or("mode", 0);
+  PT2ONNX_CHECK(mode >= 0 && mode <= 2, ErrorCode::kUnsupported, "embedding_bag mode " + std::to_string(mode));
+  if (mode == 2 && ctx.opset() < 18) return RuleResult::kDeclined;
+  PT2ONNX_CHECK(args.rank_of("indices") == 1 && args.has("offsets"), ErrorCode::kUnsupported,
+                "embedding_bag without 1-D indices and offsets");
+  const DType type = args.dtype_of("weight");
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "embedding_bag of a non-float weight");
+
+  const std::string indices = args.tensor("indices");
+  std::string offsets = cast_if_needed(ctx, args.tensor("offsets"), args.dtype_of("offsets"), DType::kInt64);
+  if (args.bool_or("include_last_offset", false))
+    offsets = ctx.emit("Slice", {offsets, ctx.const_i64s({0}), ctx.const_i64s({-1})});
+  const std::string count_shape = ctx.shape_of(offsets);  // [bags]
+  const std::string positions = ctx.emit("Range", {ctx.const_i64(0), ctx.dim_of(indices, 0), ctx.const_i64(1)});
+  const std::string started = ctx.emit("LessOrEqual", {ctx.unsqueeze(offsets, {0}), ctx.unsqueeze(positions, {1})});
+  const std::string bag = ctx.emit("Sub", {ctx.reduce("ReduceSum", ctx.cast(started, DType::kInt64), std::vector<int64_t>{1}, false),
+                                           ctx.const_i64(1)});
+
+  std::string rows = ctx.emit("Gather", {args.tensor("weight"), indices}, {Attr("axis", 0)});
+  if (const auto weights = args.optional_tensor("per_sample_weights")) {
+    PT2ONNX_CHECK(mode == 0, ErrorCode::kUnsupported, "per_sample_weights outside sum mode");
+    rows = ctx.emit("Mul", {rows, ctx.unsqueeze(cast_if_needed(ctx, *weights, args.dtype_of("per_sample_weights"), type), {1})});
+  }
+  const int64_t padding_idx = args.has("padding_idx") ? args.get_int("padding_idx") : -1;
+  std::string valid;  // bool [n], empty when every entry counts
+  if (padding_idx >= 0) valid = ctx.emit("Not", {ctx.emit("Equal", {indices, cast_if_needed(ctx, ctx.const_i64(padding_idx), DType::kInt64, args.dtype_of("indices"))})});
+
+  const std::string out_shape = ctx.concat({count_shape, ctx.shape_slice(args.tensor("weight"), 1, 2)}, 0);
+  const std::string scatter_index = ctx.emit("Expand", {ctx.unsqueeze(bag, {1}), ctx.shape_of(rows)});
+  const std::string zero = ctx.const_scalar(0, type);
+  // Entries per bag (padding excluded), for mean and for telling empty bags in max.
+  auto counts = [&]() {
+    const std::string one_each = valid.empty() ? ctx.emit("Expand", {ctx.const_scalar(1, type), ctx.shape_of(bag)}) : ctx.cast(valid, type);
+    return ctx.emit("ScatterElements", {ctx.emit("Expand", {zero, count_shape}), bag, one_each},
+                    {Attr("axis", 0), Attr("reduction", "add")});
+  };
+  if (mode == 2) {
+    const std::string lowest = ctx.const_scalar(-std::numeric_limits<double>::infinity(), type);
+    if (!valid.empty()) rows = ctx.emit("Where", {ctx.unsqueeze(valid, {1}), rows, lowest});
+    const std::string maxed = ctx.emit("ScatterElements", {ctx.emit("Expand", {lowest, out_shape}), scatter_index, rows},
+                                       {Attr("axis", 0), Attr("reduction", "max")});
+    const std::string filled = ctx.unsqueeze(ctx.emit("Greater", {counts(), zero}), {1});
+    return emitted(ctx, ctx.emit("Where", {filled, maxed, zero}));
+  }
+  if (!valid.empty()) rows = ctx.emit("Where", {ctx.unsqueeze(valid, {1}), rows, zero});
+  const std::string summed = ctx.emit("ScatterElements", {ctx.emit("Expand", {zero, out_shape}), scatter_index, rows},
+                                      {Attr("axis", 0), Attr("reduction", "add")});
+  if (mode == 0) return emitted(ctx, summed);
+  const std::string divisor = ctx.emit("Max", {counts(), ctx.const_scalar(1, type)});
+  return emitted(ctx, ctx.emit("Div", {summed, ctx.unsqueeze(divisor, {1})}));
 }
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -56,6 +121,97 @@ RuleResult aten_scatter_add(EmitContext& ctx, const ir::Node& node) {
   const std::string src = cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), args.dtype_of("self"));
   return emitted(ctx, ctx.emit("ScatterElements", {args.tensor("self"), args.tensor("index"), src},
                                {Attr("axis", dim), Attr("reduction", "add")}));
+}
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)
+// -> Tensor, as ScatterElements with a reduction (max/min need opset 18). Without include_self the
+// target elements are first overwritten with a neutral value: 0 (sum, mean), 1 (prod), or any src
+// element scattered there (amax, amin: max(v, v, ...) = v). mean divides by a scattered count,
+// plus one for self, flooring for ints as torch does.
+RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(rank > 0, ErrorCode::kUnsupported, "scatter_reduce of a 0-d tensor (ScatterElements needs rank >= 1)");
+  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
+  const std::string reduce = args.string_or("reduce", "");
+  const bool include_self = args.bool_or("include_self", true);
+  const DType type = args.dtype_of("self");
+  std::string reduction;
+  if (reduce == "sum" || reduce == "mean") reduction = "add";
+  if (reduce == "prod") reduction = "mul";
+  if (reduce == "amax") reduction = "max";
+  if (reduce == "amin") reduction = "min";
+  PT2ONNX_CHECK(!reduction.empty(), ErrorCode::kUnsupported, "scatter_reduce with reduce '" + reduce + "'");
+  PT2ONNX_CHECK(type != DType::kBool, ErrorCode::kUnsupported, "scatter_reduce of a bool tensor");
+  if ((reduction == "max" || reduction == "min") && ctx.opset() < 18) return RuleResult::kDeclined;
+
+  const std::string index = args.tensor("index");
+  std::string src = cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), type);
+  // torch reads only the index-shaped corner of src; ScatterElements wants equal shapes.
+  if (args.meta("src").sizes.size() == args.meta("index").sizes.size()) {
+    bool same = true;
+    for (size_t i = 0; i < args.meta("src").sizes.size(); ++i) {
+      const ir::Dim& a = args.meta("src").sizes[i];
+      const ir::Dim& b = args.meta("index").sizes[i];
+      same = same && a.is_static() && b.is_static() && a.as_int() == b.as_int();
+    }
+    if (!same) {
+      src = ctx.emit("Slice", {src, ctx.const_i64s(std::vector<int64_t>(static_cast<size_t>(rank), 0)), ctx.shape_of(index)});
+    }
+  }
+  const std::vector<Attr> plain = {Attr("axis", dim)};
+  const std::vector<Attr> reducing = {Attr("axis", dim), Attr("reduction", reduction)};
+  const std::string index_shape = ctx.shape_of(index);
+  std::string self = args.tensor("self");
+  if (!include_self) {
+    std::string neutral = src;
+    if (reduce == "sum" || reduce == "mean") neutral = ctx.emit("Expand", {ctx.const_scalar(0, type), index_shape});
+    if (reduce == "prod") neutral = ctx.emit("Expand", {ctx.const_scalar(1, type), index_shape});
+    self = ctx.emit("ScatterElements", {self, index, neutral}, plain);
+  }
+  std::string result = ctx.emit("ScatterElements", {self, index, src}, reducing);
+  if (reduce != "mean") return emitted(ctx, result);
+
+  const std::string zeros = ctx.emit("Expand", {ctx.const_scalar(0, type), ctx.shape_of(args.tensor("self"))});
+  const std::string ones = ctx.emit("Expand", {ctx.const_scalar(1, type), index_shape});
+  const std::string scattered = ctx.emit("ScatterElements", {zeros, index, ones}, {Attr("axis", dim), Attr("reduction", "add")});
+  const std::string one = ctx.const_scalar(1, type);
+  // Elements nothing lands on keep their value: divided by 1.
+  const std::string count = include_self ? ctx.emit("Add", {scattered, one}) : ctx.emit("Max", {scattered, one});
+  if (is_floating(type)) return emitted(ctx, ctx.emit("Div", {result, count}));
+  return emitted(ctx, int_floor_div(ctx, result, count));
+}
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor: the i-th true element of the
+// (broadcast) mask, in row-major order, takes source's i-th element (flattened); the others keep self.
+RuleResult aten_masked_scatter(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  // onnxruntime's Where takes no bools: bool tensors go through uint8.
+  const DType type = args.dtype_of("self") == DType::kBool ? DType::kUInt8 : args.dtype_of("self");
+  const std::string mask_in = cast_if_needed(ctx, args.tensor("mask"), args.dtype_of("mask"), DType::kBool);
+  // Expand broadcasts both ways: self against mask's shape, then mask against the result's.
+  const std::string self_in = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  const std::string self = ctx.emit("Expand", {self_in, ctx.shape_of(mask_in)});
+  const std::string shape = ctx.shape_of(self);
+  const std::string flat_shape = ctx.const_i64s({-1});
+  const std::string mask = ctx.reshape(ctx.emit("Expand", {mask_in, shape}), flat_shape);
+  const std::string taken = ctx.emit("CumSum", {ctx.cast(mask, DType::kInt64), ctx.const_i64(0)});
+  // Elements before the first true one get -1; clamped, their gathered value is never used.
+  const std::string position = ctx.emit("Max", {ctx.emit("Sub", {taken, ctx.const_i64(1)}), ctx.const_i64(0)});
+  // One spare element, so that the clamped position 0 exists even for an empty source (all-false mask).
+  const std::string source = ctx.concat({ctx.reshape(cast_if_needed(ctx, args.tensor("source"), args.dtype_of("source"), type), flat_shape),
+                                         ctx.const_tensor(filled_tensor(0, type, {1}), "masked_scatter_spare")},
+                                        0);
+  const std::string picked = ctx.emit("Gather", {source, position}, {Attr("axis", 0)});
+  const std::string merged = ctx.emit("Where", {mask, picked, ctx.reshape(self, flat_shape)});
+  return emitted(ctx, cast_if_needed(ctx, ctx.reshape(merged, shape), type, args.dtype_of("self")));
+}
+
+// nonzero(Tensor self) -> Tensor   ([n, rank] int64 coordinates, row-major like ONNX NonZero's [rank, n])
+RuleResult aten_nonzero(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kBool);
+  return emitted(ctx, ctx.transpose(ctx.emit("NonZero", {x}), {1, 0}));
 }
 
 // The entries of an indices argument (Tensor?[] or Tensor[]): FX names, nullopt for None.
@@ -249,11 +405,17 @@ RuleResult aten_index_fill(EmitContext& ctx, const ir::Node& node) {
 
 void register_indexing_rules(RuleTable& t) {
   t.add("aten.embedding.default", 1, aten_embedding);
+  t.add("aten._embedding_bag.default", 1, aten_embedding_bag, "embedding_bag max mode needs opset 18");
+  t.add("aten._embedding_bag_forward_only.default", 1, aten_embedding_bag, "embedding_bag max mode needs opset 18");
+  t.add("aten.embedding_bag.padding_idx", 1, aten_embedding_bag, "embedding_bag max mode needs opset 18");
   t.add("aten.index_select.default", 1, aten_index_select);
   t.add("aten.gather.default", 1, aten_gather);
+  t.add("aten.nonzero.default", 1, aten_nonzero);
   t.add("aten.scatter.src", 1, aten_scatter);
   t.add("aten.scatter.value", 1, aten_scatter);
   t.add("aten.scatter_add.default", 1, aten_scatter_add);
+  t.add("aten.scatter_reduce.two", 1, aten_scatter_reduce, "scatter_reduce amax/amin need opset 18");
+  t.add("aten.masked_scatter.default", 1, aten_masked_scatter);
   t.add("aten.index.Tensor", 1, aten_index_tensor);
   t.add("aten.index_put.default", 1, aten_index_put);
   t.add("aten.index_put_.default", 1, aten_index_put);

@@ -1,5 +1,9 @@
-// Linear algebra rules: linear, matmul and its fixed-rank forms, addmm/baddbmm, einsum.
+// Linear algebra rules: linear, matmul and its fixed-rank forms, addmm/baddbmm, einsum, and the
+// pairwise p-norm distances (cdist, pdist).
+#include <cmath>
+
 #include "common/error.h"
+#include "translate/onnx_types.h"
 #include "translate/register_all.h"
 #include "translate/rule_helpers.h"
 
@@ -85,6 +89,55 @@ RuleResult aten_einsum(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Einsum", args.tensors("tensors"), {Attr("equation", equation)}));
 }
 
+// The p-norm over the last axis of `diff`, as torch's distance kernels compute it: p = 0 counts
+// nonzero entries, p = inf takes the largest magnitude, 1 and 2 avoid Pow.
+std::string distance(EmitContext& ctx, const std::string& diff, double p, DType type) {
+  const std::vector<int64_t> last = {-1};
+  if (p == 0) {
+    const std::string nonzero = ctx.emit("Not", {ctx.emit("Equal", {diff, ctx.const_scalar(0, type)})});
+    return ctx.reduce("ReduceSum", ctx.cast(nonzero, type), last, false);
+  }
+  const std::string magnitude = ctx.emit("Abs", {diff});
+  if (std::isinf(p)) return ctx.reduce("ReduceMax", magnitude, last, false);
+  if (p == 1) return ctx.reduce("ReduceSum", magnitude, last, false);
+  if (p == 2) return ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {diff, diff}), last, false)});
+  const std::string powered = ctx.emit("Pow", {magnitude, ctx.const_scalar(p, type)});
+  return ctx.emit("Pow", {ctx.reduce("ReduceSum", powered, last, false), ctx.const_scalar(1.0 / p, type)});
+}
+
+double distance_p(const ArgReader& args) {
+  const double p = args.float_or("p", 2.0);
+  PT2ONNX_CHECK(p >= 0, ErrorCode::kUnsupported, "a p-norm distance with p < 0");
+  return p;
+}
+
+// _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor: [..., P, M] and
+// [..., R, M] give [..., P, R], from the broadcast differences (torch's direct form; its matmul
+// form for p = 2 on large inputs differs only by rounding).
+RuleResult aten_cdist_forward(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("x1");
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "cdist of non-float tensors");
+  const std::string diff = ctx.emit("Sub", {ctx.unsqueeze(args.tensor("x1"), {-2}),
+                                            ctx.unsqueeze(cast_if_needed(ctx, args.tensor("x2"), args.dtype_of("x2"), type), {-3})});
+  return emitted(ctx, distance(ctx, diff, distance_p(args), type));
+}
+
+// _pdist_forward(Tensor self, float p=2) -> Tensor: distances of rows i < j of [N, M], in row-major
+// order of (i, j): the full [N, N] table, compressed by an upper-triangle mask (N may be symbolic).
+RuleResult aten_pdist_forward(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  PT2ONNX_CHECK(is_floating(type) && args.rank_of("self") == 2, ErrorCode::kUnsupported, "pdist of a non-float or non-2-D tensor");
+  const std::string x = args.tensor("self");
+  const std::string diff = ctx.emit("Sub", {ctx.unsqueeze(x, {1}), ctx.unsqueeze(x, {0})});
+  const std::string table = distance(ctx, diff, distance_p(args), type);
+  const std::string rows = ctx.emit("Range", {ctx.const_i64(0), ctx.size_of(args.tensor_fx("self"), 0), ctx.const_i64(1)});
+  const std::string upper = ctx.emit("Less", {ctx.unsqueeze(rows, {1}), ctx.unsqueeze(rows, {0})});
+  const std::string flat_shape = ctx.const_i64s({-1});
+  return emitted(ctx, ctx.emit("Compress", {ctx.reshape(table, flat_shape), ctx.reshape(upper, flat_shape)}, {Attr("axis", 0)}));
+}
+
 }  // namespace
 
 void register_linalg_rules(RuleTable& t) {
@@ -98,6 +151,10 @@ void register_linalg_rules(RuleTable& t) {
   t.add("aten.addmm.default", 1, aten_addmm);
   t.add("aten.baddbmm.default", 1, aten_baddbmm);
   t.add("aten.einsum.default", 1, aten_einsum);
+  t.add("aten._cdist_forward.default", 1, aten_cdist_forward);
+  t.add("aten.cdist.default", 1, aten_cdist_forward);  // the default IR's form, same arguments
+  t.add("aten._pdist_forward.default", 1, aten_pdist_forward);
+  t.add("aten.pdist.default", 1, aten_pdist_forward);
 }
 
 }  // namespace pt2onnx::translate

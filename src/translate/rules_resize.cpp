@@ -1,6 +1,6 @@
 // Resampling rules: upsample_{nearest,linear,bilinear,bicubic,trilinear}*d become ONNX Resize with
 // the coordinate mapping torch uses (asymmetric+floor for nearest, pytorch_half_pixel or
-// align_corners for the interpolating modes, cubic coefficient -0.75).
+// align_corners for the interpolating modes, cubic coefficient -0.75); grid_sampler as GridSample.
 #include "common/error.h"
 #include "translate/register_all.h"
 #include "translate/rule_helpers.h"
@@ -61,6 +61,31 @@ RuleResult aten_upsample_linear(EmitContext& ctx, const ir::Node& node) { return
 // upsample_bicubic2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 RuleResult aten_upsample_bicubic(EmitContext& ctx, const ir::Node& node) { return emit_resize(ctx, node, Interpolation::kCubic); }
 
+// grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)
+// -> Tensor; grid_sampler.default alike (also 5-D from opset 20). torch numbers the modes
+// (0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection); GridSample names
+// them, and opset 20 renamed bilinear/bicubic to linear/cubic.
+RuleResult grid_sample(EmitContext& ctx, const ir::Node& node, bool opset20_names) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("input");
+  if (rank != 4 && !opset20_names) return RuleResult::kDeclined;
+  PT2ONNX_CHECK(rank == 4 || rank == 5, ErrorCode::kUnsupported, "grid sampling of a rank-" + std::to_string(rank) + " input");
+  const int64_t interpolation = args.get_int("interpolation_mode"), padding = args.get_int("padding_mode");
+  PT2ONNX_CHECK(interpolation >= 0 && interpolation <= 2, ErrorCode::kUnsupported,
+                "grid sampling interpolation_mode " + std::to_string(interpolation));
+  PT2ONNX_CHECK(padding >= 0 && padding <= 2, ErrorCode::kUnsupported, "grid sampling padding_mode " + std::to_string(padding));
+  PT2ONNX_CHECK(rank == 4 || interpolation != 2, ErrorCode::kUnsupported, "bicubic grid sampling of a 5-D input");
+  const char* modes_16[] = {"bilinear", "nearest", "bicubic"};
+  const char* modes_20[] = {"linear", "nearest", "cubic"};
+  const char* paddings[] = {"zeros", "border", "reflection"};
+  const char* mode = opset20_names ? modes_20[interpolation] : modes_16[interpolation];
+  return emitted(ctx, ctx.emit("GridSample", {args.tensor("input"), args.tensor("grid")},
+                               {Attr("mode", mode), Attr("padding_mode", paddings[padding]),
+                                Attr("align_corners", args.get_bool("align_corners") ? 1 : 0)}));
+}
+RuleResult aten_grid_sampler_opset20(EmitContext& ctx, const ir::Node& node) { return grid_sample(ctx, node, true); }
+RuleResult aten_grid_sampler(EmitContext& ctx, const ir::Node& node) { return grid_sample(ctx, node, false); }
+
 }  // namespace
 
 void register_resize_rules(RuleTable& t) {
@@ -74,6 +99,10 @@ void register_resize_rules(RuleTable& t) {
     t.add(target, 1, aten_upsample_linear);
   t.add("aten.upsample_bicubic2d.vec", 1, aten_upsample_bicubic);
   t.add("aten.upsample_bicubic2d.default", 1, aten_upsample_bicubic);
+  t.add("aten.grid_sampler_2d.default", 20, aten_grid_sampler_opset20);
+  t.add("aten.grid_sampler_2d.default", 1, aten_grid_sampler);
+  t.add("aten.grid_sampler.default", 20, aten_grid_sampler_opset20);
+  t.add("aten.grid_sampler.default", 1, aten_grid_sampler, "5-D grid sampling needs opset 20");
 }
 
 }  // namespace pt2onnx::translate

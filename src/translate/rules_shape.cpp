@@ -527,6 +527,37 @@ RuleResult aten_flip(EmitContext& ctx, const ir::Node& node) {
                                          ctx.const_i64s(dims), ctx.const_i64s(steps)}));
 }
 
+// diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a): dim1 and dim2 are
+// moved last and flattened; the diagonal is every (cols + 1)-th element from its first one, and
+// becomes the last dim of the result as in torch. Sizes may be symbolic.
+RuleResult aten_diagonal(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const int64_t dim1 = normalize_dim(args.int_or("dim1", 0), rank), dim2 = normalize_dim(args.int_or("dim2", 1), rank);
+  PT2ONNX_CHECK(dim1 != dim2, ErrorCode::kUnsupported, "diagonal with dim1 == dim2");
+  const int64_t offset = args.int_or("offset", 0);
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != dim1 && i != dim2) perm.push_back(i);
+  perm.push_back(dim1);
+  perm.push_back(dim2);
+  std::string x = args.tensor("self");
+  if (perm != range(0, rank)) x = ctx.transpose(x, perm);
+  const std::string& fx = args.tensor_fx("self");
+  const std::string rows = ctx.size_of(fx, dim1), cols = ctx.size_of(fx, dim2);
+  const std::string off = ctx.const_i64(offset < 0 ? -offset : offset);
+  // Length min(rows, cols - offset) above the main diagonal, min(rows + offset, cols) below; >= 0.
+  const std::string length =
+      offset >= 0 ? ctx.emit("Min", {rows, ctx.emit("Sub", {cols, off})}) : ctx.emit("Min", {ctx.emit("Sub", {rows, off}), cols});
+  const std::string count = ctx.emit("Max", {length, ctx.const_i64(0)});
+  const std::string first = offset >= 0 ? off : ctx.emit("Mul", {off, cols});
+  const std::string step = ctx.emit("Add", {cols, ctx.const_i64(1)});
+  const std::string index = ctx.emit("Range", {first, ctx.emit("Add", {first, ctx.emit("Mul", {count, step})}), step});
+  const std::string flat_size = ctx.unsqueeze(ctx.emit("Mul", {rows, cols}), {0});
+  const std::string flat = ctx.reshape(x, ctx.concat({ctx.shape_slice(x, 0, rank - 2), flat_size}, 0));
+  return emitted(ctx, ctx.emit("Gather", {flat, index}, {Attr("axis", rank - 2)}));
+}
+
 // roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor: Slice + Concat per dim
 RuleResult aten_roll(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -613,8 +644,9 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t>& pad, int64_t rank) {
   return pads;
 }
 
-RuleResult emit_pad(EmitContext& ctx, const ArgReader& args, const std::string& mode, double value) {
-  const std::vector<int64_t> pads = onnx_pads(args.ints("pad"), args.rank_of("self"));
+RuleResult emit_pad(EmitContext& ctx, const ArgReader& args, const std::string& mode, double value,
+                    const std::string& pad_arg = "pad") {
+  const std::vector<int64_t> pads = onnx_pads(args.ints(pad_arg), args.rank_of("self"));
   std::string onnx_mode = mode;
   if (mode == "replicate") onnx_mode = "edge";
   if (mode == "circular") {
@@ -639,6 +671,18 @@ RuleResult aten_pad(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   return emit_pad(ctx, args, args.string_or("mode", "constant"), args.float_or("value", 0));
 }
+
+// reflection_pad{1,2,3}d(Tensor self, SymInt[2|4|6] padding) -> Tensor; replication_pad*d with
+// mode "replicate". Negative amounts (torch crops) are refused: ONNX leaves negative pads of the
+// reflect and edge modes to the runtime.
+RuleResult mode_pad(EmitContext& ctx, const ir::Node& node, const std::string& mode) {
+  ArgReader args(ctx, node);
+  for (int64_t p : args.ints("padding"))
+    PT2ONNX_CHECK(p >= 0, ErrorCode::kUnsupported, "negative " + mode + " padding (cropping)");
+  return emit_pad(ctx, args, mode, 0, "padding");
+}
+RuleResult aten_reflection_pad(EmitContext& ctx, const ir::Node& node) { return mode_pad(ctx, node, "reflect"); }
+RuleResult aten_replication_pad(EmitContext& ctx, const ir::Node& node) { return mode_pad(ctx, node, "replicate"); }
 
 }  // namespace
 
@@ -691,6 +735,8 @@ void register_shape_rules(RuleTable& t) {
   t.add("aten.narrow.default", 1, aten_narrow);
   t.add("aten.select.int", 1, aten_select);
   t.add("aten.flip.default", 1, aten_flip);
+  t.add("aten.diagonal.default", 1, aten_diagonal);
+  t.add("aten.diagonal_copy.default", 1, aten_diagonal);
   t.add("aten.roll.default", 1, aten_roll);
   t.add("aten.repeat_interleave.self_int", 1, aten_repeat_interleave);
   t.add("aten.pixel_shuffle.default", 1, aten_pixel_shuffle);
@@ -698,6 +744,12 @@ void register_shape_rules(RuleTable& t) {
 
   t.add("aten.constant_pad_nd.default", 1, aten_constant_pad_nd);
   t.add("aten.pad.default", 1, aten_pad);
+  t.add("aten.reflection_pad1d.default", 1, aten_reflection_pad);
+  t.add("aten.reflection_pad2d.default", 1, aten_reflection_pad);
+  t.add("aten.reflection_pad3d.default", 1, aten_reflection_pad);
+  t.add("aten.replication_pad1d.default", 1, aten_replication_pad);
+  t.add("aten.replication_pad2d.default", 1, aten_replication_pad);
+  t.add("aten.replication_pad3d.default", 1, aten_replication_pad);
 }
 
 }  // namespace pt2onnx::translate

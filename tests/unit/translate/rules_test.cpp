@@ -52,6 +52,69 @@ TEST_CASE("Reduce axes are an attribute before opset 18 and an input from 18 (Re
   CHECK(find_op(sum17, "ReduceSum")->input_size() == 2);
 }
 
+TEST_CASE("grid sampling names its modes as the opset does: bilinear/bicubic before 20, linear/cubic from 20") {
+  auto model = [](int64_t mode, int opset) {
+    ProgramBuilder b;
+    b.user_input("x", DType::kFloat32, {1, 2, 4, 4}).user_input("g", DType::kFloat32, {1, 3, 3, 2});
+    b.op("y", "aten.grid_sampler_2d.default",
+         {{"input", tensor("x")}, {"grid", tensor("g")}, {"interpolation_mode", integer(mode)},
+          {"padding_mode", integer(2)}, {"align_corners", boolean(true)}},
+         DType::kFloat32, {1, 2, 3, 3})
+        .output("y");
+    return translate_program(b.program(), {opset}).model;
+  };
+  const onnx::ModelProto at18 = model(0, 18);
+  CHECK(attribute(*find_op(at18, "GridSample"), "mode")->s() == "bilinear");
+  CHECK(attribute(*find_op(at18, "GridSample"), "padding_mode")->s() == "reflection");
+  CHECK(attribute(*find_op(at18, "GridSample"), "align_corners")->i() == 1);
+  CHECK_NOTHROW(check_and_infer(at18));
+  CHECK(attribute(*find_op(model(2, 17), "GridSample"), "mode")->s() == "bicubic");
+  const onnx::ModelProto at20 = model(2, 20);
+  CHECK(attribute(*find_op(at20, "GridSample"), "mode")->s() == "cubic");
+  CHECK(attribute(*find_op(model(0, 21), "GridSample"), "mode")->s() == "linear");
+}
+
+TEST_CASE("scatter_reduce: amax/amin need opset 18 (ScatterElements max/min); sum works at 17") {
+  auto model = [](const std::string& reduce, int opset) {
+    ProgramBuilder b;
+    b.user_input("x", DType::kFloat32, {3, 5}).user_input("i", DType::kInt64, {3, 2}).user_input("s", DType::kFloat32, {3, 2});
+    b.op("y", "aten.scatter_reduce.two",
+         {{"self", tensor("x")}, {"dim", integer(1)}, {"index", tensor("i")}, {"src", tensor("s")}, {"reduce", str(reduce)},
+          {"include_self", boolean(false)}},
+         DType::kFloat32, {3, 5})
+        .output("y");
+    return translate_program(b.program(), {opset}).model;
+  };
+  const onnx::ModelProto amax = model("amax", 18);
+  CHECK(attribute(*find_op(amax, "ScatterElements", 1), "reduction")->s() == "max");
+  CHECK_NOTHROW(check_and_infer(amax));
+  CHECK_THROWS_WITH_AS(model("amin", 17), doctest::Contains("amax/amin need opset 18"), Error);
+  CHECK(attribute(*find_op(model("sum", 17), "ScatterElements", 1), "reduction")->s() == "add");
+  CHECK_THROWS_WITH_AS(model("median", 18), doctest::Contains("reduce 'median'"), Error);
+}
+
+TEST_CASE("col2im is Col2Im from opset 18 and unsupported before") {
+  const std::vector<ir::NamedArgument> args = {{"self", tensor("x")},     {"output_size", ints({4, 5})},
+                                               {"kernel_size", ints({2, 2})}, {"dilation", ints({1, 1})},
+                                               {"padding", ints({0, 0})},   {"stride", ints({1, 1})}};
+  const onnx::ModelProto at18 = one_node("aten.col2im.default", args, {1, 12, 12}, {1, 3, 4, 5}, 18);
+  CHECK(op_types(at18) == std::vector<std::string>{"Col2Im"});
+  CHECK_THROWS_AS(one_node("aten.col2im.default", args, {1, 12, 12}, {1, 3, 4, 5}, 17), Error);
+}
+
+TEST_CASE("reflection and replication pads: torch's last-dim-first pairs become ONNX begins then ends") {
+  const std::vector<ir::NamedArgument> args = {{"self", tensor("x")}, {"padding", ints({1, 2, 3, 0})}};
+  const onnx::ModelProto reflect = one_node("aten.reflection_pad2d.default", args, {1, 2, 5, 6}, {1, 2, 8, 9});
+  const onnx::NodeProto* pad = find_op(reflect, "Pad");
+  CHECK(attribute(*pad, "mode")->s() == "reflect");
+  CHECK(constant_ints(reflect, pad->input(1)) == std::vector<int64_t>{0, 0, 3, 1, 0, 0, 0, 2});
+  const onnx::ModelProto edge = one_node("aten.replication_pad2d.default", args, {1, 2, 5, 6}, {1, 2, 8, 9});
+  CHECK(attribute(*find_op(edge, "Pad"), "mode")->s() == "edge");
+  const std::vector<ir::NamedArgument> negative = {{"self", tensor("x")}, {"padding", ints({-1, 2})}};
+  CHECK_THROWS_WITH_AS(one_node("aten.reflection_pad1d.default", negative, {1, 2, 6}, {1, 2, 7}),
+                       doctest::Contains("negative reflect padding"), Error);
+}
+
 TEST_CASE("a rule that declines at an old opset makes the op unsupported there") {
   const std::vector<ir::NamedArgument> args = {{"self", tensor("x")}};
   CHECK(op_types(one_node("aten.bitwise_not.default", args, {3}, {3}, 18, DType::kInt32, DType::kInt32)) ==
