@@ -1,6 +1,7 @@
 // Convolution and pooling rules, for 1-d, 2-d and 3-d, and col2im (fold). Unbatched inputs (no N dimension) get one
 // added and removed around the ONNX op, which always wants N and C.
 #include "common/error.h"
+#include "translate/onnx_types.h"
 #include "translate/register_all.h"
 #include "translate/rule_helpers.h"
 
@@ -178,8 +179,6 @@ size_t pool_spatial(const ir::Node& node) {
 //            bool ceil_mode=False) -> Tensor; also max_pool{1,3}d and the _with_indices forms
 RuleResult aten_max_pool(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  PT2ONNX_CHECK(!ctx.output_used(1), ErrorCode::kUnsupported,
-                "the indices output of max pooling is used; ONNX MaxPool numbers indices differently");
   const size_t spatial = pool_spatial(node);
   const std::vector<int64_t> kernel = spatial_ints(args, "kernel_size", spatial, 1);
   std::vector<int64_t> stride = args.has("stride") ? args.ints("stride") : std::vector<int64_t>{};
@@ -188,10 +187,18 @@ RuleResult aten_max_pool(EmitContext& ctx, const ir::Node& node) {
   const std::vector<int64_t> dilation = spatial_ints(args, "dilation", spatial, 1);
   BatchGuard batch{args.rank_of("self") == static_cast<int64_t>(spatial) + 1};
   const PoolWindows w = pool_windows(args.meta("self"), spatial, kernel, stride, padding, dilation, args.bool_or("ceil_mode", false));
-  const std::string y = ctx.emit("MaxPool", {batch.add(ctx, args.tensor("self"))},
-                                 {Attr("kernel_shape", kernel), Attr("strides", stride), Attr("pads", w.pads),
-                                  Attr("dilations", dilation), Attr("ceil_mode", w.ceil_mode)});
-  return emitted(ctx, batch.finish(ctx, y));
+  const std::vector<Attr> attrs = {Attr("kernel_shape", kernel), Attr("strides", stride), Attr("pads", w.pads),
+                                   Attr("dilations", dilation), Attr("ceil_mode", w.ceil_mode)};
+  const std::string x = batch.add(ctx, args.tensor("self"));
+  if (!ctx.output_used(1)) return emitted(ctx, batch.finish(ctx, ctx.emit("MaxPool", {x}, attrs)));
+  // ONNX numbers the indices over the whole [N, C, spatial...] tensor, torch within each plane:
+  // the remainder by the plane's size is torch's index.
+  const std::vector<std::string> outs = ctx.emit("MaxPool", {x}, attrs, 2);
+  const std::string plane = ctx.reduce("ReduceProd", ctx.shape_slice(x, 2, 2 + static_cast<int64_t>(spatial)),
+                                       std::vector<int64_t>{0}, false);
+  ctx.set_output(0, batch.finish(ctx, outs[0]));
+  ctx.set_output(1, batch.finish(ctx, ctx.emit("Mod", {outs[1], plane})));
+  return RuleResult::kEmitted;
 }
 
 // avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False,
@@ -214,8 +221,39 @@ RuleResult aten_avg_pool(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, batch.finish(ctx, y));
 }
 
+// Adaptive average pooling of static spatial sizes that the output sizes do not divide: window o
+// of an axis of size I pooled to O spans [floor(o*I/O), ceil((o+1)*I/O)), so the pooling is, per
+// axis, a product with an [I, O] matrix of 1/window-length entries.
+std::string adaptive_average_by_matmul(EmitContext& ctx, std::string x, DType type, const std::vector<int64_t>& in,
+                                       const std::vector<int64_t>& out, int64_t rank) {
+  const int64_t spatial = static_cast<int64_t>(in.size());
+  for (int64_t i = 0; i < spatial; ++i) {
+    onnx::TensorProto weights;
+    weights.set_data_type(onnx::TensorProto_DataType_FLOAT);
+    weights.add_dims(in[i]);
+    weights.add_dims(out[i]);
+    std::vector<float> w(static_cast<size_t>(in[i] * out[i]), 0.0f);
+    for (int64_t o = 0; o < out[i]; ++o) {
+      const int64_t start = o * in[i] / out[i], end = ((o + 1) * in[i] + out[i] - 1) / out[i];
+      for (int64_t j = start; j < end; ++j) w[static_cast<size_t>(j * out[i] + o)] = 1.0f / static_cast<float>(end - start);
+    }
+    for (float v : w) weights.add_float_data(v);
+    const std::string matrix = cast_if_needed(ctx, ctx.const_tensor(weights, "adaptive_pool_weights"), DType::kFloat32, type);
+    const int64_t axis = rank - spatial + i;
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < rank; ++d) perm.push_back(d);
+    std::swap(perm[static_cast<size_t>(axis)], perm.back());
+    const bool last = axis == rank - 1;
+    if (!last) x = ctx.transpose(x, perm);
+    x = ctx.emit("MatMul", {x, matrix});
+    if (!last) x = ctx.transpose(x, perm);  // a swap is its own inverse
+  }
+  return x;
+}
+
 // adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor; also 1d/3d and _adaptive_avg_pool2d.
-// Output 1 everywhere is a global average; other sizes need static input sizes they divide.
+// Output 1 everywhere is a global average; sizes that divide static inputs an AveragePool; other
+// static sizes a product with averaging matrices.
 RuleResult aten_adaptive_avg_pool(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const size_t spatial = pool_spatial(node);
@@ -226,12 +264,21 @@ RuleResult aten_adaptive_avg_pool(EmitContext& ctx, const ir::Node& node) {
   const std::string x = batch.add(ctx, args.tensor("self"));
   if (output == std::vector<int64_t>(spatial, 1)) return emitted(ctx, batch.finish(ctx, ctx.emit("GlobalAveragePool", {x})));
 
-  std::vector<int64_t> kernel;
+  std::vector<int64_t> kernel, in;
+  bool divides = true;
   for (size_t i = 0; i < spatial; ++i) {
     const ir::Dim& d = meta.sizes[rank - static_cast<int64_t>(spatial) + static_cast<int64_t>(i)];
-    PT2ONNX_CHECK(d.is_static() && output[i] > 0 && d.as_int() % output[i] == 0, ErrorCode::kUnsupported,
-                  "adaptive average pooling to a size that does not evenly divide a static input size");
+    PT2ONNX_CHECK(d.is_static() && output[i] > 0, ErrorCode::kUnsupported,
+                  "adaptive average pooling of a symbolic spatial size (to an output size other than 1)");
+    in.push_back(d.as_int());
+    divides = divides && d.as_int() % output[i] == 0;
     kernel.push_back(d.as_int() / output[i]);
+  }
+  if (!divides) {
+    const DType type = args.dtype_of("self");
+    PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "adaptive average pooling of a non-float tensor");
+    const int64_t batched_rank = static_cast<int64_t>(spatial) + 2;
+    return emitted(ctx, batch.finish(ctx, adaptive_average_by_matmul(ctx, x, type, in, output, batched_rank)));
   }
   const std::string y = ctx.emit("AveragePool", {x}, {Attr("kernel_shape", kernel), Attr("strides", kernel)});
   return emitted(ctx, batch.finish(ctx, y));

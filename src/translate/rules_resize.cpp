@@ -51,7 +51,8 @@ RuleResult emit_resize(EmitContext& ctx, const ir::Node& node, Interpolation mod
 
 // upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor; 1d/3d, .default
 RuleResult aten_upsample_nearest(EmitContext& ctx, const ir::Node& node) { return emit_resize(ctx, node, Interpolation::kNearest); }
-// _upsample_nearest_exact2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor
+// _upsample_nearest_exact2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor; 1d/3d,
+// .default (Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None)
 RuleResult aten_upsample_nearest_exact(EmitContext& ctx, const ir::Node& node) {
   return emit_resize(ctx, node, Interpolation::kNearestExact);
 }
@@ -92,7 +93,9 @@ void register_resize_rules(RuleTable& t) {
   for (const char* target : {"aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec", "aten.upsample_nearest3d.vec",
                              "aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default", "aten.upsample_nearest3d.default"})
     t.add(target, 1, aten_upsample_nearest);
-  for (const char* target : {"aten._upsample_nearest_exact1d.vec", "aten._upsample_nearest_exact2d.vec", "aten._upsample_nearest_exact3d.vec"})
+  for (const char* target : {"aten._upsample_nearest_exact1d.vec", "aten._upsample_nearest_exact2d.vec", "aten._upsample_nearest_exact3d.vec",
+                             "aten._upsample_nearest_exact1d.default", "aten._upsample_nearest_exact2d.default",
+                             "aten._upsample_nearest_exact3d.default"})
     t.add(target, 1, aten_upsample_nearest_exact);
   for (const char* target : {"aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec", "aten.upsample_trilinear3d.vec",
                              "aten.upsample_linear1d.default", "aten.upsample_bilinear2d.default", "aten.upsample_trilinear3d.default"})

@@ -644,13 +644,30 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t>& pad, int64_t rank) {
   return pads;
 }
 
+// Circular padding before opset 19 (Pad's "wrap" mode): per axis, the last `begin` elements
+// before and the first `end` after, which is the periodic extension torch computes.
+std::string circular_pad_by_concat(EmitContext& ctx, std::string x, const std::vector<int64_t>& pads, int64_t rank) {
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    const int64_t begin = pads[static_cast<size_t>(axis)], end = pads[static_cast<size_t>(rank + axis)];
+    PT2ONNX_CHECK(begin >= 0 && end >= 0, ErrorCode::kUnsupported, "negative circular padding (cropping) below opset 19");
+    if (begin == 0 && end == 0) continue;
+    const std::string axes = ctx.const_i64s({axis});
+    std::vector<std::string> parts;
+    if (begin > 0) parts.push_back(ctx.emit("Slice", {x, ctx.const_i64s({-begin}), ctx.const_i64s({kInt64Max}), axes}));
+    parts.push_back(x);
+    if (end > 0) parts.push_back(ctx.emit("Slice", {x, ctx.const_i64s({0}), ctx.const_i64s({end}), axes}));
+    x = ctx.concat(parts, axis);
+  }
+  return x;
+}
+
 RuleResult emit_pad(EmitContext& ctx, const ArgReader& args, const std::string& mode, double value,
                     const std::string& pad_arg = "pad") {
   const std::vector<int64_t> pads = onnx_pads(args.ints(pad_arg), args.rank_of("self"));
   std::string onnx_mode = mode;
   if (mode == "replicate") onnx_mode = "edge";
   if (mode == "circular") {
-    PT2ONNX_CHECK(ctx.opset() >= 19, ErrorCode::kUnsupported, "circular padding needs opset 19 or newer");
+    if (ctx.opset() < 19) return emitted(ctx, circular_pad_by_concat(ctx, args.tensor("self"), pads, args.rank_of("self")));
     onnx_mode = "wrap";
   }
   PT2ONNX_CHECK(onnx_mode == "constant" || onnx_mode == "reflect" || onnx_mode == "edge" || onnx_mode == "wrap",
