@@ -45,6 +45,10 @@ RUNS = [
     # Boolean attention mask (a function input), one query row masked entirely: the masked form
     # of the fused attention kernel and its zero rows.
     ("attention.default", "attention", ["SelfAttention"], ()),
+    # The decoder converted to fp16 / bf16 before export: 16-bit storage, fp32 compute, against
+    # torch's own fp16 / bf16 results.
+    ("decoder_fp16.default", "decoder_fp16", ["DecoderAttention", "GatedMLP", "RMSNorm"], ()),
+    ("decoder_bf16.default", "decoder_bf16", ["DecoderAttention", "GatedMLP", "RMSNorm"], ()),
 ]
 
 

@@ -46,6 +46,8 @@ RUNS = [
     ("mlp_dynamic.default", ["Linear"], 0),
     ("wide.default", ["DecoderAttention", "GatedMLP", "LayerNorm", "RMSNorm"], 0),
     ("attention.default", ["SelfAttention"], 0),
+    ("decoder_fp16.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
+    ("decoder_bf16.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
 ]
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "INT64": np.int64, "INT32": np.int32,
              "BOOL": np.bool_}
