@@ -110,6 +110,44 @@ std::vector<Generator::AttentionMatch> Generator::find_attention() const {
   return found;
 }
 
+bool Generator::causal_bias(const onnx::NodeProto& add, const std::string& scores, const SymExpr& L, const SymExpr& S) {
+  // Add(scores, Where(LessOrEqual(Range(0, S, 1), Unsqueeze(Range(0, L, 1), [1])), 0, -inf)), as
+  // rules_attention.cpp's causal_bias spells torch's top-left aligned tril mask.
+  if (!is_op(add, "Add")) return false;
+  auto producer = [&](const std::string& name) -> const onnx::NodeProto* {
+    for (const auto& n : function_.node())
+      for (const auto& o : n.output())
+        if (o == name) return &n;
+    return nullptr;
+  };
+  auto known = [&](const std::string& name, std::optional<int64_t> want, const SymExpr* dim) {
+    if (name.empty() || !has(name) || !value(name).ints || value(name).ints->size() != 1) return false;
+    const SymExpr& v = (*value(name).ints)[0];
+    return dim ? same_dim(v, *dim) : const_value(v) == want;
+  };
+  auto range_to = [&](const std::string& name, const SymExpr& limit) {
+    const onnx::NodeProto* r = producer(name);
+    return r && is_op(*r, "Range") && r->input_size() == 3 && known(r->input(0), 0, nullptr) &&
+           known(r->input(1), std::nullopt, &limit) && known(r->input(2), 1, nullptr);
+  };
+  auto scalar = [&](const std::string& name, double want) {
+    return has(name) && value(name).floats && value(name).floats->size() == 1 && (*value(name).floats)[0] == want;
+  };
+  const std::string bias = add.input(0) == scores ? add.input(1) : add.input(0);
+  const onnx::NodeProto* where = producer(bias);
+  if (!where || !is_op(*where, "Where") || where->input_size() != 3 || !scalar(where->input(1), 0.0) ||
+      !scalar(where->input(2), -INFINITY))
+    return false;
+  const onnx::NodeProto* le = producer(where->input(0));
+  if (!le || !is_op(*le, "LessOrEqual") || le->input_size() != 2 || !range_to(le->input(0), S)) return false;
+  const onnx::NodeProto* unsq = producer(le->input(1));
+  if (!unsq || !is_op(*unsq, "Unsqueeze") || unsq->input_size() != 2 || !range_to(unsq->input(0), L)) return false;
+  const Value& rows = value(le->input(1));
+  const Value& cols = value(le->input(0));
+  return rows.shape.size() == 2 && same_dim(rows.shape[0], L) && is_const(rows.shape[1], 1) && cols.shape.size() == 1 &&
+         same_dim(cols.shape[0], S);
+}
+
 bool Generator::emit_attention(const AttentionMatch& m) {
   const onnx::NodeProto& mm1 = function_.node(m.scores);
   const onnx::NodeProto& mm2 = function_.node(m.out);
@@ -190,6 +228,7 @@ bool Generator::emit_attention(const AttentionMatch& m) {
     define(masked, raw);
   }
   const int masked_dtype = value(masked).dtype;
+  const bool causal = m.mask >= 0 && causal_bias(function_.node(m.mask), mm1.output(0), L, S);
   // The guard: Where(min(Cast(Equal(scores, -inf))) over the last axis, 0, weights) is "a row
   // with every key at -inf gives 0", which is the running max staying -inf.
   bool zero_rows = false;
@@ -272,7 +311,13 @@ bool Generator::emit_attention(const AttentionMatch& m) {
   b.line("float p2_m = -P2_INF, p2_sum = 0.0f;  // running max and sum of exp(score - max) of row p2_i");
   b.line("float p2_o[" + std::to_string(per_lane) + "];  // output columns p2_g + " + NL + " * w");
   b.line("for (int w = 0; w < " + std::to_string(per_lane) + "; ++w) p2_o[w] = 0.0f;");
-  b.line("for (long long p2_j0 = 0; p2_j0 < p2_S; p2_j0 += " + K + ") {");
+  if (causal) {
+    // Keys past this tile's last row are -inf for every row: they would add exp(-inf) = 0.
+    b.line("const long long p2_jend = p2_min(p2_S, p2_i0 + " + R + ");  // causal: key j <= row i");
+  } else {
+    b.line("const long long p2_jend = p2_S;");
+  }
+  b.line("for (long long p2_j0 = 0; p2_j0 < p2_jend; p2_j0 += " + K + ") {");
   Body loop = b.child();
   loop.line("__syncthreads();  // q staged / the previous block's v no longer read");
   loop.line("for (int p2_l = threadIdx.x; p2_l < " + K + " * " + Es + "; p2_l += 256) {");

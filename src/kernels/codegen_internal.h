@@ -111,6 +111,8 @@ class Generator {
   // One flash-style kernel for a match, once every operand is defined; false (nothing emitted,
   // nothing defined that a fallback would not redefine) when the values do not prove the form.
   bool emit_attention(const AttentionMatch& m);
+  // Whether `add` adds the causal 0/-inf bias of [L, S] to `scores` (keys past a row are -inf).
+  bool causal_bias(const onnx::NodeProto& add, const std::string& scores, const SymExpr& L, const SymExpr& S);
   // Visits `node`, inlining it when it calls a function of the library.
   void visit_or_inline(const onnx::NodeProto& node, std::set<std::string>& ops, int depth);
   const onnx::FunctionProto* callee(const onnx::NodeProto& node) const;

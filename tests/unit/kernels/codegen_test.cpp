@@ -278,6 +278,8 @@ TEST_CASE("attention chains become one kernel without a scores buffer") {
     // Fully masked rows: the guard's 0, else the NaN of an unguarded softmax.
     CHECK(p.source.find(guard ? "(p2_empty ? 0.0f" : "(p2_empty ? P2_NAN") != std::string::npos);
     CHECK(std::find(p.op_types.begin(), p.op_types.end(), "Softmax") != p.op_types.end());
+    // Only the proven causal bias bounds the key loop at the tile's last row.
+    CHECK((p.source.find("p2_jend = p2_min(p2_S, p2_i0 + 32)") != std::string::npos) == (mask == "causal"));
   }
   // fp16 storage: loads converted, the output stored rounded.
   const KernelPlan h = generate_kernels(attention("causal", false).get(), attention_inputs("causal", TensorProto::FLOAT16));
