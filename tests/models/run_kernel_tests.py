@@ -383,6 +383,13 @@ def main():
         check(r.returncode == 4 and "op Conv" in r.stderr and (ref / "model.onnx").exists() and not list(ref.glob("*.kernels")),
               f"cnn --compile Conv2d refused naming the op, ONNX written (exit {r.returncode}: {r.stderr.strip()[:160]})")
 
+        nested = work / "nested"
+        nested.mkdir()
+        r = convert(args.pt2onnx, args.samples, "decoder.core", ["DecoderLayer", "RMSNorm"], nested)
+        check(r.returncode == 4 and "only called from inside DecoderLayer (compiled here" in r.stderr
+              and (nested / "DecoderLayer.kernels").is_dir() and not (nested / "RMSNorm.kernels").exists(),
+              f"a type called only inside another function: refused naming its caller ({r.stderr.strip()[:200]})")
+
         nv = work / "nonvrtc"
         nv.mkdir()
         r = convert(args.pt2onnx, args.samples, "decoder.default", ["DecoderAttention"], nv, extra=("--nvrtc", "/nonexistent/libnvrtc.so.13"))
