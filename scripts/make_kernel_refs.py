@@ -45,6 +45,9 @@ RUNS = [
     # Boolean attention mask (a function input), one query row masked entirely: the masked form
     # of the fused attention kernel and its zero rows.
     ("attention.default", "attention", ["SelfAttention"], ()),
+    # Float additive mask (0 / -inf, made from a boolean input inside the module), 40 keys and
+    # query rows: the Add form over two key blocks and two query tiles, one row fully masked.
+    ("float_mask.default", "float_mask", ["FloatMaskAttention"], ()),
     # The decoder converted to fp16 / bf16 before export: 16-bit storage, fp32 compute, against
     # torch's own fp16 / bf16 results.
     ("decoder_fp16.default", "decoder_fp16", ["DecoderAttention", "GatedMLP", "RMSNorm"], ()),
@@ -74,6 +77,33 @@ def build_wide():
     return {"module": m, "inputs": (x,), "dynamic_shapes": {"x": {1: torch.export.Dim("seq", min=2, max=320)}}}
 
 
+class FloatMaskAttention(make_samples.SelfAttention):
+    """SelfAttention whose SDPA gets a float mask: 0 where `mask` is True, -inf elsewhere. The mask
+    comes first: the function reads it first, and references pass activations in that order."""
+
+    def forward(self, mask, x):
+        bias = torch.zeros(mask.shape, dtype=x.dtype).masked_fill(~mask, float("-inf"))
+        return super().forward(x, bias)
+
+
+def build_float_mask():
+    torch.manual_seed(make_samples.SEED)
+    gen = torch.Generator().manual_seed(make_samples.SEED + 11)
+    t = 40
+    mask = torch.rand(t, t, generator=gen) < 0.7
+    x = torch.randn(2, t, 32, generator=gen)
+    return {"module": FloatMaskAttention().eval(), "inputs": (mask, x)}
+
+
+def export_float_mask():
+    """samples/kernels/float_mask.default.pt2 (torch.export, default IR)."""
+    spec = build_float_mask()
+    ep = torch.export.export(spec["module"], spec["inputs"])
+    path = ROOT / "samples" / "kernels" / "float_mask.default.pt2"
+    torch.export.save(ep, str(path))
+    print(f"  {path.relative_to(ROOT)}")
+
+
 def build_decoder_as(dtype):
     def build():
         spec = make_samples.MODELS["decoder"]()
@@ -82,7 +112,7 @@ def build_decoder_as(dtype):
     return build
 
 
-BUILDERS = dict(make_samples.MODELS, wide=build_wide, decoder_fp16=build_decoder_as(torch.float16),
+BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16))
 
 
@@ -107,7 +137,7 @@ def export_decoder_as(name, dtype):
     print(f"  {path.relative_to(ROOT)}")
 
 
-EXPORTS = {"wide.default": export_wide,
+EXPORTS = {"wide.default": export_wide, "float_mask.default": export_float_mask,
            "decoder_fp16.default": lambda: export_decoder_as("decoder_fp16", torch.float16),
            "decoder_bf16.default": lambda: export_decoder_as("decoder_bf16", torch.bfloat16)}
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "INT64": np.int64, "INT32": np.int32, "BOOL": np.bool_}

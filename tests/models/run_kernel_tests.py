@@ -46,6 +46,7 @@ RUNS = [
     ("mlp_dynamic.default", ["Linear"], 0),
     ("wide.default", ["DecoderAttention", "GatedMLP", "LayerNorm", "RMSNorm"], 0),
     ("attention.default", ["SelfAttention"], 0),
+    ("float_mask.default", ["FloatMaskAttention"], 0),
     ("decoder_fp16.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("decoder_bf16.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
 ]
