@@ -281,6 +281,13 @@ TEST_CASE("attention chains become one kernel without a scores buffer") {
     // Only the proven causal bias bounds the key loop at the tile's last row.
     CHECK((p.source.find("p2_jend = p2_min(p2_S, p2_i0 + 32)") != std::string::npos) == (mask == "causal"));
   }
+  // A bias that only looks causal (j < i) is fused but every key block runs.
+  onnx::FunctionProto strict = attention("causal", false).get();
+  for (auto& n : *strict.mutable_node())
+    if (n.op_type() == "LessOrEqual") n.set_op_type("Less");
+  const KernelPlan c = generate_kernels(strict, attention_inputs("causal"));
+  REQUIRE(c.kernels.size() == 1);
+  CHECK(c.source.find("p2_jend = p2_S;") != std::string::npos);
   // fp16 storage: loads converted, the output stored rounded.
   const KernelPlan h = generate_kernels(attention("causal", false).get(), attention_inputs("causal", TensorProto::FLOAT16));
   REQUIRE(h.kernels.size() == 1);
