@@ -42,6 +42,16 @@ RUNS = [
     ("mlp_dynamic.default", "mlp_dynamic", ["Linear"], (3, 61)),
     # Wider than a GEMM tile and a reduction block, with a dynamic sequence length.
     ("wide.default", "wide", ["DecoderAttention", "GatedMLP", "LayerNorm", "RMSNorm"], (5, 300)),
+    # Boolean attention mask (a function input), one query row masked entirely: the masked form
+    # of the fused attention kernel and its zero rows.
+    ("attention.default", "attention", ["SelfAttention"], ()),
+    # Float additive mask (0 / -inf, made from a boolean input inside the module), 40 keys and
+    # query rows: the Add form over two key blocks and two query tiles, one row fully masked.
+    ("float_mask.default", "float_mask", ["FloatMaskAttention"], ()),
+    # The decoder converted to fp16 / bf16 before export: 16-bit storage, fp32 compute, against
+    # torch's own fp16 / bf16 results.
+    ("decoder_fp16.default", "decoder_fp16", ["DecoderAttention", "GatedMLP", "RMSNorm"], ()),
+    ("decoder_bf16.default", "decoder_bf16", ["DecoderAttention", "GatedMLP", "RMSNorm"], ()),
 ]
 
 
@@ -67,7 +77,43 @@ def build_wide():
     return {"module": m, "inputs": (x,), "dynamic_shapes": {"x": {1: torch.export.Dim("seq", min=2, max=320)}}}
 
 
-BUILDERS = dict(make_samples.MODELS, wide=build_wide)
+class FloatMaskAttention(make_samples.SelfAttention):
+    """SelfAttention whose SDPA gets a float mask: 0 where `mask` is True, -inf elsewhere. The mask
+    comes first: the function reads it first, and references pass activations in that order."""
+
+    def forward(self, mask, x):
+        bias = torch.zeros(mask.shape, dtype=x.dtype).masked_fill(~mask, float("-inf"))
+        return super().forward(x, bias)
+
+
+def build_float_mask():
+    torch.manual_seed(make_samples.SEED)
+    gen = torch.Generator().manual_seed(make_samples.SEED + 11)
+    t = 40
+    mask = torch.rand(t, t, generator=gen) < 0.7
+    x = torch.randn(2, t, 32, generator=gen)
+    return {"module": FloatMaskAttention().eval(), "inputs": (mask, x)}
+
+
+def export_float_mask():
+    """samples/kernels/float_mask.default.pt2 (torch.export, default IR)."""
+    spec = build_float_mask()
+    ep = torch.export.export(spec["module"], spec["inputs"])
+    path = ROOT / "samples" / "kernels" / "float_mask.default.pt2"
+    torch.export.save(ep, str(path))
+    print(f"  {path.relative_to(ROOT)}")
+
+
+def build_decoder_as(dtype):
+    def build():
+        spec = make_samples.MODELS["decoder"]()
+        spec["module"] = spec["module"].to(dtype).eval()
+        return spec
+    return build
+
+
+BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
+                decoder_bf16=build_decoder_as(torch.bfloat16))
 
 
 def sample_path(stem):
@@ -82,7 +128,27 @@ def export_wide():
     path = ROOT / "samples" / "kernels" / "wide.default.pt2"
     torch.export.save(ep, str(path))
     print(f"  {path.relative_to(ROOT)}")
+def export_decoder_as(name, dtype):
+    """samples/kernels/<name>.default.pt2: the decoder sample converted to `dtype`, then exported."""
+    spec = build_decoder_as(dtype)()
+    ep = torch.export.export(spec["module"], spec["inputs"])
+    path = ROOT / "samples" / "kernels" / f"{name}.default.pt2"
+    torch.export.save(ep, str(path))
+    print(f"  {path.relative_to(ROOT)}")
+
+
+EXPORTS = {"wide.default": export_wide, "float_mask.default": export_float_mask,
+           "decoder_fp16.default": lambda: export_decoder_as("decoder_fp16", torch.float16),
+           "decoder_bf16.default": lambda: export_decoder_as("decoder_bf16", torch.bfloat16)}
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "INT64": np.int64, "INT32": np.int32, "BOOL": np.bool_}
+TORCH_FLOATS = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BFLOAT16": torch.bfloat16}
+
+
+def to_numpy(t, dtype):
+    """A tensor in the manifest dtype; bfloat16 as its uint16 bit patterns (numpy has no bf16)."""
+    if dtype == "BFLOAT16":
+        return t.detach().to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+    return t.detach().numpy().astype(NP_DTYPES[dtype])
 
 
 def eval_dim(d, syms):
@@ -132,14 +198,19 @@ def run_case(manifest, site, module, syms, state, seed):
             t = state[actual].detach()
         else:
             shape = [eval_dim(d, syms) for d in inp["shape"]]
-            if inp["dtype"] == "FLOAT":
-                t = torch.randn(*shape, generator=gen)
+            if inp["dtype"] in TORCH_FLOATS:
+                t = torch.randn(*shape, generator=gen).to(TORCH_FLOATS[inp["dtype"]])
             elif inp["dtype"] in ("INT64", "INT32"):
                 t = torch.randint(0, 8, shape, generator=gen, dtype=torch.int64)
+            elif inp["dtype"] == "BOOL":
+                # About a third masked, and the first query row masked entirely (gives zeros).
+                t = torch.rand(*shape, generator=gen) < 0.7
+                if len(shape) >= 2:
+                    t[..., 0, :] = False
             else:
                 raise SystemExit(f"activation dtype {inp['dtype']} not handled")
             acts.append(t)
-        ins[inp["name"]] = t.numpy().astype(NP_DTYPES[inp["dtype"]])
+        ins[inp["name"]] = to_numpy(t, inp["dtype"])
     # A function may take more activations than forward() does (e.g. the block's input, read only
     # for its shape). forward() gets the first ones; run_kernel_tests.py checks these references
     # against onnxruntime running the function itself, which catches a wrong pick.
@@ -151,7 +222,7 @@ def run_case(manifest, site, module, syms, state, seed):
     outs = {}
     for o, r in zip(manifest["outputs"], results):
         shape = [eval_dim(d, syms) for d in o["shape"]]
-        arr = r.detach().numpy().astype(NP_DTYPES[o["dtype"]])
+        arr = to_numpy(r, o["dtype"])
         if list(arr.shape) != shape:
             raise SystemExit(f"{manifest['function']['name']}: torch output {o['name']} has shape {list(arr.shape)}, manifest {shape}")
         outs[o["name"]] = arr
@@ -162,12 +233,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pt2onnx", required=True)
     ap.add_argument("--out", default=str(ROOT / "samples" / "kernels"))
+    ap.add_argument("--only", nargs="*", help="sample stems to (re)make, e.g. attention.default; default all")
     args = ap.parse_args()
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
-    export_wide()
-    for stem, builder, types, dynamic_sizes in RUNS:
+    runs = [r for r in RUNS if not args.only or r[0] in args.only]
+    for stem in sorted({r[0] for r in runs} & EXPORTS.keys()):
+        EXPORTS[stem]()
+    for stem, builder, types, dynamic_sizes in runs:
         root = BUILDERS[builder]()["module"].eval()
         with tempfile.TemporaryDirectory() as tmp:
             cmd = [args.pt2onnx, str(sample_path(stem)), "-o", f"{tmp}/m.onnx", "--opset", "18", "-q"]

@@ -128,8 +128,25 @@ BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::Program& progr
         pb.call_sites.push_back(std::move(site));
         site_types.push_back(std::move(types));
       }
-      PT2ONNX_CHECK(!site_types.empty(), ErrorCode::kUnsupported,
-                    "--compile: function " + fname + " is only called from inside other functions (compile the outer type)");
+      if (site_types.empty()) {
+        // Input types come from the main graph (its inputs, initializers, FX metadata); a call
+        // inside another function reads that function's local values, which have none. Name the
+        // callers, whose own bundles inline these calls.
+        std::string callers, compiled;
+        for (const auto& f : model.functions())
+          for (const auto& n : f.node())
+            if (n.op_type() == fname && n.domain() == domain) {
+              const bool listed = std::find(functions.begin(), functions.end(), f.name()) != functions.end();
+              std::string& list = listed ? compiled : callers;
+              list += (list.empty() ? "" : ", ") + f.name();
+              break;
+            }
+        std::string why = "--compile: function " + fname + " gets no bundle of its own: it is only called from inside ";
+        if (!compiled.empty()) why += compiled + " (compiled here: its kernels inline these calls)";
+        if (!callers.empty()) why += (compiled.empty() ? "" : " and ") + callers + " (compile that type to run these calls)";
+        if (compiled.empty() && callers.empty()) why += "other functions";
+        fail(ErrorCode::kUnsupported, why + "; input types are known only at calls in the main graph");
+      }
       // Dims on which call sites disagree become symbols; dims that take the same values at
       // every call site share one symbol (so a contraction stays provably equal).
       std::vector<TensorType> types = site_types.front();

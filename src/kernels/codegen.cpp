@@ -759,15 +759,41 @@ void Generator::visit_or_inline(const onnx::NodeProto& node, std::set<std::strin
 
 KernelPlan Generator::run() {
   std::set<std::string> ops;
+  // Attention chains: their inner nodes wait until the final MatMul, where every operand (q, k,
+  // v, the mask's inputs) is defined; then either one fused kernel or, when the values do not
+  // prove the form, the waiting nodes are visited as usual.
+  std::map<int, AttentionMatch> attention;
+  std::set<int> waiting;
+  for (const auto& m : find_attention()) {
+    const std::vector<int> d = m.deferred();
+    bool overlaps = attention.count(m.out) > 0 || waiting.count(m.out) > 0;
+    for (int n : d) overlaps = overlaps || waiting.count(n) > 0 || attention.count(n) > 0;
+    if (overlaps) continue;
+    attention[m.out] = m;
+    waiting.insert(d.begin(), d.end());
+  }
   for (int n = 0; n < function_.node_size(); ++n) {
     const onnx::NodeProto& node = function_.node(n);
-    if (fused_nodes_.count(n)) {
+    if (fused_nodes_.count(n) || waiting.count(n)) {
       ops.insert(node.op_type());
       continue;
     }
-    current_node_ = n;
-    visit_or_inline(node, ops, 0);
-    current_node_ = -1;
+    if (auto it = attention.find(n); it != attention.end() && !emit_attention(it->second)) {
+      for (int d : it->second.deferred()) {
+        if (fused_nodes_.count(d)) continue;
+        current_node_ = d;
+        visit_or_inline(function_.node(d), ops, 0);
+        current_node_ = -1;
+      }
+      attention.erase(it);
+    }
+    if (attention.count(n)) {
+      ops.insert(node.op_type());
+    } else {
+      current_node_ = n;
+      visit_or_inline(node, ops, 0);
+      current_node_ = -1;
+    }
     // Function outputs produced by pointwise/view nodes are written by a copy kernel right away,
     // so that launches follow the body's order.
     for (const auto& o : node.output())

@@ -83,6 +83,18 @@ class Generator {
   void visit(const onnx::NodeProto& node);  // codegen_ops.cpp
   int opset() const { return opset_; }
 
+  // Attention as our translator decomposes it (codegen_attention.cpp): node indices of
+  // MatMul(q', k') -> [Add(bias) | Where(mask, ., -inf)] -> Softmax(last axis)
+  // -> [Where(all -inf row, 0, .)] -> MatMul(., v), each value read only by the next node.
+  struct AttentionMatch {
+    int scores = -1;      // MatMul(q', k')
+    int mask = -1;        // Add or Where on the scores, or -1
+    int softmax = -1;
+    std::vector<int> tail;  // Equal(-inf), Cast, ReduceMin, Cast, Where(., 0, weights); empty or 5
+    int out = -1;         // MatMul(weights, v)
+    std::vector<int> deferred() const;  // every node but `out`, in body order
+  };
+
  private:
   struct Dest {
     std::string pointer;
@@ -94,6 +106,13 @@ class Generator {
                  const std::string& body_code, int smem_bytes, std::vector<std::string> grid);
   std::string store(const std::string& v, int from_dtype, int storage_dtype) const;
   void emit_copy(const std::string& value_name, const Dest& dest, const std::string& computes);
+  // Structural matches (node kinds, operand positions, single consumers); no values needed.
+  std::vector<AttentionMatch> find_attention() const;
+  // One flash-style kernel for a match, once every operand is defined; false (nothing emitted,
+  // nothing defined that a fallback would not redefine) when the values do not prove the form.
+  bool emit_attention(const AttentionMatch& m);
+  // Whether `add` adds the causal 0/-inf bias of [L, S] to `scores` (keys past a row are -inf).
+  bool causal_bias(const onnx::NodeProto& add, const std::string& scores, const SymExpr& L, const SymExpr& S);
   // Visits `node`, inlining it when it calls a function of the library.
   void visit_or_inline(const onnx::NodeProto& node, std::set<std::string>& ops, int depth);
   const onnx::FunctionProto* callee(const onnx::NodeProto& node) const;

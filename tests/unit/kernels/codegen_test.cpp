@@ -2,6 +2,10 @@
 // workspace layout), fusion of pointwise chains into their consumer, symbols, refusals.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
 #include "common/error.h"
 #include "function_builder.h"
 #include "kernels/codegen.h"
@@ -59,15 +63,16 @@ TEST_CASE("MatMul, softmax and a reduction: workspace buffers, aligned offsets, 
   f.node("MatMul", {"p", "k"}, {"o"});
   f.ints("ax", {-1});
   f.node("ReduceMean", {"o", "ax"}, {"m"});
-  const KernelPlan p = generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"B", "S", "8"}),
-                                                  tensor(TensorProto::FLOAT, {"B", "S", "8"})});
+  // A symbolic head size D: the attention chain is not fused (see the attention tests).
+  const KernelPlan p = generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"B", "S", "D"}),
+                                                  tensor(TensorProto::FLOAT, {"B", "S", "D"})});
   REQUIRE(p.kernels.size() == 4);
   CHECK(p.kernels[0].computes == "MatMul -> s");
   CHECK(p.kernels[1].computes == "Softmax -> p");
   CHECK(p.kernels[2].computes == "MatMul -> o");
   CHECK(p.kernels[3].computes == "ReduceMean -> m");
   REQUIRE(p.buffers.size() == 2);  // s and p; o and m are outputs
-  const std::map<std::string, int64_t> syms{{"B", 3}, {"S", 5}};
+  const std::map<std::string, int64_t> syms{{"B", 3}, {"S", 5}, {"D", 8}};
   CHECK(eval_expr(to_manifest(p.buffers[0].offset), syms) == 0);
   CHECK(eval_expr(to_manifest(p.buffers[0].bytes), syms) == 3 * 5 * 5 * 4);
   CHECK(eval_expr(to_manifest(p.buffers[1].offset), syms) == 512);
@@ -185,6 +190,136 @@ TEST_CASE("calls of other functions of the library are inlined") {
   // Without the library the call is refused, naming the domain.
   CHECK_THROWS_WITH_AS(generate_kernels(outer.get(), {tensor(TensorProto::FLOAT, {"3", "5"})}),
                        doctest::Contains("domain pt2onnx.hiera"), Error);
+}
+
+}  // namespace
+}  // namespace pt2onnx::kernels
+
+namespace pt2onnx::kernels {
+namespace {
+
+// q [B, L, 8], k [B, S, 8], v [B, S, 8]: MatMul(q, k^T) -> [mask] -> Softmax -> [guard] -> MatMul(., v).
+FunctionBuilder attention(const std::string& mask, bool guard, int64_t softmax_axis = -1) {
+  FunctionBuilder f("Attn");
+  f.input("q").input("k").input("v");
+  if (mask == "bool" || mask == "float") f.input("mask");
+  f.output("o");
+  auto& t = f.node("Transpose", {"k"}, {"kt"});
+  testing::set_ints(t, "perm", {0, 2, 1});
+  f.node("MatMul", {"q", "kt"}, {"s"});
+  f.scalar("ninf", -INFINITY);
+  f.scalar("zero", 0.0f);
+  std::string scores = "s";
+  if (mask == "bool") {
+    f.node("Where", {"mask", "s", "ninf"}, {"sm"});
+    scores = "sm";
+  } else if (mask == "float") {
+    f.node("Add", {"s", "mask"}, {"sm"});
+    scores = "sm";
+  } else if (mask == "causal") {
+    f.ints("c0", {0}, true);
+    f.ints("c1", {1}, true);
+    f.ints("ax1", {1});
+    f.node("Shape", {"q"}, {"qs"});
+    f.node("Shape", {"k"}, {"ks"});
+    f.ints("i1", {1});
+    f.ints("i2", {2});
+    f.ints("a0", {0});
+    f.node("Slice", {"qs", "i1", "i2", "a0"}, {"len"});
+    f.node("Slice", {"ks", "i1", "i2", "a0"}, {"src"});
+    f.node("Range", {"c0", "len", "c1"}, {"r"});
+    f.node("Unsqueeze", {"r", "ax1"}, {"rows"});
+    f.node("Range", {"c0", "src", "c1"}, {"cols"});
+    f.node("LessOrEqual", {"cols", "rows"}, {"ok"});
+    f.node("Where", {"ok", "zero", "ninf"}, {"bias"});
+    f.node("Add", {"s", "bias"}, {"sm"});
+    scores = "sm";
+  }
+  auto& sm = f.node("Softmax", {scores}, {"w"});
+  testing::set_int(sm, "axis", softmax_axis);
+  std::string weights = "w";
+  if (guard) {
+    f.node("Equal", {scores, "ninf"}, {"e"});
+    auto& c = f.node("Cast", {"e"}, {"ei"});
+    testing::set_int(c, "to", TensorProto::INT32);
+    f.ints("ax", {-1});
+    f.node("ReduceMin", {"ei", "ax"}, {"mi"});
+    auto& c2 = f.node("Cast", {"mi"}, {"all"});
+    testing::set_int(c2, "to", TensorProto::BOOL);
+    f.node("Where", {"all", "zero", "w"}, {"w0"});
+    weights = "w0";
+  }
+  f.node("MatMul", {weights, "v"}, {"o"});
+  return f;
+}
+
+std::vector<TensorType> attention_inputs(const std::string& mask, int dtype = TensorProto::FLOAT) {
+  std::vector<TensorType> in{tensor(dtype, {"B", "L", "8"}), tensor(dtype, {"B", "S", "8"}), tensor(dtype, {"B", "S", "8"})};
+  if (mask == "bool") in.push_back(tensor(TensorProto::BOOL, {"B", "L", "S"}));
+  if (mask == "float") in.push_back(tensor(dtype, {"L", "S"}));
+  return in;
+}
+
+TEST_CASE("attention chains become one kernel without a scores buffer") {
+  for (const auto& form : std::vector<std::pair<std::string, bool>>{
+           {"none", false}, {"causal", false}, {"bool", true}, {"float", true}}) {
+    const std::string mask = form.first;
+    const bool guard = form.second;
+    CAPTURE(mask);
+    const KernelPlan p = generate_kernels(attention(mask, guard).get(), attention_inputs(mask));
+    REQUIRE(p.kernels.size() == 1);
+    CHECK(p.kernels[0].computes.rfind("attention (MatMul", 0) == 0);
+    CHECK(p.buffers.empty());
+    CHECK(eval_expr(to_manifest(p.workspace_bytes), {{"B", 2}, {"L", 70}, {"S", 9}}) == 0);
+    // One block per (batch entry, 32 query rows).
+    CHECK(eval_expr(p.launches[0].grid[0], {{"B", 2}, {"L", 70}, {"S", 9}}) == 2);
+    CHECK(eval_expr(p.launches[0].grid[1], {{"B", 2}, {"L", 70}, {"S", 9}}) == 3);
+    CHECK(p.launches[0].args[0].kind == "output");
+    // Fully masked rows: the guard's 0, else the NaN of an unguarded softmax.
+    CHECK(p.source.find(guard ? "(p2_empty ? 0.0f" : "(p2_empty ? P2_NAN") != std::string::npos);
+    CHECK(std::find(p.op_types.begin(), p.op_types.end(), "Softmax") != p.op_types.end());
+    // Only the proven causal bias bounds the key loop at the tile's last row.
+    CHECK((p.source.find("p2_jend = p2_min(p2_S, p2_i0 + 32)") != std::string::npos) == (mask == "causal"));
+  }
+  // A bias that only looks causal (j < i) is fused but every key block runs.
+  onnx::FunctionProto strict = attention("causal", false).get();
+  for (auto& n : *strict.mutable_node())
+    if (n.op_type() == "LessOrEqual") n.set_op_type("Less");
+  const KernelPlan c = generate_kernels(strict, attention_inputs("causal"));
+  REQUIRE(c.kernels.size() == 1);
+  CHECK(c.source.find("p2_jend = p2_S;") != std::string::npos);
+  // fp16 storage: loads converted, the output stored rounded.
+  const KernelPlan h = generate_kernels(attention("causal", false).get(), attention_inputs("causal", TensorProto::FLOAT16));
+  REQUIRE(h.kernels.size() == 1);
+  CHECK(h.source.find("p2_f2h(") != std::string::npos);
+}
+
+TEST_CASE("attention-like chains that are not provably attention keep the separate kernels") {
+  // Softmax over another axis.
+  const KernelPlan a = generate_kernels(attention("none", false, 1).get(), attention_inputs("none"));
+  CHECK(a.kernels.size() == 3);
+  CHECK(a.buffers.size() == 2);
+  // A head size past what one block stages.
+  FunctionBuilder f = attention("none", false);
+  const KernelPlan b = generate_kernels(
+      f.get(), {tensor(TensorProto::FLOAT, {"B", "L", "200"}), tensor(TensorProto::FLOAT, {"B", "S", "200"}),
+                tensor(TensorProto::FLOAT, {"B", "S", "200"})});
+  CHECK(b.kernels.size() == 3);
+  // The scores read by something else too.
+  FunctionBuilder g = attention("none", false);
+  g.output("s");
+  CHECK(generate_kernels(g.get(), attention_inputs("none")).kernels.size() >= 3);
+  // A Where mask whose other branch is not -inf.
+  FunctionBuilder h("W");
+  h.input("q").input("k").input("v").input("mask").output("o");
+  auto& t = h.node("Transpose", {"k"}, {"kt"});
+  testing::set_ints(t, "perm", {0, 2, 1});
+  h.node("MatMul", {"q", "kt"}, {"s"});
+  h.scalar("big", -1e4f);
+  h.node("Where", {"mask", "s", "big"}, {"sm"});
+  h.node("Softmax", {"sm"}, {"w"});
+  h.node("MatMul", {"w", "v"}, {"o"});
+  CHECK(generate_kernels(h.get(), attention_inputs("bool")).kernels.size() == 3);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -142,7 +143,27 @@ inline onnx::FunctionProto every_template(int dtype) {
   set_int(cast, "to", onnx::TensorProto::INT64);
   f.ints("ax0", {0});
   f.node("ReduceMax", {"asint", "ax0"}, {"imax"});
-  for (const char* o : {"mm", "gemm", "softmax", "logsoftmax", "rsum", "rmean", "rmax", "rmin", "ln", "flat", "cat", "imax"})
+  // Causal attention of x with itself, with the all-masked-row guard: the fused attention kernel.
+  f.node("MatMul", {"x", "xt"}, {"scores"});
+  f.ints("zero", {0}, true);
+  f.ints("six", {6}, true);
+  f.ints("one", {1}, true);
+  f.node("Range", {"zero", "six", "one"}, {"pos"});
+  f.node("Unsqueeze", {"pos", "axes"}, {"rows"});
+  f.node("LessOrEqual", {"pos", "rows"}, {"allowed"});
+  f.scalar("ninf", -INFINITY);
+  f.scalar("fzero", 0.0f);
+  f.node("Where", {"allowed", "scores", "ninf"}, {"masked"});
+  f.node("Softmax", {"masked"}, {"aw"});
+  f.node("Equal", {"masked", "ninf"}, {"isninf"});
+  auto& c32 = f.node("Cast", {"isninf"}, {"isninf32"});
+  set_int(c32, "to", onnx::TensorProto::INT32);
+  f.node("ReduceMin", {"isninf32", "ax"}, {"allninf32"});
+  auto& cb = f.node("Cast", {"allninf32"}, {"allninf"});
+  set_int(cb, "to", onnx::TensorProto::BOOL);
+  f.node("Where", {"allninf", "fzero", "aw"}, {"aw0"});
+  f.node("MatMul", {"aw0", "x"}, {"attn"});
+  for (const char* o : {"mm", "gemm", "softmax", "logsoftmax", "rsum", "rmean", "rmax", "rmin", "ln", "flat", "cat", "imax", "attn"})
     f.output(o);
   (void)dtype;
   return f.get();

@@ -1,0 +1,437 @@
+// Fused attention: the MatMul -> (mask) -> Softmax -> (all-masked guard) -> MatMul chain that
+// rules_attention.cpp emits becomes one kernel. Each block owns 32 query rows of one batch entry
+// and streams the keys in blocks of 32, keeping a running max and sum per row (online softmax in
+// fp32), so the [.., L, S] scores never reach global memory. The mask (causal bias, float bias,
+// boolean Where) is the body's own pointwise nodes, evaluated inline at (row, key) exactly as
+// the decomposed path would evaluate them after the GEMM.
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "kernels/codegen_internal.h"
+#include "kernels/expr.h"
+
+namespace pt2onnx::kernels::detail {
+
+namespace {
+
+using onnx::TensorProto;
+
+constexpr int kRows = 32;      // query rows per block
+constexpr int kKeys = 32;      // keys per streamed block
+constexpr int kLanes = 8;      // threads per query row (256 / 32)
+constexpr int kMaxHead = 128;  // head dims staged in shared memory: 2 * 32 * 129 * 4 + P < 48 KB
+
+const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+bool is_op(const onnx::NodeProto& n, const char* op) {
+  return n.op_type() == op && (n.domain().empty() || n.domain() == "ai.onnx");
+}
+
+}  // namespace
+
+std::vector<int> Generator::AttentionMatch::deferred() const {
+  std::vector<int> d{scores, softmax};
+  if (mask >= 0) d.push_back(mask);
+  d.insert(d.end(), tail.begin(), tail.end());
+  std::sort(d.begin(), d.end());
+  return d;
+}
+
+std::vector<Generator::AttentionMatch> Generator::find_attention() const {
+  std::vector<AttentionMatch> found;
+  // The only node reading `name`, when it is not also a function output; else -1.
+  auto sole = [&](const std::string& name) -> int {
+    if (output_index_.count(name)) return -1;
+    auto it = consumers_.find(name);
+    return it != consumers_.end() && it->second.size() == 1 ? it->second[0] : -1;
+  };
+  auto users = [&](const std::string& name) -> std::vector<int> {
+    if (output_index_.count(name)) return {};
+    auto it = consumers_.find(name);
+    return it == consumers_.end() ? std::vector<int>{} : it->second;
+  };
+  auto node = [&](int i) -> const onnx::NodeProto& { return function_.node(i); };
+  auto single_out = [&](int i) { return node(i).output_size() == 1; };
+  for (int n = 0; n < function_.node_size(); ++n) {
+    const onnx::NodeProto& mm = node(n);
+    if (!is_op(mm, "MatMul") || mm.input_size() != 2 || !single_out(n)) continue;
+    AttentionMatch m;
+    m.scores = n;
+    std::string cur = mm.output(0);
+    int next = sole(cur);
+    if (next < 0) continue;
+    const onnx::NodeProto& c = node(next);
+    if (is_op(c, "Add") && c.input_size() == 2 && (c.input(0) == cur) != (c.input(1) == cur) && single_out(next)) {
+      m.mask = next;
+    } else if (is_op(c, "Where") && c.input_size() == 3 && c.input(1) == cur && c.input(0) != cur && c.input(2) != cur &&
+               single_out(next)) {
+      m.mask = next;
+    }
+    if (m.mask >= 0) cur = node(m.mask).output(0);
+    // The masked scores feed the Softmax and, with a mask, the all-masked guard's Equal.
+    const std::vector<int> readers = users(cur);
+    int eq = -1;
+    for (int r : readers) {
+      if (is_op(node(r), "Softmax") && node(r).input(0) == cur && single_out(r)) m.softmax = r;
+      else if (is_op(node(r), "Equal") && node(r).input_size() == 2 && node(r).input(0) == cur && node(r).input(1) != cur)
+        eq = r;
+    }
+    if (m.softmax < 0 || readers.size() != (eq >= 0 ? 2u : 1u)) continue;
+    std::string weights = node(m.softmax).output(0);
+    if (eq >= 0) {
+      // Equal -> Cast -> ReduceMin -> Cast -> Where(all_masked, 0, weights)
+      std::vector<int> tail{eq};
+      const char* kinds[] = {"Cast", "ReduceMin", "Cast", "Where"};
+      bool ok = true;
+      for (const char* k : kinds) {
+        const int t = sole(node(tail.back()).output(0));
+        ok = ok && t >= 0 && is_op(node(t), k) && single_out(t) && node(t).input(0) == node(tail.back()).output(0);
+        if (!ok) break;
+        tail.push_back(t);
+      }
+      if (!ok) continue;
+      const onnx::NodeProto& w = node(tail.back());
+      if (w.input_size() != 3 || w.input(2) != weights || w.input(1) == weights || sole(weights) != tail.back()) continue;
+      m.tail = tail;
+      weights = w.output(0);
+    }
+    const int out = sole(weights);
+    if (out < 0 || !is_op(node(out), "MatMul") || node(out).input_size() != 2 || node(out).input(0) != weights ||
+        node(out).input(1) == weights || !single_out(out))
+      continue;
+    m.out = out;
+    found.push_back(m);
+  }
+  return found;
+}
+
+bool Generator::causal_bias(const onnx::NodeProto& add, const std::string& scores, const SymExpr& L, const SymExpr& S) {
+  // Add(scores, Where(LessOrEqual(Range(0, S, 1), Unsqueeze(Range(0, L, 1), [1])), 0, -inf)), as
+  // rules_attention.cpp's causal_bias spells torch's top-left aligned tril mask.
+  if (!is_op(add, "Add")) return false;
+  auto producer = [&](const std::string& name) -> const onnx::NodeProto* {
+    for (const auto& n : function_.node())
+      for (const auto& o : n.output())
+        if (o == name) return &n;
+    return nullptr;
+  };
+  auto known = [&](const std::string& name, std::optional<int64_t> want, const SymExpr* dim) {
+    if (name.empty() || !has(name) || !value(name).ints || value(name).ints->size() != 1) return false;
+    const SymExpr& v = (*value(name).ints)[0];
+    return dim ? same_dim(v, *dim) : const_value(v) == want;
+  };
+  auto range_to = [&](const std::string& name, const SymExpr& limit) {
+    const onnx::NodeProto* r = producer(name);
+    return r && is_op(*r, "Range") && r->input_size() == 3 && known(r->input(0), 0, nullptr) &&
+           known(r->input(1), std::nullopt, &limit) && known(r->input(2), 1, nullptr);
+  };
+  auto scalar = [&](const std::string& name, double want) {
+    return has(name) && value(name).floats && value(name).floats->size() == 1 && (*value(name).floats)[0] == want;
+  };
+  const std::string bias = add.input(0) == scores ? add.input(1) : add.input(0);
+  const onnx::NodeProto* where = producer(bias);
+  if (!where || !is_op(*where, "Where") || where->input_size() != 3 || !scalar(where->input(1), 0.0) ||
+      !scalar(where->input(2), -INFINITY))
+    return false;
+  const onnx::NodeProto* le = producer(where->input(0));
+  if (!le || !is_op(*le, "LessOrEqual") || le->input_size() != 2 || !range_to(le->input(0), S)) return false;
+  const onnx::NodeProto* unsq = producer(le->input(1));
+  if (!unsq || !is_op(*unsq, "Unsqueeze") || unsq->input_size() != 2 || !range_to(unsq->input(0), L)) return false;
+  const Value& rows = value(le->input(1));
+  const Value& cols = value(le->input(0));
+  return rows.shape.size() == 2 && same_dim(rows.shape[0], L) && is_const(rows.shape[1], 1) && cols.shape.size() == 1 &&
+         same_dim(cols.shape[0], S);
+}
+
+bool Generator::emit_attention(const AttentionMatch& m) {
+  const onnx::NodeProto& mm1 = function_.node(m.scores);
+  const onnx::NodeProto& mm2 = function_.node(m.out);
+  const onnx::NodeProto& sm = function_.node(m.softmax);
+  const std::string qn = mm1.input(0), kn = mm1.input(1), vn = mm2.input(1);
+  if (!has(qn) || !has(kn) || !has(vn)) return false;
+  const Value vq = value(qn), vk = value(kn), vv = value(vn);
+  if (!is_float_dtype(vq.dtype) || !is_float_dtype(vk.dtype) || !is_float_dtype(vv.dtype)) return false;
+  if (vq.shape.size() < 2 || vk.shape.size() < 2 || vv.shape.size() < 2) return false;
+  // q' [bq.., L, E] x k' [bk.., E, S] -> scores [batch.., L, S]; weights x v [bv.., S, Ev].
+  const SymExpr L = vq.shape[vq.shape.size() - 2], E = vq.shape.back();
+  const SymExpr E2 = vk.shape[vk.shape.size() - 2], S = vk.shape.back();
+  const SymExpr S2 = vv.shape[vv.shape.size() - 2], Ev = vv.shape.back();
+  const auto e = const_value(E), ev = const_value(Ev);
+  if (!same_dim(E, E2) || !same_dim(S, S2) || !e || !ev || *e < 1 || *e > kMaxHead || *ev < 1 || *ev > kMaxHead) return false;
+  const std::vector<SymExpr> bq(vq.shape.begin(), vq.shape.end() - 2), bk(vk.shape.begin(), vk.shape.end() - 2),
+      bv(vv.shape.begin(), vv.shape.end() - 2);
+  // Batch dims: q' and k' broadcast to `batch`; v may only broadcast into it, not widen it.
+  const size_t rank = std::max(bq.size(), bk.size());
+  if (bv.size() > rank) return false;
+  std::vector<SymExpr> batch(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const SymExpr* x = i + bq.size() >= rank ? &bq[i + bq.size() - rank] : nullptr;
+    const SymExpr* y = i + bk.size() >= rank ? &bk[i + bk.size() - rank] : nullptr;
+    if (x && y && !same_dim(*x, *y) && !is_const(*x, 1) && !is_const(*y, 1)) return false;
+    batch[i] = (!x || (y && is_const(*x, 1))) ? *y : *x;
+  }
+  for (size_t i = 0; i < bv.size(); ++i)
+    if (!is_const(bv[i], 1) && !same_dim(bv[i], batch[i + rank - bv.size()])) return false;
+  std::vector<SymExpr> scores_shape = batch;
+  scores_shape.push_back(L);
+  scores_shape.push_back(S);
+  const size_t srank = scores_shape.size();
+  auto same_shape = [&](const std::vector<SymExpr>& s) {
+    if (s.size() != srank) return false;
+    for (size_t i = 0; i < srank; ++i)
+      if (!same_dim(s[i], scores_shape[i])) return false;
+    return true;
+  };
+  auto scalar_is = [&](const std::string& name, double want) {
+    if (name.empty() || !has(name)) return false;
+    const Value& v = value(name);
+    if (!v.floats || v.floats->size() != 1 || v.shape.size() > srank) return false;
+    return (*v.floats)[0] == want;
+  };
+  // Softmax over the last axis (also what opset < 13's 2-D coercion means for axis = rank - 1).
+  {
+    const auto* a = attr(sm, "axis");
+    int64_t axis = a ? a->i() : (opset_ >= 13 ? -1 : 1);
+    if (axis < 0) axis += static_cast<int64_t>(srank);
+    if (axis != static_cast<int64_t>(srank) - 1) return false;
+  }
+  const int dtype = vq.dtype;
+  // The raw score exists only inside the kernel, as the float p2_s; the mask node is visited as
+  // the pointwise value it is, reading it.
+  Value raw;
+  raw.dtype = dtype;
+  raw.shape = scores_shape;
+  raw.load = [](Body&, const Idx&) { return std::string("p2_s"); };
+  std::string masked = mm1.output(0);
+  if (m.mask >= 0) {
+    const onnx::NodeProto& mk = function_.node(m.mask);
+    for (const auto& in : mk.input())
+      if (in != masked && !has(in)) return false;
+    if (is_op(mk, "Where")) {
+      if (!scalar_is(mk.input(2), -INFINITY)) return false;
+      const Value& cond = value(mk.input(0));
+      if (cond.dtype != TensorProto::BOOL) return false;
+    } else {
+      const std::string other = mk.input(0) == masked ? mk.input(1) : mk.input(0);
+      if (!is_float_dtype(value(other).dtype)) return false;
+    }
+    define(masked, raw);
+    visit(mk);
+    masked = mk.output(0);
+    if (!same_shape(value(masked).shape) || !is_float_dtype(value(masked).dtype)) return false;
+  } else {
+    define(masked, raw);
+  }
+  const int masked_dtype = value(masked).dtype;
+  const bool causal = m.mask >= 0 && causal_bias(function_.node(m.mask), mm1.output(0), L, S);
+  // The guard: Where(min(Cast(Equal(scores, -inf))) over the last axis, 0, weights) is "a row
+  // with every key at -inf gives 0", which is the running max staying -inf.
+  bool zero_rows = false;
+  if (!m.tail.empty()) {
+    const onnx::NodeProto& eq = function_.node(m.tail[0]);
+    const onnx::NodeProto& c1 = function_.node(m.tail[1]);
+    const onnx::NodeProto& rmin = function_.node(m.tail[2]);
+    const onnx::NodeProto& c2 = function_.node(m.tail[3]);
+    const onnx::NodeProto& wh = function_.node(m.tail[4]);
+    if (!scalar_is(eq.input(1), -INFINITY)) return false;
+    const auto* to1 = attr(c1, "to");
+    const auto* to2 = attr(c2, "to");
+    if (!to1 || !is_int_dtype(static_cast<int>(to1->i())) || !to2 || to2->i() != TensorProto::BOOL) return false;
+    std::vector<int64_t> axes;
+    if (rmin.input_size() > 1 && !rmin.input(1).empty()) {
+      if (!has(rmin.input(1)) || !value(rmin.input(1)).ints) return false;
+      for (const auto& x : *value(rmin.input(1)).ints) {
+        const auto c = const_value(x);
+        if (!c) return false;
+        axes.push_back(*c);
+      }
+    } else if (const auto* a = attr(rmin, "axes")) {
+      axes.assign(a->ints().begin(), a->ints().end());
+    }
+    const auto* kd = attr(rmin, "keepdims");
+    if (axes.size() != 1 || (axes[0] != -1 && axes[0] != static_cast<int64_t>(srank) - 1) || (kd && kd->i() != 1)) return false;
+    if (!scalar_is(wh.input(1), 0.0)) return false;
+    zero_rows = true;
+  }
+  // Grid: x = batch entry, y = tile of query rows.
+  const SymExpr nb = product(batch);
+  const SymExpr tiles = ir::sym_apply(ir::SymOp::kCeilDiv, {L, ir::sym_int(kRows)});
+  if (const_value(tiles) && *const_value(tiles) > 65535) return false;
+  if (const_value(nb) && *const_value(nb) > 2147483647) return false;
+  // ---- proven: emit ----
+  if (!const_value(nb)) plan_.preconditions.push_back(to_manifest(nb) + " <= 2147483647");
+  if (!const_value(tiles)) plan_.preconditions.push_back(to_manifest(tiles) + " <= 65535");
+  std::vector<SymExpr> out_shape = batch;
+  out_shape.push_back(L);
+  out_shape.push_back(Ev);
+  const std::string out = mm2.output(0);
+  const Dest dest = destination(out, dtype, out_shape);
+  const std::string R = std::to_string(kRows), K = std::to_string(kKeys), Es = std::to_string(*e),
+                    EVs = std::to_string(*ev), NL = std::to_string(kLanes);
+  const int kv_width = static_cast<int>(std::max(*e, *ev));
+  const int per_lane = static_cast<int>((*ev + kLanes - 1) / kLanes);
+  Scope scope;
+  Body b;
+  b.scope = &scope;
+  // +1 padding: rows of a 2-D tile read down a column do not share a bank.
+  b.line("__shared__ float p2_q[" + R + "][" + Es + " + 1];");
+  b.line("__shared__ float p2_kv[" + K + "][" + std::to_string(kv_width) + " + 1];");
+  b.line("__shared__ float p2_p[" + R + "][" + K + " + 1];");
+  b.line("const long long p2_L = " + to_c(L) + ", p2_S = " + to_c(S) + ";");
+  const Idx bidx = delinearize(b, "(long long)blockIdx.x", batch);
+  b.line("const long long p2_i0 = (long long)blockIdx.y * " + R + ";");
+  b.line("const int p2_r = threadIdx.x / " + NL + ", p2_g = threadIdx.x % " + NL + ";");
+  b.line("const long long p2_i = p2_i0 + p2_r;");
+  auto with_batch = [&](const std::vector<SymExpr>& bshape, const std::string& r, const std::string& c) {
+    Idx idx = broadcast_index(bidx, batch, bshape);
+    idx.push_back(r);
+    idx.push_back(c);
+    return idx;
+  };
+  // q' tile, staged once; rows past L are zero and never stored.
+  b.line("for (int p2_l = threadIdx.x; p2_l < " + R + " * " + Es + "; p2_l += 256) {");
+  {
+    Body in = b.child();
+    in.line("const long long p2_qi = p2_i0 + p2_l / " + Es + ", p2_qe = p2_l % " + Es + ";");
+    in.line("float p2_v = 0.0f;");
+    in.line("if (p2_qi < p2_L) {");
+    Body g = in.child();
+    g.line("p2_v = " + convert(load(g, qn, with_batch(bq, "p2_qi", "p2_qe")), vq.dtype, TensorProto::FLOAT) + ";");
+    in.code += g.code;
+    in.line("}");
+    in.line("p2_q[p2_l / " + Es + "][p2_l % " + Es + "] = p2_v;");
+    b.code += in.code;
+  }
+  b.line("}");
+  b.line("float p2_m = -P2_INF, p2_sum = 0.0f;  // running max and sum of exp(score - max) of row p2_i");
+  b.line("float p2_o[" + std::to_string(per_lane) + "];  // output columns p2_g + " + NL + " * w");
+  b.line("for (int w = 0; w < " + std::to_string(per_lane) + "; ++w) p2_o[w] = 0.0f;");
+  if (causal) {
+    // Keys past this tile's last row are -inf for every row: they would add exp(-inf) = 0.
+    b.line("const long long p2_jend = p2_min(p2_S, p2_i0 + " + R + ");  // causal: key j <= row i");
+  } else {
+    b.line("const long long p2_jend = p2_S;");
+  }
+  b.line("for (long long p2_j0 = 0; p2_j0 < p2_jend; p2_j0 += " + K + ") {");
+  Body loop = b.child();
+  loop.line("__syncthreads();  // q staged / the previous block's v no longer read");
+  loop.line("for (int p2_l = threadIdx.x; p2_l < " + K + " * " + Es + "; p2_l += 256) {");
+  {
+    Body in = loop.child();
+    in.line("const long long p2_kj = p2_j0 + p2_l / " + Es + ", p2_ke = p2_l % " + Es + ";");
+    in.line("float p2_v = 0.0f;");
+    in.line("if (p2_kj < p2_S) {");
+    Body g = in.child();
+    g.line("p2_v = " + convert(load(g, kn, with_batch(bk, "p2_ke", "p2_kj")), vk.dtype, TensorProto::FLOAT) + ";");
+    in.code += g.code;
+    in.line("}");
+    in.line("p2_kv[p2_l / " + Es + "][p2_l % " + Es + "] = p2_v;");
+    loop.code += in.code;
+  }
+  loop.line("}");
+  loop.line("__syncthreads();");
+  loop.line("float p2_sc[" + K + " / " + NL + "];");
+  loop.line("float p2_bm = -P2_INF;");
+  loop.line("for (int u = 0; u < " + K + " / " + NL + "; ++u) {");
+  {
+    Body in = loop.child();
+    in.line("const int p2_c = p2_g + " + NL + " * u;");
+    in.line("const long long p2_j = p2_j0 + p2_c;");
+    in.line("float p2_x = -P2_INF;  // out of range: no weight");
+    in.line("if (p2_i < p2_L && p2_j < p2_S) {");
+    Body g = in.child();
+    g.line("float p2_s = 0.0f;");
+    g.line("for (int p2_e = 0; p2_e < " + Es + "; ++p2_e) p2_s = fmaf(p2_q[p2_r][p2_e], p2_kv[p2_c][p2_e], p2_s);");
+    Idx sidx = bidx;
+    sidx.push_back("p2_i");
+    sidx.push_back("p2_j");
+    g.line("p2_x = " + convert(load(g, masked, sidx), masked_dtype, TensorProto::FLOAT) + ";");
+    in.code += g.code;
+    in.line("}");
+    in.line("p2_sc[u] = p2_x;");
+    in.line("p2_bm = fmaxf(p2_bm, p2_x);");
+    loop.code += in.code;
+  }
+  loop.line("}");
+  loop.line("// The 8 lanes of a row are 8 consecutive threads of one warp.");
+  loop.line("for (int o = " + std::to_string(kLanes / 2) + "; o > 0; o >>= 1) p2_bm = fmaxf(p2_bm, __shfl_xor_sync(0xffffffffu, p2_bm, o));");
+  loop.line("const float p2_mn = fmaxf(p2_m, p2_bm);");
+  loop.line("// While every score so far is -inf nothing is accumulated (exp(-inf - -inf) is NaN).");
+  loop.line("const bool p2_none = p2_mn == -P2_INF;");
+  loop.line("const float p2_alpha = p2_none ? 1.0f : expf(p2_m - p2_mn);");
+  loop.line("float p2_bs = 0.0f;");
+  loop.line("for (int u = 0; u < " + K + " / " + NL + "; ++u) {");
+  loop.line("  const float p2_pv = p2_none ? 0.0f : expf(p2_sc[u] - p2_mn);");
+  loop.line("  p2_p[p2_r][p2_g + " + NL + " * u] = p2_pv;");
+  loop.line("  p2_bs += p2_pv;");
+  loop.line("}");
+  loop.line("for (int o = " + std::to_string(kLanes / 2) + "; o > 0; o >>= 1) p2_bs += __shfl_xor_sync(0xffffffffu, p2_bs, o);");
+  loop.line("p2_sum = p2_sum * p2_alpha + p2_bs;");
+  loop.line("p2_m = p2_mn;");
+  loop.line("for (int w = 0; w < " + std::to_string(per_lane) + "; ++w) p2_o[w] *= p2_alpha;");
+  loop.line("__syncthreads();  // k no longer read: v goes in its place");
+  loop.line("for (int p2_l = threadIdx.x; p2_l < " + K + " * " + EVs + "; p2_l += 256) {");
+  {
+    Body in = loop.child();
+    in.line("const long long p2_vj = p2_j0 + p2_l / " + EVs + ", p2_ve = p2_l % " + EVs + ";");
+    in.line("float p2_v = 0.0f;");
+    in.line("if (p2_vj < p2_S) {");
+    Body g = in.child();
+    g.line("p2_v = " + convert(load(g, vn, with_batch(bv, "p2_vj", "p2_ve")), vv.dtype, TensorProto::FLOAT) + ";");
+    in.code += g.code;
+    in.line("}");
+    in.line("p2_kv[p2_l / " + EVs + "][p2_l % " + EVs + "] = p2_v;");
+    loop.code += in.code;
+  }
+  loop.line("}");
+  loop.line("__syncthreads();");
+  loop.line("for (int p2_c = 0; p2_c < " + K + "; ++p2_c) {");
+  loop.line("  const float p2_pv = p2_p[p2_r][p2_c];");
+  loop.line("  for (int w = 0; w < " + std::to_string(per_lane) + "; ++w) {");
+  loop.line("    const int p2_e = p2_g + " + NL + " * w;");
+  loop.line("    if (p2_e < " + EVs + ") p2_o[w] = fmaf(p2_pv, p2_kv[p2_c][p2_e], p2_o[w]);");
+  loop.line("  }");
+  loop.line("}");
+  b.code += loop.code;
+  b.line("}");
+  b.line("if (p2_i >= p2_L) return;");
+  // A row with no finite score: the guard's 0, or the NaN the unguarded softmax gives.
+  b.line("const bool p2_empty = p2_m == -P2_INF;");
+  b.line("for (int w = 0; w < " + std::to_string(per_lane) + "; ++w) {");
+  {
+    Body in = b.child();
+    in.line("const long long p2_e = p2_g + " + NL + " * w;");
+    in.line("if (p2_e >= " + EVs + ") break;");
+    Idx oidx = bidx;
+    oidx.push_back("p2_i");
+    oidx.push_back("p2_e");
+    const std::string r = std::string("(p2_empty ? ") + (zero_rows ? "0.0f" : "P2_NAN") + " : p2_o[w] / p2_sum)";
+    in.line(dest.pointer + "[" + linear_index(oidx, out_shape) + "] = " + store(r, TensorProto::FLOAT, dest.storage_dtype) + ";");
+    b.code += in.code;
+  }
+  b.line("}");
+  std::string computes = "attention (";
+  for (int n : m.deferred()) computes += function_.node(n).op_type() + ", ";
+  computes += "MatMul) -> " + out;
+  const int smem = (kRows * (static_cast<int>(*e) + 1) + kKeys * (kv_width + 1) + kRows * (kKeys + 1)) * 4;
+  add_kernel(computes, dest.pointer, scope, b.code, smem, {to_manifest(nb), to_manifest(tiles), "1"});
+  define_stored(out, dtype, out_shape, dest);
+  // The scores, weights and guard values exist only inside the kernel.
+  for (int n : m.deferred()) {
+    const std::string g = function_.node(n).output(0);
+    Value v;
+    if (has(g)) v = value(g);
+    v.load = [g](Body&, const Idx&) -> std::string {
+      fail(ErrorCode::kInternal, "--compile: value " + g + " was fused into an attention kernel but is read again");
+    };
+    define(g, v);
+  }
+  return true;
+}
+
+}  // namespace pt2onnx::kernels::detail
