@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs, builds and runs every test: unit and end-to-end sample tests on a Release build, then
-# the unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+# the unit tests and the damaged-archive test again under AddressSanitizer and
+# UndefinedBehaviorSanitizer.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/install_deps.sh"
 "$here/scripts/build.sh" "$here/build"
 (cd "$here/build" && ctest --output-on-failure)
 PT2ONNX_SANITIZE=1 "$here/scripts/build.sh" "$here/build-sanitize"
-(cd "$here/build-sanitize" && ctest --output-on-failure -L unit)
+(cd "$here/build-sanitize" && ctest --output-on-failure -L "unit|fuzz")

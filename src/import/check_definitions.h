@@ -13,4 +13,9 @@ namespace pt2onnx::import {
 // produces"; nested graphs (cond, map...) are checked against their own inputs.
 void check_definitions(const ir::Graph& graph, const std::string& source_name);
 
+// The signature and the graph agree: every graph input has exactly one input spec and every
+// spec names a graph input; every graph output has an output spec and every spec names a graph
+// output. A file without a signature is left alone. Throws Error(kArchive) naming the value.
+void check_signature(const ir::Program& program, const std::string& source_name);
+
 }  // namespace pt2onnx::import

@@ -103,7 +103,10 @@ ir::Program read_program(const JsonNode& root, const std::string& source_name) {
   program.graph = read_graph(graph_module.at("graph"));
   check_definitions(program.graph, source_name);
   inline_mode_wrappers(program.graph);
-  if (auto signature = graph_module.find("signature")) program.signature = read_signature(*signature, program.graph);
+  if (auto signature = graph_module.find("signature")) {
+    program.signature = read_signature(*signature, program.graph);
+    check_signature(program, source_name);
+  }
   if (auto calls = graph_module.find("module_call_graph")) {
     program.module_call_graph = read_module_call_graph(*calls);
   } else if (auto call_spec = graph_module.find("call_spec")) {

@@ -148,7 +148,14 @@ TEST_CASE("a node with no name and no outputs gets a unique FX-style name") {
 }
 
 TEST_CASE("signature members: constants, tokens, custom objects, every output kind") {
-  std::string json = R"({"graph_module": {"graph": {}, "signature": {
+  // The graph declares what the signature names (the import checks that they agree; by name only).
+  const std::string outputs = R"([{"as_tensor": {"name": "token_out"}}, {"as_tensor": {"name": "loss"}},
+      {"as_tensor": {"name": "g"}}, {"as_tensor": {"name": "gi"}}, {"as_tensor": {"name": "m"}}, {"as_tensor": {"name": "pm"}}])";
+  std::string json = R"({"graph_module": {"graph": {
+      "inputs": [{"as_tensor": {"name": "token"}}, {"as_tensor": {"name": "c_lifted_tensor_0"}}, {"as_tensor": {"name": "b_mask"}},
+                 {"as_custom_obj": {"name": "obj_x", "class_fqn": "__torch__.Foo"}}, {"as_sym_int": {"as_name": "n"}}],
+      "nodes": [{"target": "my_ns.make.default", "inputs": [], "outputs": )" + outputs + R"(, "metadata": {}}],
+      "outputs": )" + outputs + R"(}, "signature": {
       "input_specs": [
         {"token": {"arg": {"name": "token"}}},
         {"tensor_constant": {"arg": {"name": "c_lifted_tensor_0"}, "tensor_constant_name": "lifted_tensor_0"}},

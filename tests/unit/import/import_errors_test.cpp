@@ -131,3 +131,22 @@ TEST_CASE("a read of a value that nothing defines names the node and the value")
   const std::string output = program_with_graph(R"({"inputs": [], "outputs": [{"as_tensor": {"name": "y"}}], "nodes": []})");
   CHECK(import_error(output) == "models/model.json: the graph's output list reads 'y', which no graph input or earlier node produces");
 }
+
+TEST_CASE("the signature and the graph must agree on inputs and outputs") {
+  auto program = [](const std::string& input_specs, const std::string& output_specs) {
+    return R"({"graph_module": {"graph": {"inputs": [{"as_tensor": {"name": "x"}}, {"as_tensor": {"name": "b_buf"}}],
+        "nodes": [], "outputs": [{"as_tensor": {"name": "x"}}]},
+        "signature": {"input_specs": [)" + input_specs + R"(], "output_specs": [)" + output_specs + "]}}}";
+  };
+  const std::string x_in = R"({"user_input": {"arg": {"as_tensor": {"name": "x"}}}})";
+  const std::string buf = R"({"buffer": {"arg": {"name": "b_buf"}, "buffer_name": "buf", "persistent": true}})";
+  const std::string x_out = R"({"user_output": {"arg": {"as_tensor": {"name": "x"}}}})";
+  CHECK_NOTHROW(import_text(program(x_in + ", " + buf, x_out)));
+  CHECK(import_error(program(x_in, x_out)) ==
+        "models/model.json: graph input 'b_buf' has no input spec in the signature");
+  CHECK(import_error(program(x_in + ", " + buf + ", " + x_in, x_out)) ==
+        "models/model.json: graph input 'x' has two input specs in the signature");
+  CHECK(import_error(program(x_in + ", " + buf + R"(, {"user_input": {"arg": {"as_tensor": {"name": "y"}}}})", x_out)) ==
+        "models/model.json: the signature's input spec names 'y', which is not a graph input");
+  CHECK(import_error(program(x_in + ", " + buf, "")) == "models/model.json: graph output 'x' has no output spec in the signature");
+}
