@@ -176,31 +176,28 @@ RuleResult aten_topk(EmitContext& ctx, const ir::Node& node) {
   return RuleResult::kEmitted;
 }
 
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices): TopK of every element
-RuleResult aten_sort(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
+// Values and indices of `self` sorted along `dim`: TopK of every element. TopK puts equal
+// elements in index order, which is torch's stable order either way.
+std::vector<std::string> sorted_by_topk(EmitContext& ctx, const ArgReader& args) {
   const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
   const std::string k = ctx.unsqueeze(ctx.size_of(args.tensor_fx("self"), dim), {0});
-  const std::vector<std::string> outs = ctx.emit("TopK", {args.tensor("self"), k},
-                                                 {Attr("axis", dim), Attr("largest", args.bool_or("descending", false) ? 1 : 0),
-                                                  Attr("sorted", 1)},
-                                                 2);
+  return ctx.emit("TopK", {args.tensor("self"), k},
+                  {Attr("axis", dim), Attr("largest", args.bool_or("descending", false) ? 1 : 0), Attr("sorted", 1)}, 2);
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices); sort.stable
+RuleResult aten_sort(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::vector<std::string> outs = sorted_by_topk(ctx, args);
   ctx.set_output(0, outs[0]);
   ctx.set_output(1, outs[1]);
   return RuleResult::kEmitted;
 }
 
-// argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor, and argsort.stable: sort's
-// indices. TopK puts equal elements in index order, which is torch's stable order either way.
+// argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor, and argsort.stable: sort's indices
 RuleResult aten_argsort(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
-  const std::string k = ctx.unsqueeze(ctx.size_of(args.tensor_fx("self"), dim), {0});
-  const std::vector<std::string> outs = ctx.emit("TopK", {args.tensor("self"), k},
-                                                 {Attr("axis", dim), Attr("largest", args.bool_or("descending", false) ? 1 : 0),
-                                                  Attr("sorted", 1)},
-                                                 2);
-  return emitted(ctx, outs[1]);
+  return emitted(ctx, sorted_by_topk(ctx, args)[1]);
 }
 
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor

@@ -41,24 +41,17 @@ def damage_bytes(data: bytes, rng: random.Random) -> bytes:
 
 def damage_json(data: bytes, rng: random.Random) -> bytes:
     def walk(x):
-        if isinstance(x, dict) and x:
-            k = rng.choice(sorted(x))
-            r = rng.random()
-            if r < 0.2:
-                del x[k]
-            elif r < 0.4:
-                x[k] = rng.choice(ODD_VALUES)
-            else:
-                walk(x[k])
-        elif isinstance(x, list) and x:
-            i = rng.randrange(len(x))
-            r = rng.random()
-            if r < 0.2:
-                del x[i]
-            elif r < 0.4:
-                x[i] = rng.choice(ODD_VALUES)
-            else:
-                walk(x[i])
+        keys = sorted(x) if isinstance(x, dict) else list(range(len(x))) if isinstance(x, list) else []
+        if not keys:
+            return
+        k = rng.choice(keys)
+        r = rng.random()
+        if r < 0.2:
+            del x[k]
+        elif r < 0.4:
+            x[k] = rng.choice(ODD_VALUES)
+        else:
+            walk(x[k])
 
     src = zipfile.ZipFile(io.BytesIO(data))
     out = io.BytesIO()
