@@ -2,6 +2,7 @@
 #include "emit/output_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -44,8 +45,21 @@ void TempOutputFile::close_fd() {
 
 void TempOutputFile::commit() {
   close_fd();
-  if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0) fail_output(final_path_, "cannot write", errno);
+  // Renaming onto an existing file makes ext4 (auto_da_alloc) allocate and start writing the new
+  // file's data inside rename(), and frees the old file there too: for a model of some hundred MB
+  // that cost more than the conversion. A regular file already there is moved aside first, so the
+  // rename is cheap, and removed after; on failure it is put back.
+  struct stat existing {};
+  const std::string aside = temp_path_.string() + ".old";
+  const bool moved_aside = ::lstat(final_path_.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) &&
+                           ::rename(final_path_.c_str(), aside.c_str()) == 0;
+  if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
+    const int err = errno;
+    if (moved_aside) ::rename(aside.c_str(), final_path_.c_str());
+    fail_output(final_path_, "cannot write", err);
+  }
   committed_ = true;
+  if (moved_aside) ::unlink(aside.c_str());
 }
 
 void write_all_at(int fd, const void* data, size_t n, uint64_t offset, const std::filesystem::path& shown_path) {
