@@ -52,9 +52,10 @@ void check_side(const std::vector<std::string>& graph_values, const std::vector<
   for (const std::string& name : spec_values) {
     PT2ONNX_CHECK(in_graph.count(name), ErrorCode::kArchive,
                   source_name + ": the signature's " + side + " spec names '" + name + "', which is not a graph " + side);
-    PT2ONNX_CHECK(side == "output" || in_specs.insert(name).second, ErrorCode::kArchive,
+    // An output may be returned twice; an input is bound once.
+    const bool first = in_specs.insert(name).second;
+    PT2ONNX_CHECK(first || side == "output", ErrorCode::kArchive,
                   source_name + ": graph input '" + name + "' has two input specs in the signature");
-    in_specs.insert(name);
   }
   for (const std::string& name : graph_values)
     PT2ONNX_CHECK(in_specs.count(name), ErrorCode::kArchive,

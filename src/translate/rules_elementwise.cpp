@@ -511,20 +511,14 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.logical_xor.default", 1, aten_logical_xor);
   t.add("aten.logical_not.default", 1, aten_logical_not);
   t.add("aten.bitwise_not.default", 1, aten_bitwise_not, "integer bitwise_not needs opset 18");
-  t.add("aten.bitwise_and.Tensor", 1, aten_bitwise_and, "integer bitwise ops need opset 18");
-  t.add("aten.bitwise_or.Tensor", 1, aten_bitwise_or, "integer bitwise ops need opset 18");
-  t.add("aten.bitwise_xor.Tensor", 1, aten_bitwise_xor, "integer bitwise ops need opset 18");
-
-  t.add("aten.__and__.Tensor", 1, aten_bitwise_and, "integer bitwise ops need opset 18");
-  t.add("aten.__or__.Tensor", 1, aten_bitwise_or, "integer bitwise ops need opset 18");
-  t.add("aten.__xor__.Tensor", 1, aten_bitwise_xor, "integer bitwise ops need opset 18");
-  // The Scalar overloads: `other` is a Python int or bool, promoted like a tensor operand.
-  t.add("aten.bitwise_and.Scalar", 1, aten_bitwise_and, "integer bitwise ops need opset 18");
-  t.add("aten.bitwise_or.Scalar", 1, aten_bitwise_or, "integer bitwise ops need opset 18");
-  t.add("aten.bitwise_xor.Scalar", 1, aten_bitwise_xor, "integer bitwise ops need opset 18");
-  t.add("aten.__and__.Scalar", 1, aten_bitwise_and, "integer bitwise ops need opset 18");
-  t.add("aten.__or__.Scalar", 1, aten_bitwise_or, "integer bitwise ops need opset 18");
-  t.add("aten.__xor__.Scalar", 1, aten_bitwise_xor, "integer bitwise ops need opset 18");
+  // bitwise_and/or/xor and the __and__/__or__/__xor__ spellings the default IR writes; in the Scalar
+  // overloads `other` is a Python int or bool, promoted like a tensor operand.
+  const std::pair<const char*, RuleFn> bitwise[] = {{"aten.bitwise_and", aten_bitwise_and}, {"aten.__and__", aten_bitwise_and},
+                                                    {"aten.bitwise_or", aten_bitwise_or},   {"aten.__or__", aten_bitwise_or},
+                                                    {"aten.bitwise_xor", aten_bitwise_xor}, {"aten.__xor__", aten_bitwise_xor}};
+  for (const auto& [op, fn] : bitwise)
+    for (const char* overload : {".Tensor", ".Scalar"})
+      t.add(std::string(op) + overload, 1, fn, "integer bitwise ops need opset 18");
 
   t.add("aten.fill.Scalar", 1, aten_fill);
   t.add("aten.fill.Tensor", 1, aten_fill);
