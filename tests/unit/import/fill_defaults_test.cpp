@@ -85,3 +85,22 @@ TEST_CASE("targets outside the table are left alone") {
   ir::Node hop = node("higher_order.cond", {{"", tensor("p"), false}});
   CHECK(names(hop) == std::vector<std::string>{""});
 }
+
+TEST_CASE("an empty list takes the list kind the schema names (torch 2.1 wrote every [] as as_bools)") {
+  // max_pool2d(x, [2, 2], stride=[]) as torch 2.1.2 wrote it: the empty stride came as bool[].
+  ir::Node pool = node("aten.max_pool2d.default", {{"self", tensor("x"), false},
+                                                   {"kernel_size", ir::SymIntListArg{{ir::SymIntArg{2}, ir::SymIntArg{2}}}, false},
+                                                   {"stride", ir::SymBoolListArg{}, false}});
+  const auto* stride = std::get_if<ir::SymIntListArg>(pool.input("stride"));
+  REQUIRE(stride != nullptr);
+  CHECK(stride->items.empty());
+  // A tensor list ("Tensor[]") and an optional-tensor list ("Tensor?[]") too.
+  ir::Node cat = node("aten.cat.default", {{"tensors", ir::SymBoolListArg{}, false}});
+  CHECK(std::holds_alternative<ir::TensorListArg>(*cat.input("tensors")));
+  ir::Node index = node("aten.index.Tensor", {{"self", tensor("x"), false}, {"indices", ir::SymIntListArg{}, false}});
+  CHECK(std::holds_alternative<ir::OptionalTensorListArg>(*index.input("indices")));
+  // A list with items keeps the kind it was written with, even when the schema says otherwise.
+  ir::Node kept = node("aten.max_pool2d.default", {{"self", tensor("x"), false},
+                                                   {"kernel_size", ir::SymBoolListArg{{ir::SymBoolArg{true}}}, false}});
+  CHECK(std::holds_alternative<ir::SymBoolListArg>(*kept.input("kernel_size")));
+}
