@@ -8,9 +8,10 @@ with torch.export.export, saved with torch.export.save and described in samples/
 samples also carry a second set at another batch size (`b2_input_0`, ..., `b2_output_0`, ...).
 
 With the newest torch (2.15) every model is made in the default IR (`<model>.default.pt2`) and in
-core ATen IR (`<model>.core.pt2`, from ep.run_decompositions()). With older torch versions only
-`mlp` in the default IR is made, named `mlp.default.torch<major>_<minor>.pt2`, so that each archive
-layout torch has written has a real file. Run it under each torch venv (scripts/make_samples.sh);
+core ATen IR (`<model>.core.pt2`, from ep.run_decompositions()). With older torch versions the
+models of OLD_TORCH_MODELS (an MLP, the conv/batch-norm/pool CNN and the dynamic-batch MLP) are made
+in the default IR, named `<model>.default.torch<major>_<minor>.pt2`, so that each archive layout and
+schema generation torch has written has real files (2.7 and 2.8 were made when only `mlp` was). Run it under each torch venv (scripts/make_samples.sh);
 each run replaces its own entries of MANIFEST.json and keeps the others, then rewrites README.md.
 
 Usage: python make_samples.py [--out samples] [--ops-out /tmp/sample_ops.txt] [--only mlp,cnn]
@@ -34,7 +35,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 SCRIPT = "scripts/make_samples.py"
-NEWEST = (2, 15)  # the torch that makes the full set; older ones make mlp.default only
+NEWEST = (2, 15)  # the torch that makes the full set; older ones make OLD_TORCH_MODELS (default IR)
 SEED = 20240601
 
 
@@ -86,6 +87,22 @@ class SmallCNN(nn.Module):
         x = self.block_relu(x + y)
         feat = torch.flatten(self.gap(x), 1)
         return self.head(feat), feat
+
+
+class ConvPool(nn.Module):
+    """Conv, then pools called with their defaults left out (max_pool2d and avg_pool2d with no
+    stride: the exporter writes stride=[], which torch 2.1 spells as_bools), adaptive pool, linear."""
+
+    def __init__(self, c_in=3, width=16, n_classes=5):
+        super().__init__()
+        self.conv = nn.Conv2d(c_in, width, kernel_size=3, padding=1)
+        self.head = nn.Linear(width * 4, n_classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(torch.relu(self.conv(x)), 2)
+        x = F.avg_pool2d(x, 2)
+        x = F.adaptive_avg_pool2d(x, 2)
+        return self.head(torch.flatten(x, 1))
 
 
 class SelfAttention(nn.Module):
@@ -230,7 +247,8 @@ def build_mlp():
 def build_mlp_dynamic():
     torch.manual_seed(SEED)
     gen = torch.Generator().manual_seed(SEED + 2)
-    batch = torch.export.Dim("batch", min=1, max=64)
+    # torch 2.1 has no Dim: _export says the same bounds as constraints.
+    batch = torch.export.Dim("batch", min=1, max=64) if hasattr(torch.export, "Dim") else None
     return {
         "module": MLP().eval(),
         "inputs": (torch.randn(4, 16, generator=gen),),
@@ -246,6 +264,12 @@ def build_cnn():
     m = SmallCNN()
     _randomize_batchnorm(m, gen)
     return {"module": m.eval(), "inputs": (torch.randn(2, 3, 16, 16, generator=gen),)}
+
+
+def build_convpool():
+    torch.manual_seed(SEED)
+    gen = torch.Generator().manual_seed(SEED + 6)
+    return {"module": ConvPool().eval(), "inputs": (torch.randn(2, 3, 12, 12, generator=gen),)}
 
 
 def build_attention():
@@ -268,6 +292,7 @@ MODELS = {
     "mlp": build_mlp,
     "mlp_dynamic": build_mlp_dynamic,
     "cnn": build_cnn,
+    "convpool": build_convpool,
     "attention": build_attention,
     "decoder": build_decoder,
 }
@@ -401,6 +426,8 @@ def _npz_bytes(arrays: dict) -> bytes:
 
 def _signature_names(ep):
     sig = ep.graph_signature
+    if not hasattr(sig, "input_specs"):  # torch 2.1: user_inputs/user_outputs name lists
+        return list(sig.user_inputs), list(sig.user_outputs)
     ins = [s.arg.name for s in sig.input_specs if s.kind.name == "USER_INPUT"]
     outs = [s.arg.name for s in sig.output_specs if s.kind.name == "USER_OUTPUT"]
     return ins, outs
@@ -445,10 +472,28 @@ def _stabilize_provenance(ep):
             fix(src)
 
 
+def _export(module, inputs, spec):
+    """torch.export.export with the spec's dynamic dims; torch 2.1 says them as constraints
+    (dynamic_dim(x, i) bounds) instead of dynamic_shapes."""
+    import inspect as pyinspect
+
+    if "dynamic_shapes" in pyinspect.signature(torch.export.export).parameters or not spec.get("dynamic_dims"):
+        return torch.export.export(module, inputs, dynamic_shapes=spec.get("dynamic_shapes")) \
+            if spec.get("dynamic_shapes") else torch.export.export(module, inputs)
+    arg_names = list(spec["dynamic_shapes"].keys())
+    constraints = []
+    for arg_name, dims in spec["dynamic_dims"].items():
+        x = inputs[arg_names.index(arg_name)]
+        for axis, bounds in dims.items():
+            d = torch.export.dynamic_dim(x, int(axis))
+            constraints += [d >= bounds["min"], d <= bounds["max"]]
+    return torch.export.export(module, inputs, constraints=constraints)
+
+
 def make_one(model: str, ir: str, suffix: str, out_dir: Path):
     spec = MODELS[model]()
     module, inputs = spec["module"], spec["inputs"]
-    ep = torch.export.export(module, inputs, dynamic_shapes=spec.get("dynamic_shapes"))
+    ep = _export(module, inputs, spec)
     if ir == "core":
         ep = ep.run_decompositions()
     stem = f"{model}.{ir}{suffix}"
@@ -492,7 +537,10 @@ def make_one(model: str, ir: str, suffix: str, out_dir: Path):
         fwd_names = list(spec["dynamic_shapes"].keys())
         for arg_name, dims in spec["dynamic_dims"].items():
             dyn[user_in[fwd_names.index(arg_name)]] = dims
-    range_constraints = {str(k): [str(v.lower), str(v.upper)] for k, v in ep.range_constraints.items()}
+    # torch 2.1's RangeConstraint says min_val/max_val; later ones are sympy ranges (lower/upper).
+    range_constraints = {str(k): [str(getattr(v, "lower", getattr(v, "min_val", None))),
+                                  str(getattr(v, "upper", getattr(v, "max_val", None)))]
+                         for k, v in ep.range_constraints.items()}
 
     entry = {
         "file": pt2.name,
@@ -577,6 +625,10 @@ def write_readme(out_dir: Path, manifest: dict):
     return _write_if_changed(out_dir / "README.md", "\n".join(lines).encode())
 
 
+# What older torch versions make: a conv/pool model and a dynamic dim besides the plain MLP.
+OLD_TORCH_MODELS = ("mlp", "cnn", "convpool", "mlp_dynamic")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "samples"))
@@ -594,7 +646,7 @@ def main(argv=None):
     if ver >= NEWEST:
         plan = [(m, ir, "") for m in MODELS for ir in ("default", "core")]
     else:
-        plan = [("mlp", "default", f".torch{ver[0]}_{ver[1]}")]
+        plan = [(m, "default", f".torch{ver[0]}_{ver[1]}") for m in OLD_TORCH_MODELS]
     if args.only:
         keep = set(args.only.split(","))
         plan = [p for p in plan if p[0] in keep]
