@@ -6,11 +6,11 @@
 # their section of samples/README.md (which make_samples.py rewrites without it: when 2.15 is not
 # among the versions asked for, only that README section is rewritten).
 # Idempotent: files whose bytes would not change are left alone.
-# Usage: scripts/make_samples.sh [TORCH_VERSION ...]   (default: 2.15 2.8 2.7)
+# Usage: scripts/make_samples.sh [TORCH_VERSION ...]   (default: 2.15 2.12 2.10 2.8 2.7 2.4 2.1)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 versions=("$@")
-((${#versions[@]})) || versions=(2.15 2.8 2.7)
+((${#versions[@]})) || versions=(2.15 2.12 2.10 2.8 2.7 2.4 2.1)
 for v in "${versions[@]}"; do
   venv=$("$here/scripts/torch_venv.sh" "$v")
   echo "== torch $v ($venv)"
