@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates samples/ (archives, .io.npz, MANIFEST.json, README.md) by running
 # scripts/make_samples.py under each pinned torch venv (scripts/torch_venv.sh): torch 2.15 makes
-# the full set; 2.8 and 2.7 add mlp.default.torch2_8.pt2 / mlp.default.torch2_7.pt2 (older layouts).
+# the full set; each older release adds its OLD_TORCH_MODELS as <model>.default.torch<M>_<m>.pt2.
 # Then, under torch 2.15, scripts/make_op_samples.py makes the op samples in samples/ops/ and writes
 # their section of samples/README.md (which make_samples.py rewrites without it: when 2.15 is not
 # among the versions asked for, only that README section is rewritten).
