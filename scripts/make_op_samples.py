@@ -1048,6 +1048,224 @@ class AtenFormsNN(_AtenNN):
 
 
 # ----------------------------------------------------------------------------------------------
+# Fused ONNX ops (opset 23+) and torch.onnx.ops. Kept below the other cases, as are the tables
+# after them, so that adding here moves no other case's lines (their stack traces are saved).
+# ----------------------------------------------------------------------------------------------
+
+import torch.onnx.ops  # noqa: E402,F401  (registers torch.ops.onnx.* for the onnx_ops case)
+
+class _TransformersRMSNorm(nn.Module):
+    """RMS norm as transformers' Llama writes it: upcast, pow-mean-rsqrt, cast back, weight first."""
+
+    def __init__(self, shape, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(shape))
+        self.eps = eps
+
+    def forward(self, x):
+        dtype = x.dtype
+        h = x.to(torch.float32)
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * h.to(dtype)
+
+
+@case("rms_pattern", lambda g: (randn(g, 2, 3, 8), randn(g, 2, 4, 8)),
+      dynamic={"x": {0: BATCH}}, second=lambda g: (randn(g, 5, 3, 8), randn(g, 2, 4, 8)))
+class RmsPattern(nn.Module):
+    """RMS norm patterns: transformers' pow-mean-rsqrt-mul (weight first/last, 2 trailing dims), F.rms_norm, unfusable forms."""
+
+    def __init__(self):
+        super().__init__()
+        self.llama = _TransformersRMSNorm(8)
+        self.w = nn.Parameter(torch.randn(8))
+        self.w2 = nn.Parameter(torch.randn(4, 8))
+        self.w_wide = nn.Parameter(torch.randn(3, 8))
+
+    def forward(self, x, y):
+        t5 = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * self.w  # weight last
+        two_dims = self.w2 * (y * torch.rsqrt(y.pow(2).mean((-2, -1), keepdim=True) + 1e-3))
+        var = x.pow(2).mean(-1, keepdim=True)
+        read_twice = self.w * (x * torch.rsqrt(var + 1e-5)) + var  # the variance is read again: not fused
+        wide_weight = self.w_wide * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5))  # weight [3, 8]: not fused
+        return self.llama(x), t5, two_dims, F.rms_norm(y, (8,), self.w, 1e-5), read_twice, wide_weight
+
+
+def _onnx_ops_inputs(gen):
+    return (randn(gen, 1, 4, 6, 8), randn(gen, 1, 2, 6, 8), randn(gen, 1, 2, 6, 8), randn(gen, 1, 2, 6, 8),
+            torch.arange(6).reshape(1, 6))
+
+
+@case("onnx_ops", _onnx_ops_inputs)
+class OnnxOps(nn.Module):
+    """torch.onnx.ops: Attention (causal, GQA), RotaryEmbedding (position ids), symbolic and symbolic_multi_out."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.randn(8))
+        angles = torch.arange(16, dtype=torch.float32)[:, None] * torch.tensor([1.0, 0.1, 0.01, 0.001])
+        self.register_buffer("cos", angles.cos())
+        self.register_buffer("sin", angles.sin())
+
+    def forward(self, q, k, v, x, positions):
+        causal = torch.onnx.ops.attention(q, q, q, is_causal=True)[0]
+        gqa = torch.onnx.ops.attention(q, k, v, scale=0.25)[0]
+        rotated = torch.onnx.ops.rotary_embedding(x, self.cos, self.sin, positions)
+        normed = torch.onnx.ops.symbolic("RMSNormalization", [x, self.scale], attrs={"axis": -1, "epsilon": 1e-5},
+                                         dtype=x.dtype, shape=x.shape, version=23)
+        halves = torch.onnx.ops.symbolic_multi_out("Split", [x], attrs={"axis": 3, "num_outputs": 2},
+                                                   dtypes=[x.dtype, x.dtype], shapes=[(1, 2, 6, 4), (1, 2, 6, 4)],
+                                                   version=18)
+        return causal, gqa, rotated, normed, halves[0], halves[1]
+
+
+# ----------------------------------------------------------------------------------------------
+# Composite math functions, tests, linear algebra, shapes, histograms and losses (issue 13)
+# ----------------------------------------------------------------------------------------------
+
+
+def _specials(x):
+    """x with +inf, -inf, NaN, 0 and -0.0 planted at fixed places (elementwise, so exportable). The
+    -0.0 comes from a product (-|x| * 0): onnxruntime's Where returns +0.0 for a selected -0.0."""
+    flat = torch.arange(x.numel()).reshape(x.shape)
+    x = torch.where(flat == 5, -x.abs(), x) * (flat != 5)
+    x = torch.where(flat == 1, torch.inf, x)
+    x = torch.where(flat == 2, -torch.inf, x)
+    x = torch.where(flat == 3, torch.nan, x)
+    return torch.where(flat == 4, 0.0, x)
+
+
+@case("math_composite", lambda g: (randn(g, 3, 4), randn(g, 3, 4), torch.rand(3, 4, generator=g)), irs=("default",))
+class MathComposite(nn.Module):
+    """lerp (Scalar, Tensor), logaddexp(2), xlogy (3 forms), xlog1py, logit, celu, log_sigmoid, frac, sinc, entr, ndtr (core IR decomposes them)."""
+
+    def forward(self, x, y, p):
+        z = torch.where(x.abs() < 0.3, 0.0, x)
+        return (torch.lerp(x, y, 0.3), torch.lerp(x, y, 0.7), torch.lerp(x, y, p), torch.logaddexp(x, y * 3),
+                torch.logaddexp2(x, y), torch.xlogy(z, p), torch.xlogy(2.0, p), torch.xlogy(z, 3.0),
+                torch.special.xlog1py(z, p), torch.logit(p), torch.logit(p, 0.2), F.celu(x, 0.5), F.celu(x),
+                F.logsigmoid(x * 4), torch.frac(x * 3), torch.sinc(z), torch.special.entr(z), torch.special.ndtr(x),
+                torch.special.expit(x))
+
+
+@case("float_tests", lambda g: (randn(g, 3, 4), randint(g, -3, 4, 3, 4)))
+class FloatTests(nn.Module):
+    """isfinite/isposinf/isneginf/signbit/heaviside with inf, NaN and signed zeros planted, on ints too; erfc, exp2."""
+
+    def forward(self, x, i):
+        s = _specials(x)
+        return (torch.isfinite(s), torch.isposinf(s), torch.isneginf(s), torch.signbit(s), torch.heaviside(s, x),
+                torch.isfinite(i), torch.isposinf(i), torch.signbit(i), torch.heaviside(i, i * 0 + 7), torch.erfc(x),
+                torch.exp2(x))
+
+
+@case("linalg_extra", lambda g: (randn(g, 3, 4), randn(g, 4), randn(g, 3), randn(g, 2, 3, 5), randn(g, 2, 5, 4),
+                                 randn(g, 2, 3, 3)), irs=("default",))
+class LinalgExtra(nn.Module):
+    """addcmul, addcdiv, addmv, addr, addbmm (beta/alpha, beta 0), linalg.cross and cross (dim, broadcast); see addmv_addbmm."""
+
+    def forward(self, m, v, w, b1, b2, c):
+        return (torch.addcmul(m, m, m.flip(0), value=0.5), torch.addcdiv(m, m, m.abs() + 1, value=-2),
+                torch.addmv(w, m, v), torch.addmv(w, m, v, beta=0.5, alpha=2), torch.addr(m, w, v, beta=0.5, alpha=2),
+                torch.addr(m, w, v), torch.addbmm(m, b1, b2, beta=0.5, alpha=2), torch.addbmm(m, b1, b2, beta=0),
+                torch.linalg.cross(c, c.flip(0)), torch.cross(c, c.flip(1), dim=1), torch.linalg.cross(c, c[:1]))
+
+
+@case("addmv_addbmm", lambda g: (randn(g, 3, 4), randn(g, 4), randn(g, 3), randn(g, 2, 3, 5), randn(g, 2, 5, 4)))
+class AddmvAddbmm(nn.Module):
+    """addmv and addbmm with beta/alpha and beta 0: the two of linalg_extra's ops that core IR keeps."""
+
+    def forward(self, m, v, w, b1, b2):
+        return (torch.addmv(w, m, v, beta=0.5, alpha=2), torch.addmv(w, m, v, beta=0),
+                torch.addbmm(m, b1, b2, beta=0.5, alpha=2), torch.addbmm(m, b1, b2))
+
+
+@case("shape_extra", lambda g: (randn(g, 2, 3, 4), randn(g, 4), randn(g, 5, 6)))
+class ShapeExtra(nn.Module):
+    """numpy_T, mT, mH, view_as, broadcast_to, atleast_1d/2d/3d (0-3 d), tile (fewer, more dims), unfold (last, inner dim)."""
+
+    def forward(self, x, v, m):
+        s = v.sum()
+        return (m.T, x.mT, x.mH, x.view_as(v.expand(6, 4)), v.broadcast_to(3, 4), torch.atleast_1d(s),
+                torch.atleast_2d(s), torch.atleast_2d(v), torch.atleast_3d(s), torch.atleast_3d(v), torch.atleast_3d(m),
+                torch.atleast_3d(x), x.tile(2), x.tile(2, 1, 1, 2), m.unfold(1, 2, 2), m.unfold(0, 3, 1),
+                x.unfold(-1, 4, 1))
+
+
+@case("hist", lambda g: (randn(g, 3, 5), randint(g, 0, 6, 9)))
+class Hist(nn.Module):
+    """histc (given range, the data's range), bincount (counts, weights with minlength)."""
+
+    def forward(self, x, i):
+        return (torch.histc(x, bins=4, min=-1, max=1), torch.histc(x, bins=6), torch.bincount(i),
+                torch.bincount(i, weights=i.float() * 0.5, minlength=8))
+
+
+@case("loss", lambda g: (randn(g, 3, 5), randint(g, 0, 5, 3), randn(g, 3, 5), torch.rand(5, generator=g) + 0.5,
+                         randn(g, 2, 5, 3), randint(g, 0, 5, 2, 3)), irs=("default",))
+class Loss(nn.Module):
+    """mse_loss, nll_loss, cross_entropy (weights, ignore_index, label smoothing, probabilities, 3-d); core IR decomposes them."""
+
+    def forward(self, x, t, y, w, x3, t3):
+        t_ign = torch.where(t == 1, -100, t)
+        return (F.mse_loss(x, y), F.mse_loss(x, y, reduction="sum"), F.mse_loss(x, y, reduction="none"),
+                F.nll_loss(F.log_softmax(x, 1), t), F.nll_loss(F.log_softmax(x, 1), t_ign, weight=w, reduction="sum"),
+                F.nll_loss(F.log_softmax(x, 1), t, reduction="none"), F.nll_loss(F.log_softmax(x[0], 0), t[0]),
+                F.cross_entropy(x, t), F.cross_entropy(x, t_ign, weight=w), F.cross_entropy(x, t, label_smoothing=0.1),
+                F.cross_entropy(x, t_ign, weight=w, label_smoothing=0.2),
+                F.cross_entropy(x, t, label_smoothing=0.1, reduction="none"), F.cross_entropy(x, y.softmax(1)),
+                F.cross_entropy(x, y.softmax(1), weight=w, label_smoothing=0.1), F.cross_entropy(x3, t3),
+                F.cross_entropy(x3, t3, reduction="sum", label_smoothing=0.05))
+
+
+@case("linspace_im2col", lambda g: (randn(g, 2, 3, 5, 6), randn(g, 3, 4, 4)), irs=("default",))
+class LinspaceIm2col(nn.Module):
+    """linspace (float, one step, int dtype), F.unfold/im2col (padding, dilation, stride, unbatched); core IR decomposes both."""
+
+    def forward(self, x, u):
+        return (torch.linspace(-1, 2, 7), torch.linspace(3, 3, 1), torch.linspace(0, 10, 4, dtype=torch.int64),
+                F.unfold(x, 2), F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), F.unfold(u, 3, padding=1))
+
+
+class _UnsafeIndex(nn.Module):
+    def forward(self, x, i):
+        return (aten._unsafe_index.Tensor(x, [i]), aten._unsafe_index.Tensor(x, [None, i]),
+                aten._unsafe_index_put.default(x, [i], torch.ones(3, 5), False))
+
+
+@case("unsafe_index_forms", lambda g: (randn(g, 4, 5), randint(g, 0, 4, 3)), irs=("default",))
+class UnsafeIndexForms(_UnsafeIndex):
+    """_unsafe_index (leading, inner index), _unsafe_index_put: the index rules under their unchecked names."""
+
+
+# {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
+# tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
+# entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.
+FUSED_OPS = {
+    "attention": {"default": {"Attention": 4}, "core": {}},
+    "norm": {"default": {"RMSNormalization": 3}, "core": {"RMSNormalization": 3}},
+    "rms_pattern": {"default": {"RMSNormalization": 4}, "core": {"RMSNormalization": 4}},
+    "onnx_ops": {ir: {"Attention": 2, "RotaryEmbedding": 1, "RMSNormalization": 1, "Split": 1} for ir in IRS},
+}
+# {case: opset}: cases that convert only from that opset on (torch.onnx.ops' Attention is opset 23).
+MIN_OPSET = {"onnx_ops": 23}
+
+
+def _onnx_ops_reference(module, inputs):
+    """torch.onnx.ops.symbolic(_multi_out) run as zeros in eager torch (they only carry an ONNX node):
+    the reference for those outputs is the plain-torch computation of the nodes they name."""
+    with torch.no_grad():
+        outs = list(module(*inputs))
+        x = inputs[3]
+        outs[3] = F.rms_norm(x, (8,), module.scale, 1e-5)
+        outs[4], outs[5] = x[..., :4], x[..., 4:]
+    return [ms._np(t) for t in outs]
+
+
+# {case: fn(module, inputs) -> outputs}: the recorded outputs where eager torch does not compute them.
+REFERENCE = {"onnx_ops": _onnx_ops_reference}
+
+
+# ----------------------------------------------------------------------------------------------
 # Making the samples
 # ----------------------------------------------------------------------------------------------
 
@@ -1131,6 +1349,9 @@ def make_case(c: Case, out_dir: Path):
             ep = ep.run_decompositions()
         outputs = _check_exported(ep, module, inputs, f"{c.name}.{ir}")
         outputs2 = _check_exported(ep, module, second, f"{c.name}.{ir} second inputs") if second else None
+        if c.name in REFERENCE:
+            outputs = REFERENCE[c.name](module, inputs)
+            outputs2 = REFERENCE[c.name](module, second) if second else None
         exported[ir] = (ep, outputs, outputs2)
 
     entries = {}
@@ -1199,6 +1420,8 @@ def describe(c: Case, module, ep, ir, pt2: Path, npz: Path, arrays, n_out):
         "sha256": hashlib.sha256(pt2.read_bytes()).hexdigest(),
         "bytes": pt2.stat().st_size,
         "op_histogram": info.get("op_histogram", {}),
+        **({"fused_ops": FUSED_OPS[c.name][ir]} if c.name in FUSED_OPS else {}),
+        **({"min_opset": MIN_OPSET[c.name]} if c.name in MIN_OPSET else {}),
     }
 
 

@@ -15,6 +15,9 @@ struct ConvertOptions {
   std::string model;             // empty: the only model in the archive
   int opset = 18;
   bool external_data = false;    // forced on when weights exceed the 2 GB protobuf limit
+  // At opset 23+, ONNX's fused ops (Attention, RMSNormalization) where they fit; false (--no-fuse):
+  // the decomposed forms.
+  bool fuse = true;
   // --hiera: module types whose instances become calls of ONNX local functions (class name
   // alone or qualified); empty: a flat graph.
   std::vector<std::string> hiera;

@@ -14,6 +14,7 @@
 #include "import/import_program.h"
 #include "ir/rename_symbols.h"
 #include "pt2onnx.h"
+#include "translate/fuse_patterns.h"
 #include "translate/translate.h"
 
 namespace pt2onnx {
@@ -100,6 +101,8 @@ ConvertReport convert(const ConvertOptions& options) {
   translate::TranslateOptions translate_options;
   translate_options.opset = options.opset;
   if (config) translate_options.custom_ops = config->op_rules;
+  translate_options.fuse = options.fuse;
+  program = translate::fuse_patterns(program, translate_options).program;
   translate::Translation translation =
       api::with_context(input_name, [&] { return translate::translate_program(program, translate_options); });
   add_dim_names_metadata(translation.model, dim_names);

@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "import/import_program.h"
 #include "pt2onnx.h"
+#include "translate/fuse_patterns.h"
 
 namespace pt2onnx {
 
@@ -34,6 +35,10 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
   model.node_count = static_cast<int64_t>(program.graph.nodes.size());
   for (const OpSummary& op : model.ops)
     if (op.blocks_conversion()) model.unsupported_nodes += op.count - op.unused;
+  translate::TranslateOptions fuse_options;
+  fuse_options.opset = opset;
+  for (const translate::FusedOp& f : translate::fuse_patterns(program, fuse_options).fused)
+    ++model.fused_ops[{f.op_type, f.source}];
   return model;
 }
 

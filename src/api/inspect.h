@@ -100,6 +100,9 @@ struct ModelInspection {
   std::vector<OpSummary> ops;  // sorted by target
   int64_t node_count = 0;
   int64_t unsupported_nodes = 0;  // nodes whose op blocks conversion
+  // ONNX fused ops a conversion at this opset would emit (none below 23): op type and what it
+  // replaces -> nodes, sorted.
+  std::map<std::pair<std::string, std::string>, int64_t> fused_ops;
 };
 
 struct InspectReport {

@@ -89,6 +89,8 @@ Json model_json(const ModelInspection& m) {
     j["ops"].push_back(o);
     if (op.blocks_conversion()) blocking.push_back(op.target);
   }
+  j["fused_ops"] = Json::array();
+  for (const auto& [op, count] : m.fused_ops) j["fused_ops"].push_back(Json{{"op_type", op.first}, {"source", op.second}, {"count", count}});
   j["summary"] = Json{{"ops", m.node_count},
                       {"targets", m.ops.size()},
                       {"unsupported", m.unsupported_nodes},

@@ -159,6 +159,13 @@ std::string op_note(const OpSummary& op) {
   return note;
 }
 
+// From opset 23 on: which fused ONNX ops the conversion would emit (--no-fuse: none).
+void print_fused_ops(std::ostringstream& out, const ModelInspection& m, int opset) {
+  if (opset < 23) return;
+  out << "  fused ops at opset " << opset << (m.fused_ops.empty() ? ": none" : ":") << "\n";
+  for (const auto& [op, count] : m.fused_ops) out << "    " << op.first << " \u00d7" << count << " (" << op.second << ")\n";
+}
+
 void print_ops(std::ostringstream& out, const ModelInspection& m, int opset) {
   out << "  ops (" << plural(static_cast<int64_t>(m.ops.size()), "target") << ", checked at opset " << opset << "):\n";
   Table table({{}, {.right_aligned = true}, {}});
@@ -188,6 +195,7 @@ std::string render_inspect_text(const InspectReport& report) {
     print_ranges(out, m.range_constraints);
     print_weights(out, m.weights);
     print_modules(out, m);
+    print_fused_ops(out, m, report.opset);
     print_ops(out, m, report.opset);
   }
   return out.str();

@@ -114,6 +114,11 @@ int main(int argc, char** argv) {
   app.add_option("--config", config_path,
                  "JSON config (schema/pt2onnx-config.schema.json): options and translation rules; flags given "
                  "here override its options, --hiera adds to its types");
+  // --no-fuse: ONNX's fused ops (opset 23+) off; applied after the config merge below.
+  bool no_fuse = false;
+  app.add_flag("--no-fuse", no_fuse,
+               "at opset 23+, keep attention and RMS norm decomposed instead of ONNX Attention/RMSNormalization");
+
   app.add_flag("-v,--verbose", verbose, "print details of the conversion");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
 
@@ -183,6 +188,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (!kernels_dir.empty()) options.kernels_dir = kernels_dir;
+    options.fuse = !no_fuse;
     const pt2onnx::ConvertReport report = pt2onnx::convert(options);
     for (const auto& r : report.kernels_refused) std::cerr << "pt2onnx: error: no kernel bundle: " << one_line(r) << "\n";
     if (!quiet) {

@@ -17,6 +17,8 @@ void register_all_rules(RuleTable& table) {
   register_cast_rules(table);
   register_attention_rules(table);
   register_symint_rules(table);
+  register_onnx_ops_rules(table);
+  register_alias_rules(table);
 }
 
 }  // namespace pt2onnx::translate

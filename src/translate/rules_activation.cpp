@@ -229,6 +229,10 @@ void register_activation_rules(RuleTable& t) {
   t.add("aten.log_softmax.int", 1, aten_log_softmax);
   t.add("aten._log_softmax.default", 1, aten_log_softmax);
   t.add("aten._safe_softmax.default", 1, aten_safe_softmax);
+  // torch.special's names of the same functions.
+  t.add("aten.special_expit.default", 1, aten_sigmoid);
+  t.add("aten.special_softmax.default", 1, aten_softmax);
+  t.add("aten.special_log_softmax.default", 1, aten_log_softmax);
 }
 
 }  // namespace pt2onnx::translate

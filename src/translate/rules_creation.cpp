@@ -120,9 +120,32 @@ RuleResult trilu(EmitContext& ctx, const ir::Node& node, bool upper) {
 RuleResult aten_tril(EmitContext& ctx, const ir::Node& node) { return trilu(ctx, node, false); }
 RuleResult aten_triu(EmitContext& ctx, const ir::Node& node) { return trilu(ctx, node, true); }
 
+
+// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, ...) -> Tensor. torch's
+// two-sided form: start + i * step in the first half, end - (steps - 1 - i) * step in the second,
+// computed in float (double for float64) and cast to the dtype (integer dtypes truncate).
+RuleResult aten_linspace(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = creation_dtype(args, DType::kFloat32);
+  const DType compute = type == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  const int64_t steps = args.get_int("steps");
+  PT2ONNX_CHECK(steps >= 0, ErrorCode::kUnsupported, "linspace with negative steps");
+  const double start = args.scalar_number("start"), end = args.scalar_number("end");
+  const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+  const std::string index = ctx.emit("Range", {ctx.const_scalar(0, compute), ctx.const_scalar(static_cast<double>(steps), compute),
+                                               ctx.const_scalar(1, compute)});
+  const std::string step_v = ctx.const_scalar(step, compute);
+  const std::string low = ctx.emit("Add", {ctx.const_scalar(start, compute), ctx.emit("Mul", {index, step_v})});
+  const std::string from_end = ctx.emit("Sub", {ctx.const_scalar(static_cast<double>(steps - 1), compute), index});
+  const std::string high = ctx.emit("Sub", {ctx.const_scalar(end, compute), ctx.emit("Mul", {from_end, step_v})});
+  const std::string first_half = ctx.emit("Less", {index, ctx.const_scalar(static_cast<double>(steps / 2), compute)});
+  return emitted(ctx, cast_if_needed(ctx, ctx.emit("Where", {first_half, low, high}), compute, type));
+}
+
 }  // namespace
 
 void register_creation_rules(RuleTable& t) {
+  t.add("aten.linspace.default", 1, aten_linspace);
   t.add("aten.full.default", 1, aten_full);
   t.add("aten.zeros.default", 1, aten_zeros);
   t.add("aten.empty.memory_format", 1, aten_zeros);

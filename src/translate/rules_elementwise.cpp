@@ -413,6 +413,199 @@ RuleResult aten_masked_fill(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Where", {as_bool(ctx, args, "mask"), operand_as(ctx, args, "value", type), args.tensor("self")}));
 }
 
+
+// ---- composite math functions: torch's formulas spelled in ONNX ops ---------------------------
+
+// The float type a float function computes in: the node's result dtype, float32 for int operands.
+DType float_type(const ArgReader& args, const std::vector<std::string>& names) {
+  const DType type = arithmetic_dtype(args, names);
+  return is_floating(type) ? type : DType::kFloat32;
+}
+
+using Composite = std::string (*)(EmitContext&, DType, const std::vector<std::string>&);
+
+// Reads the tensor/Scalar arguments `names` in the float type and binds f(operands).
+RuleResult composite(EmitContext& ctx, const ir::Node& node, const std::vector<std::string>& names, Composite f) {
+  ArgReader args(ctx, node);
+  const DType type = float_type(args, names);
+  std::vector<std::string> xs;
+  for (const std::string& n : names) xs.push_back(operand_as(ctx, args, n, type));
+  return emitted(ctx, f(ctx, type, xs));
+}
+
+std::string trunc_of(EmitContext& ctx, const std::string& x) {
+  return ctx.emit("Mul", {ctx.emit("Sign", {x}), ctx.emit("Floor", {ctx.emit("Abs", {x})})});
+}
+// x - trunc(x)
+std::string frac_of(EmitContext& ctx, DType, const std::vector<std::string>& x) {
+  return ctx.emit("Sub", {x[0], trunc_of(ctx, x[0])});
+}
+// sin(pi x) / (pi x), 1 at 0
+std::string sinc_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) {
+  const std::string pix = ctx.emit("Mul", {x[0], ctx.const_scalar(std::numbers::pi, type)});
+  const std::string ratio = ctx.emit("Div", {ctx.emit("Sin", {pix}), pix});
+  return ctx.emit("Where", {ctx.emit("Equal", {x[0], ctx.const_scalar(0, type)}), ctx.const_scalar(1, type), ratio});
+}
+// log(e^a + e^b) = max + log1p(exp(-|a - b|)); a itself when both are the same infinity.
+std::string logaddexp_in(EmitContext& ctx, DType type, const std::vector<std::string>& x, double base) {
+  const std::string& a = x[0];
+  const std::string& b = x[1];
+  const double ln_base = std::log(base);
+  const std::string gap = ctx.emit("Mul", {ctx.emit("Abs", {ctx.emit("Sub", {a, b})}), ctx.const_scalar(-ln_base, type)});
+  const std::string tail = ctx.emit("Log", {ctx.emit("Add", {ctx.emit("Exp", {gap}), ctx.const_scalar(1, type)})});
+  std::string sum = ctx.emit("Add", {ctx.emit("Max", {a, b}), base == std::numbers::e ? tail : ctx.emit("Div", {tail, ctx.const_scalar(ln_base, type)})});
+  const std::string same_inf = ctx.emit("And", {ctx.emit("IsInf", {a}), ctx.emit("Equal", {a, b})});
+  return ctx.emit("Where", {same_inf, a, sum});
+}
+std::string logaddexp_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) { return logaddexp_in(ctx, type, x, std::numbers::e); }
+std::string logaddexp2_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) { return logaddexp_in(ctx, type, x, 2.0); }
+// x * log(y) (log1p(y) for xlog1py), 0 where x == 0, NaN where y is NaN
+std::string xlog_in(EmitContext& ctx, DType type, const std::vector<std::string>& x, bool plus_one) {
+  const std::string y = plus_one ? ctx.emit("Add", {x[1], ctx.const_scalar(1, type)}) : x[1];
+  const std::string product = ctx.emit("Mul", {x[0], ctx.emit("Log", {y})});
+  const std::string zeroed = ctx.emit("Where", {ctx.emit("Equal", {x[0], ctx.const_scalar(0, type)}), ctx.const_scalar(0, type), product});
+  return ctx.emit("Where", {ctx.emit("IsNaN", {x[1]}), ctx.const_scalar(NAN, type), zeroed});
+}
+std::string xlogy_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) { return xlog_in(ctx, type, x, false); }
+std::string xlog1py_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) { return xlog_in(ctx, type, x, true); }
+// -x log x for x > 0, 0 at 0, -inf below, NaN for NaN
+std::string entr_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) {
+  const std::string zero = ctx.const_scalar(0, type);
+  const std::string positive = ctx.emit("Neg", {ctx.emit("Mul", {x[0], ctx.emit("Log", {x[0]})})});
+  const std::string at_zero = ctx.emit("Where", {ctx.emit("Equal", {x[0], zero}), zero, positive});
+  return ctx.emit("Where", {ctx.emit("Less", {x[0], zero}), ctx.const_scalar(-INFINITY, type), at_zero});
+}
+// 0.5 * (1 + erf(x / sqrt 2)): the standard normal CDF
+std::string ndtr_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) {
+  const std::string e = ctx.emit("Erf", {ctx.emit("Mul", {x[0], ctx.const_scalar(std::numbers::sqrt2 / 2, type)})});
+  return ctx.emit("Mul", {ctx.emit("Add", {e, ctx.const_scalar(1, type)}), ctx.const_scalar(0.5, type)});
+}
+// 1 - erf(x)
+std::string erfc_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) {
+  return ctx.emit("Sub", {ctx.const_scalar(1, type), ctx.emit("Erf", {x[0]})});
+}
+// 2^x
+std::string exp2_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) {
+  return ctx.emit("Exp", {ctx.emit("Mul", {x[0], ctx.const_scalar(std::numbers::ln2, type)})});
+}
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))
+std::string log_sigmoid_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) {
+  const std::string tail = ctx.emit("Log", {ctx.emit("Add", {ctx.emit("Exp", {ctx.emit("Neg", {ctx.emit("Abs", {x[0]})})}), ctx.const_scalar(1, type)})});
+  return ctx.emit("Sub", {ctx.emit("Min", {x[0], ctx.const_scalar(0, type)}), tail});
+}
+
+RuleResult aten_frac(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self"}, frac_of); }  // frac(Tensor self)
+RuleResult aten_sinc(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self"}, sinc_of); }  // sinc(Tensor self)
+RuleResult aten_special_entr(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self"}, entr_of); }  // special_entr(Tensor self)
+RuleResult aten_special_ndtr(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self"}, ndtr_of); }  // special_ndtr(Tensor self)
+RuleResult aten_erfc(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self"}, erfc_of); }  // erfc(Tensor self)
+RuleResult aten_exp2(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self"}, exp2_of); }  // exp2(Tensor self)
+RuleResult aten_log_sigmoid(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self"}, log_sigmoid_of); }  // log_sigmoid(Tensor self)
+// logaddexp(Tensor self, Tensor other) -> Tensor; logaddexp2 likewise in base 2
+RuleResult aten_logaddexp(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self", "other"}, logaddexp_of); }
+RuleResult aten_logaddexp2(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self", "other"}, logaddexp2_of); }
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor; also Scalar_Self, Scalar_Other, special_xlogy
+RuleResult aten_xlogy(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self", "other"}, xlogy_of); }
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+RuleResult aten_special_xlog1py(EmitContext& ctx, const ir::Node& node) { return composite(ctx, node, {"self", "other"}, xlog1py_of); }
+
+// log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)   (the buffer is for backward)
+RuleResult aten_log_sigmoid_forward(EmitContext& ctx, const ir::Node& node) {
+  PT2ONNX_CHECK(!ctx.output_used(1), ErrorCode::kUnsupported, "the buffer output of log_sigmoid_forward is used");
+  return composite(ctx, node, {"self"}, log_sigmoid_of);
+}
+
+// logit(Tensor self, float? eps=None) -> Tensor   (log(x / (1 - x)), x clamped to [eps, 1 - eps])
+RuleResult aten_logit(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = float_type(args, {"self"});
+  std::string x = operand_as(ctx, args, "self", type);
+  if (auto eps = args.optional_float("eps"))
+    x = ctx.emit("Clip", {x, ctx.const_scalar(*eps, type), ctx.const_scalar(1.0 - *eps, type)});
+  return emitted(ctx, ctx.emit("Log", {ctx.emit("Div", {x, ctx.emit("Sub", {ctx.const_scalar(1, type), x})})}));
+}
+
+// celu(Tensor self, Scalar alpha=1.0) -> Tensor   (max(0, x) + min(0, alpha * (exp(x / alpha) - 1)))
+RuleResult aten_celu(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = float_type(args, {"self"});
+  const std::string x = operand_as(ctx, args, "self", type);
+  const std::string alpha = args.has("alpha") ? args.scalar("alpha", type) : ctx.const_scalar(1, type);
+  const std::string zero = ctx.const_scalar(0, type);
+  const std::string curve = ctx.emit("Mul", {alpha, ctx.emit("Sub", {ctx.emit("Exp", {ctx.emit("Div", {x, alpha})}), ctx.const_scalar(1, type)})});
+  return emitted(ctx, ctx.emit("Add", {ctx.emit("Max", {x, zero}), ctx.emit("Min", {curve, zero})}));
+}
+
+// heaviside(Tensor self, Tensor values) -> Tensor   (values where self == 0, else self > 0; NaN gives 0)
+RuleResult aten_heaviside(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = arithmetic_dtype(args, {"self", "values"});
+  const std::string x = operand_as(ctx, args, "self", type);
+  const std::string step = ctx.cast(ctx.emit("Greater", {x, ctx.const_scalar(0, type)}), type);
+  return emitted(ctx, ctx.emit("Where", {ctx.emit("Equal", {x, ctx.const_scalar(0, type)}), operand_as(ctx, args, "values", type), step}));
+}
+
+// A bool result shaped like `self`, all `value` (what the float tests give for integer tensors).
+std::string constant_mask(EmitContext& ctx, const ArgReader& args, bool value) {
+  return ctx.emit("Expand", {ctx.const_bool(value), ctx.shape_of(args.tensor("self"))});
+}
+
+// isfinite(Tensor self) -> Tensor   (neither inf nor NaN; always true for integers)
+RuleResult aten_isfinite(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (!is_floating(args.dtype_of("self"))) return emitted(ctx, constant_mask(ctx, args, true));
+  const std::string x = args.tensor("self");
+  return emitted(ctx, ctx.emit("Not", {ctx.emit("Or", {ctx.emit("IsInf", {x}), ctx.emit("IsNaN", {x})})}));
+}
+
+// isposinf(Tensor self) -> Tensor; isneginf likewise
+RuleResult signed_isinf(EmitContext& ctx, const ir::Node& node, bool positive) {
+  ArgReader args(ctx, node);
+  if (!is_floating(args.dtype_of("self"))) return emitted(ctx, constant_mask(ctx, args, false));
+  return emitted(ctx, ctx.emit("IsInf", {args.tensor("self")}, {Attr("detect_positive", positive ? 1 : 0),
+                                                                 Attr("detect_negative", positive ? 0 : 1)}));
+}
+RuleResult aten_isposinf(EmitContext& ctx, const ir::Node& node) { return signed_isinf(ctx, node, true); }
+RuleResult aten_isneginf(EmitContext& ctx, const ir::Node& node) { return signed_isinf(ctx, node, false); }
+
+// signbit(Tensor self) -> Tensor   (x < 0, or -0.0: 1/x = -inf; a NaN's sign bit is not visible in ONNX
+// arithmetic and reads as clear)
+RuleResult aten_signbit(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  if (type == DType::kBool) return emitted(ctx, constant_mask(ctx, args, false));
+  const std::string zero = ctx.const_scalar(0, type);
+  const std::string negative = ctx.emit("Less", {x, zero});
+  if (!is_floating(type)) return emitted(ctx, negative);
+  return emitted(ctx, ctx.emit("Or", {negative, ctx.emit("Less", {ctx.emit("Reciprocal", {x}), zero})}));
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor; lerp.Tensor alike. torch's two-sided
+// form: self + w * (end - self) for |w| < 0.5, else end - (end - self) * (1 - w).
+RuleResult aten_lerp(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = float_type(args, {"self", "end", "weight"});
+  const std::string a = operand_as(ctx, args, "self", type), b = operand_as(ctx, args, "end", type);
+  const std::string w = operand_as(ctx, args, "weight", type);
+  const std::string diff = ctx.emit("Sub", {b, a});
+  const std::string low = ctx.emit("Add", {a, ctx.emit("Mul", {w, diff})});
+  const std::string high = ctx.emit("Sub", {b, ctx.emit("Mul", {diff, ctx.emit("Sub", {ctx.const_scalar(1, type), w})})});
+  return emitted(ctx, ctx.emit("Where", {ctx.emit("Less", {ctx.emit("Abs", {w}), ctx.const_scalar(0.5, type)}), low, high}));
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor; addcdiv with Div
+RuleResult add_scaled_combination(EmitContext& ctx, const ir::Node& node, std::string_view op) {
+  ArgReader args(ctx, node);
+  DType type = arithmetic_dtype(args, {"self", "tensor1", "tensor2"});
+  if (op == "Div" && !is_floating(type)) type = DType::kFloat32;
+  std::string term = ctx.emit(op, {operand_as(ctx, args, "tensor1", type), operand_as(ctx, args, "tensor2", type)});
+  if (args.has("value") && args.scalar_number("value") != 1.0) term = ctx.emit("Mul", {args.scalar("value", type), term});
+  return emitted(ctx, ctx.emit("Add", {operand_as(ctx, args, "self", type), term}));
+}
+RuleResult aten_addcmul(EmitContext& ctx, const ir::Node& node) { return add_scaled_combination(ctx, node, "Mul"); }
+RuleResult aten_addcdiv(EmitContext& ctx, const ir::Node& node) { return add_scaled_combination(ctx, node, "Div"); }
+
 }  // namespace
 
 void register_elementwise_rules(RuleTable& t) {
@@ -534,6 +727,41 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.masked_fill.Tensor", 1, aten_masked_fill);
   t.add("aten.masked_fill_.Scalar", 1, aten_masked_fill);
   t.add("aten.masked_fill_.Tensor", 1, aten_masked_fill);
+
+  // Composite math functions.
+  t.add("aten.frac.default", 1, aten_frac);
+  t.add("aten.sinc.default", 1, aten_sinc);
+  t.add("aten.special_sinc.default", 1, aten_sinc);
+  t.add("aten.special_entr.default", 1, aten_special_entr);
+  t.add("aten.special_ndtr.default", 1, aten_special_ndtr);
+  t.add("aten.erfc.default", 1, aten_erfc);
+  t.add("aten.special_erfc.default", 1, aten_erfc);
+  t.add("aten.special_erf.default", 1, aten_erf);
+  t.add("aten.exp2.default", 1, aten_exp2);
+  t.add("aten.special_exp2.default", 1, aten_exp2);
+  t.add("aten.special_log1p.default", 1, aten_log1p);
+  t.add("aten.special_expm1.default", 1, aten_expm1);
+  t.add("aten.log_sigmoid.default", 1, aten_log_sigmoid);
+  t.add("aten.log_sigmoid_forward.default", 1, aten_log_sigmoid_forward);
+  t.add("aten.logaddexp.default", 1, aten_logaddexp);
+  t.add("aten.logaddexp2.default", 1, aten_logaddexp2);
+  t.add("aten.xlogy.Tensor", 1, aten_xlogy);
+  t.add("aten.xlogy.Scalar_Self", 1, aten_xlogy);
+  t.add("aten.xlogy.Scalar_Other", 1, aten_xlogy);
+  t.add("aten.special_xlogy.default", 1, aten_xlogy);
+  t.add("aten.special_xlog1py.default", 1, aten_special_xlog1py);
+  t.add("aten.logit.default", 1, aten_logit);
+  t.add("aten.special_logit.default", 1, aten_logit);
+  t.add("aten.celu.default", 1, aten_celu);
+  t.add("aten.heaviside.default", 1, aten_heaviside);
+  t.add("aten.isfinite.default", 1, aten_isfinite);
+  t.add("aten.isposinf.default", 1, aten_isposinf);
+  t.add("aten.isneginf.default", 1, aten_isneginf);
+  t.add("aten.signbit.default", 1, aten_signbit);
+  t.add("aten.lerp.Scalar", 1, aten_lerp);
+  t.add("aten.lerp.Tensor", 1, aten_lerp);
+  t.add("aten.addcmul.default", 1, aten_addcmul);
+  t.add("aten.addcdiv.default", 1, aten_addcdiv);
 }
 
 }  // namespace pt2onnx::translate

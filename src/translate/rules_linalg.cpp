@@ -1,5 +1,6 @@
 // Linear algebra rules: linear, matmul and its fixed-rank forms, addmm/baddbmm, einsum, and the
 // pairwise p-norm distances (cdist, pdist).
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
@@ -138,6 +139,54 @@ RuleResult aten_pdist_forward(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Compress", {ctx.reshape(table, flat_shape), ctx.reshape(upper, flat_shape)}, {Attr("axis", 0)}));
 }
 
+
+// addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+RuleResult aten_addmv(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string column = ctx.unsqueeze(args.tensor("vec"), {1});  // as matmul does (see aten_matmul)
+  const std::string product = ctx.squeeze(ctx.emit("MatMul", {args.tensor("mat"), column}), {-1});
+  return emitted(ctx, scaled_sum(ctx, args, product, args.dtype_of("mat")));
+}
+
+// addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor   (outer product)
+RuleResult aten_addr(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string outer = ctx.emit("Mul", {ctx.unsqueeze(args.tensor("vec1"), {1}), ctx.unsqueeze(args.tensor("vec2"), {0})});
+  return emitted(ctx, scaled_sum(ctx, args, outer, args.dtype_of("vec1")));
+}
+
+// addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+//   (the batch of products summed)
+RuleResult aten_addbmm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string products = ctx.emit("MatMul", {args.tensor("batch1"), args.tensor("batch2")});
+  return emitted(ctx, scaled_sum(ctx, args, ctx.reduce("ReduceSum", products, std::vector<int64_t>{0}, false),
+                                 args.dtype_of("batch1")));
+}
+
+// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor; cross(..., int? dim=None) alike.
+// a x b = a[i+1] * b[i+2] - a[i+2] * b[i+1] over the 3 entries of `dim` (torch broadcasts a and b).
+RuleResult aten_linalg_cross(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = std::max(args.rank_of("self"), args.rank_of("other"));
+  std::optional<int64_t> dim = args.optional_int("dim");
+  if (!dim) {
+    // cross without dim: the first dim of size 3 (torch's deprecated default).
+    const std::vector<ir::Dim>& sizes = args.meta("self").sizes;
+    for (size_t i = 0; i < sizes.size() && !dim; ++i)
+      if (sizes[i].is_static() && sizes[i].as_int() == 3) dim = static_cast<int64_t>(i);
+    PT2ONNX_CHECK(dim.has_value(), ErrorCode::kUnsupported, "cross without dim and no dimension of size 3");
+  }
+  const int64_t d = normalize_dim(*dim, rank) - rank;  // from the end: a and b broadcast from the right
+  const std::string a = args.tensor("self"), b = args.tensor("other");
+  auto rolled = [&](const std::string& x, int64_t shift) {
+    return ctx.emit("Gather", {x, ctx.const_i64s({shift % 3, (shift + 1) % 3, (shift + 2) % 3})}, {Attr("axis", d)});
+  };
+  const std::string left = ctx.emit("Mul", {rolled(a, 1), rolled(b, 2)});
+  const std::string right = ctx.emit("Mul", {rolled(a, 2), rolled(b, 1)});
+  return emitted(ctx, ctx.emit("Sub", {left, right}));
+}
+
 }  // namespace
 
 void register_linalg_rules(RuleTable& t) {
@@ -155,6 +204,11 @@ void register_linalg_rules(RuleTable& t) {
   t.add("aten.cdist.default", 1, aten_cdist_forward);  // the default IR's form, same arguments
   t.add("aten._pdist_forward.default", 1, aten_pdist_forward);
   t.add("aten.pdist.default", 1, aten_pdist_forward);
+  t.add("aten.addmv.default", 1, aten_addmv);
+  t.add("aten.addr.default", 1, aten_addr);
+  t.add("aten.addbmm.default", 1, aten_addbmm);
+  t.add("aten.linalg_cross.default", 1, aten_linalg_cross);
+  t.add("aten.cross.default", 1, aten_linalg_cross);
 }
 
 }  // namespace pt2onnx::translate

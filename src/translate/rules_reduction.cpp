@@ -229,6 +229,165 @@ RuleResult aten_diff(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, x);
 }
 
+
+// ---- histograms ---------------------------------------------------------------------------------
+
+// histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor   (min == max: the data's
+// own range, widened by 1 either way when that is empty too). Bin = floor((x - min) * bins / (max - min)),
+// x == max in the last bin, values outside [min, max] not counted.
+RuleResult aten_histc(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "histc of a non-float tensor");
+  const int64_t bins = args.int_or("bins", 100);
+  PT2ONNX_CHECK(bins > 0, ErrorCode::kUnsupported, "histc with bins < 1");
+  const std::string x = ctx.reshape(args.tensor("self"), ctx.const_i64s({-1}));
+  const double lo = args.has("min") ? args.scalar_number("min") : 0.0, hi = args.has("max") ? args.scalar_number("max") : 0.0;
+  std::string low = ctx.const_scalar(lo, type), high = ctx.const_scalar(hi, type);
+  if (lo == hi) {
+    low = ctx.reduce("ReduceMin", x, std::nullopt, false);
+    high = ctx.reduce("ReduceMax", x, std::nullopt, false);
+    const std::string empty = ctx.emit("Equal", {low, high});
+    low = ctx.emit("Where", {empty, ctx.emit("Sub", {low, ctx.const_scalar(1, type)}), low});
+    high = ctx.emit("Where", {empty, ctx.emit("Add", {high, ctx.const_scalar(1, type)}), high});
+  }
+  const std::string scaled = ctx.emit("Div", {ctx.emit("Mul", {ctx.emit("Sub", {x, low}), ctx.const_scalar(static_cast<double>(bins), type)}),
+                                              ctx.emit("Sub", {high, low})});
+  std::string bin = ctx.emit("Min", {ctx.cast(ctx.emit("Floor", {scaled}), DType::kInt64), ctx.const_i64(bins - 1)});
+  const std::string inside = ctx.emit("And", {ctx.emit("GreaterOrEqual", {x, low}), ctx.emit("LessOrEqual", {x, high})});
+  bin = ctx.emit("Where", {inside, bin, ctx.const_i64(-1)});
+  const std::string hits = ctx.emit("Equal", {ctx.unsqueeze(bin, {1}), ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(bins), ctx.const_i64(1)})});
+  return emitted(ctx, ctx.reduce("ReduceSum", ctx.cast(hits, type), std::vector<int64_t>{0}, false));
+}
+
+// bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor   (length max(self) + 1,
+// at least minlength; weights summed per value, else counts)
+RuleResult aten_bincount(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kInt64);
+  const std::string top = ctx.emit("Add", {ctx.reduce("ReduceMax", x, std::nullopt, false), ctx.const_i64(1)});
+  const std::string length = ctx.emit("Max", {top, ctx.const_i64(args.int_or("minlength", 0))});
+  const DType out = args.out_dtype() == DType::kUnknown ? DType::kInt64 : args.out_dtype();
+  const std::string hits = ctx.cast(ctx.emit("Equal", {ctx.unsqueeze(x, {1}), ctx.emit("Range", {ctx.const_i64(0), length, ctx.const_i64(1)})}), out);
+  const std::string counted = args.has("weights")
+      ? ctx.emit("Mul", {hits, ctx.unsqueeze(cast_if_needed(ctx, args.tensor("weights"), args.dtype_of("weights"), out), {1})})
+      : hits;
+  return emitted(ctx, ctx.reduce("ReduceSum", counted, std::vector<int64_t>{0}, false));
+}
+
+// ---- losses -------------------------------------------------------------------------------------
+
+// torch's reduction enum: 0 none, 1 mean, 2 sum.
+const char* reduction_name(int64_t reduction) {
+  PT2ONNX_CHECK(reduction >= 0 && reduction <= 2, ErrorCode::kUnsupported, "loss reduction " + std::to_string(reduction));
+  return reduction == 0 ? "none" : reduction == 1 ? "mean" : "sum";
+}
+
+std::string reduce_loss(EmitContext& ctx, const std::string& loss, int64_t reduction) {
+  if (reduction == 0) return loss;
+  return ctx.reduce(reduction == 1 ? "ReduceMean" : "ReduceSum", loss, std::nullopt, false);
+}
+
+// mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
+RuleResult aten_mse_loss(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string diff = ctx.emit("Sub", {args.tensor("self"), args.tensor("target")});
+  return emitted(ctx, reduce_loss(ctx, ctx.emit("Mul", {diff, diff}), args.int_or("reduction", 1)));
+}
+
+// Log-probabilities [N, C, ...] (a [C] input as [1, C]) and targets [N, ...] with ignore_index,
+// as NegativeLogLikelihoodLoss takes them; `unbatched` when the input had no batch axis.
+struct NllOperands {
+  std::string log_probs, target;
+  bool unbatched = false;
+};
+
+NllOperands nll_operands(EmitContext& ctx, const ArgReader& args, const std::string& log_probs) {
+  NllOperands out{log_probs, cast_if_needed(ctx, args.tensor("target"), args.dtype_of("target"), DType::kInt64), false};
+  if (args.rank_of("self") == 1) {
+    out = {ctx.unsqueeze(log_probs, {0}), ctx.unsqueeze(out.target, {0}), true};
+  }
+  return out;
+}
+
+std::string nll(EmitContext& ctx, const ArgReader& args, const NllOperands& in, int64_t reduction) {
+  std::vector<std::string> inputs = {in.log_probs, in.target};
+  if (auto weight = args.optional_tensor("weight")) inputs.push_back(*weight);
+  std::string loss = ctx.emit("NegativeLogLikelihoodLoss", inputs,
+                              {Attr("reduction", reduction_name(reduction)), Attr("ignore_index", args.int_or("ignore_index", -100))});
+  return in.unbatched && reduction == 0 ? ctx.squeeze(loss, {0}) : loss;
+}
+
+// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100)
+//   -> Tensor; also nll_loss and nll_loss_forward / nll_loss2d_forward (whose total_weight must be unused)
+RuleResult aten_nll_loss(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(!ctx.output_used(1), ErrorCode::kUnsupported, "the total_weight output of nll_loss_forward is used");
+  return emitted(ctx, nll(ctx, args, nll_operands(ctx, args, args.tensor("self")), args.int_or("reduction", 1)));
+}
+
+// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean,
+//     SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
+// Class-index targets: NLL of LogSoftmax over axis 1, plus with label smoothing e:
+// (1 - e) * nll + e / C * smooth, smooth_i = -sum_c w_c logp_ic (0 where ignored), mean divided by the
+// targets' total weight as nll is. Probability targets: -sum_c w_c t_ic logp_ic, t smoothed to
+// t (1 - e) + e / C, mean over the batch elements.
+RuleResult aten_cross_entropy_loss(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const int64_t reduction = args.int_or("reduction", 1);
+  const double smoothing = args.float_or("label_smoothing", 0.0);
+  const int64_t rank = args.rank_of("self");
+  const int64_t class_axis = rank == 1 ? 0 : 1;
+  const ir::Dim& classes_dim = args.meta("self").sizes[static_cast<size_t>(class_axis)];
+  const std::string log_probs = ctx.emit("LogSoftmax", {args.tensor("self")}, {Attr("axis", class_axis)});
+  // The class weights shaped to broadcast along the class axis.
+  std::optional<std::string> weight = args.optional_tensor("weight");
+  std::vector<int64_t> after;
+  for (int64_t i = class_axis + 1; i < rank; ++i) after.push_back(i - class_axis);
+  const std::optional<std::string> weight_b = weight && !after.empty() ? std::optional(ctx.unsqueeze(*weight, after)) : weight;
+  const std::string classes = classes_dim.is_static() ? ctx.const_scalar(static_cast<double>(classes_dim.as_int()), type)
+                                                      : ctx.cast(ctx.dim_of(args.tensor("self"), class_axis), type);
+
+  if (is_floating(args.dtype_of("target"))) {
+    std::string target = args.tensor("target");
+    if (smoothing != 0.0)
+      target = ctx.emit("Add", {ctx.emit("Mul", {target, ctx.const_scalar(1.0 - smoothing, type)}),
+                                ctx.emit("Div", {ctx.const_scalar(smoothing, type), classes})});
+    std::string term = ctx.emit("Mul", {log_probs, target});
+    if (weight_b) term = ctx.emit("Mul", {term, *weight_b});
+    const std::string loss = ctx.emit("Neg", {ctx.reduce("ReduceSum", term, std::vector<int64_t>{class_axis}, false)});
+    if (reduction == 1 && rank == 1) return emitted(ctx, loss);
+    return emitted(ctx, reduce_loss(ctx, loss, reduction));
+  }
+  const NllOperands in = nll_operands(ctx, args, log_probs);
+  const std::string nll_loss = nll(ctx, args, in, reduction);
+  if (smoothing == 0.0) return emitted(ctx, nll_loss);
+  // smooth_i over the [N, C, ...] form.
+  std::string term = in.log_probs;
+  if (weight_b) term = ctx.emit("Mul", {term, rank == 1 ? *weight : *weight_b});
+  std::string smooth = ctx.emit("Neg", {ctx.reduce("ReduceSum", term, std::vector<int64_t>{1}, false)});
+  const std::string kept = ctx.emit("Not", {ctx.emit("Equal", {in.target, ctx.const_i64(args.int_or("ignore_index", -100))})});
+  smooth = ctx.emit("Where", {kept, smooth, ctx.const_scalar(0, type)});
+  if (reduction == 0) {
+    if (in.unbatched) smooth = ctx.squeeze(smooth, {0});
+  } else {
+    smooth = ctx.reduce("ReduceSum", smooth, std::nullopt, false);
+    if (reduction == 1) {
+      // nll's mean divides by the kept targets' total weight (their count without weights).
+      std::string per_target = ctx.cast(kept, type);
+      if (weight) {
+        const std::string safe = ctx.emit("Where", {kept, in.target, ctx.const_i64(0)});
+        per_target = ctx.emit("Mul", {per_target, ctx.emit("Gather", {*weight, safe}, {Attr("axis", 0)})});
+      }
+      smooth = ctx.emit("Div", {smooth, ctx.reduce("ReduceSum", per_target, std::nullopt, false)});
+    }
+  }
+  const std::string mixed = ctx.emit("Add", {ctx.emit("Mul", {nll_loss, ctx.const_scalar(1.0 - smoothing, type)}),
+                                             ctx.emit("Mul", {smooth, ctx.emit("Div", {ctx.const_scalar(smoothing, type), classes})})});
+  return emitted(ctx, mixed);
+}
+
 }  // namespace
 
 void register_reduction_rules(RuleTable& t) {
@@ -269,6 +428,15 @@ void register_reduction_rules(RuleTable& t) {
   t.add("aten.sort.stable", 1, aten_sort);
   t.add("aten.argsort.default", 1, aten_argsort);
   t.add("aten.argsort.stable", 1, aten_argsort);
+  t.add("aten.histc.default", 1, aten_histc);
+  t.add("aten.bincount.default", 1, aten_bincount);
+  t.add("aten.mse_loss.default", 1, aten_mse_loss);
+  t.add("aten.nll_loss_nd.default", 13, aten_nll_loss);
+  t.add("aten.nll_loss.default", 13, aten_nll_loss);
+  t.add("aten.nll_loss_forward.default", 13, aten_nll_loss);
+  t.add("aten.nll_loss2d_forward.default", 13, aten_nll_loss);
+  t.add("aten.cross_entropy_loss.default", 13, aten_cross_entropy_loss);
+  t.add("aten.special_logsumexp.default", 1, aten_logsumexp);
 }
 
 }  // namespace pt2onnx::translate

@@ -1,6 +1,7 @@
 // Shape and view rules: reshapes, permutations, (un)squeeze, expand, concatenation and splitting,
 // slicing, padding, and the ops that only alias or copy (clone, contiguous, dropout in eval...).
 // Sizes may be symbolic: they arrive as SymInt lists and become int64 shape values, never constants.
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -701,6 +702,143 @@ RuleResult mode_pad(EmitContext& ctx, const ir::Node& node, const std::string& m
 RuleResult aten_reflection_pad(EmitContext& ctx, const ir::Node& node) { return mode_pad(ctx, node, "reflect"); }
 RuleResult aten_replication_pad(EmitContext& ctx, const ir::Node& node) { return mode_pad(ctx, node, "replicate"); }
 
+
+// ---- views torch spells several ways ------------------------------------------------------------
+
+// `self` with its axes permuted by `perm` (the identity is no node).
+RuleResult permuted(EmitContext& ctx, const ArgReader& args, const std::vector<int64_t>& perm) {
+  if (perm == range(0, static_cast<int64_t>(perm.size()))) return emitted(ctx, args.tensor("self"));
+  return emitted(ctx, ctx.transpose(args.tensor("self"), perm));
+}
+
+// numpy_T(Tensor(a) self) -> Tensor(a)   (every axis reversed)
+RuleResult aten_numpy_t(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  std::vector<int64_t> perm = range(0, args.rank_of("self"));
+  std::reverse(perm.begin(), perm.end());
+  return permuted(ctx, args, perm);
+}
+
+// mT(Tensor(a) self) -> Tensor(a); mH alike (real tensors: the adjoint is the transpose)
+RuleResult aten_mt(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(rank >= 2, ErrorCode::kUnsupported, "mT/mH of a tensor of rank below 2");
+  PT2ONNX_CHECK(!is_complex(args.dtype_of("self")), ErrorCode::kUnsupported, "mH of a complex tensor");
+  std::vector<int64_t> perm = range(0, rank);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return permuted(ctx, args, perm);
+}
+
+// view_as(Tensor(a) self, Tensor other) -> Tensor(a)
+RuleResult aten_view_as(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.reshape(args.tensor("self"), ctx.shape_of(args.tensor("other"))));
+}
+
+// atleast_1d(Tensor self) -> Tensor; atleast_2d, atleast_3d: numpy's rules (a 1-D [N] is [1, N]
+// in 2-D and [1, N, 1] in 3-D; a 2-D [M, N] is [M, N, 1] in 3-D)
+RuleResult atleast(EmitContext& ctx, const ir::Node& node, int64_t wanted) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const std::string x = args.tensor("self");
+  if (rank >= wanted) return emitted(ctx, x);
+  if (rank == 0) return emitted(ctx, ctx.unsqueeze(x, range(0, wanted)));
+  if (wanted == 2) return emitted(ctx, ctx.unsqueeze(x, {0}));
+  return emitted(ctx, ctx.unsqueeze(x, rank == 1 ? std::vector<int64_t>{0, 2} : std::vector<int64_t>{2}));
+}
+RuleResult aten_atleast_1d(EmitContext& ctx, const ir::Node& node) { return atleast(ctx, node, 1); }
+RuleResult aten_atleast_2d(EmitContext& ctx, const ir::Node& node) { return atleast(ctx, node, 2); }
+RuleResult aten_atleast_3d(EmitContext& ctx, const ir::Node& node) { return atleast(ctx, node, 3); }
+
+// tile(Tensor self, SymInt[] dims) -> Tensor   (repeat, with fewer dims than the rank meaning leading 1s)
+RuleResult aten_tile(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  std::vector<ir::SymIntArg> dims = args.sym_ints("dims");
+  std::string x = args.tensor("self");
+  const auto count = static_cast<int64_t>(dims.size());
+  if (count > rank) x = ctx.unsqueeze(x, range(0, count - rank));
+  if (count < rank) dims.insert(dims.begin(), static_cast<size_t>(rank - count), ir::SymIntArg{int64_t{1}});
+  return emitted(ctx, ctx.emit("Tile", {x, ctx.sym_ints(dims)}));
+}
+
+// unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)   (windows of `size` every
+// `step` along `dimension`, which becomes the window count; the window is a new last axis)
+RuleResult aten_unfold(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(rank > 0, ErrorCode::kUnsupported, "unfold of a 0-d tensor");
+  const int64_t dim = normalize_dim(args.get_int("dimension"), rank);
+  const int64_t size = args.get_int("size"), step = args.get_int("step");
+  PT2ONNX_CHECK(size >= 0 && step > 0, ErrorCode::kUnsupported, "unfold with a negative size or a step below 1");
+  const std::string x = args.tensor("self");
+  // starts = range(0, L - size + 1, step); indices[w, j] = starts[w] + j
+  const std::string end = ctx.emit("Add", {ctx.emit("Sub", {ctx.size_of(args.tensor_fx("self"), dim), ctx.const_i64(size)}), ctx.const_i64(1)});
+  const std::string starts = ctx.emit("Range", {ctx.const_i64(0), end, ctx.const_i64(step)});
+  const std::string indices = ctx.emit("Add", {ctx.unsqueeze(starts, {1}), ctx.const_i64s(range(0, size))});
+  const std::string windows = ctx.emit("Gather", {x, indices}, {Attr("axis", dim)});  // [..., W, size, ...]
+  if (dim == rank - 1) return emitted(ctx, windows);
+  std::vector<int64_t> perm = range(0, rank + 1);
+  perm.erase(perm.begin() + dim + 1);
+  perm.push_back(dim + 1);
+  return emitted(ctx, ctx.transpose(windows, perm));
+}
+
+
+// broadcast_tensors(Tensor[] tensors) -> Tensor[]   (each expanded to the common shape: Expand
+// broadcasts both ways, so expanding by every other operand's shape in turn reaches it)
+RuleResult aten_broadcast_tensors(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::vector<std::string> xs = args.tensors("tensors");
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (!ctx.output_used(i)) continue;
+    std::string y = xs[i];
+    for (size_t j = 0; j < xs.size(); ++j)
+      if (j != i) y = ctx.emit("Expand", {y, ctx.shape_of(xs[j])});
+    ctx.set_output(i, y);
+  }
+  return RuleResult::kEmitted;
+}
+
+
+// Window indices along one axis of size `size` (an int64 0-D value): [starts, kernel] with
+// starts = range(0, size - dilation * (kernel - 1), stride), entry = start + j * dilation.
+std::string window_indices(EmitContext& ctx, const std::string& size, int64_t kernel, int64_t dilation, int64_t stride) {
+  const std::string end = ctx.emit("Sub", {size, ctx.const_i64(dilation * (kernel - 1))});
+  const std::string starts = ctx.emit("Range", {ctx.const_i64(0), end, ctx.const_i64(stride)});
+  std::vector<int64_t> offsets;
+  for (int64_t j = 0; j < kernel; ++j) offsets.push_back(j * dilation);
+  return ctx.emit("Add", {ctx.unsqueeze(starts, {1}), ctx.const_i64s(offsets)});
+}
+
+// im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+//   (F.unfold: [N, C, H, W] -> [N, C * kh * kw, oh * ow], the padded input's sliding windows)
+RuleResult aten_im2col(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(rank == 3 || rank == 4, ErrorCode::kUnsupported, "im2col of a tensor of rank " + std::to_string(rank));
+  auto pair = [&](const char* name) {
+    std::vector<int64_t> v = args.ints(name);
+    if (v.size() == 1) v.push_back(v[0]);
+    PT2ONNX_CHECK(v.size() == 2, ErrorCode::kUnsupported, std::string("im2col ") + name + " is not two ints");
+    return v;
+  };
+  const std::vector<int64_t> kernel = pair("kernel_size"), dilation = pair("dilation"), padding = pair("padding"),
+                             stride = pair("stride");
+  std::string x = rank == 3 ? ctx.unsqueeze(args.tensor("self"), {0}) : args.tensor("self");
+  if (padding[0] || padding[1])
+    x = ctx.emit("Pad", {x, ctx.const_i64s({0, 0, padding[0], padding[1], 0, 0, padding[0], padding[1]})});
+  const std::string rows = window_indices(ctx, ctx.dim_of(x, 2), kernel[0], dilation[0], stride[0]);
+  const std::string cols = window_indices(ctx, ctx.dim_of(x, 3), kernel[1], dilation[1], stride[1]);
+  // [N, C, oh, kh, W] -> [N, C, oh, kh, ow, kw] -> [N, C, kh, kw, oh, ow] -> [N, C*kh*kw, oh*ow]
+  const std::string windows = ctx.emit("Gather", {ctx.emit("Gather", {x, rows}, {Attr("axis", 2)}), cols}, {Attr("axis", 4)});
+  const std::string ordered = ctx.transpose(windows, {0, 1, 3, 5, 2, 4});
+  const std::string channels = ctx.emit("Mul", {ctx.dim_of(x, 1), ctx.const_i64(kernel[0] * kernel[1])});
+  const std::string y = ctx.reshape(ordered, ctx.concat({ctx.const_i64s({0}), ctx.unsqueeze(channels, {0}), ctx.const_i64s({-1})}, 0));
+  return emitted(ctx, rank == 3 ? ctx.squeeze(y, {0}) : y);
+}
+
 }  // namespace
 
 void register_shape_rules(RuleTable& t) {
@@ -767,6 +905,20 @@ void register_shape_rules(RuleTable& t) {
   t.add("aten.replication_pad1d.default", 1, aten_replication_pad);
   t.add("aten.replication_pad2d.default", 1, aten_replication_pad);
   t.add("aten.replication_pad3d.default", 1, aten_replication_pad);
+  t.add("aten.numpy_T.default", 1, aten_numpy_t);
+  t.add("aten.mT.default", 1, aten_mt);
+  t.add("aten.mH.default", 1, aten_mt);
+  t.add("aten.adjoint.default", 1, aten_mt);
+  t.add("aten.view_as.default", 1, aten_view_as);
+  t.add("aten.reshape_as.default", 1, aten_view_as);
+  t.add("aten.broadcast_to.default", 1, aten_expand);
+  t.add("aten.atleast_1d.default", 1, aten_atleast_1d);
+  t.add("aten.atleast_2d.default", 1, aten_atleast_2d);
+  t.add("aten.atleast_3d.default", 1, aten_atleast_3d);
+  t.add("aten.tile.default", 1, aten_tile);
+  t.add("aten.unfold.default", 1, aten_unfold);
+  t.add("aten.broadcast_tensors.default", 1, aten_broadcast_tensors);
+  t.add("aten.im2col.default", 1, aten_im2col);
 }
 
 }  // namespace pt2onnx::translate

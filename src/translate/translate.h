@@ -17,6 +17,9 @@ struct TranslateOptions {
   int opset = 18;
   // Config rules; they are tried before the built-in rules, in order, first match wins.
   std::vector<CustomOpRule> custom_ops = {};
+  // At opset 23+, emit ONNX's fused ops (Attention, RMSNormalization) where they say exactly
+  // what the program computes (fuse_patterns.h); false (--no-fuse): always the decomposed forms.
+  bool fuse = true;
 };
 
 struct WeightBinding {
