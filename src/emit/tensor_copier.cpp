@@ -24,7 +24,7 @@ constexpr size_t kCopyChunkBytes = size_t{8} << 20;
 constexpr uint64_t kMaxCopyPerCall = uint64_t{1} << 30;
 // Checksummed copies map this much of the archive at a time (bounded address space: the
 // hostile-input suite runs under ulimit -v) and checksum+write it in cache-sized chunks.
-constexpr uint64_t kMapWindowBytes = uint64_t{64} << 20;
+constexpr uint64_t kMapWindowBytes = uint64_t{16} << 20;
 constexpr uint64_t kCrcChunkBytes = uint64_t{1} << 20;
 
 // Errors by which copy_file_range says "not between these files" rather than "I/O failed".

@@ -26,7 +26,8 @@ def padded_archive(ctx: Context) -> "os.PathLike":
 
 
 def cases(ctx: Context) -> list[Case]:
-    mlp = ctx.sample("mlp.default")
+    # A copy beside the outputs' folder: hard links cannot cross file systems (/tmp may be tmpfs).
+    mlp = ctx.put("output-input.pt2", ctx.sample("mlp.default").read_bytes())
     bad = ctx.put("output-case-truncated.pt2", mlp.read_bytes()[:4000])
     onnx_named = ctx.put("named.onnx", mlp.read_bytes())  # default output = the input itself
     out: list[Case] = []
@@ -48,7 +49,7 @@ def cases(ctx: Context) -> list[Case]:
 
     add("empty-o", 2, "output path", args=["{in}", "-o", ""])
     add("o-is-input", 2, mlp.name, args=["{in}", "-o", "{in}"])
-    add("o-is-input-other-spelling", 2, mlp.name, args=["{in}", "-o", "{indir}/../samples/" + mlp.name])
+    add("o-is-input-other-spelling", 2, mlp.name, args=["{in}", "-o", "{indir}/../inputs/" + mlp.name])
     add("o-symlink-to-input", 2, "out.onnx", setup=link_to_input("sym"))
     add("o-hardlink-to-input", 2, "out.onnx", setup=link_to_input("hard"))
     add("default-o-is-input", 2, "named.onnx", args=["{in}"], input=onnx_named)

@@ -36,6 +36,17 @@ TEST_CASE("a flipped bit in a STORED entry fails its CRC, whole or partial reads
   CHECK(has(archive_error_of([&] { storage->verify(); }), "CRC-32 mismatch"));
 }
 
+TEST_CASE("an entry recorded with CRC 0 (torch.save with compute_crc32 off) is read unverified") {
+  TempDir dir;
+  const std::string payload = pattern(700);
+  std::string bytes = testing::torch_style_zip({{"m/a", payload}});
+  const size_t central = bytes.rfind("PK\x01\x02");
+  for (int i = 0; i < 4; ++i) bytes[central + 16 + static_cast<size_t>(i)] = '\0';
+  const auto zip = ZipContainer::open_file(dir.write("m.pt2", bytes));
+  CHECK(zip->storage("a")->entry_crc()->done());
+  CHECK(zip->read_text("a") == payload);
+}
+
 TEST_CASE("a flipped bit in a DEFLATE entry is refused") {
   TempDir dir;
   const std::string payload = pattern(100000);
