@@ -314,7 +314,7 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
     for (const auto& b : bundles) {
       const KernelPlan& p = b.planned->plan;
       // A random name created with mkdir (which never follows a planted link), registered first.
-      const fs::path tmp = fs::absolute(dir) / emit::random_temp_name("kernels");
+      const fs::path tmp = fs::absolute(dir.empty() ? fs::path(".") : dir) / emit::random_temp_name("kernels");
       pending.emplace_back(tmp, emit::PendingPath::Kind::kTree);
       PT2ONNX_CHECK(::mkdir(tmp.c_str(), 0777) == 0, ErrorCode::kOutput,
                     tmp.string() + ": cannot create: " + std::strerror(errno));
