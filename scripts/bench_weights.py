@@ -9,8 +9,10 @@
    peak RSS from os.wait4.
 3. Checks the last output with onnxruntime (the test venv's Python, in a subprocess) against
    torch's eager output on one input (rtol 1e-4, atol 1e-5).
-Prints a table with the targets (pt2onnx wall <= 1.5x cp wall; peak RSS < 200 MB) and PASS/FAIL;
-exits 1 if anything failed.
+Prints a table with the targets (pt2onnx wall <= 1.2x cp wall as the median of the per-pair
+ratios, with the CRC-32 of every weight entry verified as pt2onnx always does; peak RSS < 200 MB)
+and PASS/FAIL; exits 1 if anything failed. Each pair runs back to back, so a load that comes and
+goes slows both runs of a pair; the ratio of the two medians is printed too.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-RATIO_TARGET = 1.5
+RATIO_TARGET = 1.2
 RSS_TARGET_MB = 200.0
 RTOL, ATOL = 1e-4, 1e-5
 SEED = 1234
@@ -135,7 +137,7 @@ def main(argv=None):
     ap.add_argument("--pt2onnx", default="./build/pt2onnx")
     ap.add_argument("--layers", type=int, default=16)
     ap.add_argument("--dim", type=int, default=4096)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5, help="cp/pt2onnx pairs (at least 5 for the median)")
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "pt2onnx_bench"),
                     help="where the archive and outputs go (outside the repo)")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the archive even if one matches")
@@ -191,6 +193,8 @@ def main(argv=None):
         else:
             verify = {"ok": False, "error": p.stderr.strip()[-1000:]}
 
+    pair_ratios = [c / p for c, p in zip(conv_walls, cp_walls) if p > 0]
+    pair_median = statistics.median(pair_ratios) if pair_ratios else float("inf")
     cp_med = statistics.median(cp_walls)
     conv_med = statistics.median(conv_walls)
     ratio = conv_med / cp_med if cp_med > 0 else float("inf")
@@ -198,8 +202,11 @@ def main(argv=None):
     rows = [
         ("cp wall (median)", f"{cp_med:.2f} s", "", ""),
         ("pt2onnx wall (median)", f"{conv_med:.2f} s", "", ""),
-        ("ratio pt2onnx / cp", f"{ratio:.2f}x", f"<= {RATIO_TARGET}x",
-         "PASS" if ratio <= RATIO_TARGET and not failed_runs else "FAIL"),
+        ("ratio of medians", f"{ratio:.2f}x", "", ""),
+        # Each pair runs back to back, so a load that comes and goes (a shared machine) slows both
+        # of a pair alike; the median of the pairs' ratios is what the target is checked on.
+        ("median of pair ratios (CRC on)", f"{pair_median:.2f}x", f"<= {RATIO_TARGET}x",
+         "PASS" if pair_median <= RATIO_TARGET and not failed_runs else "FAIL"),
         ("pt2onnx peak RSS (max)", f"{peak:.0f} MB", f"< {RSS_TARGET_MB:.0f} MB",
          "PASS" if peak < RSS_TARGET_MB and not failed_runs else "FAIL"),
         ("onnxruntime vs torch", f"max abs err {verify.get('max_abs_err', float('nan')):.3g}",

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "archive/zip_limits.h"
+
 namespace pt2onnx {
 
 struct ConvertOptions {
@@ -37,6 +39,8 @@ struct ConvertOptions {
   // --dim-name KEY=NAME: the ONNX name of a dynamic dim. KEY is an export symbol ("s72") or
   // INPUT.DIM ("input_ids.0"); unnamed dims keep the export's symbol.
   std::map<std::string, std::string> dim_names;
+  // What a hostile archive may make pt2onnx hold or inflate (--max-entry-bytes, --max-inflate-ratio).
+  archive::ZipLimits limits;
 };
 
 struct KernelBundleReport {

@@ -1,4 +1,5 @@
 // convert(): the pipeline from a .pt2 archive to ONNX on disk, stage by stage.
+#include <new>
 #include <optional>
 #include <utility>
 
@@ -8,6 +9,7 @@
 #include "archive/archive.h"
 #include "common/error.h"
 #include "config/config.h"
+#include "emit/output_file.h"
 #include "emit/write_model.h"
 #include "hierarchy/hierarchy.h"
 #include "hierarchy/module_instances.h"
@@ -78,7 +80,25 @@ void add_dim_names_metadata(onnx::ModelProto& model, const std::map<std::string,
 
 }  // namespace
 
+namespace {
+ConvertReport convert_checked(const ConvertOptions& options);
+}  // namespace
+
+// Every size an archive declares is bounded (ZipLimits), but what it implies (a JSON of many
+// small nodes, a graph of many ops) can still exhaust a memory cap: that is the input's doing.
 ConvertReport convert(const ConvertOptions& options) {
+  try {
+    return convert_checked(options);
+  } catch (const std::bad_alloc&) {
+    fail(ErrorCode::kArchive, options.input.string() +
+                                  ": out of memory while converting (the archive needs more than this process may "
+                                  "allocate; see --max-entry-bytes and ulimit -v)");
+  }
+}
+
+namespace {
+
+ConvertReport convert_checked(const ConvertOptions& options) {
   api::check_opset(options.opset);
   const std::string input_name = options.input.string();
 
@@ -86,12 +106,23 @@ ConvertReport convert(const ConvertOptions& options) {
   if (!options.config.empty()) config = config::load_config(options.config);
   api::KernelStage kernel_stage(options);  // --compile: NVRTC and --arch checked before any work
 
-  std::unique_ptr<archive::Archive> archive = archive::Archive::open(options.input);
+  // Output paths are refused before any work (empty, the input itself, a device or FIFO).
   ConvertReport report;
+  report.output = options.output.empty() ? std::filesystem::path(options.input).replace_extension(".onnx")
+                                         : options.output;
+  const std::optional<emit::FileIdentity> input_identity = emit::identity_of(options.input);
+  emit::check_output_path(report.output, input_identity);
+  if (options.external_data)
+    emit::check_output_path(report.output.parent_path() / (report.output.filename().string() + ".data"),
+                            input_identity, "external data");
+
+  std::unique_ptr<archive::Archive> archive = archive::Archive::open(options.input, options.limits);
   report.model = choose_model(*archive, options.model);
 
+  // Archive errors name the file themselves; the importer's gain it here.
+  const std::string program_json = archive->model_json(report.model);
   ir::Program program = api::with_context(input_name, [&] {
-    return import::import_program(archive->model_json(report.model), archive->model_entry(report.model));
+    return import::import_program(program_json, archive->model_entry(report.model));
   });
   const std::map<std::string, std::string> dim_names =
       api::with_context(input_name, [&] { return api::resolve_dim_names(program, options.dim_names); });
@@ -124,8 +155,6 @@ ConvertReport convert(const ConvertOptions& options) {
   report.nodes_out = translation.model.graph().node_size();
   report.functions_out = translation.model.functions_size();
 
-  report.output = options.output.empty() ? std::filesystem::path(options.input).replace_extension(".onnx")
-                                         : options.output;
   emit::WriteOptions write_options;
   write_options.output = report.output;
   write_options.external_data = options.external_data;
@@ -138,6 +167,8 @@ ConvertReport convert(const ConvertOptions& options) {
   kernel_stage.write(report);
   return report;
 }
+
+}  // namespace
 
 const char* version() { return PT2ONNX_VERSION; }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "archive/zip_crc.h"
+#include "archive/zip_limits.h"
 #include "ir/dtype.h"
 
 namespace pt2onnx::archive {
@@ -28,6 +30,14 @@ class Storage {
   // The archive entry holding the bytes (e.g. "model/data/weights/weight_3"), for messages such
   // as emit's "short weight" error; empty when the storage cannot say.
   virtual std::string entry_name() const { return {}; }
+  // The CRC-32 check of the zip entry these bytes are (null when they are not one whole entry,
+  // e.g. the archive file or a nested zip read through its own entries). Reads through read()
+  // verify it on their own; a reader that bypasses read() (file_offset) checksums what it copies
+  // and calls check(), or calls verify() first.
+  virtual const EntryCrc* entry_crc() const { return nullptr; }
+  // Reads every byte once if the entry's CRC is not verified yet; throws Error(kArchive) on a
+  // mismatch. A no-op for storages without a check.
+  virtual void verify() const {}
 };
 
 struct TensorData {
@@ -63,7 +73,8 @@ class Archive {
  public:
   // Opens and classifies the archive. Throws Error(kArchive) naming the file for a missing or
   // corrupt zip, a plain torch.save file, or an AOTInductor-only package (no graph).
-  static std::unique_ptr<Archive> open(const std::filesystem::path& path);
+  // `limits` bound what a hostile archive can make us hold (zip_limits.h).
+  static std::unique_ptr<Archive> open(const std::filesystem::path& path, const ZipLimits& limits = {});
   virtual ~Archive() = default;
 
   virtual const std::filesystem::path& path() const = 0;

@@ -12,14 +12,16 @@
 namespace pt2onnx::archive {
 
 FileHandle::FileHandle(const std::filesystem::path& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) fail(ErrorCode::kArchive, path.string() + ": cannot open: " + std::strerror(errno));
   struct stat info {};
   if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd_);
     fd_ = -1;
-    fail(ErrorCode::kArchive, path.string() + ": not a regular file");
+    fail(ErrorCode::kArchive, path.string() + ": not a regular file (a FIFO, device or directory cannot be an archive)");
   }
+  ::fcntl(fd_, F_SETFL, 0);  // regular files never block; reads behave as usual
   size_ = static_cast<uint64_t>(info.st_size);
 }
 

@@ -1,5 +1,12 @@
 #include "archive/libzip_archive.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
 #include "common/error.h"
 
 namespace pt2onnx::archive {
@@ -12,13 +19,6 @@ std::string reason_of(zip_error_t* error) {
   return text;
 }
 
-// libzip's message for an error code ("Not a zip archive").
-std::string libzip_reason(int code) {
-  zip_error_t error;
-  zip_error_init_with_code(&error, code);
-  return reason_of(&error);
-}
-
 }  // namespace
 
 LibzipArchive::LibzipArchive(zip_t* zip, std::shared_ptr<const void> keep_alive, std::string label)
@@ -26,23 +26,22 @@ LibzipArchive::LibzipArchive(zip_t* zip, std::shared_ptr<const void> keep_alive,
 
 LibzipArchive::~LibzipArchive() { zip_discard(zip_); }
 
-std::shared_ptr<LibzipArchive> LibzipArchive::open_file(const std::filesystem::path& path,
-                                                        const std::string& label) {
-  int code = 0;
-  zip_t* zip = zip_open(path.c_str(), ZIP_RDONLY, &code);
-  if (zip == nullptr)
-    fail(ErrorCode::kArchive, label + ": not a readable zip: " + libzip_reason(code));
-  return std::shared_ptr<LibzipArchive>(new LibzipArchive(zip, nullptr, label));
-}
-
-std::shared_ptr<LibzipArchive> LibzipArchive::open_file_range(const std::filesystem::path& path,
-                                                              uint64_t offset, uint64_t size,
-                                                              const std::string& label) {
+std::shared_ptr<LibzipArchive> LibzipArchive::open_fd(int fd, uint64_t offset, uint64_t size,
+                                                      const std::string& label) {
+  const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  FILE* file = copy < 0 ? nullptr : ::fdopen(copy, "rb");
+  if (file == nullptr) {
+    const int err = errno;
+    if (copy >= 0) ::close(copy);
+    fail(ErrorCode::kArchive, label + ": cannot read: " + std::strerror(err));
+  }
   zip_error_t error;
   zip_error_init(&error);
-  zip_source_t* source =
-      zip_source_file_create(path.c_str(), offset, static_cast<zip_int64_t>(size), &error);
-  if (source == nullptr) fail(ErrorCode::kArchive, label + ": cannot read: " + reason_of(&error));
+  zip_source_t* source = zip_source_filep_create(file, offset, static_cast<zip_int64_t>(size), &error);
+  if (source == nullptr) {
+    std::fclose(file);
+    fail(ErrorCode::kArchive, label + ": cannot read: " + reason_of(&error));
+  }
   zip_error_fini(&error);
   return open_source(source, nullptr, label);
 }

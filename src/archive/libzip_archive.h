@@ -6,7 +6,6 @@
 #include <zip.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,11 +16,10 @@ class LibzipArchive {
  public:
   // `label` names the zip in messages ("model.pt2", "model.pt2: model/data/weights/model.pt").
   // Each throws Error(kArchive) with libzip's reason when the bytes are not a readable zip.
-  static std::shared_ptr<LibzipArchive> open_file(const std::filesystem::path& path,
-                                                  const std::string& label);
-  static std::shared_ptr<LibzipArchive> open_file_range(const std::filesystem::path& path,
-                                                        uint64_t offset, uint64_t size,
-                                                        const std::string& label);
+  // Bytes [offset, offset + size) of an open file (the archive, or a STORED nested zip in it).
+  // Reads a duplicate of `fd`, never the path again, so what was checked is what is read.
+  static std::shared_ptr<LibzipArchive> open_fd(int fd, uint64_t offset, uint64_t size,
+                                                const std::string& label);
   // `bytes` must stay alive as long as the archive: the caller holds it (see `keep_alive`).
   static std::shared_ptr<LibzipArchive> open_memory(std::shared_ptr<const void> keep_alive,
                                                     const void* bytes, uint64_t size,

@@ -12,6 +12,7 @@
 #include "archive/archive.h"
 #include "archive/file_handle.h"
 #include "archive/libzip_archive.h"
+#include "archive/zip_crc.h"
 
 namespace pt2onnx::archive {
 
@@ -48,28 +49,35 @@ class MemoryStorage final : public Storage {
 };
 
 // Bytes [offset, offset + size) of a parent storage: a STORED entry of a zip held in the parent.
+// With a CRC check, the first read verifies the whole entry (in the same pass when it reads all
+// of it).
 class SliceStorage final : public Storage {
  public:
   SliceStorage(std::shared_ptr<const Storage> parent, uint64_t offset, uint64_t size,
-               StorageLabel label);
+               StorageLabel label, std::shared_ptr<const EntryCrc> crc = nullptr);
   uint64_t size() const override { return size_; }
   void read(uint64_t offset, uint64_t n, void* dst) const override;
   std::optional<uint64_t> file_offset() const override;
   std::string entry_name() const override { return label_.entry; }
+  const EntryCrc* entry_crc() const override { return crc_.get(); }
+  void verify() const override;
 
  private:
   std::shared_ptr<const Storage> parent_;
   uint64_t offset_;
   uint64_t size_;
   StorageLabel label_;
+  std::shared_ptr<const EntryCrc> crc_;
 };
 
 // A DEFLATE entry. libzip cannot seek in compressed data, so reads stream forward from a
 // cached cursor and reopen the entry to go back.
 class InflatingStorage final : public Storage {
  public:
+  // The CRC is accumulated while the stream is read from its start and checked at its end;
+  // a read that starts elsewhere first verifies the whole entry in one pass.
   InflatingStorage(std::shared_ptr<LibzipArchive> zip, uint64_t index, uint64_t size,
-                   StorageLabel label);
+                   StorageLabel label, std::shared_ptr<const EntryCrc> crc);
   ~InflatingStorage() override;
   InflatingStorage(const InflatingStorage&) = delete;
   InflatingStorage& operator=(const InflatingStorage&) = delete;
@@ -78,17 +86,22 @@ class InflatingStorage final : public Storage {
   void read(uint64_t offset, uint64_t n, void* dst) const override;
   std::optional<uint64_t> file_offset() const override { return std::nullopt; }
   std::string entry_name() const override { return label_.entry; }
+  const EntryCrc* entry_crc() const override { return crc_.get(); }
+  void verify() const override;
 
  private:
   void reopen() const;
   void pull(uint64_t n, uint8_t* dst) const;  // reads n bytes at the cursor; dst may be null
+  void verify_locked() const;
 
   std::shared_ptr<LibzipArchive> zip_;
   uint64_t index_;
   uint64_t size_;
   StorageLabel label_;
+  std::shared_ptr<const EntryCrc> crc_;
   mutable zip_file_t* file_ = nullptr;  // guarded by zip_->mutex()
   mutable uint64_t cursor_ = 0;
+  mutable uint32_t running_crc_ = 0;  // of bytes [0, cursor_)
 };
 
 // Throws the standard "past the end" error for a read outside [0, size).

@@ -1,5 +1,6 @@
 #include "archive/zip_container.h"
 
+#include <cstdint>
 #include <new>
 
 #include "common/error.h"
@@ -25,12 +26,15 @@ Buffer allocate(uint64_t n, const std::string& what) {
 
 }  // namespace
 
-std::shared_ptr<ZipContainer> ZipContainer::open_file(const std::filesystem::path& path) {
+std::shared_ptr<ZipContainer> ZipContainer::open_file(const std::filesystem::path& path,
+                                                     const ZipLimits& limits) {
   std::shared_ptr<ZipContainer> zip(new ZipContainer());
   zip->file_path_ = path;
   zip->label_ = path.string();
-  zip->file_ = std::make_shared<FileHandle>(path);
-  zip->libzip_ = LibzipArchive::open_file(path, zip->label_);  // libzip's reason comes first
+  zip->limits_ = limits;
+  zip->file_ = std::make_shared<FileHandle>(path);  // refuses FIFOs and devices without blocking
+  // libzip reads the descriptor we checked, not the path again; its reason comes first.
+  zip->libzip_ = LibzipArchive::open_fd(zip->file_->fd(), 0, zip->file_->size(), zip->label_);
   zip->bytes_ = std::make_shared<WholeFileStorage>(zip->file_);
   zip->entries_ = read_zip_directory(*zip->bytes_, zip->label_);
   zip->index_entries();
@@ -45,10 +49,14 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
   zip->file_ = file_;
   zip->label_ = describe(relative_name);
   zip->entry_prefix_ = entry_prefix_ + outer.name + ": ";
+  zip->limits_ = limits_;
 
-  std::shared_ptr<const Storage> bytes = storage(relative_name);
+  // A STORED nested zip is read through its own entries, each CRC-checked; checking the outer
+  // entry as a whole would read every weight twice. A DEFLATE one is inflated whole, and checked.
+  const bool stored = outer.method == kMethodStored;
+  std::shared_ptr<const Storage> bytes = entry_storage(outer, !stored);
   if (const std::optional<uint64_t> offset = bytes->file_offset()) {
-    zip->libzip_ = LibzipArchive::open_file_range(file_path_, *offset, bytes->size(), zip->label_);
+    zip->libzip_ = LibzipArchive::open_fd(file_->fd(), *offset, bytes->size(), zip->label_);
   } else {
     // A compressed nested zip needs random access: inflate it once into memory (rare: only
     // after someone re-zips an archive with compression).
@@ -97,8 +105,12 @@ const ZipEntry& ZipContainer::entry(const std::string& relative_name) const {
 }
 
 std::shared_ptr<const Storage> ZipContainer::storage(const std::string& relative_name) const {
-  const ZipEntry& found = entry(relative_name);
+  return entry_storage(entry(relative_name), true);
+}
+
+std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found, bool check_crc) const {
   StorageLabel label{file_path_.string(), entry_prefix_ + found.name};
+  const std::shared_ptr<const EntryCrc> crc = check_crc ? std::make_shared<EntryCrc>(found.crc32, label.text()) : nullptr;
   if (found.flags & kFlagEncrypted)
     fail(ErrorCode::kArchive, label.text() + ": entry is encrypted");
   if (found.method == kMethodStored) {
@@ -107,7 +119,7 @@ std::shared_ptr<const Storage> ZipContainer::storage(const std::string& relative
            label.text() + ": STORED entry with " + std::to_string(found.compressed_size) +
                " bytes in the zip but a size of " + std::to_string(found.size));
     }
-    return std::make_shared<SliceStorage>(bytes_, found.data_offset, found.size, std::move(label));
+    return std::make_shared<SliceStorage>(bytes_, found.data_offset, found.size, std::move(label), crc);
   }
   if (found.method == kMethodDeflate) {
     {
@@ -118,7 +130,16 @@ std::shared_ptr<const Storage> ZipContainer::storage(const std::string& relative
                                       std::to_string(found.index) + " differently");
       }
     }
-    return std::make_shared<InflatingStorage>(libzip_, found.index, found.size, std::move(label));
+    // A zip bomb declares gigabytes behind a few kB of DEFLATE; honest data rarely passes 30x.
+    const uint64_t ratio = limits_.max_inflate_ratio;
+    const uint64_t allowed = found.compressed_size > UINT64_MAX / ratio ? UINT64_MAX : found.compressed_size * ratio;
+    if (found.size > ZipLimits::kRatioFreeBytes && found.size > allowed) {
+      fail(ErrorCode::kArchive,
+           label.text() + ": DEFLATE entry of " + std::to_string(found.compressed_size) + " bytes inflates to " +
+               std::to_string(found.size) + ", more than the limit of " + std::to_string(ratio) +
+               "x (a zip bomb?); raise it with --max-inflate-ratio");
+    }
+    return std::make_shared<InflatingStorage>(libzip_, found.index, found.size, std::move(label), crc);
   }
   fail(ErrorCode::kArchive, label.text() + ": compression method " + std::to_string(found.method) +
                                 " is not supported (only STORED and DEFLATE)");
@@ -126,7 +147,12 @@ std::shared_ptr<const Storage> ZipContainer::storage(const std::string& relative
 
 std::string ZipContainer::read_text(const std::string& relative_name, uint64_t max_bytes) const {
   const std::shared_ptr<const Storage> bytes = storage(relative_name);
-  if (bytes->size() > max_bytes) {
+  if (max_bytes == 0 && bytes->size() > limits_.max_entry_bytes) {
+    fail(ErrorCode::kArchive, describe(relative_name) + ": " + std::to_string(bytes->size()) +
+                                  " bytes, more than the limit of " + std::to_string(limits_.max_entry_bytes) +
+                                  " for an entry read into memory; raise it with --max-entry-bytes");
+  }
+  if (max_bytes != 0 && bytes->size() > max_bytes) {
     fail(ErrorCode::kArchive, describe(relative_name) + ": " + std::to_string(bytes->size()) +
                                   " bytes is more than the " + std::to_string(max_bytes) +
                                   " this entry may have");

@@ -14,14 +14,16 @@
 #include "archive/libzip_archive.h"
 #include "archive/storages.h"
 #include "archive/zip_directory.h"
+#include "archive/zip_limits.h"
 
 namespace pt2onnx::archive {
 
 class ZipContainer {
  public:
   // Opens the archive file. Throws Error(kArchive) naming the file for a missing, truncated or
-  // corrupt zip (with libzip's reason).
-  static std::shared_ptr<ZipContainer> open_file(const std::filesystem::path& path);
+  // corrupt zip (with libzip's reason). Nested zips inherit `limits`.
+  static std::shared_ptr<ZipContainer> open_file(const std::filesystem::path& path,
+                                                 const ZipLimits& limits = {});
   // Opens the zip stored as entry `relative_name` of this one.
   std::shared_ptr<const ZipContainer> open_nested(const std::string& relative_name) const;
 
@@ -43,15 +45,18 @@ class ZipContainer {
   // "<label>: <root><relative_name>", for messages about an entry.
   std::string describe(const std::string& relative_name) const;
   const ZipEntry& entry(const std::string& relative_name) const;  // throws when absent
+  // The entry's bytes, CRC-checked as they are read. Refuses encrypted entries, unknown methods
+  // and DEFLATE entries that would inflate past limits().max_inflate_ratio.
   std::shared_ptr<const Storage> storage(const std::string& relative_name) const;
-  // The whole entry as text; refuses entries over `max_bytes`.
-  std::string read_text(const std::string& relative_name, uint64_t max_bytes = kMaxTextBytes) const;
-
-  static constexpr uint64_t kMaxTextBytes = uint64_t{4} << 30;
+  // The whole entry as text (CRC-checked); refuses entries over `max_bytes`, by default
+  // limits().max_entry_bytes.
+  std::string read_text(const std::string& relative_name, uint64_t max_bytes = 0) const;
+  const ZipLimits& limits() const { return limits_; }
 
  private:
   ZipContainer() = default;
   void index_entries();
+  std::shared_ptr<const Storage> entry_storage(const ZipEntry& found, bool check_crc) const;
 
   std::filesystem::path file_path_;
   std::shared_ptr<const FileHandle> file_;
@@ -62,6 +67,7 @@ class ZipContainer {
   std::string label_;
   std::string entry_prefix_;  // for nested zips: "<outer entry>: ", so entry names say where
   std::string root_;
+  ZipLimits limits_;
 };
 
 }  // namespace pt2onnx::archive

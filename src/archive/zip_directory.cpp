@@ -141,9 +141,20 @@ DirectoryLocation locate_directory(const Storage& zip, uint64_t end_offset,
       const uint32_t record_directory_disk = record.u32();
       split = record_disk != 0 || record_directory_disk != 0;
       record.skip(8);
+      const DirectoryLocation classic = location;
       location.entry_count = record.u64();
       location.size = record.u64();
       location.offset = record.u64();
+      // Readers that take the classic record would see another directory: refuse the forgery.
+      // (A classic field saturated at its maximum defers to the ZIP64 one.)
+      auto disagree = [](uint64_t classic_value, uint64_t saturated, uint64_t zip64_value) {
+        return classic_value != saturated && classic_value != zip64_value;
+      };
+      if (disagree(classic.entry_count, 0xFFFF, location.entry_count) ||
+          disagree(classic.size, 0xFFFFFFFF, location.size) || disagree(classic.offset, 0xFFFFFFFF, location.offset)) {
+        fail(ErrorCode::kArchive, label + ": the end of central directory record and its ZIP64 record disagree "
+                                          "on the directory's place or size (damaged or forged zip)");
+      }
     }
   }
   if (split) fail(ErrorCode::kArchive, label + ": split (multi-disk) zips are not supported");
@@ -198,16 +209,53 @@ uint64_t data_offset_of(const Storage& zip, uint64_t header_offset, const ZipEnt
   if (header.u32() != kLocalHeaderSignature) {
     fail(ErrorCode::kArchive, what + ": no local header at " + std::to_string(header_offset));
   }
-  header.skip(22);
+  header.skip(4);  // version, flags
+  const uint16_t method = header.u16();
+  header.skip(16);  // time, date, CRC and sizes: torch writes them in a data descriptor instead
   const uint64_t name_length = header.u16();
   const uint64_t extra_length = header.u16();
   const uint64_t data_offset = header_offset + kLocalHeaderSize + name_length + extra_length;
+  // Readers that trust the local header (libzip, unzip) would see another entry than we do.
+  if (name_length > size - header_offset - kLocalHeaderSize) {
+    fail(ErrorCode::kArchive, what + ": local header at " + std::to_string(header_offset) + " is cut short");
+  }
+  const std::vector<uint8_t> local_name = read_bytes(zip, header_offset + kLocalHeaderSize, name_length);
+  if (std::string(local_name.begin(), local_name.end()) != entry.name || method != entry.method) {
+    fail(ErrorCode::kArchive, what + ": the local header at " + std::to_string(header_offset) +
+                                  " names another entry or method than the central directory (damaged or forged zip)");
+  }
   if (data_offset > size || entry.compressed_size > size - data_offset) {
     fail(ErrorCode::kArchive, what + ": data [" + std::to_string(data_offset) + ", +" +
                                   std::to_string(entry.compressed_size) +
                                   ") lies outside the zip (truncated?)");
   }
   return data_offset;
+}
+
+// Overlapping entries let one set of bytes be read as two (and quines inflate without end):
+// each entry's local header and data, and the central directory, must lie apart.
+void check_no_overlap(const std::vector<ZipEntry>& entries, const DirectoryLocation& directory,
+                      const std::string& label) {
+  struct Span {
+    uint64_t begin, end;
+    const std::string* name;  // null: the central directory
+  };
+  std::vector<Span> spans;
+  spans.reserve(entries.size() + 1);
+  for (const ZipEntry& entry : entries)
+    spans.push_back({entry.header_offset, entry.data_offset + entry.compressed_size, &entry.name});
+  spans.push_back({directory.offset, directory.offset + directory.size, nullptr});
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  auto name = [](const Span& span) { return span.name ? "entry '" + *span.name + "'" : std::string("the central directory"); };
+  for (size_t i = 1; i < spans.size(); ++i) {
+    if (spans[i].begin < spans[i - 1].end || spans[i].begin == spans[i - 1].begin) {
+      fail(ErrorCode::kArchive, label + ": " + name(spans[i]) + " at " + std::to_string(spans[i].begin) +
+                                    " overlaps " + name(spans[i - 1]) + " [" + std::to_string(spans[i - 1].begin) +
+                                    ", " + std::to_string(spans[i - 1].end) + ") (damaged or forged zip)");
+    }
+  }
 }
 
 }  // namespace
@@ -229,7 +277,8 @@ std::vector<ZipEntry> read_zip_directory(const Storage& zip, const std::string& 
     reader.skip(4);  // versions
     entry.flags = reader.u16();
     entry.method = reader.u16();
-    reader.skip(8);  // time, date, crc
+    reader.skip(4);  // time, date
+    entry.crc32 = reader.u32();
     entry.compressed_size = reader.u32();
     entry.size = reader.u32();
     const uint16_t name_length = reader.u16();
@@ -244,9 +293,11 @@ std::vector<ZipEntry> read_zip_directory(const Storage& zip, const std::string& 
     const std::string entry_what = label + ": " + entry.name;
     apply_zip64_extra(extra, entry, header_offset, entry.size == 0xFFFFFFFF,
                       entry.compressed_size == 0xFFFFFFFF, header_offset == 0xFFFFFFFF, entry_what);
+    entry.header_offset = header_offset;
     entry.data_offset = data_offset_of(zip, header_offset, entry, entry_what);
     entries.push_back(std::move(entry));
   }
+  check_no_overlap(entries, location, label);
   return entries;
 }
 

@@ -121,6 +121,16 @@ int main(int argc, char** argv) {
 
   app.add_flag("-v,--verbose", verbose, "print details of the conversion");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  // ---- Safety limits (README "Safety"; issue 11): what a hostile archive may make us hold. ----
+  app.add_option("--max-entry-bytes", options.limits.max_entry_bytes,
+                 "largest archive entry read into memory (program JSON, weight configs, pickles)")
+      ->default_val(options.limits.max_entry_bytes)
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-inflate-ratio", options.limits.max_inflate_ratio,
+                 "largest size/compressed size of a DEFLATE entry over 1 MiB (zip bombs)")
+      ->default_val(options.limits.max_inflate_ratio)
+      ->check(CLI::PositiveNumber);
+  // ---- end of safety limits ----
 
   CLI::App* inspect_command = app.add_subcommand(
       "inspect", "describe a .pt2 archive: versions, modules, inputs and outputs, weights, ops (unsupported marked)");
@@ -150,6 +160,10 @@ int main(int argc, char** argv) {
   }
   options.input = input;
   options.output = output;
+  if (app.get_option("--output")->count() > 0 && output.empty()) {  // safety: -o '' would write beside the input
+    std::cerr << "pt2onnx: error: -o '': the output path is empty; name a file\n";
+    return static_cast<int>(pt2onnx::ErrorCode::kUsage);
+  }
   for (const std::string& flag : dim_name_flags) {
     const size_t eq = flag.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size()) {
@@ -176,6 +190,7 @@ int main(int argc, char** argv) {
       merged.compile.insert(merged.compile.end(), options.compile.begin(), options.compile.end());
       if (given("--arch")) merged.archs = options.archs;
       if (given("--nvrtc")) merged.nvrtc = options.nvrtc;
+      merged.limits = options.limits;  // safety limits are flags only
       if (!kernels_dir.empty()) merged.kernels_dir = kernels_dir;
       for (const auto& [key, name] : options.dim_names) merged.dim_names[key] = name;
       options = std::move(merged);

@@ -1,6 +1,7 @@
-// Copies a tensor's row-major bytes to a given offset of an output file: in-kernel with
-// copy_file_range when they lie contiguously in the archive file, through a bounded buffer
-// otherwise. Shared by the external data file and the streamed embedded model, so both copy
+// Copies a tensor's row-major bytes to a given offset of an output file. A tensor that is a
+// whole STORED entry is copied and CRC-checked in one pass; other contiguous ones are copied
+// in-kernel with copy_file_range after their entry was verified; the rest through a bounded
+// buffer (Storage::read, which verifies). Shared by the external data file and the streamed embedded model, so both copy
 // weights the same fast way and neither holds a whole tensor in memory.
 #pragma once
 
@@ -36,6 +37,9 @@ class TensorCopier {
                          const std::filesystem::path& out_path, const archive::Storage& storage);
   void copy_with_reads(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                        const std::filesystem::path& out_path, const archive::Storage& storage);
+  uint32_t copy_checksummed(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
+                            const std::filesystem::path& out_path, const archive::Storage& storage);
+  void read_archive(uint64_t archive_offset, uint64_t n, uint8_t* dst, const archive::Storage& storage);
   int archive_fd();
   std::vector<uint8_t>& copy_buffer();
 

@@ -158,8 +158,14 @@ bool uses_data_file(translate::Translation& translation, const std::vector<Bound
 
 // A data file from an earlier external write of this output would now be unreferenced; users
 // would ship it or wonder which model it belongs to.
-void remove_stale_data_file(const std::filesystem::path& data_path, std::vector<std::string>& warnings) {
+void remove_stale_data_file(const std::filesystem::path& data_path, const std::optional<FileIdentity>& input,
+                            std::vector<std::string>& warnings) {
+  // Only a regular file of ours: never a device, a FIFO, a directory or the input archive.
   std::error_code error;
+  const auto status = std::filesystem::symlink_status(data_path, error);
+  if (error || status.type() != std::filesystem::file_type::regular) return;
+  const std::optional<FileIdentity> found = identity_of(data_path);
+  if (found && input && found->device == input->device && found->inode == input->inode) return;
   if (std::filesystem::remove(data_path, error))
     warnings.push_back("removed stale external data '" + data_path.string() +
                        "' that the new model does not reference");
@@ -180,6 +186,10 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   const std::filesystem::path data_path = options.output.parent_path() / data_name;
 
   const bool use_data_file = uses_data_file(translation, bound, options, data_path);
+  // The input must survive, whatever name or link the outputs reach it by.
+  const std::optional<FileIdentity> input = identity_of(archive.path());
+  check_output_path(options.output, input);
+  if (use_data_file) check_output_path(data_path, input, "external data");
 
   // Create the temp files before reading any weight, so an unwritable directory fails fast.
   TempOutputFile model_file(options.output);
@@ -225,6 +235,9 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   for (BoundWeight& weight : bound)
     if (!weight.initializer->has_data_location()) weight.initializer->clear_raw_data();
 
+  // Checked again: the paths may have changed while the weights were copied.
+  check_output_path(options.output, input);
+  if (data_file) check_output_path(data_path, input, "external data");
   // Data first: once the model appears under its final name, what it references is complete.
   if (data_file) data_file->commit();
   try {
@@ -234,7 +247,7 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     throw;
   }
 
-  if (!data_file) remove_stale_data_file(data_path, translation.warnings);
+  if (!data_file) remove_stale_data_file(data_path, input, translation.warnings);
 
   WriteResult result;
   result.external_data = data_file ? data_path : std::filesystem::path();

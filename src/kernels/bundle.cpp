@@ -1,9 +1,12 @@
 // --compile bundles: input types from call sites, code generation, parallel NVRTC compiles with
 // cubin checks, the manifest, and atomic directory writes.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <map>
@@ -11,6 +14,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "emit/output_file.h"
 #include "kernels/cubin.h"
 #include "kernels/expr.h"
 #include "kernels/kernels.h"
@@ -298,10 +302,10 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
                                          const std::filesystem::path& dir, const std::string& model_file) {
   namespace fs = std::filesystem;
   std::vector<fs::path> staged;
+  std::vector<emit::PendingPath> pending;  // staged trees are removed on SIGINT/SIGTERM too
   std::vector<WrittenBundle> written;
   auto cleanup = [&] {
-    std::error_code ec;
-    for (const auto& s : staged) fs::remove_all(s, ec);
+    for (const auto& s : staged) emit::remove_tree_nofollow(s.c_str());
   };
   try {
     std::error_code ec;
@@ -309,8 +313,11 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
     PT2ONNX_CHECK(!ec, ErrorCode::kOutput, dir.string() + ": cannot create the kernels directory: " + ec.message());
     for (const auto& b : bundles) {
       const KernelPlan& p = b.planned->plan;
-      const fs::path tmp = dir / ("." + p.name + ".kernels.tmp." + std::to_string(::getpid()));
-      fs::remove_all(tmp, ec);
+      // A random name created with mkdir (which never follows a planted link), registered first.
+      const fs::path tmp = fs::absolute(dir.empty() ? fs::path(".") : dir) / emit::random_temp_name("kernels");
+      pending.emplace_back(tmp, emit::PendingPath::Kind::kTree);
+      PT2ONNX_CHECK(::mkdir(tmp.c_str(), 0777) == 0, ErrorCode::kOutput,
+                    tmp.string() + ": cannot create: " + std::strerror(errno));
       staged.push_back(tmp);
       WrittenBundle w{p.name, dir / (p.name + ".kernels"), static_cast<int>(p.kernels.size()), 0};
       auto put = [&](const fs::path& rel, const char* data, size_t size) {
@@ -330,9 +337,7 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
       written.push_back(w);
     }
     for (size_t i = 0; i < bundles.size(); ++i) {
-      fs::remove_all(written[i].dir, ec);
-      fs::rename(staged[i], written[i].dir, ec);
-      PT2ONNX_CHECK(!ec, ErrorCode::kOutput, written[i].dir.string() + ": cannot rename into place: " + ec.message());
+      emit::replace_atomically(staged[i], written[i].dir);  // the old bundle stays until the new one is there
     }
   } catch (...) {
     cleanup();
