@@ -24,7 +24,8 @@ endforeach()
 set(CPACK_PACKAGE_NAME pt2onnx)
 set(CPACK_PACKAGE_VENDOR "the pt2onnx authors")
 set(CPACK_PACKAGE_CONTACT "pt2onnx maintainers <pt2onnx@example.org>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "PyTorch .pt2 archive to ONNX converter, without Python")
+# No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPackDeb would put it above each description below, whose
+# first lines are the packages' own synopses (lintian: description-synopsis-is-duplicated).
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_GENERATOR DEB)
@@ -37,18 +38,18 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://example.org/pt2onnx")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME pt2onnx)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "PyTorch .pt2 archive to ONNX converter, without Python
- pt2onnx turns the archive that torch.export.save writes into an ONNX model,
- with no Python and no LibTorch: per-op translation rules, local functions
- for chosen module types, external data for large weights and optional CUDA
- kernel bundles (NVRTC is loaded at run time).")
+pt2onnx turns the archive that torch.export.save writes into an ONNX model,
+with no Python and no LibTorch: per-op translation rules, local functions
+for chosen module types, external data for large weights and optional CUDA
+kernel bundles (NVRTC is loaded at run time).")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME pt2onnx-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
     "pt2onnx (= ${PROJECT_VERSION}), libonnx-dev, libprotobuf-dev, nlohmann-json3-dev, libzip-dev, zipcmp, zipmerge, ziptool")
 set(CPACK_DEBIAN_DEV_DESCRIPTION "PyTorch .pt2 to ONNX converter - C++ library and CMake package
- The static library behind pt2onnx with its header pt2onnx.h, and the CMake
- package: find_package(pt2onnx CONFIG) gives the targets pt2onnx::pt2onnx and
- pt2onnx::pt2onnx_lib and the function pt2onnx_convert(), which converts
- archives at build time with a depfile so that Ninja and Make reconvert only
- when an input changes.")
+The static library behind pt2onnx with its header pt2onnx.h, and the CMake
+package: find_package(pt2onnx CONFIG) gives the targets pt2onnx::pt2onnx and
+pt2onnx::pt2onnx_lib and the function pt2onnx_convert(), which converts
+archives at build time with a depfile so that Ninja and Make reconvert only
+when an input changes.")
 include(CPack)

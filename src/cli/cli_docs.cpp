@@ -109,14 +109,17 @@ std::string bash_value_cases(const CLI::App& app) {
 }
 
 std::string bash_completion(const CLI::App& app) {
-  std::string names;
-  for (const CLI::App* sub : commands(app)) names += (names.empty() ? "" : " ") + sub->get_name();
+  std::string names, pattern;  // "inspect ops" for compgen, "inspect|ops" for case
+  for (const CLI::App* sub : commands(app)) {
+    names += (names.empty() ? "" : " ") + sub->get_name();
+    pattern += (pattern.empty() ? "" : "|") + sub->get_name();
+  }
   std::ostringstream out;
   out << "# bash completion for pt2onnx " << version() << " (rendered by pt2onnx --generate-docs)\n"
       << "_pt2onnx() {\n"
       << "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} command= word\n"
       << "  for word in \"${COMP_WORDS[@]:1:COMP_CWORD-1}\"; do\n"
-      << "    case $word in " << (names.empty() ? "''" : names.c_str()) << ") command=$word ;; esac\n"
+      << "    case $word in " << (pattern.empty() ? "''" : pattern.c_str()) << ") command=$word ;; esac\n"
       << "  done\n"
       << "  local options\n"
       << "  case $command in\n";

@@ -28,7 +28,7 @@ from ort_compare import CheckFailed, run_checks  # noqa: E402
 
 
 def run(cmd, check=True, cwd=None):
-    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=600, cwd=cwd)
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=1200, cwd=cwd)
     if check and proc.returncode != 0:
         raise CheckFailed(f"{' '.join(map(str, cmd))}: exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return proc
@@ -128,7 +128,8 @@ def options_of(exe: Path):
 
 
 def check_docs(pkgs: Packages, exe: Path):
-    man = gzip.decompress((pkgs.root / "usr/share/man/man1/pt2onnx.1.gz").read_bytes()).decode().replace("\\-", "-")
+    man = gzip.decompress((pkgs.root / "usr/share/man/man1/pt2onnx.1.gz").read_bytes()).decode()
+    man = re.sub(r"\\f[BIR]", "", man).replace("\\-", "-")  # fonts off, minus signs as dashes
     bash = (pkgs.root / "usr/share/bash-completion/completions/pt2onnx").read_text()
     zsh = (pkgs.root / "usr/share/zsh/vendor-completions/_pt2onnx").read_text()
     flags = options_of(exe)
