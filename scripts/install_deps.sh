@@ -6,8 +6,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential cmake pkg-config libonnx-dev libprotobuf-dev protobuf-compiler
-      nlohmann-json3-dev libzip-dev zipcmp zipmerge ziptool libcli11-dev libspdlog-dev
-      doctest-dev libdeflate-dev python3-venv)
+      nlohmann-json3-dev libzip-dev zipcmp zipmerge ziptool libcli11-dev
+      doctest-dev libdeflate-dev python3-venv
+      ninja-build dpkg-dev file lintian)  # the last four: the install_package and deb_package tests
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

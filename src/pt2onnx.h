@@ -1,13 +1,17 @@
 // The public API: convert a .pt2 archive to ONNX. The CLI is a thin shell over this.
+// Installed as include/pt2onnx.h; PT2ONNX_VERSION_MAJOR/MINOR/PATCH and PT2ONNX_VERSION_STRING
+// (pt2onnx_version.h) give the version it belongs to, version() the library's.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "archive/zip_limits.h"
+#include "pt2onnx_version.h"
 
 namespace pt2onnx {
 
@@ -41,6 +45,16 @@ struct ConvertOptions {
   std::map<std::string, std::string> dim_names;
   // What a hostile archive may make pt2onnx hold or inflate (--max-entry-bytes, --max-inflate-ratio).
   archive::ZipLimits limits;
+  // --strict: every warning (a config rule or --hiera type that matches nothing, external data
+  // forced by size, ...) fails the conversion with ErrorCode::kStrict, nothing written.
+  bool strict = false;
+  // Called as weights are written, with the bytes written so far and the total (a progress line).
+  std::function<void(int64_t done, int64_t total)> on_weight_progress;
+};
+
+struct StageTiming {
+  std::string stage;  // read, import, translate, hierarchy, emit, kernels
+  double seconds = 0;
 };
 
 struct KernelBundleReport {
@@ -64,6 +78,11 @@ struct ConvertReport {
   // --compile: functions refused (an op or dtype without a kernel template), one line each; the
   // ONNX is written all the same and the CLI exits with status 4.
   std::vector<std::string> kernels_refused;
+  std::vector<StageTiming> stages;  // in pipeline order
+  // The files the conversion read (the archive, the config) and wrote (the .onnx, its data
+  // file, each kernel bundle's manifest.json), as given or resolved: what --depfile lists.
+  std::vector<std::filesystem::path> inputs;
+  std::vector<std::filesystem::path> outputs;
 };
 
 // Converts; throws pt2onnx::Error. On failure nothing is left at the output paths.
@@ -74,10 +93,24 @@ ConvertReport convert(const ConvertOptions& options);
 // Error(kUsage) naming the file and the JSON path of a bad field.
 ConvertOptions options_from_config(const std::filesystem::path& config);
 
+// A Make-format depfile for a finished conversion, `outputs: inputs` with absolute paths ('$'
+// written '$$', spaces, '#' and '\\' escaped with '\\'). Throws Error(kUsage) for a path that
+// a depfile cannot hold (a newline, or a ':' that Make would read as a separator).
+std::string render_depfile(const ConvertReport& report);
+
+// An op that has a built-in rule and the opsets (within kMinOpset..kMaxOpset) where one applies.
+struct OpCoverage {
+  std::string target;  // "aten.linear.default"
+  std::vector<int> opsets;
+};
+// Every op with a rule, sorted by target; with `opset` > 0 only the ops supported there.
+std::vector<OpCoverage> supported_ops(int opset = 0);
+
 // The smallest and largest opset `--opset` accepts.
 constexpr int kMinOpset = 17;
 constexpr int kMaxOpset = 28;
 
+// The library's version, PT2ONNX_VERSION_STRING when it was built.
 const char* version();
 
 }  // namespace pt2onnx

@@ -13,6 +13,7 @@ ConvertOptions options_from_config(const std::filesystem::path& config_path) {
   if (config.model) options.model = *config.model;
   if (config.opset) options.opset = *config.opset;
   if (config.external_data) options.external_data = *config.external_data;
+  if (config.strict) options.strict = *config.strict;
   options.hiera = config.hiera;
   if (config.function_domain) options.function_domain = *config.function_domain;
   if (config.function_name) options.function_name = *config.function_name;

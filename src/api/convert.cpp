@@ -1,4 +1,5 @@
 // convert(): the pipeline from a .pt2 archive to ONNX on disk, stage by stage.
+#include <chrono>
 #include <new>
 #include <optional>
 #include <utility>
@@ -67,6 +68,60 @@ hierarchy::HierarchyOptions hierarchy_options(const ConvertOptions& options, con
   return out;
 }
 
+// A --hiera or --compile type that matches no module is a warning, like a config rule that
+// matches nothing, so one option set can serve a family of models (--strict makes it an error).
+void drop_absent_types(std::vector<std::string>& types, const std::vector<std::vector<ir::ModuleFrame>>& node_modules,
+                       std::vector<std::string>& warnings) {
+  std::vector<std::string> kept;
+  for (const std::string& type : types) {
+    if (hierarchy::deepest_match(type, node_modules) >= 0) {
+      kept.push_back(type);
+      continue;
+    }
+    std::string listed;
+    for (const auto& [name, count] : hierarchy::module_types(node_modules))
+      listed += (listed.empty() ? "" : ", ") + name + (count > 1 ? " (\u00d7" + std::to_string(count) + ")" : "");
+    warnings.push_back("--hiera " + type + " matches no module type of the model (types: " +
+                       (listed.empty() ? "none, the graph carries no module stacks" : listed) + ")");
+  }
+  types = std::move(kept);
+}
+
+// --strict: the first warning, as an error.
+void refuse_warnings(const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return;
+  fail(ErrorCode::kStrict, "--strict: " + warnings.front() +
+                               (warnings.size() > 1 ? " (and " + std::to_string(warnings.size() - 1) + " more warnings)" : ""));
+}
+
+// Times the stages of one conversion into the report.
+class StageClock {
+ public:
+  explicit StageClock(std::vector<StageTiming>& stages) : stages_(stages) {}
+  template <typename Fn>
+  auto run(const char* stage, Fn&& fn) {
+    const auto start = std::chrono::steady_clock::now();
+    struct Record {
+      StageClock& clock;
+      const char* stage;
+      std::chrono::steady_clock::time_point start;
+      ~Record() { clock.add(stage, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()); }
+    } record{*this, stage, start};
+    return std::forward<Fn>(fn)();
+  }
+  void add(const char* stage, double seconds) {
+    for (StageTiming& s : stages_)
+      if (s.stage == stage) {
+        s.seconds += seconds;
+        return;
+      }
+    stages_.push_back({stage, seconds});
+  }
+
+ private:
+  std::vector<StageTiming>& stages_;
+};
+
 // Which export symbol each user-named dim was, so the ONNX can be traced back to the export.
 void add_dim_names_metadata(onnx::ModelProto& model, const std::map<std::string, std::string>& dim_names) {
   if (dim_names.empty()) return;
@@ -101,13 +156,14 @@ namespace {
 ConvertReport convert_checked(const ConvertOptions& options) {
   api::check_opset(options.opset);
   const std::string input_name = options.input.string();
+  ConvertReport report;
+  StageClock clock(report.stages);
 
   std::optional<config::Config> config;
   if (!options.config.empty()) config = config::load_config(options.config);
   api::KernelStage kernel_stage(options);  // --compile: NVRTC and --arch checked before any work
 
   // Output paths are refused before any work (empty, the input itself, a device or FIFO).
-  ConvertReport report;
   report.output = options.output.empty() ? std::filesystem::path(options.input).replace_extension(".onnx")
                                          : options.output;
   const std::optional<emit::FileIdentity> input_identity = emit::identity_of(options.input);
@@ -116,13 +172,20 @@ ConvertReport convert_checked(const ConvertOptions& options) {
     emit::check_output_path(report.output.parent_path() / (report.output.filename().string() + ".data"),
                             input_identity, "external data");
 
-  std::unique_ptr<archive::Archive> archive = archive::Archive::open(options.input, options.limits);
-  report.model = choose_model(*archive, options.model);
+  std::unique_ptr<archive::Archive> archive = clock.run("read", [&] {
+    std::unique_ptr<archive::Archive> opened = archive::Archive::open(options.input, options.limits);
+    report.model = choose_model(*opened, options.model);
+    return opened;
+  });
+  report.inputs.push_back(options.input);
+  if (config) report.inputs.push_back(options.config);
 
   // Archive errors name the file themselves; the importer's gain it here.
-  const std::string program_json = archive->model_json(report.model);
-  ir::Program program = api::with_context(input_name, [&] {
-    return import::import_program(program_json, archive->model_entry(report.model));
+  ir::Program program = clock.run("import", [&] {
+    const std::string program_json = archive->model_json(report.model);
+    return api::with_context(input_name, [&] {
+      return import::import_program(program_json, archive->model_entry(report.model));
+    });
   });
   const std::map<std::string, std::string> dim_names =
       api::with_context(input_name, [&] { return api::resolve_dim_names(program, options.dim_names); });
@@ -133,10 +196,12 @@ ConvertReport convert_checked(const ConvertOptions& options) {
   translate_options.opset = options.opset;
   if (config) translate_options.custom_ops = config->op_rules;
   translate_options.fuse = options.fuse;
-  program = translate::fuse_patterns(program, translate_options).program;
-  translate::Translation translation =
-      api::with_context(input_name, [&] { return translate::translate_program(program, translate_options); });
+  translate::Translation translation = clock.run("translate", [&] {
+    program = translate::fuse_patterns(program, translate_options).program;
+    return api::with_context(input_name, [&] { return translate::translate_program(program, translate_options); });
+  });
   add_dim_names_metadata(translation.model, dim_names);
+  translation.model.set_producer_version(version());
   for (size_t i = 0; i < translate_options.custom_ops.size(); ++i)
     if (translation.custom_op_hits[i] == 0)
       translation.warnings.push_back("config rule " + translate_options.custom_ops[i].origin + " (op " +
@@ -145,31 +210,50 @@ ConvertReport convert_checked(const ConvertOptions& options) {
   hierarchy::HierarchyOptions hiera_options =
       hierarchy_options(options, config ? &*config : nullptr, translation.node_modules, translation.warnings);
   kernel_stage.add_hiera_types(hiera_options.types);
+  drop_absent_types(hiera_options.types, translation.node_modules, translation.warnings);
   if (!hiera_options.types.empty()) {
-    const hierarchy::HierarchyReport folded = api::with_context(input_name, [&] {
-      return hierarchy::fold_hierarchy(translation.model, translation.node_modules, hiera_options);
+    const hierarchy::HierarchyReport folded = clock.run("hierarchy", [&] {
+      return api::with_context(input_name, [&] {
+        return hierarchy::fold_hierarchy(translation.model, translation.node_modules, hiera_options);
+      });
     });
     translation.warnings.insert(translation.warnings.end(), folded.warnings.begin(), folded.warnings.end());
-    api::with_context(input_name, [&] { kernel_stage.prepare(translation.model, program, folded, hiera_options.domain); });
+    if (kernel_stage.active())
+      clock.run("kernels", [&] {
+        api::with_context(input_name, [&] { kernel_stage.prepare(translation.model, program, folded, hiera_options.domain); });
+      });
   }
   report.nodes_out = translation.model.graph().node_size();
   report.functions_out = translation.model.functions_size();
+  if (options.strict) refuse_warnings(translation.warnings);
 
   emit::WriteOptions write_options;
   write_options.output = report.output;
   write_options.external_data = options.external_data;
-  const emit::WriteResult written = emit::write_model(translation, *archive, archive->weights(report.model),
-                                                      archive->constants(report.model), write_options);
+  write_options.on_progress = options.on_weight_progress;
+  const size_t warnings_before_write = translation.warnings.size();
+  const emit::WriteResult written = clock.run("emit", [&] {
+    return emit::write_model(translation, *archive, archive->weights(report.model), archive->constants(report.model),
+                             write_options);
+  });
   report.external_data = written.external_data;
   report.weight_count = written.weight_count;
   report.weight_bytes = written.weight_bytes;
   report.warnings = translation.warnings;  // the writer appends its own (e.g. forced external data)
-  kernel_stage.write(report);
+  report.outputs.push_back(report.output);
+  if (!report.external_data.empty()) report.outputs.push_back(report.external_data);
+  if (options.strict && report.warnings.size() > warnings_before_write) {
+    std::error_code ec;
+    for (const auto& path : report.outputs) std::filesystem::remove(path, ec);
+    refuse_warnings({report.warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before_write), report.warnings.end()});
+  }
+  if (kernel_stage.active()) clock.run("kernels", [&] { kernel_stage.write(report); });
+  for (const KernelBundleReport& bundle : report.kernel_bundles) report.outputs.push_back(bundle.dir / "manifest.json");
   return report;
 }
 
 }  // namespace
 
-const char* version() { return PT2ONNX_VERSION; }
+const char* version() { return PT2ONNX_VERSION_STRING; }
 
 }  // namespace pt2onnx

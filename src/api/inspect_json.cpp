@@ -102,6 +102,8 @@ Json model_json(const ModelInspection& m) {
 
 std::string render_inspect_json(const InspectReport& report) {
   Json j;
+  // schema/pt2onnx-inspect.schema.json; bumped when a field changes meaning or goes away.
+  j["format_version"] = 1;
   j["file"] = report.input.string();
   j["layout"] = report.layout;
   j["opset"] = report.opset;

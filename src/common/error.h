@@ -15,6 +15,7 @@ enum class ErrorCode {
   kValidation = 5,   // the produced ONNX failed a check
   kCompile = 6,      // CUDA / NVRTC
   kOutput = 7,       // cannot write the output
+  kStrict = 8,       // --strict: a warning, refused
   kInternal = 70,    // a bug of ours
 };
 

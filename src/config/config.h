@@ -31,6 +31,7 @@ struct Config {
   std::optional<std::string> model;
   std::optional<int> opset;
   std::optional<bool> external_data;
+  std::optional<bool> strict;  // --strict
   std::vector<std::string> hiera;
   std::optional<std::string> function_domain;
   std::optional<std::string> function_name;

@@ -245,13 +245,14 @@ Config parse_config(const std::string& text, const std::filesystem::path& path) 
   try {
     const Field root{doc, "$"};
     expect_object(root, {"$schema", "comment", "input", "output", "model", "opset", "external_data", "hiera",
-                         "functions", "compile", "arch", "kernels_dir", "nvrtc", "dim_names", "rules"});
+                         "functions", "compile", "arch", "kernels_dir", "nvrtc", "dim_names", "strict", "rules"});
     if (root.has("$schema")) get_string(root.at("$schema"));
     if (root.has("input")) config.input = resolve(path, get_nonempty_string(root.at("input")));
     if (root.has("output")) config.output = resolve(path, get_nonempty_string(root.at("output")));
     if (root.has("model")) config.model = get_nonempty_string(root.at("model"));
     if (root.has("opset")) config.opset = static_cast<int>(get_int(root.at("opset"), 1, 1000));
     if (root.has("external_data")) config.external_data = get_bool(root.at("external_data"));
+    if (root.has("strict")) config.strict = get_bool(root.at("strict"));
     if (root.has("hiera")) config.hiera = get_strings(root.at("hiera"), /*allow_empty_items=*/false);
     if (root.has("compile")) config.compile = get_strings(root.at("compile"), /*allow_empty_items=*/false);
     if (root.has("arch")) config.archs = get_strings(root.at("arch"), /*allow_empty_items=*/false);

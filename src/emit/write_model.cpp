@@ -208,6 +208,14 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     }
   };
 
+  // Progress counts every weight's bytes once, whether embedded, streamed or external.
+  int64_t progress_total = 0, progress_done = 0;
+  for (const BoundWeight& weight : bound) progress_total += static_cast<int64_t>(weight.layout.nbytes);
+  auto progressed = [&](const BoundWeight& weight) {
+    progress_done += static_cast<int64_t>(weight.layout.nbytes);
+    if (options.on_progress) options.on_progress(progress_done, progress_total);
+  };
+
   uint64_t embedded_bytes = 0;
   std::map<int, uint64_t> streamed_bytes;      // initializer index -> bytes
   std::map<int, const BoundWeight*> streamed;  // initializer index -> weight
@@ -216,9 +224,11 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
       for_weight(weight, [&] {
         reference_external(*weight.initializer, data_name, data_writer->write(*weight.tensor, weight.layout));
       });
+      progressed(weight);
     } else if (weight.layout.nbytes < kStreamMinBytes) {
       for_weight(weight, [&] { fill_raw_data(weight); });
       embedded_bytes += weight.layout.nbytes;
+      progressed(weight);
     } else {
       streamed_bytes[weight.index] = weight.layout.nbytes;
       streamed[weight.index] = &weight;
@@ -229,6 +239,7 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   auto write_streamed = [&](int index, uint64_t offset) {
     const BoundWeight& weight = *streamed.at(index);
     for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file.fd(), offset, options.output); });
+    progressed(weight);
   };
   serialize_model(translation.model, streamed_bytes, model_file.fd(), options.output, write_streamed);
   // Embedded weights are in the file now; the caller's model need not hold them twice.

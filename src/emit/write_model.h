@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -29,6 +30,9 @@ struct WriteOptions {
   // In external mode, weights smaller than this stay embedded (as onnx's own tools do): a
   // 4 KiB-aligned region for a scalar or a short bias wastes space and gains nothing.
   uint64_t external_min_bytes = 1024;
+  // Called after each weight is written with the weight bytes written so far and their total
+  // (a caller's progress line); may be empty.
+  std::function<void(int64_t done, int64_t total)> on_progress;
 };
 
 struct WriteResult {

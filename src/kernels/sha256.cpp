@@ -1,9 +1,11 @@
 // SHA-256, straight from FIPS 180-4 (section 6.2): 64-byte blocks, 64 rounds.
 #include "kernels/sha256.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace pt2onnx::kernels {
 
@@ -41,27 +43,48 @@ void compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view data) {
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+Sha256::Sha256() : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::update(std::string_view data) {
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
   size_t n = data.size();
-  size_t i = 0;
-  for (; i + 64 <= n; i += 64) compress(h, p + i);
+  total_ += n;
+  if (pending_ > 0) {
+    const size_t take = std::min(n, size_t{64} - pending_);
+    std::memcpy(block_.data() + pending_, p, take);
+    pending_ += take;
+    p += take;
+    n -= take;
+    if (pending_ < 64) return;
+    compress(h_, block_.data());
+    pending_ = 0;
+  }
+  for (; n >= 64; p += 64, n -= 64) compress(h_, p);
+  std::memcpy(block_.data(), p, n);
+  pending_ = n;
+}
+
+std::string Sha256::hex() {
   unsigned char tail[128] = {};
-  const size_t rest = n - i;
-  for (size_t j = 0; j < rest; ++j) tail[j] = p[i + j];
-  tail[rest] = 0x80;
-  const size_t blocks = rest + 9 <= 64 ? 1 : 2;
-  const uint64_t bits = static_cast<uint64_t>(n) * 8;
+  std::memcpy(tail, block_.data(), pending_);
+  tail[pending_] = 0x80;
+  const size_t blocks = pending_ + 9 <= 64 ? 1 : 2;
+  const uint64_t bits = total_ * 8;
   for (int j = 0; j < 8; ++j) tail[blocks * 64 - 1 - static_cast<size_t>(j)] = static_cast<unsigned char>(bits >> (8 * j));
-  for (size_t b = 0; b < blocks; ++b) compress(h, tail + 64 * b);
+  for (size_t b = 0; b < blocks; ++b) compress(h_, tail + 64 * b);
   std::string out;
   char buf[9];
-  for (uint32_t v : h) {
+  for (uint32_t v : h_) {
     std::snprintf(buf, sizeof buf, "%08x", v);
     out += buf;
   }
   return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  Sha256 hash;
+  hash.update(data);
+  return hash.hex();
 }
 
 }  // namespace pt2onnx::kernels

@@ -30,10 +30,7 @@ std::string range_constraints_json(const ir::Program& program) {
 }
 
 void set_model_header(onnx::ModelProto& model, const ir::Program& program, int opset) {
-  model.set_producer_name("pt2onnx");
-#ifdef PT2ONNX_VERSION
-  model.set_producer_version(PT2ONNX_VERSION);
-#endif
+  model.set_producer_name("pt2onnx");  // convert() adds the producer_version
   onnx::OperatorSetIdProto* op_set = model.add_opset_import();
   op_set->set_domain("");
   op_set->set_version(opset);

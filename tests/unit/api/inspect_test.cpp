@@ -414,7 +414,7 @@ TEST_CASE("text and JSON renderings of a real sample") {
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(json_text);
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
-  CHECK(keys == std::vector<std::string>{"file", "layout", "opset", "models"});
+  CHECK(keys == std::vector<std::string>{"format_version", "file", "layout", "opset", "models"});
   const auto& m = j.at("models").at(0);
   CHECK(m.at("inputs").at(0).at("dims").at(1) == 16);
   CHECK(m.at("inputs").at(0).at("dims").at(0).is_string());
