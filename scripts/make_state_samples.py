@@ -20,7 +20,7 @@ run_decompositions(), functional: BUFFER_MUTATION / USER_INPUT_MUTATION outputs)
   the prompt, torch's greedy tokens fed at each step (`tokens`) and the last position's logits of
   every step (`logits`, [steps, vocab]).
 
-samples/state/MANIFEST.json lists them (what each covers, its state targets, the call counts).
+samples/state/state_samples.json lists them (not MANIFEST.json, which run_model_tests.py reads) (what each covers, its state targets, the call counts).
 
 Usage: python make_state_samples.py [--out samples/state] [--only name,name]
 """
@@ -280,6 +280,31 @@ def make_state_case(name, out_dir: Path):
     return entries
 
 
+class ParameterUpdate(nn.Module):
+    """A parameter updated in place (what an optimizer step does): no ONNX state, convert refuses it."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        with torch.no_grad():
+            self.w.mul_(0.5)
+        return x * self.w
+
+
+def make_refused(out_dir: Path):
+    entries = {}
+    ep = torch.export.export(ParameterUpdate(), (torch.randn(3),))
+    for ir in IRS:
+        stem = f"parameter_update.{ir}"
+        size = _export_save(ep.run_decompositions() if ir == "core" else ep, out_dir / f"{stem}.pt2")
+        entries[stem] = {"file": f"{stem}.pt2", "kind": "refused", "ir": ir, "covers": ParameterUpdate.__doc__.strip(),
+                         "exit_code": 4, "message": "updates parameter 'w'", "bytes": size}
+        print(f"  {stem}: {size} bytes; refused")
+    return entries
+
+
 # ----------------------------------------------------------------------------------------------
 # LLM decode loops
 # ----------------------------------------------------------------------------------------------
@@ -402,11 +427,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     only = set(filter(None, args.only.split(",")))
-    manifest_path = args.out / "MANIFEST.json"
+    manifest_path = args.out / "state_samples.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     for name in STATE_CASES:
         if not only or name in only:
             manifest.update(make_state_case(name, args.out))
+    if not only or "parameter_update" in only:
+        manifest.update(make_refused(args.out))
     for family in ("llama", "qwen2"):
         for cache in ("static", "dynamic"):
             if not only or f"{family}_{cache}" in only:

@@ -15,7 +15,8 @@ and tiny LLM decoders with a KV cache, each in the default and the core ATen IR.
   through `pkg.pt2onnx.state`, the DynamicCache one (cache as inputs and outputs, dynamic past
   length, the prompt in one step from an empty cache). At every step the chosen token must equal
   torch's and the logits match torch's (rtol 1e-4, atol 1e-5).
-- refusals: a parameter updated in place (training) is refused with exit code 4 naming it.
+- refusals: a parameter updated in place (training) is refused with exit code 4, one stderr line
+  naming it, and no output file.
 
 Needs numpy, onnx and onnxruntime (the test venv). One line per check, then `N passed, M failed`.
 """
@@ -182,6 +183,16 @@ def check_decode(exe, samples: Path, work: Path, stem, entry, opset, hiera):
             f"({len(lengths) - prompt_steps} greedy), tokens equal at every step, max logit error {worst:.3g}")
 
 
+def check_refused(exe, samples: Path, work: Path, stem, entry):
+    """State ONNX cannot express: refused with the documented exit code, one line naming it, nothing written."""
+    out = work / f"{stem}.onnx"
+    r = subprocess.run([str(exe), str(samples / entry["file"]), "-o", str(out)], capture_output=True, text=True, timeout=120)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode != entry["exit_code"] or len(lines) != 1 or entry["message"] not in lines[0] or out.exists():
+        raise CheckFailed(f"exit {r.returncode}, stderr {r.stderr.strip()!r}, output written: {out.exists()}")
+    return f"exit {r.returncode}: {lines[0]}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pt2onnx", type=Path, required=True)
@@ -189,12 +200,15 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated stems")
     args = ap.parse_args()
     state_dir = args.samples / "state"
-    manifest = json.loads((state_dir / "MANIFEST.json").read_text())
+    manifest = json.loads((state_dir / "state_samples.json").read_text())
     only = set(filter(None, args.only.split(",")))
     work = Path(tempfile.mkdtemp(prefix="pt2onnx-state-"))
     checks = []
     for stem, entry in manifest.items():
         if only and stem not in only:
+            continue
+        if entry["kind"] == "refused":
+            checks.append((f"{stem} refused", lambda s=stem, e=entry: check_refused(args.pt2onnx, state_dir, work, s, e)))
             continue
         for opset in OPSETS:
             if entry["kind"] == "calls":
