@@ -16,7 +16,9 @@ run_decompositions(), functional: BUFFER_MUTATION / USER_INPUT_MUTATION outputs)
   is the StaticCache export of transformers.integrations.executorch.
   TorchExportableModuleForDecoderOnlyLM (cache in buffers, updated with index_copy_), one token a
   step; `<family>_dynamic` takes and returns the DynamicCache as tensors with a dynamic past length
-  (the prompt in one step from an empty cache, then one token a step). `<stem>.decode.npz` holds
+  (the prompt in one step from an empty cache, then one token a step); `qwen2_sliding` is the
+  StaticCache export of a Qwen2 whose second layer has a sliding window of 6 (transformers'
+  hybrid cache, a static sliding-window layer), default IR only. `<stem>.decode.npz` holds
   the prompt, torch's greedy tokens fed at each step (`tokens`) and the last position's logits of
   every step (`logits`, [steps, vocab]).
 
@@ -310,11 +312,13 @@ def make_refused(out_dir: Path):
 # ----------------------------------------------------------------------------------------------
 
 
-def tiny_llm(family):
+def tiny_llm(family, sliding=False):
     import transformers as tf
 
     common = dict(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
                   num_key_value_heads=2, max_position_embeddings=64, tie_word_embeddings=True)
+    if sliding:  # layer 0 full attention, layer 1 a window of 6 (the hybrid cache wraps around within 20 steps)
+        common.update(use_sliding_window=True, sliding_window=6, max_window_layers=1)
     torch.manual_seed(seed_of(family))
     if family == "llama":
         model = tf.LlamaForCausalLM(tf.LlamaConfig(**common))
@@ -370,12 +374,12 @@ def _greedy(step_fn, prompt_steps):
     return fed, np.stack(logits)
 
 
-def make_decode(family, cache, out_dir: Path):
-    model = tiny_llm(family)
+def make_decode(family, cache, out_dir: Path, irs=IRS):
+    model = tiny_llm(family, sliding=cache == "sliding")
     entries = {}
     kv, hd = model.config.num_key_value_heads, model.config.hidden_size // model.config.num_attention_heads
     layers = model.config.num_hidden_layers
-    if cache == "static":
+    if cache in ("static", "sliding"):
         wrapper = _static_wrapper(model)
         with torch.no_grad():
             ep = wrapper.export(torch.tensor([[1]]), cache_position=torch.tensor([0]))
@@ -404,7 +408,7 @@ def make_decode(family, cache, out_dir: Path):
             return _np(out[0][0, -1])
 
         fed, logits = _greedy(step, [PROMPT])
-    for ir in IRS:
+    for ir in irs:
         prog = ep.run_decompositions() if ir == "core" else ep
         stem = f"{family}_{cache}.{ir}"
         size = _export_save(prog, out_dir / f"{stem}.pt2")
@@ -412,7 +416,8 @@ def make_decode(family, cache, out_dir: Path):
                   "tokens": np.array([t for step_tokens in fed for t in step_tokens], dtype=np.int64),
                   "step_lengths": np.array([len(t) for t in fed], dtype=np.int64)}
         ms._write_if_changed(out_dir / f"{stem}.decode.npz", ms._npz_bytes(arrays))
-        entries[stem] = {"file": f"{stem}.pt2", "io_file": f"{stem}.decode.npz", "kind": f"decode_{cache}", "ir": ir,
+        kind = "decode_dynamic" if cache == "dynamic" else "decode_static"
+        entries[stem] = {"file": f"{stem}.pt2", "io_file": f"{stem}.decode.npz", "kind": kind, "ir": ir,
                          "family": family, "layers": layers, "kv_heads": kv, "head_dim": hd,
                          "steps": len(fed), "bytes": size,
                          "decoder_layer": "LlamaDecoderLayer" if family == "llama" else "Qwen2DecoderLayer"}
@@ -438,6 +443,8 @@ def main(argv=None):
         for cache in ("static", "dynamic"):
             if not only or f"{family}_{cache}" in only:
                 manifest.update(make_decode(family, cache, args.out))
+    if not only or "qwen2_sliding" in only:  # transformers' hybrid cache: a static sliding-window layer
+        manifest.update(make_decode("qwen2", "sliding", args.out, irs=("default",)))
     ms._write_if_changed(manifest_path, (json.dumps(dict(sorted(manifest.items())), indent=1) + "\n").encode())
 
 
