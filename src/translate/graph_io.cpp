@@ -191,6 +191,8 @@ std::vector<std::pair<std::string, std::string>> declare_outputs(EmitContext& ct
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const StateInput& s : state) {
     const std::string& fx = s.update.new_value.empty() ? s.update.placeholder : s.update.new_value;
+    PT2ONNX_CHECK(ctx.is_bound(fx), ErrorCode::kUnsupported,
+                  "the new value of " + s.update.target + " (" + s.update.how + ") is produced by no node");
     const std::string& value = ctx.value_of(fx);
     const ir::TensorMeta* meta = ctx.meta(s.update.placeholder);
     PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, s.update.target + " has no tensor_values entry");
