@@ -15,6 +15,7 @@ and tiny LLM decoders with a KV cache, each in the default and the core ATen IR.
   through `pkg.pt2onnx.state`, the DynamicCache one (cache as inputs and outputs, dynamic past
   length, the prompt in one step from an empty cache). At every step the chosen token must equal
   torch's and the logits match torch's (rtol 1e-4, atol 1e-5).
+- inspect: `pt2onnx inspect` (text and --json) lists the same state for each of those samples.
 - refusals: a parameter updated in place (training) is refused with exit code 4, one stderr line
   naming it, and no output file.
 
@@ -183,6 +184,24 @@ def check_decode(exe, samples: Path, work: Path, stem, entry, opset, hiera):
             f"({len(lengths) - prompt_steps} greedy), tokens equal at every step, max logit error {worst:.3g}")
 
 
+def check_inspect(exe, samples: Path, stem, entry):
+    """`pt2onnx inspect` lists the same state (text and --json), refused kinds marked."""
+    r = subprocess.run([str(exe), "inspect", str(samples / entry["file"]), "--json"], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise CheckFailed(f"inspect --json exit {r.returncode}: {r.stderr.strip()}")
+    state = json.loads(r.stdout)["models"][0]["state"]
+    refused = entry["kind"] == "refused"
+    expected = {"w": "parameter"} if refused else entry["state"]
+    got = {s["target"]: s["kind"] for s in state}
+    if got != expected or any(s["convertible"] == refused for s in state):
+        raise CheckFailed(f"inspect state {state}, expected {expected}")
+    text = subprocess.run([str(exe), "inspect", str(samples / entry["file"])], capture_output=True, text=True, timeout=120).stdout
+    for target, kind in expected.items():
+        if f"    {kind} {target}: " not in text:
+            raise CheckFailed(f"inspect text has no line for {kind} {target}")
+    return ", ".join(f"{s['kind']} {s['target']} ({s['how']})" for s in state)
+
+
 def check_refused(exe, samples: Path, work: Path, stem, entry):
     """State ONNX cannot express: refused with the documented exit code, one line naming it, nothing written."""
     out = work / f"{stem}.onnx"
@@ -207,6 +226,8 @@ def main():
     for stem, entry in manifest.items():
         if only and stem not in only:
             continue
+        if entry["kind"] in ("calls", "refused"):
+            checks.append((f"{stem} inspect", lambda s=stem, e=entry: check_inspect(args.pt2onnx, state_dir, s, e)))
         if entry["kind"] == "refused":
             checks.append((f"{stem} refused", lambda s=stem, e=entry: check_refused(args.pt2onnx, state_dir, work, s, e)))
             continue
