@@ -76,7 +76,8 @@ std::vector<StateUpdate> list_state_updates(const ir::Program& program) {
       for (const auto& out : node.outputs)
         if (const auto* t = std::get_if<ir::TensorArg>(&out)) views[t->name] = &node;
   for (const ir::Node& node : program.graph.nodes) {
-    if (!is_inplace_target(node.target) || is_dropped_target(node.target)) continue;
+    // detach_ changes autograd metadata only, not the value.
+    if (!is_inplace_target(node.target) || is_dropped_target(node.target) || node.target == "aten.detach_.default") continue;
     const ir::Argument* self = node.input("self");
     std::string root = self ? first_name(*self) : std::string();
     for (auto it = views.find(root); it != views.end(); it = views.find(root)) root = view_source(*it->second);

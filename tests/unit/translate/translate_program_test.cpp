@@ -244,6 +244,18 @@ TEST_CASE("an in-place op rebinds its self argument for later readers") {
   CHECK(producer(m, "x.new")->input(0) == "relu_");
 }
 
+TEST_CASE("detach_ of an input is no state: the value does not change") {
+  ProgramBuilder b;
+  b.user_input("x", DType::kFloat32, {3})
+      .op("detach_", "aten.detach_.default", {{"self", tensor("x")}}, DType::kFloat32, {3})
+      .op("neg", "aten.neg.default", {{"self", tensor("detach_")}}, DType::kFloat32, {3})
+      .output("neg");
+  const onnx::ModelProto m = translate_program(b.program(), {18}).model;
+  CHECK(m.graph().output_size() == 1);
+  const auto& meta = m.metadata_props();
+  CHECK(std::none_of(meta.begin(), meta.end(), [](const auto& p) { return p.key() == "pkg.pt2onnx.state"; }));
+}
+
 TEST_CASE("failures name the node, its target and its module path") {
   ProgramBuilder b;
   b.user_input("x", DType::kFloat32, {3})
