@@ -642,6 +642,29 @@ class IndexPutInner(nn.Module):
         return x.index_fill(1, idx, -1.0), y
 
 
+@case("cache_update", lambda g: (randn(g, 2, 3, 6, 4), randn(g, 2, 3, 2, 4), torch.tensor([4, 1]), randn(g, 4), torch.tensor(3)))
+class CacheUpdate(nn.Module):
+    """KV-cache writes: index_put at non-leading/several/gapped indices with broadcast values, index_copy, slice/select_scatter at a tensor position, scatter on dim 2."""
+
+    def forward(self, c, v, idx, row, p):
+        a = c.clone()
+        a[:, :, idx] = v
+        b = c.clone()
+        b[:, :, idx] = row
+        d = c.clone()
+        d[0, :, idx, 1] = 5.0
+        e = c.clone()
+        e[:, torch.tensor([0, 2]), :, torch.tensor([1, 3])] = row[:1] * 7
+        f = c.clone()
+        f[:, 1:, idx, :2] = v[:, 1:, :, 2:]
+        pos = p.item()
+        torch._check(pos >= 0)
+        torch._check(pos < 5)
+        return (a, b, d, e, f, aten.index_put(c, [None, torch.tensor([2, 0]), idx], row), c.index_copy(2, idx, v),
+                aten.index_put(c, [None, None, idx], v, True), torch.slice_scatter(c, v[:, :, :1], 2, pos, pos + 1),
+                torch.select_scatter(c, v[:, :, 0], 2, pos), c.scatter(2, idx.view(1, 1, 2, 1).expand(2, 3, 2, 4), v))
+
+
 @case("reorder", lambda g: (randn(g, 3, 8, 6), randn(g, 4, 4)), dynamic={"x": {0: BATCH}},
       second=lambda g: (randn(g, 5, 8, 6), randn(g, 4, 4)))
 class Reorder(nn.Module):

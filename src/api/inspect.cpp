@@ -25,6 +25,7 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
   model.inputs = summarize_user_inputs(program);
   model.outputs = summarize_user_outputs(program);
   model.range_constraints = summarize_range_constraints(program);
+  model.state = summarize_state(program);
 
   ModuleTree tree = summarize_modules(program.graph);
   model.modules = std::move(tree.modules);

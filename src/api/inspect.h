@@ -40,6 +40,15 @@ struct SymbolRange {
   std::optional<int64_t> max;
 };
 
+// A buffer or user input the program updates: ONNX state (a graph input paired with an output
+// `<name>.new`), or, for a parameter or constant, an update convert refuses.
+struct StateSummary {
+  std::string kind;    // "buffer", "user input", "parameter", "tensor constant"
+  std::string target;  // buffer FQN or user input name
+  std::string how;     // "in-place aten.index_copy_.default (node index_copy_)", "BUFFER_MUTATION output add_1"
+  bool convertible = true;  // false: convert refuses it (exit 4)
+};
+
 // One module of the call tree that the nodes' nn_module_stack describes.
 struct ModuleSummary {
   std::string path;  // FQN; "" for the root module
@@ -91,6 +100,7 @@ struct ModelInspection {
   std::vector<ValueSummary> inputs;
   std::vector<ValueSummary> outputs;
   std::vector<SymbolRange> range_constraints;  // sorted by symbol
+  std::vector<StateSummary> state;             // updated buffers and inputs, in signature order
   WeightSummary weights;
 
   std::vector<ModuleSummary> modules;        // depth-first, children in the order the graph calls them

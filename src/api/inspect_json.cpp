@@ -61,6 +61,10 @@ Json model_json(const ModelInspection& m) {
     j["range_constraints"].push_back(
         Json{{"symbol", r.symbol}, {"min", optional_int(r.min)}, {"max", optional_int(r.max)}});
 
+  j["state"] = Json::array();
+  for (const auto& s : m.state)
+    j["state"].push_back(Json{{"kind", s.kind}, {"target", s.target}, {"how", s.how}, {"convertible", s.convertible}});
+
   Json weights = totals_json(m.weights.total());
   weights["parameters"] = totals_json(m.weights.parameters);
   weights["buffers"] = totals_json(m.weights.buffers);

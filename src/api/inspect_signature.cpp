@@ -7,6 +7,7 @@
 #include "api/inspect_summary.h"
 #include "ir/dtype.h"
 #include "ir/sym_expr.h"
+#include "translate/program_state.h"
 
 namespace pt2onnx::inspection {
 
@@ -91,6 +92,14 @@ std::vector<ValueSummary> summarize_user_outputs(const ir::Program& program) {
 std::vector<SymbolRange> summarize_range_constraints(const ir::Program& program) {
   std::vector<SymbolRange> out;
   for (const auto& [symbol, range] : program.range_constraints) out.push_back({symbol, range.min, range.max});
+  return out;
+}
+
+std::vector<StateSummary> summarize_state(const ir::Program& program) {
+  std::vector<StateSummary> out;
+  for (const translate::StateUpdate& u : translate::list_state_updates(program))
+    out.push_back(StateSummary{translate::state_kind_word(u.kind), u.target, u.how,
+                               u.kind == ir::InputKind::kBuffer || u.kind == ir::InputKind::kUserInput});
   return out;
 }
 

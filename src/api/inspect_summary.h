@@ -27,6 +27,8 @@ ModuleTree summarize_modules(const ir::Graph& graph);
 std::vector<ValueSummary> summarize_user_inputs(const ir::Program& program);
 std::vector<ValueSummary> summarize_user_outputs(const ir::Program& program);
 std::vector<SymbolRange> summarize_range_constraints(const ir::Program& program);
+// The buffers and user inputs the program updates (translate/program_state.h).
+std::vector<StateSummary> summarize_state(const ir::Program& program);
 
 // Parameters, buffers and constants the signature lifts, sized from the archive's tensors
 // (inspect_weights.cpp).

@@ -85,6 +85,16 @@ void print_values(std::ostringstream& out, const std::string& title, const std::
   table.print(out, "    ");
 }
 
+void print_state(std::ostringstream& out, const std::vector<StateSummary>& state) {
+  if (state.empty()) {
+    out << "  state: none\n";
+    return;
+  }
+  out << "  state (updated by the program; graph input NAME, new value output NAME.new):\n";
+  for (const StateSummary& s : state)
+    out << "    " << s.kind << " " << s.target << ": " << s.how << (s.convertible ? "" : " [refused by convert]") << "\n";
+}
+
 void print_ranges(std::ostringstream& out, const std::vector<SymbolRange>& ranges) {
   if (ranges.empty()) {
     out << "  range constraints: none\n";
@@ -193,6 +203,7 @@ std::string render_inspect_text(const InspectReport& report) {
     print_values(out, "inputs", m.inputs);
     print_values(out, "outputs", m.outputs);
     print_ranges(out, m.range_constraints);
+    print_state(out, m.state);
     print_weights(out, m.weights);
     print_modules(out, m);
     print_fused_ops(out, m, report.opset);

@@ -79,8 +79,9 @@ void reserve_names(EmitContext& ctx, const ir::Program& program) {
     if (!weight_placeholders.count(name)) ctx.reserve(name);
 }
 
-void declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<WeightBinding>& weights) {
+std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<WeightBinding>& weights) {
   onnx::GraphProto& graph = ctx.graph();
+  const std::vector<StateUpdate> updates = find_state_updates(program);
   for (const ir::InputSpec& spec : program.signature.inputs) {
     if (spec.kind == ir::InputKind::kUserInput) {
       if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) {
@@ -122,21 +123,30 @@ void declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<We
     ctx.bind(t->name, name);
     ctx.pin(name);
   }
+
+  // State inputs: user inputs are graph inputs already; an updated buffer becomes one, named like
+  // its initializer, which ONNX then treats as the input's default (a plain run starts from it).
+  std::vector<StateInput> state;
+  for (const StateUpdate& update : updates) {
+    PT2ONNX_CHECK(ctx.is_bound(update.placeholder), ErrorCode::kInternal,
+                  std::string(state_kind_word(update.kind)) + " " + update.target + " is updated but not declared");
+    const std::string& input = ctx.value_of(update.placeholder);
+    if (update.kind == ir::InputKind::kBuffer) {
+      const ir::TensorMeta* meta = ctx.meta(update.placeholder);
+      PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "buffer " + update.target + " has no tensor_values entry");
+      *graph.add_input() = tensor_value_info(ctx, input, *meta);
+    }
+    state.push_back(StateInput{update, input});
+  }
+  return state;
 }
 
-void declare_outputs(EmitContext& ctx, const ir::Program& program) {
+std::vector<std::pair<std::string, std::string>> declare_outputs(EmitContext& ctx, const ir::Program& program,
+                                                                 const std::vector<StateInput>& state) {
   onnx::GraphProto& graph = ctx.graph();
   std::set<std::string> taken = graph_value_names(graph);
   std::set<std::string> outputs;
   for (const ir::OutputSpec& spec : program.signature.outputs) {
-    if (spec.kind == ir::OutputKind::kBufferMutation || spec.kind == ir::OutputKind::kUserInputMutation ||
-        spec.kind == ir::OutputKind::kParameterMutation) {
-      std::vector<std::string> names;
-      collect_value_names(spec.arg, names);
-      ctx.warn("the program updates " + spec.target + (names.empty() ? "" : " (with " + names.front() + ")") +
-               "; the ONNX graph does not, so it keeps its initial value");
-      continue;
-    }
     if (!is_returned_output(spec)) continue;  // tokens, gradients
 
     std::string fx_name;
@@ -175,6 +185,47 @@ void declare_outputs(EmitContext& ctx, const ir::Program& program) {
     outputs.insert(out_name);
     *graph.add_output() = info;
   }
+
+  // State outputs, after the user outputs: the value a functional graph returns for the input,
+  // or what in-place writes left bound to its placeholder.
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const StateInput& s : state) {
+    const std::string& fx = s.update.new_value.empty() ? s.update.placeholder : s.update.new_value;
+    PT2ONNX_CHECK(ctx.is_bound(fx), ErrorCode::kUnsupported,
+                  "the new value of " + s.update.target + " (" + s.update.how + ") is produced by no node");
+    const std::string& value = ctx.value_of(fx);
+    const ir::TensorMeta* meta = ctx.meta(s.update.placeholder);
+    PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, s.update.target + " has no tensor_values entry");
+    std::string out_name = s.input + ".new";
+    if (taken.count(out_name)) out_name = ctx.fresh_name(out_name);
+    ctx.emit_named("Identity", {value}, {out_name});
+    taken.insert(out_name);
+    *graph.add_output() = tensor_value_info(ctx, out_name, *meta);
+    pairs.emplace_back(s.input, out_name);
+  }
+  return pairs;
+}
+
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void add_state_metadata(onnx::ModelProto& model, const std::vector<std::pair<std::string, std::string>>& pairs) {
+  if (pairs.empty()) return;
+  std::string json = "{";
+  for (const auto& [input, output] : pairs) json += (json.size() > 1 ? ", " : "") + json_string(input) + ": " + json_string(output);
+  onnx::StringStringEntryProto* entry = model.add_metadata_props();
+  entry->set_key("pkg.pt2onnx.state");
+  entry->set_value(json + "}");
 }
 
 }  // namespace pt2onnx::translate

@@ -1,13 +1,18 @@
 // The graph's boundary: user inputs become graph inputs, parameters/buffers/constants become
-// initializer declarations bound to their FQN, returned outputs become graph outputs.
+// initializer declarations bound to their FQN, returned outputs become graph outputs. State (an
+// updated buffer or user input, program_state.h) is a graph input (a buffer's also keeps its
+// initializer of the same name, the input's default) paired with a graph output `<input>.new`
+// holding the new value; the pairs go to model metadata `pkg.pt2onnx.state`.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
 
 #include "ir/program.h"
+#include "translate/program_state.h"
 #include "translate/emit_context.h"
 #include "translate/translate.h"
 
@@ -16,12 +21,20 @@ namespace pt2onnx::translate {
 // Claims every name the ONNX graph must keep: user inputs and FX value names first, then each
 // weight's FQN (suffixed if an FX name holds it already).
 void reserve_names(EmitContext& ctx, const ir::Program& program);
+struct StateInput {
+  StateUpdate update;
+  std::string input;  // the ONNX graph input holding the value before the call
+};
+
 // Declares graph inputs and the weight initializers that live nodes read, and binds their FX
-// placeholders.
-void declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<WeightBinding>& weights);
-// Adds the returned outputs (Identity where an output is an input, a constant or repeated) and
-// warns about mutations that the ONNX graph does not carry out.
-void declare_outputs(EmitContext& ctx, const ir::Program& program);
+// placeholders. Updated buffers become graph inputs too; returns the state inputs.
+std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<WeightBinding>& weights);
+// Adds the returned outputs (Identity where an output is an input, a constant or repeated), then
+// one output per state input with its new value. Returns the {state input, state output} pairs.
+std::vector<std::pair<std::string, std::string>> declare_outputs(EmitContext& ctx, const ir::Program& program,
+                                                                 const std::vector<StateInput>& state);
+// Model metadata `pkg.pt2onnx.state`: {"<state input>": "<state output>", ...}; none without state.
+void add_state_metadata(onnx::ModelProto& model, const std::vector<std::pair<std::string, std::string>>& pairs);
 // A ValueInfoProto of an FX tensor: element type and dims (dim_param for symbolic ones).
 onnx::ValueInfoProto tensor_value_info(const EmitContext& ctx, const std::string& name, const ir::TensorMeta& meta);
 

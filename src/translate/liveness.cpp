@@ -3,6 +3,8 @@
 
 #include <array>
 
+#include "translate/program_state.h"
+
 namespace pt2onnx::translate {
 
 namespace {
@@ -80,6 +82,12 @@ Liveness analyze_liveness(const ir::Program& program) {
   std::vector<std::string> names;
   for (const ir::OutputSpec& spec : program.signature.outputs)
     if (is_returned_output(spec)) collect_value_names(spec.arg, names);
+  // State: an updated buffer or user input (its placeholder, which in-place writes reach through
+  // their views, and its new value in a functional graph) is an output too.
+  for (const StateUpdate& update : list_state_updates(program)) {
+    names.push_back(update.placeholder);
+    if (!update.new_value.empty()) names.push_back(update.new_value);
+  }
   needed.insert(names.begin(), names.end());
   for (const auto& n : names) result.last_use[n] = nodes.size();
 

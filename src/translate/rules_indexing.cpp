@@ -1,5 +1,5 @@
 // Indexing rules: embedding, index_select/gather/scatter (also scatter_reduce, masked_scatter),
-// nonzero, advanced indexing (index.Tensor), copy.
+// nonzero, advanced indexing (index.Tensor, index_put), index_copy, copy.
 #include <algorithm>
 #include <limits>
 
@@ -321,36 +321,82 @@ RuleResult aten_index_tensor(EmitContext& ctx, const ir::Node& node) {
 }
 
 // index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor; index_put_
-// Leading integer indices or one leading bool mask: ScatterND of the broadcast values.
+// Integer indices in any positions (None between them too) or one leading bool mask: the indexed
+// dims move to the front, ScatterND writes the values broadcast to torch's indexing result (laid
+// out as the moved tensor), and the dims move back. As in torch's indexing, adjacent indices after
+// leading full dims keep their place in the result; others put the broadcast index dims first.
 RuleResult aten_index_put(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const std::vector<std::optional<std::string>> indices = index_list(args);
   const std::vector<int64_t> positions = present_positions(indices);
-  for (size_t i = 0; i < positions.size(); ++i)
-    PT2ONNX_CHECK(positions[i] == static_cast<int64_t>(i), ErrorCode::kUnsupported,
-                  "index_put is supported with leading index tensors only");
   const std::string x = args.tensor("self");
   const int64_t rank = args.rank_of("self");
-  std::string coords;
-  int64_t indexed = static_cast<int64_t>(positions.size());
-  if (is_mask(ctx, indices.front())) {
-    PT2ONNX_CHECK(positions.size() == 1, ErrorCode::kUnsupported, "index_put with a mask and other indices");
-    const ir::TensorMeta& m = index_meta(ctx, *indices.front());
-    indexed = static_cast<int64_t>(m.sizes.size());
-    coords = mask_coordinates(ctx, ctx.value_of(*indices.front()), m.dtype);
-  } else {
-    size_t broadcast_rank = 0;
-    coords = index_coordinates(ctx, args, indices, positions, broadcast_rank);
-  }
-  // values broadcast to coords.shape[:-1] + self.shape[indexed:].
-  const std::string coords_shape = ctx.shape_of(coords);
-  const std::string lead = ctx.emit("Slice", {coords_shape, ctx.const_i64s({0}), ctx.const_i64s({-1})});
-  const std::string update_shape = indexed < rank ? ctx.concat({lead, ctx.shape_slice(x, indexed, rank)}, 0) : lead;
   const std::string values = cast_if_needed(ctx, args.tensor("values"), args.dtype_of("values"), args.dtype_of("self"));
-  const std::string updates = ctx.emit("Expand", {values, update_shape});
   std::vector<Attr> attrs;
   if (args.bool_or("accumulate", false)) attrs.emplace_back("reduction", "add");
-  return emitted(ctx, ctx.emit("ScatterND", {x, coords, updates}, attrs));
+
+  if (is_mask(ctx, indices[static_cast<size_t>(positions.front())])) {
+    PT2ONNX_CHECK(positions.size() == 1 && positions.front() == 0, ErrorCode::kUnsupported,
+                  "index_put with a boolean mask is supported only as self[mask] = values");
+    const ir::TensorMeta& m = index_meta(ctx, *indices.front());
+    const auto indexed = static_cast<int64_t>(m.sizes.size());
+    const std::string coords = mask_coordinates(ctx, ctx.value_of(*indices.front()), m.dtype);
+    const std::string lead = ctx.emit("Slice", {ctx.shape_of(coords), ctx.const_i64s({0}), ctx.const_i64s({-1})});
+    const std::string shape = indexed < rank ? ctx.concat({lead, ctx.shape_slice(x, indexed, rank)}, 0) : lead;
+    return emitted(ctx, ctx.emit("ScatterND", {x, coords, ctx.emit("Expand", {values, shape})}, attrs));
+  }
+
+  size_t broadcast_rank = 0;
+  const std::string coords = index_coordinates(ctx, args, indices, positions, broadcast_rank);
+  const auto b = static_cast<int64_t>(broadcast_rank);
+  const auto k = static_cast<int64_t>(positions.size());
+  std::vector<int64_t> perm = positions;
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(positions.begin(), positions.end(), d) == positions.end()) perm.push_back(d);
+  bool identity = true;
+  for (int64_t d = 0; d < rank; ++d) identity = identity && perm[static_cast<size_t>(d)] == d;
+  const std::string moved = identity ? x : ctx.transpose(x, perm);
+  const std::string index_shape = ctx.emit("Slice", {ctx.shape_of(coords), ctx.const_i64s({0}), ctx.const_i64s({-1})});
+  const std::string rest_shape = ctx.shape_slice(moved, k, rank);
+  std::string updates;
+  const int64_t lead = positions.front();
+  const bool adjacent = positions.back() - lead + 1 == k;
+  if (adjacent && lead > 0) {
+    // torch's result is [self dims before, index dims, self dims after]; move the index dims first.
+    const std::string torch_shape =
+        ctx.concat({ctx.shape_slice(x, 0, lead), index_shape, ctx.shape_slice(x, positions.back() + 1, rank)}, 0);
+    std::vector<int64_t> to_front;
+    for (int64_t i = lead; i < lead + b; ++i) to_front.push_back(i);
+    for (int64_t i = 0; i < lead; ++i) to_front.push_back(i);
+    for (int64_t i = lead + b; i < b + rank - k; ++i) to_front.push_back(i);
+    updates = ctx.transpose(ctx.emit("Expand", {values, torch_shape}), to_front);
+  } else {
+    updates = ctx.emit("Expand", {values, k < rank ? ctx.concat({index_shape, rest_shape}, 0) : index_shape});
+  }
+  const std::string scattered = ctx.emit("ScatterND", {moved, coords, updates}, attrs);
+  if (identity) return emitted(ctx, scattered);
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return emitted(ctx, ctx.transpose(scattered, inverse));
+}
+
+// index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor; index_copy_ (what
+// transformers' StaticCache writes its keys and values with): self[..., index[i], ...] =
+// source[..., i, ...] along dim, as ScatterElements of the index broadcast to source's shape.
+RuleResult aten_index_copy(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(rank >= 1 && args.rank_of("source") == rank, ErrorCode::kUnsupported,
+                "index_copy with a 0-D self or a source of another rank");
+  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
+  const std::string source = cast_if_needed(ctx, args.tensor("source"), args.dtype_of("source"), args.dtype_of("self"));
+  std::string index = ctx.reshape(cast_if_needed(ctx, args.tensor("index"), args.dtype_of("index"), DType::kInt64), ctx.const_i64s({-1}));
+  std::vector<int64_t> others;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != dim) others.push_back(i);
+  if (!others.empty()) index = ctx.unsqueeze(index, others);
+  index = ctx.emit("Expand", {index, ctx.shape_of(source)});
+  return emitted(ctx, ctx.emit("ScatterElements", {args.tensor("self"), index, source}, {Attr("axis", dim)}));
 }
 
 // copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor: src broadcast to self's shape
@@ -413,12 +459,17 @@ void register_indexing_rules(RuleTable& t) {
   t.add("aten.nonzero.default", 1, aten_nonzero);
   t.add("aten.scatter.src", 1, aten_scatter);
   t.add("aten.scatter.value", 1, aten_scatter);
+  t.add("aten.scatter_.src", 1, aten_scatter);
+  t.add("aten.scatter_.value", 1, aten_scatter);
   t.add("aten.scatter_add.default", 1, aten_scatter_add);
+  t.add("aten.scatter_add_.default", 1, aten_scatter_add);
   t.add("aten.scatter_reduce.two", 1, aten_scatter_reduce, "scatter_reduce amax/amin need opset 18");
   t.add("aten.masked_scatter.default", 1, aten_masked_scatter);
   t.add("aten.index.Tensor", 1, aten_index_tensor);
   t.add("aten.index_put.default", 1, aten_index_put);
   t.add("aten.index_put_.default", 1, aten_index_put);
+  t.add("aten.index_copy.default", 1, aten_index_copy);
+  t.add("aten.index_copy_.default", 1, aten_index_copy);
   t.add("aten.slice_scatter.default", 1, aten_slice_scatter);
   t.add("aten.select_scatter.default", 1, aten_select_scatter);
   t.add("aten.index_fill.int_Scalar", 1, aten_index_fill);

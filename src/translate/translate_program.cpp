@@ -197,7 +197,7 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   EmitContext ctx(*result.model.mutable_graph(), program, options.opset);
   ctx.set_used_names(liveness.used);
   reserve_names(ctx, program);
-  declare_inputs(ctx, program, result.weights);
+  const std::vector<StateInput> state = declare_inputs(ctx, program, result.weights);
   // Nodes are only ever appended, so each FX node's ONNX nodes are the ones added while it ran.
   auto record_modules = [&](const std::vector<ir::ModuleFrame>& stack) {
     result.node_modules.resize(static_cast<size_t>(ctx.node_count()), stack);
@@ -216,7 +216,7 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
     }
     record_modules(nodes[i].module_stack);
   }
-  declare_outputs(ctx, program);
+  add_state_metadata(result.model, declare_outputs(ctx, program, state));
   record_modules({});
   add_custom_domains(result.model, options.custom_ops, result.custom_op_hits, options.opset);
 

@@ -1,5 +1,7 @@
 // translate_program on whole (small) programs: the graph boundary, initializer declarations and
 // bindings, naming, model header, outputs that need an Identity, warnings.
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include "common/error.h"
@@ -164,19 +166,44 @@ TEST_CASE("weights: only those read are declared; non-persistent buffers and con
       .buffer_mutation("add_1", "bn.running_mean")
       .output("mul_1");
   const Translation t = translate_program(b.program(), {18});
-  // bn.running_mean is only read by its own update, which is not an output: dead.
-  REQUIRE(t.weights.size() == 3);
-  CHECK(t.weights[0].fqn == "rope.cache");
-  CHECK(t.weights[0].is_constant);
-  CHECK(t.weights[1].fqn == "lifted_tensor_0");
+  // bn.running_mean is updated (a BUFFER_MUTATION output): state, a graph input with its
+  // initializer as default and a graph output with the new value, paired in the metadata.
+  REQUIRE(t.weights.size() == 4);
+  CHECK(t.weights[0].fqn == "bn.running_mean");
+  CHECK(t.weights[1].fqn == "rope.cache");
   CHECK(t.weights[1].is_constant);
-  CHECK(t.weights[2].fqn == "scale");
-  CHECK_FALSE(t.weights[2].is_constant);
-  CHECK(t.model.graph().initializer_size() == 3);
-  CHECK(op_types(t.model) == std::vector<std::string>{"Add", "Mul", "Mul"});
-  REQUIRE(t.warnings.size() == 1);
-  CHECK(contains(t.warnings[0], "bn.running_mean"));
-  CHECK(t.model.graph().output_size() == 1);
+  CHECK(t.weights[2].fqn == "lifted_tensor_0");
+  CHECK(t.weights[2].is_constant);
+  CHECK(t.weights[3].fqn == "scale");
+  CHECK_FALSE(t.weights[3].is_constant);
+  CHECK(t.model.graph().initializer_size() == 4);
+  CHECK(op_types(t.model) == std::vector<std::string>{"Add", "Mul", "Mul", "Add", "Identity"});
+  CHECK(t.warnings.empty());
+  REQUIRE(t.model.graph().input_size() == 2);
+  CHECK(t.model.graph().input(1).name() == "bn.running_mean");
+  REQUIRE(t.model.graph().output_size() == 2);
+  CHECK(t.model.graph().output(1).name() == "bn.running_mean.new");
+  CHECK(producer(t.model, "bn.running_mean.new")->input(0) == "add_1");
+  const auto& meta = t.model.metadata_props();
+  CHECK(std::any_of(meta.begin(), meta.end(), [](const auto& p) {
+    return p.key() == "pkg.pt2onnx.state" && p.value() == "{\"bn.running_mean\": \"bn.running_mean.new\"}";
+  }));
+}
+
+TEST_CASE("a parameter update is refused by name") {
+  ProgramBuilder b;
+  b.parameter("p_w", "w", {3})
+      .user_input("x", DType::kFloat32, {3})
+      .op("mul_", "aten.mul_.Tensor", {{"self", tensor("p_w")}, {"other", floating(0.5)}}, DType::kFloat32, {3})
+      .op("mul", "aten.mul.Tensor", {{"self", tensor("x")}, {"other", tensor("mul_")}}, DType::kFloat32, {3})
+      .output("mul");
+  try {
+    translate_program(b.program(), {18});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kUnsupported);
+    CHECK(contains(e.what(), "updates parameter 'w' (in-place aten.mul_.Tensor (node mul_))"));
+  }
 }
 
 TEST_CASE("an initializer whose FQN clashes with an FX name is suffixed; the binding keeps the FQN") {
@@ -210,8 +237,23 @@ TEST_CASE("an in-place op rebinds its self argument for later readers") {
       .op("neg", "aten.neg.default", {{"self", tensor("x")}}, DType::kFloat32, {3})
       .output("neg");
   const onnx::ModelProto m = translate_program(b.program(), {18}).model;
-  CHECK(op_types(m) == std::vector<std::string>{"Relu", "Neg"});
+  CHECK(op_types(m) == std::vector<std::string>{"Relu", "Neg", "Identity"});
   CHECK(producer(m, "neg")->input(0) == "relu_");
+  // x is updated: its new value is an output too.
+  CHECK(m.graph().output(1).name() == "x.new");
+  CHECK(producer(m, "x.new")->input(0) == "relu_");
+}
+
+TEST_CASE("detach_ of an input is no state: the value does not change") {
+  ProgramBuilder b;
+  b.user_input("x", DType::kFloat32, {3})
+      .op("detach_", "aten.detach_.default", {{"self", tensor("x")}}, DType::kFloat32, {3})
+      .op("neg", "aten.neg.default", {{"self", tensor("detach_")}}, DType::kFloat32, {3})
+      .output("neg");
+  const onnx::ModelProto m = translate_program(b.program(), {18}).model;
+  CHECK(m.graph().output_size() == 1);
+  const auto& meta = m.metadata_props();
+  CHECK(std::none_of(meta.begin(), meta.end(), [](const auto& p) { return p.key() == "pkg.pt2onnx.state"; }));
 }
 
 TEST_CASE("failures name the node, its target and its module path") {

@@ -1,0 +1,108 @@
+// Finding the buffers and user inputs a program updates.
+#include "translate/program_state.h"
+
+#include <map>
+
+#include "common/error.h"
+#include "translate/liveness.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+const ir::InputSpec* input_by_placeholder(const ir::Program& program, const std::string& fx) {
+  for (const ir::InputSpec& spec : program.signature.inputs)
+    if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg); t && t->name == fx) return &spec;
+  return nullptr;
+}
+
+const ir::InputSpec* input_by_target(const ir::Program& program, ir::OutputKind kind, const std::string& target) {
+  for (const ir::InputSpec& spec : program.signature.inputs) {
+    const auto* t = std::get_if<ir::TensorArg>(&spec.arg);
+    if (!t) continue;
+    if (kind == ir::OutputKind::kUserInputMutation ? spec.kind == ir::InputKind::kUserInput && t->name == target
+                                                   : spec.kind != ir::InputKind::kUserInput && spec.target == target)
+      return &spec;
+  }
+  return nullptr;
+}
+
+std::string first_name(const ir::Argument& arg) {
+  std::vector<std::string> names;
+  collect_value_names(arg, names);
+  return names.empty() ? std::string() : names.front();
+}
+
+}  // namespace
+
+const char* state_kind_word(ir::InputKind kind) {
+  switch (kind) {
+    case ir::InputKind::kUserInput: return "user input";
+    case ir::InputKind::kParameter: return "parameter";
+    case ir::InputKind::kBuffer: return "buffer";
+    case ir::InputKind::kTensorConstant: return "tensor constant";
+    case ir::InputKind::kCustomObj: return "custom object";
+    case ir::InputKind::kToken: return "token";
+    case ir::InputKind::kConstantInput: return "constant input";
+  }
+  return "input";
+}
+
+std::vector<StateUpdate> list_state_updates(const ir::Program& program) {
+  std::map<std::string, StateUpdate> by_placeholder;  // first update of each placeholder
+  auto record = [&](const ir::InputSpec& spec, const std::string& new_value, const std::string& how) {
+    const std::string placeholder = std::get<ir::TensorArg>(spec.arg).name;
+    const std::string target = spec.kind == ir::InputKind::kUserInput ? placeholder : spec.target;
+    by_placeholder.try_emplace(placeholder, StateUpdate{spec.kind, target, placeholder, new_value, how});
+  };
+
+  for (const ir::OutputSpec& out : program.signature.outputs) {
+    const bool mutation = out.kind == ir::OutputKind::kBufferMutation || out.kind == ir::OutputKind::kUserInputMutation ||
+                          out.kind == ir::OutputKind::kParameterMutation;
+    if (!mutation) continue;
+    const ir::InputSpec* spec = input_by_target(program, out.kind, out.target);
+    const std::string kind = out.kind == ir::OutputKind::kBufferMutation      ? "BUFFER_MUTATION"
+                             : out.kind == ir::OutputKind::kUserInputMutation ? "USER_INPUT_MUTATION"
+                                                                              : "PARAMETER_MUTATION";
+    PT2ONNX_CHECK(spec != nullptr, ErrorCode::kUnsupported,
+                  "signature output " + kind + " updates '" + out.target + "', which is no input of the program");
+    record(*spec, first_name(out.arg), kind + " output " + first_name(out.arg));
+  }
+
+  // In-place ops whose `self` is (a view of) an input placeholder.
+  std::map<std::string, const ir::Node*> views;
+  for (const ir::Node& node : program.graph.nodes)
+    if (is_view_target(node.target))
+      for (const auto& out : node.outputs)
+        if (const auto* t = std::get_if<ir::TensorArg>(&out)) views[t->name] = &node;
+  for (const ir::Node& node : program.graph.nodes) {
+    // detach_ changes autograd metadata only, not the value.
+    if (!is_inplace_target(node.target) || is_dropped_target(node.target) || node.target == "aten.detach_.default") continue;
+    const ir::Argument* self = node.input("self");
+    std::string root = self ? first_name(*self) : std::string();
+    for (auto it = views.find(root); it != views.end(); it = views.find(root)) root = view_source(*it->second);
+    if (const ir::InputSpec* spec = root.empty() ? nullptr : input_by_placeholder(program, root))
+      record(*spec, "", "in-place " + node.target + " (node " + node.name + ")");
+  }
+
+  std::vector<StateUpdate> result;
+  for (const ir::InputSpec& spec : program.signature.inputs)
+    if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg))
+      if (auto it = by_placeholder.find(t->name); it != by_placeholder.end()) result.push_back(it->second);
+  return result;
+}
+
+std::vector<StateUpdate> find_state_updates(const ir::Program& program) {
+  for (const ir::OutputSpec& out : program.signature.outputs)
+    PT2ONNX_CHECK(out.kind != ir::OutputKind::kGradientToParameter && out.kind != ir::OutputKind::kGradientToUserInput,
+                  ErrorCode::kUnsupported,
+                  "the program returns gradients (a joint training graph): '" + out.target + "' has no ONNX form");
+  std::vector<StateUpdate> updates = list_state_updates(program);
+  for (const StateUpdate& u : updates)
+    PT2ONNX_CHECK(u.kind == ir::InputKind::kBuffer || u.kind == ir::InputKind::kUserInput, ErrorCode::kUnsupported,
+                  std::string("the program updates ") + state_kind_word(u.kind) + " '" + u.target + "' (" + u.how +
+                      "); only buffers and user inputs become ONNX state (parameter updates belong to training)");
+  return updates;
+}
+
+}  // namespace pt2onnx::translate
