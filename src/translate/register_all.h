@@ -21,5 +21,6 @@ void register_creation_rules(RuleTable& table);     // arange, full, zeros, tril
 void register_cast_rules(RuleTable& table);         // to, _to_copy, type_as, copy
 void register_attention_rules(RuleTable& table);    // scaled_dot_product_attention and its CPU form
 void register_symint_rules(RuleTable& table);       // sym_size, Python int arithmetic on SymInts
+void register_control_flow_rules(RuleTable& table); // cond, while_loop, scan, map_impl, invoke_subgraph
 
 }  // namespace pt2onnx::translate
