@@ -160,6 +160,33 @@ class MapRows(nn.Module):
         return hop_map(lambda x, y: torch.sigmoid((x + y) @ self.w), xs, y)
 
 
+class CondBlock(nn.Module):
+    """A module whose forward holds a cond (folded by --hiera CondBlock into one function)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        return torch.cond(h.sum() > 0, lambda h: torch.relu(h) + x, lambda h: h * 0.5 - x, (h,))
+
+
+@case("hiera_cond", lambda g: (randn(g, 2, 4),), {"x": {0: B}}, lambda g: (randn(g, 5, 4),),
+      {"If": 3, "hiera": {"CondBlock": {"If": 1, "functions": 1, "calls": 3}}})
+class HieraCond(nn.Module):
+    """Three instances of a module whose forward holds a cond reading the block's input: --hiera folds If nodes."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([CondBlock() for _ in range(3)])
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return x
+
+
 @torch.compiler.nested_compile_region
 def _region(a, w):
     return torch.sin(a @ w) + a
@@ -167,7 +194,7 @@ def _region(a, w):
 
 # Static: with a dynamic dim torch 2.15 inlines every call of the region instead.
 @case("invoke_three", lambda g: (randn(g, 2, 4), randn(g, 2, 4), randn(g, 2, 4)), None, None,
-      {"functions": 1, "calls": 3}, strict=True)
+      {"functions": 1, "calls": 3, "hiera": {"InvokeThree": {"functions": 2, "calls": 4}}}, strict=True)
 class InvokeThree(nn.Module):
     """nested_compile_region called at three sites with one body (invoke_subgraph): one local function, three calls."""
 

@@ -81,17 +81,9 @@ EmitContext::EmitContext(onnx::GraphProto& graph, const ir::Program& program, in
 
 EmitContext::EmitContext(EmitContext& parent, onnx::GraphProto& graph, const ir::Graph& fx, bool isolated)
     : graph_(graph), program_(parent.program_), fx_graph_(&fx), parent_(&parent), isolated_(isolated),
-      opset_(parent.opset_), shared_(parent.shared_) {
-  if (isolated) return;
-  // The parent's cached values are visible by name inside the subgraph.
-  constants_ = parent.constants_;
-  shapes_ = parent.shapes_;
-  dims_ = parent.dims_;
-  symbols_ = parent.symbols_;
-  sym_exprs_ = parent.sym_exprs_;
-  scope_of_ = parent.scope_of_;
-  pinned_ = parent.pinned_;
-}
+      opset_(parent.opset_), shared_(parent.shared_) {}
+// A child starts with empty caches: a subgraph makes its own constants and shapes, so that its
+// outer reads are only the operands and symbol values (what --hiera must see as inputs).
 
 void EmitContext::translate_graph(const ir::Graph& fx) {
   PT2ONNX_CHECK(shared_->translator != nullptr, ErrorCode::kInternal, "no graph translator is set");

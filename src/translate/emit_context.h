@@ -9,9 +9,10 @@
 //
 // Subgraphs (the bodies of higher-order ops) get a child context: it emits into the body's own
 // ONNX graph and translates the body's FX graph (its own values and metadata), while names stay
-// unique across the whole model (ONNX forbids a subgraph to shadow an outer name). A child may
-// read the values its parent had made (ONNX subgraphs see outer scopes by name); an isolated
-// child (a local function body) reads nothing from outside.
+// unique across the whole model (ONNX forbids a subgraph to shadow an outer name). A child reads
+// outer values by name (ONNX subgraphs see outer scopes): the operands bound to its inputs and
+// the symbol values its parent computes; an isolated child (a local function body) reads
+// nothing from outside.
 #pragma once
 
 #include <algorithm>
