@@ -27,13 +27,15 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
   model.range_constraints = summarize_range_constraints(program);
   model.state = summarize_state(program);
 
-  ModuleTree tree = summarize_modules(program.graph);
+  // Nodes inside subgraphs belong to modules too (a cond inside a block).
+  ModuleTree tree = summarize_modules(with_subgraph_nodes(program.graph));
   model.modules = std::move(tree.modules);
   model.module_types = std::move(tree.module_types);
   model.nodes_outside_modules = tree.nodes_outside_modules;
 
   model.ops = summarize_ops(program, rules, opset, custom);
-  model.node_count = static_cast<int64_t>(program.graph.nodes.size());
+  model.node_count = count_nodes(program.graph);
+  model.subgraphs = summarize_subgraphs(program.graph);
   for (const OpSummary& op : model.ops)
     if (op.blocks_conversion()) model.unsupported_nodes += op.count - op.unused;
   translate::TranslateOptions fuse_options;

@@ -90,6 +90,16 @@ struct OpSummary {
   bool blocks_conversion() const;
 };
 
+// One subgraph of a higher-order op (cond branch, loop body, ...), depth-first: a subgraph of a
+// node inside another subgraph follows it with depth + 1.
+struct SubgraphSummary {
+  int depth = 0;       // 0: a subgraph of a node of the main graph
+  std::string node;    // the node holding it
+  std::string target;  // that node's op, e.g. "higher_order.cond"
+  std::string name;    // the subgraph's name in the archive, e.g. "true_graph_0"
+  int64_t nodes = 0;   // its own nodes (not those of its subgraphs)
+};
+
 struct ModelInspection {
   std::string name;   // "model" for torch.export.save
   std::string entry;  // archive entry of its ExportedProgram JSON
@@ -107,8 +117,10 @@ struct ModelInspection {
   std::map<std::string, int64_t> module_types;  // type -> instances (distinct paths)
   int64_t nodes_outside_modules = 0;          // nodes with an empty nn_module_stack
 
-  std::vector<OpSummary> ops;  // sorted by target
-  int64_t node_count = 0;
+  std::vector<SubgraphSummary> subgraphs;
+
+  std::vector<OpSummary> ops;  // sorted by target; nodes inside subgraphs count
+  int64_t node_count = 0;      // with the nodes of subgraphs
   int64_t unsupported_nodes = 0;  // nodes whose op blocks conversion
   // ONNX fused ops a conversion at this opset would emit (none below 23): op type and what it
   // replaces -> nodes, sorted.

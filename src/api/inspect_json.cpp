@@ -83,6 +83,10 @@ Json model_json(const ModelInspection& m) {
   for (const auto& [type, count] : m.module_types) j["module_types"][type] = count;
   j["nodes_outside_modules"] = m.nodes_outside_modules;
 
+  j["subgraphs"] = Json::array();
+  for (const auto& s : m.subgraphs)
+    j["subgraphs"].push_back(Json{{"depth", s.depth}, {"node", s.node}, {"target", s.target}, {"name", s.name}, {"nodes", s.nodes}});
+
   j["ops"] = Json::array();
   Json blocking = Json::array();
   for (const auto& op : m.ops) {

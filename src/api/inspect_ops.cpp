@@ -1,4 +1,4 @@
-// The op histogram: each top-level target with its node count and whether the converter has a
+// The op histogram: each target (in the graph and inside the subgraphs of its nodes) with its node count and whether the converter has a
 // rule for it. An op blocks conversion only where convert would refuse it: no rule valid at the
 // opset, not a dropped runtime check, and at least one of its nodes needed by the ONNX graph.
 #include <algorithm>
@@ -35,19 +35,28 @@ OpSummary classify(const std::string& target, const translate::RuleTable& rules,
   return op;
 }
 
-}  // namespace
-
-std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset,
-                                     const std::vector<translate::CustomOpRule>& custom) {
-  const translate::Liveness liveness = translate::analyze_liveness(program);
-  std::map<std::string, OpSummary> by_target;
-  const auto& nodes = program.graph.nodes;
+// Counts the nodes of `graph` (live where `live` says and `reached`) and of their subgraphs.
+void count_ops(const ir::Graph& graph, const std::vector<bool>& live, bool reached, const translate::RuleTable& rules,
+               int opset, const std::vector<translate::CustomOpRule>& custom, std::map<std::string, OpSummary>& by_target) {
+  const auto& nodes = graph.nodes;
   for (size_t i = 0; i < nodes.size(); ++i) {
     auto it = by_target.find(nodes[i].target);
     if (it == by_target.end()) it = by_target.emplace(nodes[i].target, classify(nodes[i].target, rules, opset, custom)).first;
     ++it->second.count;
-    if (!liveness.live[i]) ++it->second.unused;
+    const bool used = reached && live[i];
+    if (!used) ++it->second.unused;
+    for (const ir::NamedArgument& in : nodes[i].inputs)
+      if (const auto* sub = std::get_if<ir::GraphArg>(&in.arg); sub && sub->graph)
+        count_ops(*sub->graph, translate::analyze_liveness(*sub->graph).live, used, rules, opset, custom, by_target);
   }
+}
+
+}  // namespace
+
+std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset,
+                                     const std::vector<translate::CustomOpRule>& custom) {
+  std::map<std::string, OpSummary> by_target;
+  count_ops(program.graph, translate::analyze_liveness(program).live, true, rules, opset, custom, by_target);
   std::vector<OpSummary> out;
   out.reserve(by_target.size());
   for (auto& [target, op] : by_target) out.push_back(std::move(op));

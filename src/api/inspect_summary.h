@@ -36,7 +36,14 @@ WeightSummary summarize_weights(const ir::GraphSignature& signature,
                                 const std::map<std::string, archive::TensorData>& weights,
                                 const std::map<std::string, archive::TensorData>& constants);
 
-// Op histogram of the top-level graph, each target checked against the config's op rules
+// The subgraphs of higher-order ops, depth-first, and the count of every node of the program
+// (inside subgraphs too) (inspect_subgraphs.cpp).
+std::vector<SubgraphSummary> summarize_subgraphs(const ir::Graph& graph);
+int64_t count_nodes(const ir::Graph& graph);
+// A graph holding `graph`'s nodes, each followed by the nodes of its subgraphs (depth-first).
+ir::Graph with_subgraph_nodes(const ir::Graph& graph);
+
+// Op histogram of the graph and of its subgraphs, each target checked against the config's op rules
 // (`custom`, first match wins, as in convert) and then `rules` at `opset` (inspect_ops.cpp).
 // Sorted by target.
 std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset,

@@ -176,6 +176,15 @@ void print_fused_ops(std::ostringstream& out, const ModelInspection& m, int opse
   for (const auto& [op, count] : m.fused_ops) out << "    " << op.first << " \u00d7" << count << " (" << op.second << ")\n";
 }
 
+// Nested subgraphs, indented by depth: "cond (higher_order.cond): true_graph_0, 2 nodes".
+void print_subgraphs(std::ostringstream& out, const ModelInspection& m) {
+  if (m.subgraphs.empty()) return;
+  out << "  subgraphs (" << m.subgraphs.size() << "; indented under the subgraph holding their node):\n";
+  for (const SubgraphSummary& s : m.subgraphs)
+    out << "    " << std::string(static_cast<size_t>(2 * s.depth), ' ') << s.node << " (" << s.target << "): " << s.name
+        << ", " << plural(s.nodes, "node") << "\n";
+}
+
 void print_ops(std::ostringstream& out, const ModelInspection& m, int opset) {
   out << "  ops (" << plural(static_cast<int64_t>(m.ops.size()), "target") << ", checked at opset " << opset << "):\n";
   Table table({{}, {.right_aligned = true}, {}});
@@ -207,6 +216,7 @@ std::string render_inspect_text(const InspectReport& report) {
     print_weights(out, m.weights);
     print_modules(out, m);
     print_fused_ops(out, m, report.opset);
+    print_subgraphs(out, m);
     print_ops(out, m, report.opset);
   }
   return out.str();

@@ -8,6 +8,7 @@
 #include <queue>
 
 #include "common/error.h"
+#include "hierarchy/instance_body.h"
 
 namespace pt2onnx::hierarchy {
 
@@ -35,7 +36,7 @@ void contract_instances(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stack
   std::vector<int> pending(items.size(), 0);
   for (size_t k = 0; k < items.size(); ++k) {
     std::vector<size_t> deps;
-    for (const std::string& in : items[k].node->input())
+    for (const std::string& in : node_reads(*items[k].node))
       if (auto it = producer.find(in); it != producer.end() && it->second != k) deps.push_back(it->second);
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());

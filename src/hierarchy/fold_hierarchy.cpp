@@ -36,14 +36,6 @@ struct GraphState {
                               (listed.empty() ? "none, the graph carries no module stacks" : listed) + ")");
 }
 
-void refuse_subgraphs(const GraphState& state, const Instance& instance, const std::string& wanted) {
-  for (size_t i : instance.nodes)
-    for (const onnx::AttributeProto& attr : state.nodes[i].attribute())
-      if (attr.has_g() || attr.graphs_size() > 0)
-        fail(ErrorCode::kUnsupported, "--hiera " + wanted + ": instance '" + instance.path + "' holds a " +
-                                          state.nodes[i].op_type() + " node with a subgraph, which --hiera cannot fold yet");
-}
-
 // Folds every instance of `wanted`; returns what was made.
 FoldedType fold_type(GraphState& state, const std::string& wanted, const HierarchyOptions& options) {
   const std::string& domain = options.domain;
@@ -58,15 +50,13 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
 
   std::map<std::string, std::set<int>> reader_groups;
   for (size_t i = 0; i < state.nodes.size(); ++i)
-    for (const std::string& in : state.nodes[i].input())
-      if (!in.empty()) reader_groups[in].insert(map.group_of[i]);
+    for (const std::string& in : node_reads(state.nodes[i])) reader_groups[in].insert(map.group_of[i]);
 
   std::map<std::string, size_t> function_of_key;  // structural key -> index in state.functions
   std::vector<onnx::FunctionProto> opaque_bodies;  // opaque types: bodies are compared, not kept
   std::vector<CallNode> calls;
   for (size_t g = 0; g < map.instances.size(); ++g) {
     const Instance& instance = map.instances[g];
-    refuse_subgraphs(state, instance, wanted);
     auto used_outside = [&](const std::string& value) {
       if (state.graph_outputs.count(value)) return true;
       auto it = reader_groups.find(value);

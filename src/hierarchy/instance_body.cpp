@@ -10,6 +10,52 @@
 
 namespace pt2onnx::hierarchy {
 
+namespace {
+
+// Adds to `out` the values `graph` reads that neither it nor an enclosing subgraph defines.
+void outer_reads(const onnx::GraphProto& graph, std::set<std::string> defined, std::set<std::string>& seen,
+                 std::vector<std::string>& out) {
+  for (const auto& in : graph.input()) defined.insert(in.name());
+  for (const auto& init : graph.initializer()) defined.insert(init.name());
+  auto read = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name) && seen.insert(name).second) out.push_back(name);
+  };
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& in : node.input()) read(in);
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      if (attr.has_g()) outer_reads(attr.g(), defined, seen, out);
+      for (const onnx::GraphProto& g : attr.graphs()) outer_reads(g, defined, seen, out);
+    }
+    for (const std::string& o : node.output()) defined.insert(o);
+  }
+  for (const auto& o : graph.output()) read(o.name());
+}
+
+// Renames, inside the subgraphs of a body node, the outer values it reads (by `renamed`) and the
+// values they define (to w0, w1, ... in order), so equal bodies serialize equally.
+void rename_subgraph(onnx::GraphProto& graph, std::map<std::string, std::string>& renamed, size_t& made);
+
+void rename_attributes(onnx::NodeProto& node, std::map<std::string, std::string>& renamed, size_t& made) {
+  for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+    if (attr.has_g()) rename_subgraph(*attr.mutable_g(), renamed, made);
+    for (onnx::GraphProto& g : *attr.mutable_graphs()) rename_subgraph(g, renamed, made);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> node_reads(const onnx::NodeProto& node) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const std::string& in : node.input())
+    if (!in.empty() && seen.insert(in).second) out.push_back(in);
+  for (const onnx::AttributeProto& attr : node.attribute()) {
+    if (attr.has_g()) outer_reads(attr.g(), {}, seen, out);
+    for (const onnx::GraphProto& g : attr.graphs()) outer_reads(g, {}, seen, out);
+  }
+  return out;
+}
+
 bool is_shape_arithmetic(const std::string& op_type) {
   static const std::set<std::string> ops = {"Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Mul",
                                             "Add",   "Sub",    "Div",       "Mod",     "Neg",    "Max",
@@ -40,7 +86,7 @@ std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, c
   std::set<size_t> placed;
   std::function<void(size_t)> place = [&](size_t i) {
     if (!placed.insert(i).second) return;
-    for (const std::string& in : nodes[i].input())
+    for (const std::string& in : node_reads(nodes[i]))
       if (auto it = floating_of.find(in); it != floating_of.end()) place(it->second);
     order.push_back(i);
   };
@@ -55,8 +101,8 @@ Boundary instance_boundary(const std::vector<onnx::NodeProto>& nodes, const std:
   Boundary boundary;
   std::set<std::string> made, taken_in;
   for (size_t i : members) {
-    for (const std::string& in : nodes[i].input())
-      if (!in.empty() && !made.count(in) && taken_in.insert(in).second) boundary.inputs.push_back(in);
+    for (const std::string& in : node_reads(nodes[i]))
+      if (!made.count(in) && taken_in.insert(in).second) boundary.inputs.push_back(in);
     for (const std::string& out : nodes[i].output())
       if (!out.empty()) {
         made.insert(out);
@@ -75,6 +121,28 @@ std::string positional(char prefix, size_t n) {
   return name;
 }
 
+void rename_subgraph(onnx::GraphProto& graph, std::map<std::string, std::string>& renamed, size_t& made) {
+  graph.set_name(positional('g', made));  // ONNX wants a name; positional, so equal bodies compare equal
+  graph.clear_doc_string();
+  graph.clear_value_info();
+  auto define = [&](std::string& name) {
+    if (!name.empty()) name = renamed[name] = positional('w', made++);
+  };
+  auto use = [&](std::string& name) {
+    if (auto it = renamed.find(name); it != renamed.end()) name = it->second;
+  };
+  for (onnx::ValueInfoProto& in : *graph.mutable_input()) define(*in.mutable_name());
+  for (onnx::TensorProto& init : *graph.mutable_initializer()) define(*init.mutable_name());
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    node.clear_name();
+    node.clear_doc_string();
+    for (std::string& in : *node.mutable_input()) use(in);
+    rename_attributes(node, renamed, made);
+    for (std::string& out : *node.mutable_output()) define(out);
+  }
+  for (onnx::ValueInfoProto& out : *graph.mutable_output()) use(*out.mutable_name());
+}
+
 }  // namespace
 
 onnx::FunctionProto canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
@@ -82,6 +150,7 @@ onnx::FunctionProto canonical_body(const std::vector<onnx::NodeProto>& nodes, co
   std::map<std::string, std::string> renamed;
   for (size_t k = 0; k < boundary.inputs.size(); ++k) renamed[boundary.inputs[k]] = positional('x', k);
   size_t made = 0;
+  size_t subgraph_values = 0;
   onnx::FunctionProto body;
   for (const std::string& in : boundary.inputs) body.add_input(renamed[in]);
   for (size_t i : members) {
@@ -91,6 +160,7 @@ onnx::FunctionProto canonical_body(const std::vector<onnx::NodeProto>& nodes, co
     node->clear_doc_string();  // it names the instance's module path
     for (std::string& in : *node->mutable_input())
       if (!in.empty()) in = renamed.at(in);
+    rename_attributes(*node, renamed, subgraph_values);
     for (std::string& out : *node->mutable_output())
       if (!out.empty()) out = renamed[out] = positional('v', made++);
   }

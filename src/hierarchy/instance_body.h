@@ -15,6 +15,10 @@ struct Boundary {
   std::vector<std::string> outputs;  // made inside, read outside or graph outputs; by production
 };
 
+// Values a node reads: its inputs, then the outer values its subgraphs (If branches, Loop and
+// Scan bodies) read by name, in order of first use.
+std::vector<std::string> node_reads(const onnx::NodeProto& node);
+
 // Ops of integer shape arithmetic (Shape, Gather, Mul, Concat, Constant ...): symbol values and
 // sizes are made of them.
 bool is_shape_arithmetic(const std::string& op_type);

@@ -49,7 +49,7 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   std::vector<bool> had_readers(nodes.size(), false);
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const std::string& out : nodes[i].output()) producer[out] = i;
-    for (const std::string& in : nodes[i].input())
+    for (const std::string& in : node_reads(nodes[i]))
       if (auto it = producer.find(in); it != producer.end()) had_readers[it->second] = true;
   }
 
@@ -87,9 +87,9 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
       }
   // Originals that were read and now are not (every reader has its own copy) go, and then
   // whatever only they read.
-  std::map<std::string, int> reads;
+  std::map<std::string, int> reads;  // subgraphs' outer reads count: they are not rewired
   for (const auto& node : nodes)
-    for (const std::string& in : node.input()) ++reads[in];
+    for (const std::string& in : node_reads(node)) ++reads[in];
   for (const auto& [anchor, clones] : before)
     for (const Clone& clone : clones)
       for (const std::string& in : clone.node.input()) ++reads[in];

@@ -32,9 +32,12 @@ onnx::AttributeProto make_attribute(const Attr& attr) {
         } else if constexpr (std::is_same_v<T, std::vector<float>>) {
           a->set_type(onnx::AttributeProto::FLOATS);
           for (float x : v) a->add_floats(x);
-        } else {
+        } else if constexpr (std::is_same_v<T, onnx::TensorProto>) {
           a->set_type(onnx::AttributeProto::TENSOR);
           *a->mutable_t() = v;
+        } else {
+          a->set_type(onnx::AttributeProto::GRAPH);
+          *a->mutable_g() = v;
         }
       },
       attr.value);
@@ -74,18 +77,29 @@ std::string describe_node(const ir::Node& node, bool with_target) {
 }
 
 EmitContext::EmitContext(onnx::GraphProto& graph, const ir::Program& program, int opset)
-    : graph_(graph), program_(program), opset_(opset) {}
+    : graph_(graph), program_(program), fx_graph_(&program.graph), opset_(opset), shared_(std::make_shared<Shared>()) {}
+
+EmitContext::EmitContext(EmitContext& parent, onnx::GraphProto& graph, const ir::Graph& fx, bool isolated)
+    : graph_(graph), program_(parent.program_), fx_graph_(&fx), parent_(&parent), isolated_(isolated),
+      opset_(parent.opset_), shared_(parent.shared_) {}
+// A child starts with empty caches: a subgraph makes its own constants and shapes, so that its
+// outer reads are only the operands and symbol values (what --hiera must see as inputs).
+
+void EmitContext::translate_graph(const ir::Graph& fx) {
+  PT2ONNX_CHECK(shared_->translator != nullptr, ErrorCode::kInternal, "no graph translator is set");
+  shared_->translator(*this, fx);
+}
 
 // ---- names ---------------------------------------------------------------------------------
 
-bool EmitContext::reserve(const std::string& name) { return names_.insert(name).second; }
+bool EmitContext::reserve(const std::string& name) { return shared_->names.insert(name).second; }
 
 std::string EmitContext::fresh_name(const std::string& base) {
-  if (names_.insert(base).second) return base;
-  int& suffix = next_suffix_[base];
+  if (shared_->names.insert(base).second) return base;
+  int& suffix = shared_->next_suffix[base];
   for (;;) {
     std::string candidate = base + "_" + std::to_string(++suffix);
-    if (names_.insert(candidate).second) return candidate;
+    if (shared_->names.insert(candidate).second) return candidate;
   }
 }
 
@@ -103,8 +117,8 @@ const std::string& EmitContext::value_of(const std::string& fx_name) const {
 }
 
 const ir::TensorMeta* EmitContext::meta(const std::string& fx_name) const {
-  auto it = program_.graph.tensor_values.find(fx_name);
-  return it == program_.graph.tensor_values.end() ? nullptr : &it->second;
+  auto it = fx_graph_->tensor_values.find(fx_name);
+  return it == fx_graph_->tensor_values.end() ? nullptr : &it->second;
 }
 
 // The module instance a node belongs to, as the keys of its module stack ("a/b/"); "" outside
@@ -289,9 +303,11 @@ void EmitContext::finish_node() {
     auto producer = producer_.find(slot.value);
     const bool made_here = producer != producer_.end() && producer->second >= node_start_;
     if (made_here && !pinned_.count(slot.value) && slot.value != slot.fx_name) {
-      rename_value(slot.value, slot.fx_name);
-      renamed[slot.value] = slot.fx_name;
-      bind(slot.fx_name, slot.fx_name);
+      // The root reserved every FX name of the program; a subgraph's FX names are claimed here.
+      const std::string target = parent_ ? fresh_name(slot.fx_name) : slot.fx_name;
+      rename_value(slot.value, target);
+      renamed[slot.value] = target;
+      bind(slot.fx_name, target);
     } else {
       bind(slot.fx_name, slot.value);
     }

@@ -6,11 +6,20 @@
 // Naming: the value that a rule binds to an FX output is renamed to the FX name when the rule
 // produced it itself, so ONNX values read like the FX graph; intermediates are "<fx>_<OpType>"
 // made unique; a node is named "node_<its first output>". The same program gives the same names.
+//
+// Subgraphs (the bodies of higher-order ops) get a child context: it emits into the body's own
+// ONNX graph and translates the body's FX graph (its own values and metadata), while names stay
+// unique across the whole model (ONNX forbids a subgraph to shadow an outer name). A child reads
+// outer values by name (ONNX subgraphs see outer scopes): the operands bound to its inputs and
+// the symbol values its parent computes; an isolated child (a local function body) reads
+// nothing from outside.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,7 +35,8 @@ namespace pt2onnx::translate {
 
 // One attribute of an emitted node.
 struct Attr {
-  using Value = std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>, onnx::TensorProto>;
+  using Value = std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>, onnx::TensorProto,
+                             onnx::GraphProto>;
   std::string name;
   Value value;
 
@@ -38,19 +48,47 @@ struct Attr {
   Attr(std::string n, std::vector<int64_t> v) : name(std::move(n)), value(std::move(v)) {}
   Attr(std::string n, std::vector<float> v) : name(std::move(n)), value(std::move(v)) {}
   Attr(std::string n, onnx::TensorProto v) : name(std::move(n)), value(std::move(v)) {}
+  Attr(std::string n, onnx::GraphProto v) : name(std::move(n)), value(std::move(v)) {}
 };
 
 // The AttributeProto of an attribute.
 onnx::AttributeProto make_attribute(const Attr& attr);
 
+class EmitContext;
+
+// Translates the live nodes of an FX graph into a context (set by the driver, which owns the
+// rule table; rules of higher-order ops call it through EmitContext::translate_graph).
+using GraphTranslator = std::function<void(EmitContext&, const ir::Graph&)>;
+
+// ONNX local functions made while translating (invoke_subgraph bodies), shared by structure.
+struct LocalFunctions {
+  std::vector<onnx::FunctionProto> functions;  // in the order made
+  std::map<std::string, size_t> by_key;        // structural key -> index in functions
+};
+
 class EmitContext {
  public:
   // `graph` receives the nodes; `program` must outlive the context.
   EmitContext(onnx::GraphProto& graph, const ir::Program& program, int opset);
+  // A child context translating FX graph `fx` (a subgraph of a node of `parent`) into `graph`;
+  // `isolated`: it reads no value of its parent (a function body). Both must outlive the child.
+  EmitContext(EmitContext& parent, onnx::GraphProto& graph, const ir::Graph& fx, bool isolated);
+  EmitContext(const EmitContext&) = delete;
+  EmitContext& operator=(const EmitContext&) = delete;
 
   int opset() const { return opset_; }
   const ir::Program& program() const { return program_; }
+  // The FX graph this context translates: the program's, or a subgraph's.
+  const ir::Graph& fx_graph() const { return *fx_graph_; }
+  bool is_subgraph() const { return parent_ != nullptr; }
+  bool is_isolated() const { return isolated_; }
   onnx::GraphProto& graph() { return graph_; }
+
+  // ---- subgraphs ------------------------------------------------------------------------------
+  void set_graph_translator(GraphTranslator translator) { shared_->translator = std::move(translator); }
+  // Translates the live nodes of `fx` (this context's FX graph) through the driver.
+  void translate_graph(const ir::Graph& fx);
+  LocalFunctions& local_functions() { return shared_->functions; }
 
   // ---- names -------------------------------------------------------------------------------
   // Claims `name` (graph inputs, initializers, FX value names); false if it was taken already.
@@ -147,10 +185,10 @@ class EmitContext {
   bool is_used(const std::string& fx_name) const { return used_names_.count(fx_name) != 0; }
 
   // ---- results --------------------------------------------------------------------------------
-  void warn(std::string message) { warnings_.push_back(std::move(message)); }
-  std::vector<std::string>& warnings() { return warnings_; }
-  void require_ir_version(int64_t v) { min_ir_version_ = std::max(min_ir_version_, v); }
-  int64_t min_ir_version() const { return min_ir_version_; }
+  void warn(std::string message) { shared_->warnings.push_back(std::move(message)); }
+  std::vector<std::string>& warnings() { return shared_->warnings; }
+  void require_ir_version(int64_t v) { shared_->min_ir_version = std::max(shared_->min_ir_version, v); }
+  int64_t min_ir_version() const { return shared_->min_ir_version; }
 
  private:
   struct OutputSlot {
@@ -164,13 +202,25 @@ class EmitContext {
   std::string cached_constant(const std::string& key, const std::string& base, onnx::TensorProto tensor);
   void rename_value(const std::string& from, const std::string& to);
 
+  // What every context of one model shares: names, warnings, functions, the driver.
+  struct Shared {
+    std::set<std::string> names;
+    std::map<std::string, int> next_suffix;
+    std::vector<std::string> warnings;
+    int64_t min_ir_version = 3;
+    LocalFunctions functions;
+    GraphTranslator translator;
+  };
+
+  std::string symbol_from_inputs(const std::string& symbol);
+
   onnx::GraphProto& graph_;
   const ir::Program& program_;
+  const ir::Graph* fx_graph_;
+  EmitContext* parent_ = nullptr;
+  bool isolated_ = false;
   int opset_;
-  int64_t min_ir_version_ = 3;
-
-  std::set<std::string> names_;
-  std::map<std::string, int> next_suffix_;
+  std::shared_ptr<Shared> shared_;
   std::map<std::string, std::string> values_;       // FX name -> ONNX value
   std::map<std::string, int> producer_;             // ONNX value -> index of its node in graph_
   std::map<std::string, std::string> scope_of_;     // ONNX value -> module scope that made it
@@ -181,7 +231,6 @@ class EmitContext {
   std::map<std::string, std::string> symbols_;      // symbol -> value
   std::map<std::string, std::string> sym_exprs_;    // canonical text -> value
   std::set<std::string> used_names_;
-  std::vector<std::string> warnings_;
 
   const ir::Node* node_ = nullptr;
   int node_start_ = 0;

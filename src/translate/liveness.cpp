@@ -61,8 +61,11 @@ bool is_returned_output(const ir::OutputSpec& spec) {
   return spec.kind == ir::OutputKind::kUserOutput || spec.kind == ir::OutputKind::kLossOutput;
 }
 
-Liveness analyze_liveness(const ir::Program& program) {
-  const auto& nodes = program.graph.nodes;
+namespace {
+
+// Liveness of `graph`'s nodes backwards from `returned`, the FX names its outputs read.
+Liveness analyze(const ir::Graph& graph, std::vector<std::string> returned) {
+  const auto& nodes = graph.nodes;
   Liveness result;
   result.live.assign(nodes.size(), false);
   for (const ir::Node& node : nodes)
@@ -79,15 +82,7 @@ Liveness analyze_liveness(const ir::Program& program) {
   for (const auto& [view, view_node] : result.views) aliases_of_root[root_of(view)].push_back(view);
 
   std::set<std::string>& needed = result.used;
-  std::vector<std::string> names;
-  for (const ir::OutputSpec& spec : program.signature.outputs)
-    if (is_returned_output(spec)) collect_value_names(spec.arg, names);
-  // State: an updated buffer or user input (its placeholder, which in-place writes reach through
-  // their views, and its new value in a functional graph) is an output too.
-  for (const StateUpdate& update : list_state_updates(program)) {
-    names.push_back(update.placeholder);
-    if (!update.new_value.empty()) names.push_back(update.new_value);
-  }
+  std::vector<std::string> names = std::move(returned);
   needed.insert(names.begin(), names.end());
   for (const auto& n : names) result.last_use[n] = nodes.size();
 
@@ -119,6 +114,27 @@ Liveness analyze_liveness(const ir::Program& program) {
     for (const auto& n : names) result.last_use.try_emplace(n, i);  // backwards: the first seen is the last use
   }
   return result;
+}
+
+}  // namespace
+
+Liveness analyze_liveness(const ir::Program& program) {
+  std::vector<std::string> names;
+  for (const ir::OutputSpec& spec : program.signature.outputs)
+    if (is_returned_output(spec)) collect_value_names(spec.arg, names);
+  // State: an updated buffer or user input (its placeholder, which in-place writes reach through
+  // their views, and its new value in a functional graph) is an output too.
+  for (const StateUpdate& update : list_state_updates(program)) {
+    names.push_back(update.placeholder);
+    if (!update.new_value.empty()) names.push_back(update.new_value);
+  }
+  return analyze(program.graph, std::move(names));
+}
+
+Liveness analyze_liveness(const ir::Graph& graph) {
+  std::vector<std::string> names;
+  for (const ir::Argument& out : graph.outputs) collect_value_names(out, names);
+  return analyze(graph, std::move(names));
 }
 
 }  // namespace pt2onnx::translate

@@ -23,6 +23,8 @@ struct Liveness {
 };
 
 Liveness analyze_liveness(const ir::Program& program);
+// The same for a subgraph (the body of a higher-order op): live from the graph's own outputs.
+Liveness analyze_liveness(const ir::Graph& graph);
 
 // Runtime checks that ONNX has no use for (_assert_scalar, sym_constrain_range_for_size, ...).
 bool is_dropped_target(std::string_view target);

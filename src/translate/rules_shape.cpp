@@ -112,22 +112,22 @@ std::vector<const ir::Node*> readers_of(const ir::Graph& graph, const std::strin
 
 // The value at the end of a chain of same-shape views, and the expand node it starts from (or
 // nullptr when `fx` does not come from an expand adding leading dims).
-const ir::Node* leading_expand(const ir::Program& program, const std::string& fx) {
-  const ir::Node* node = producer_of(program.graph, fx);
+const ir::Node* leading_expand(const ir::Graph& graph, const std::string& fx) {
+  const ir::Node* node = producer_of(graph, fx);
   const std::vector<ir::SymIntArg>* shape = nullptr;
   while (node && is_view_target(node->target)) {
     const auto* size = sym_int_list(*node, node->input("size") ? "size" : "shape");
     const std::string* in = tensor_input(*node, "self");
     if (!size || !in || (shape && !same_sym_ints(*size, *shape))) return nullptr;
     shape = size;
-    node = producer_of(program.graph, *in);
+    node = producer_of(graph, *in);
   }
   if (!node || node->target != "aten.expand.default") return nullptr;
   const auto* size = sym_int_list(*node, "size");
   const std::string* in = tensor_input(*node, "self");
   if (!size || !in || (shape && !same_sym_ints(*size, *shape))) return nullptr;
-  auto it = program.graph.tensor_values.find(*in);
-  if (it == program.graph.tensor_values.end()) return nullptr;
+  auto it = graph.tensor_values.find(*in);
+  if (it == graph.tensor_values.end()) return nullptr;
   const std::vector<ir::Dim>& dims = it->second.sizes;
   if (dims.size() >= size->size()) return nullptr;
   const size_t lead = size->size() - dims.size();
@@ -141,15 +141,15 @@ const ir::Node* leading_expand(const ir::Program& program, const std::string& fx
 
 // Whether every reader of `fx` (through same-shape views) is a bmm/matmul whose other operand is
 // of full rank and not itself such an expand.
-bool only_feeds_matmul(const ir::Program& program, const std::string& fx, size_t rank, int depth = 0) {
+bool only_feeds_matmul(const ir::Graph& graph, const std::string& fx, size_t rank, int depth = 0) {
   bool escapes = false;
-  const std::vector<const ir::Node*> readers = readers_of(program.graph, fx, escapes);
+  const std::vector<const ir::Node*> readers = readers_of(graph, fx, escapes);
   if (escapes || readers.empty() || depth > 4) return false;
   for (const ir::Node* reader : readers) {
     if (is_view_target(reader->target)) {
       if (reader->outputs.empty()) return false;
       const auto* out = std::get_if<ir::TensorArg>(&reader->outputs.front());
-      if (!out || !only_feeds_matmul(program, out->name, rank, depth + 1)) return false;
+      if (!out || !only_feeds_matmul(graph, out->name, rank, depth + 1)) return false;
       continue;
     }
     if (reader->target != "aten.bmm.default" && reader->target != "aten.matmul.default") return false;
@@ -157,26 +157,26 @@ bool only_feeds_matmul(const ir::Program& program, const std::string& fx, size_t
     const std::string* b = tensor_input(*reader, reader->target == "aten.bmm.default" ? "mat2" : "other");
     if (!a || !b || *a == *b) return false;
     const std::string& other = *a == fx ? *b : *a;
-    auto it = program.graph.tensor_values.find(other);
-    if (it == program.graph.tensor_values.end() || it->second.sizes.size() != rank) return false;
-    if (leading_expand(program, other) != nullptr) return false;
+    auto it = graph.tensor_values.find(other);
+    if (it == graph.tensor_values.end() || it->second.sizes.size() != rank) return false;
+    if (leading_expand(graph, other) != nullptr) return false;
   }
   return true;
 }
 
 // Whether the expand (or same-shape view of one) producing FX value `fx` is skipped.
-bool skipped_expand(const ir::Program& program, const std::string& fx) {
-  const ir::Node* expand = leading_expand(program, fx);
+bool skipped_expand(const ir::Graph& graph, const std::string& fx) {
+  const ir::Node* expand = leading_expand(graph, fx);
   if (!expand) return false;
   const auto* out = std::get_if<ir::TensorArg>(&expand->outputs.front());
-  return out && only_feeds_matmul(program, out->name, sym_int_list(*expand, "size")->size());
+  return out && only_feeds_matmul(graph, out->name, sym_int_list(*expand, "size")->size());
 }
 
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a); reshape(self, shape), _unsafe_view, view_copy
 RuleResult aten_view(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   if (!node.outputs.empty())
-    if (const auto* out = std::get_if<ir::TensorArg>(&node.outputs.front()); out && skipped_expand(ctx.program(), out->name))
+    if (const auto* out = std::get_if<ir::TensorArg>(&node.outputs.front()); out && skipped_expand(ctx.fx_graph(), out->name))
       return emitted(ctx, args.tensor("self"));
   const std::string name = args.has("size") ? "size" : "shape";
   bool has_zero = false;  // torch's 0 is an empty dim, not ONNX's "copy this dim"
@@ -332,7 +332,7 @@ RuleResult aten_squeeze(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_expand(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   if (!node.outputs.empty())
-    if (const auto* out = std::get_if<ir::TensorArg>(&node.outputs.front()); out && skipped_expand(ctx.program(), out->name))
+    if (const auto* out = std::get_if<ir::TensorArg>(&node.outputs.front()); out && skipped_expand(ctx.fx_graph(), out->name))
       return emitted(ctx, args.tensor("self"));
   if (const ir::TensorMeta* out = args.out_meta(); out && out->sizes.size() == args.meta("self").sizes.size()) {
     bool same = true;  // an expand to the input's own shape (core IR writes these before bmm) copies nothing

@@ -79,6 +79,18 @@ RuleResult sym_sum(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, total);
 }
 
+// _operator.gt(a, b) / ge / lt / le / eq / ne on ints: a SymBool, as a 0-D bool value (the
+// predicate of a cond that compares symbolic sizes).
+RuleResult operator_gt(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "Greater"); }
+RuleResult operator_ge(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "GreaterOrEqual"); }
+RuleResult operator_lt(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "Less"); }
+RuleResult operator_le(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "LessOrEqual"); }
+RuleResult operator_eq(EmitContext& ctx, const ir::Node& node) { return python_binary(ctx, node, "Equal"); }
+RuleResult operator_ne(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Not", {ctx.emit("Equal", {sym_operand(ctx, args, 0), sym_operand(ctx, args, 1)})}));
+}
+
 // _operator.getitem(a, b): an element of a tensor list
 RuleResult operator_getitem(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -117,6 +129,12 @@ void register_symint_rules(RuleTable& t) {
   t.add("torch.sym_max", 1, sym_max);
   t.add("torch.sym_min", 1, sym_min);
   t.add("torch.sym_sum", 1, sym_sum);
+  t.add("_operator.gt", 1, operator_gt);
+  t.add("_operator.ge", 1, operator_ge);
+  t.add("_operator.lt", 1, operator_lt);
+  t.add("_operator.le", 1, operator_le);
+  t.add("_operator.eq", 1, operator_eq);
+  t.add("_operator.ne", 1, operator_ne);
   t.add("_operator.getitem", 1, operator_getitem);
   t.add("aten._local_scalar_dense.default", 1, aten_local_scalar_dense);
   t.add("aten.item.default", 1, aten_local_scalar_dense);

@@ -43,11 +43,27 @@ std::string EmitContext::dim_param(const ir::SymExpr& expr) const { return ir::t
 std::string EmitContext::symbol_value(const std::string& symbol) {
   auto it = symbols_.find(symbol);
   if (it != symbols_.end() && visible_here(it->second)) return it->second;
+  // A subgraph reads the value its parent computes (before the node that holds the subgraph);
+  // a function body finds it in the shapes of its own inputs.
+  std::string value = parent_ && !isolated_ ? parent_->symbol_value(symbol) : symbol_from_inputs(symbol);
+  symbols_[symbol] = value;
+  pinned_.insert(value);  // cached: must keep its name
+  return value;
+}
+
+std::string EmitContext::symbol_from_inputs(const std::string& symbol) {
+  // The program's user inputs, or every input of a function body.
+  std::vector<const ir::Argument*> inputs;
+  if (parent_) {
+    for (const ir::Argument& arg : fx_graph_->inputs) inputs.push_back(&arg);
+  } else {
+    for (const ir::InputSpec& spec : program_.signature.inputs)
+      if (spec.kind == ir::InputKind::kUserInput) inputs.push_back(&spec.arg);
+  }
   std::string value;
   std::optional<std::pair<std::string, Inverse>> derived;  // a dim that is k*symbol or symbol + c
-  for (const ir::InputSpec& spec : program_.signature.inputs) {
-    if (spec.kind != ir::InputKind::kUserInput) continue;
-    if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) {
+  for (const ir::Argument* arg : inputs) {
+    if (const auto* t = std::get_if<ir::TensorArg>(arg)) {
       const ir::TensorMeta* m = meta(t->name);
       if (!m) continue;
       for (size_t axis = 0; axis < m->sizes.size() && value.empty(); ++axis) {
@@ -55,11 +71,11 @@ std::string EmitContext::symbol_value(const std::string& symbol) {
         else if (auto inverse = invert(m->sizes[axis], symbol); inverse && !derived)
           derived.emplace(dim_of(value_of(t->name), static_cast<int64_t>(axis)), *inverse);
       }
-    } else if (const auto* s = std::get_if<ir::SymIntArg>(&spec.arg)) {
+    } else if (const auto* s = std::get_if<ir::SymIntArg>(arg)) {
       const auto* name = std::get_if<std::string>(&s->v);
       if (!name) continue;
-      auto sym = program_.graph.sym_int_values.find(*name);
-      if (sym != program_.graph.sym_int_values.end() && is_symbol(sym->second, symbol)) value = value_of(*name);
+      auto sym = fx_graph_->sym_int_values.find(*name);
+      if (sym != fx_graph_->sym_int_values.end() && is_symbol(sym->second, symbol)) value = value_of(*name);
     }
     if (!value.empty()) break;
   }
@@ -70,9 +86,8 @@ std::string EmitContext::symbol_value(const std::string& symbol) {
     if (inverse.factor != 1) value = emit("Div", {value, const_i64(inverse.factor)});
   }
   PT2ONNX_CHECK(!value.empty(), ErrorCode::kUnsupported,
-                "symbol " + symbol + " is not a dimension of any user input, so its value cannot be computed");
-  symbols_[symbol] = value;
-  pinned_.insert(value);  // cached: must keep its name
+                "symbol " + symbol + " is not a dimension of any " + (parent_ ? "input of the subgraph" : "user input") +
+                    ", so its value cannot be computed");
   return value;
 }
 
@@ -140,8 +155,8 @@ std::string EmitContext::sym_int(const ir::SymIntArg& arg) {
   if (const auto* v = std::get_if<int64_t>(&arg.v)) return const_i64(*v);
   const std::string& name = std::get<std::string>(arg.v);
   if (is_bound(name)) return value_of(name);
-  auto it = program_.graph.sym_int_values.find(name);
-  PT2ONNX_CHECK(it != program_.graph.sym_int_values.end(), ErrorCode::kInternal,
+  auto it = fx_graph_->sym_int_values.find(name);
+  PT2ONNX_CHECK(it != fx_graph_->sym_int_values.end(), ErrorCode::kInternal,
                 "symbolic int '" + name + "' is neither produced by a node nor described in sym_int_values");
   if (it->second.is_static()) return const_i64(it->second.as_int());
   return sym_expr(it->second.as_expr());

@@ -64,9 +64,9 @@ int find_custom_rule(const std::vector<CustomOpRule>& custom, const std::string&
   return -1;
 }
 
-void translate_node(EmitContext& ctx, const ir::Program& program, size_t index, const Liveness& liveness,
+void translate_node(EmitContext& ctx, const ir::Graph& graph, size_t index, const Liveness& liveness,
                     const RuleTable& rules, const TranslateOptions& options, std::vector<int64_t>& custom_hits) {
-  const ir::Node& node = program.graph.nodes[index];
+  const ir::Node& node = graph.nodes[index];
   ctx.begin_node(node);
   if (const int c = find_custom_rule(options.custom_ops, node.target); c >= 0) {
     emit_custom_op(ctx, node, options.custom_ops[static_cast<size_t>(c)]);
@@ -81,7 +81,7 @@ void translate_node(EmitContext& ctx, const ir::Program& program, size_t index, 
     const int before = ctx.node_count();
     if (rule.fn(ctx, node) == RuleResult::kEmitted) {
       const bool inplace = is_inplace_target(node.target);
-      const std::vector<Rebinding> sources = inplace ? write_back_views(ctx, program, node, index, liveness)
+      const std::vector<Rebinding> sources = inplace ? write_back_views(ctx, graph, node, index, liveness)
                                                      : std::vector<Rebinding>{};
       const std::string produced = ctx.output_count() ? ctx.output_value(0) : std::string();
       ctx.finish_node();
@@ -99,6 +99,58 @@ void translate_node(EmitContext& ctx, const ir::Program& program, size_t index, 
   }
   fail(ErrorCode::kUnsupported, "no rule handles this case at opset " + std::to_string(ctx.opset()) +
                                     (notes.empty() ? std::string() : " (" + notes + ")"));
+}
+
+// The subgraphs of a node (the bodies of a higher-order op), in argument order.
+std::vector<const ir::GraphArg*> subgraphs_of(const ir::Node& node) {
+  std::vector<const ir::GraphArg*> out;
+  for (const ir::NamedArgument& in : node.inputs)
+    if (const auto* g = std::get_if<ir::GraphArg>(&in.arg); g && g->graph) out.push_back(g);
+  return out;
+}
+
+// Translates the live nodes of a subgraph into a child context (the rules of higher-order ops
+// call this through EmitContext::translate_graph).
+void translate_subgraph(EmitContext& ctx, const ir::Graph& graph, const RuleTable& rules,
+                        const TranslateOptions& options, std::vector<int64_t>& custom_hits) {
+  const Liveness liveness = analyze_liveness(graph);
+  ctx.set_used_names(liveness.used);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (!liveness.live[i]) continue;
+    try {
+      translate_node(ctx, graph, i, liveness, rules, options, custom_hits);
+    } catch (const Error& e) {
+      throw e.with_context("translating " + describe_node(graph.nodes[i]));
+    } catch (const std::exception& e) {
+      throw Error(ErrorCode::kInternal, "translating " + describe_node(graph.nodes[i]) + ": " + e.what());
+    }
+  }
+}
+
+struct Missing {
+  int count = 0;
+  const ir::Node* example = nullptr;
+  std::string where;  // "" in the main graph, else "in subgraph true_graph_0 of node cond"
+};
+
+// Adds the live targets of `graph` (and of the subgraphs of its live nodes) that nothing handles.
+void collect_missing(const ir::Graph& graph, const std::vector<bool>& live, const RuleTable& rules, int opset,
+                     const std::vector<CustomOpRule>& custom, const std::string& where,
+                     std::map<std::string, Missing>& missing, std::vector<std::string>& order) {
+  const auto& nodes = graph.nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!live[i]) continue;
+    for (const ir::GraphArg* sub : subgraphs_of(nodes[i]))
+      collect_missing(*sub->graph, analyze_liveness(*sub->graph).live, rules, opset, custom,
+                      "in subgraph " + sub->name + " of node " + nodes[i].name, missing, order);
+    if (rules.supports(nodes[i].target, opset) || find_custom_rule(custom, nodes[i].target) >= 0) continue;
+    Missing& m = missing[nodes[i].target];
+    if (m.count++ == 0) {
+      m.example = &nodes[i];
+      m.where = where;
+      order.push_back(nodes[i].target);
+    }
+  }
 }
 
 }  // namespace
@@ -155,29 +207,26 @@ void add_custom_domains(onnx::ModelProto& model, const std::vector<CustomOpRule>
   }
 }
 
+// The invoke_subgraph bodies as local functions, and their domain.
+void add_local_functions(onnx::ModelProto& model, const LocalFunctions& local) {
+  if (local.functions.empty()) return;
+  for (const onnx::FunctionProto& f : local.functions) *model.add_functions() = f;
+  onnx::OperatorSetIdProto* op_set = model.add_opset_import();
+  op_set->set_domain(local.functions.front().domain());
+  op_set->set_version(1);
+}
+
 void check_supported(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset,
                      const std::vector<CustomOpRule>& custom) {
-  struct Missing {
-    int count = 0;
-    const ir::Node* example = nullptr;
-  };
   std::map<std::string, Missing> missing;
   std::vector<std::string> order;  // first occurrence order, so the message follows the graph
-  const auto& nodes = program.graph.nodes;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!live[i] || rules.supports(nodes[i].target, opset) || find_custom_rule(custom, nodes[i].target) >= 0) continue;
-    Missing& m = missing[nodes[i].target];
-    if (m.count++ == 0) {
-      m.example = &nodes[i];
-      order.push_back(nodes[i].target);
-    }
-  }
+  collect_missing(program.graph, live, rules, opset, custom, "", missing, order);
   if (missing.empty()) return;
   std::string message = "unsupported ops (" + std::to_string(missing.size()) + "): ";
   for (size_t i = 0; i < order.size(); ++i) {
     const Missing& m = missing[order[i]];
     message += (i ? "; " : "") + order[i] + " \u00d7" + std::to_string(m.count) + " (e.g. " +
-               describe_node(*m.example, /*with_target=*/false) + ")";
+               describe_node(*m.example, /*with_target=*/false) + (m.where.empty() ? "" : " " + m.where) + ")";
     if (const std::vector<Rule>* list = rules.find(order[i]); list && !list->empty())
       message += " [needs opset " + std::to_string(list->back().min_opset) + " or newer]";
   }
@@ -195,6 +244,9 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   result.custom_op_hits.assign(options.custom_ops.size(), 0);
   set_model_header(result.model, program, options.opset);
   EmitContext ctx(*result.model.mutable_graph(), program, options.opset);
+  ctx.set_graph_translator([&](EmitContext& sub, const ir::Graph& graph) {
+    translate_subgraph(sub, graph, rules, options, result.custom_op_hits);
+  });
   ctx.set_used_names(liveness.used);
   reserve_names(ctx, program);
   const std::vector<StateInput> state = declare_inputs(ctx, program, result.weights);
@@ -208,7 +260,7 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!liveness.live[i]) continue;
     try {
-      translate_node(ctx, program, i, liveness, rules, options, result.custom_op_hits);
+      translate_node(ctx, program.graph, i, liveness, rules, options, result.custom_op_hits);
     } catch (const Error& e) {
       throw e.with_context("translating " + describe_node(nodes[i]));
     } catch (const std::exception& e) {
@@ -219,6 +271,7 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   add_state_metadata(result.model, declare_outputs(ctx, program, state));
   record_modules({});
   add_custom_domains(result.model, options.custom_ops, result.custom_op_hits, options.opset);
+  add_local_functions(result.model, ctx.local_functions());
 
   result.model.set_ir_version(std::max(ir_version_for_opset(options.opset), ctx.min_ir_version()));
   result.warnings = std::move(ctx.warnings());

@@ -92,7 +92,7 @@ std::string updated_source(EmitContext& ctx, const ir::Node& view_node, const st
 
 }  // namespace
 
-std::vector<Rebinding> write_back_views(EmitContext& ctx, const ir::Program& program, const ir::Node& node,
+std::vector<Rebinding> write_back_views(EmitContext& ctx, const ir::Graph& graph, const ir::Node& node,
                                         size_t index, const Liveness& liveness) {
   const ir::Argument* self = node.input("self");
   const auto* self_tensor = self ? std::get_if<ir::TensorArg>(self) : nullptr;
@@ -117,7 +117,7 @@ std::vector<Rebinding> write_back_views(EmitContext& ctx, const ir::Program& pro
     std::string source = other;
     for (auto it = liveness.views.find(source); it != liveness.views.end(); it = liveness.views.find(source))
       source = view_source(*it->second);
-    const auto made_at = static_cast<size_t>(view_node - program.graph.nodes.data());
+    const auto made_at = static_cast<size_t>(view_node - graph.nodes.data());
     auto last = liveness.last_use.find(other);
     const bool read_later = last != liveness.last_use.end() && last->second > index;
     PT2ONNX_CHECK(!(source == root && made_at < index && read_later), ErrorCode::kUnsupported,

@@ -28,10 +28,10 @@ struct Rebinding {
   std::string value;    // its new ONNX value
 };
 
-// For in-place node `node` (graph.nodes[index]) whose rule has set output 0: emits the updated
+// For in-place node `node` (graph.nodes[index], `graph` the FX graph being translated) whose rule has set output 0: emits the updated
 // sources of `self`'s view chain (in the node's scope) and returns the rebindings to apply after
 // finish_node. Throws Error(kUnsupported) for a view read after the write.
-std::vector<Rebinding> write_back_views(EmitContext& ctx, const ir::Program& program, const ir::Node& node,
+std::vector<Rebinding> write_back_views(EmitContext& ctx, const ir::Graph& graph, const ir::Node& node,
                                         size_t index, const Liveness& liveness);
 
 }  // namespace pt2onnx::translate

@@ -367,6 +367,9 @@ def check_sample(res: Results, conv: Converter, samples_dir: Path, stem: str, en
     main_opset = max(MAIN_OPSET, entry.get("min_opset", MAIN_OPSET))
     full_check(f"opset {main_opset}", work / stem / "main" / "x.onnx", [], opset=main_opset)
     if light:
+        # A light manifest may name other opsets its samples need checking at (control flow: 23).
+        for op in entry.get("extra_opsets", []):
+            full_check(f"opset {op}", work / stem / f"opset{op}" / "x.onnx", [], opset=op, check_names=False)
         return
     full_check("external data", work / stem / "ext" / "x.onnx", ["--external-data"], expect_external=True)
     for op in opsets_extra:
@@ -547,6 +550,7 @@ def load_samples(roots):
                 tag = prefix + stem
                 if tag in samples:
                     raise CheckFailed(f"sample {tag} is in two manifests ({samples[tag].folder} and {path.parent})")
+                entry = dict(entry, extra_opsets=manifest.get("extra_opsets", [])) if light else entry
                 samples[tag] = Sample(tag, stem, path.parent, entry, light)
     return samples
 
