@@ -34,6 +34,9 @@ struct ConvertOptions {
   // --dim-name KEY=NAME: the ONNX name of a dynamic dim. KEY is an export symbol ("s72") or
   // INPUT.DIM ("input_ids.0"); unnamed dims keep the export's symbol.
   std::map<std::string, std::string> dim_names;
+  // false (--no-fold): inference BatchNorm stays a BatchNormalization node instead of being
+  // folded into the Conv/Gemm before it (weights then appear exactly as in the archive).
+  bool fold = true;
 };
 
 struct KernelBundleReport {

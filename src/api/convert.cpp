@@ -8,11 +8,13 @@
 #include "archive/archive.h"
 #include "common/error.h"
 #include "config/config.h"
+#include "emit/folded_weights.h"
 #include "emit/write_model.h"
 #include "hierarchy/hierarchy.h"
 #include "hierarchy/module_instances.h"
 #include "import/import_program.h"
 #include "ir/rename_symbols.h"
+#include "passes/passes.h"
 #include "pt2onnx.h"
 #include "translate/translate.h"
 
@@ -111,11 +113,16 @@ ConvertReport convert(const ConvertOptions& options) {
   hierarchy::HierarchyOptions hiera_options =
       hierarchy_options(options, config ? &*config : nullptr, translation.node_modules, translation.warnings);
   kernel_stage.add_hiera_types(hiera_options.types);
+  // Graph clean-up (passes/); BatchNorm folding derives weights that emit streams from the archive.
+  emit::FoldedWeights folded_weights(translation, archive->weights(report.model), archive->constants(report.model));
+  passes::clean_translation(translation, {hiera_options.types, options.fold ? &folded_weights : nullptr,
+                                          passes::program_types(program)});
   if (!hiera_options.types.empty()) {
     const hierarchy::HierarchyReport folded = api::with_context(input_name, [&] {
       return hierarchy::fold_hierarchy(translation.model, translation.node_modules, hiera_options);
     });
     translation.warnings.insert(translation.warnings.end(), folded.warnings.begin(), folded.warnings.end());
+    passes::clean_functions(translation.model);
     api::with_context(input_name, [&] { kernel_stage.prepare(translation.model, program, folded, hiera_options.domain); });
   }
   report.nodes_out = translation.model.graph().node_size();
@@ -126,8 +133,8 @@ ConvertReport convert(const ConvertOptions& options) {
   emit::WriteOptions write_options;
   write_options.output = report.output;
   write_options.external_data = options.external_data;
-  const emit::WriteResult written = emit::write_model(translation, *archive, archive->weights(report.model),
-                                                      archive->constants(report.model), write_options);
+  const emit::WriteResult written = emit::write_model(translation, *archive, folded_weights.weights(),
+                                                      folded_weights.constants(), write_options);
   report.external_data = written.external_data;
   report.weight_count = written.weight_count;
   report.weight_bytes = written.weight_bytes;

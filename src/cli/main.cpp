@@ -114,6 +114,10 @@ int main(int argc, char** argv) {
   app.add_option("--config", config_path,
                  "JSON config (schema/pt2onnx-config.schema.json): options and translation rules; flags given "
                  "here override its options, --hiera adds to its types");
+  // --no-fold (graph clean-up, src/passes/): keep BatchNorm apart from the Conv/Gemm before it.
+  bool no_fold = false;
+  app.add_flag("--no-fold", no_fold,
+               "keep inference BatchNorm as its own node instead of folding it into the Conv/Gemm before it");
   app.add_flag("-v,--verbose", verbose, "print details of the conversion");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
 
@@ -183,6 +187,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (!kernels_dir.empty()) options.kernels_dir = kernels_dir;
+    if (no_fold) options.fold = false;
     const pt2onnx::ConvertReport report = pt2onnx::convert(options);
     for (const auto& r : report.kernels_refused) std::cerr << "pt2onnx: error: no kernel bundle: " << one_line(r) << "\n";
     if (!quiet) {
