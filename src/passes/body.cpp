@@ -1,6 +1,8 @@
 // Scopes, node removal and renaming that reach into subgraph attributes.
 #include "passes/body.h"
 
+#include <algorithm>
+
 #include "hierarchy/module_instances.h"
 
 namespace pt2onnx::passes {
@@ -47,6 +49,24 @@ void erase_nodes(Body& body, const std::vector<bool>& keep) {
   }
   while (nodes.size() > kept) nodes.RemoveLast();
   if (body.modules) body.modules->resize(static_cast<size_t>(kept));
+}
+
+void insert_before(Body& body, std::vector<std::pair<int, onnx::NodeProto>> inserts) {
+  if (inserts.empty()) return;
+  std::stable_sort(inserts.begin(), inserts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  Nodes old;
+  old.Swap(body.nodes);
+  ModuleStacks old_modules;
+  if (body.modules) old_modules.swap(*body.modules);
+  size_t next = 0;
+  for (int i = 0; i < old.size(); ++i) {
+    for (; next < inserts.size() && inserts[next].first == i; ++next) {
+      *body.nodes->Add() = std::move(inserts[next].second);
+      if (body.modules) body.modules->push_back(old_modules[static_cast<size_t>(i)]);
+    }
+    body.nodes->Add()->Swap(old.Mutable(i));
+    if (body.modules) body.modules->push_back(std::move(old_modules[static_cast<size_t>(i)]));
+  }
 }
 
 namespace {

@@ -23,6 +23,9 @@ using ModuleStacks = std::vector<std::vector<ir::ModuleFrame>>;
 struct ValueType {
   int32_t elem_type = 0;
   std::vector<std::optional<int64_t>> dims;
+  // Per dim, the symbolic expression of a dynamic dim ("s0", "2*s1"), "" when static or unknown:
+  // two dims with the same expression are equal at run time.
+  std::vector<std::string> symbols;
   bool shape_known = false;  // rank (and so `dims`) known
   bool static_shape() const;
 };
@@ -51,6 +54,9 @@ std::string instance_key(const Body& body, int index);
 
 // Replaces reads (subgraphs' outer reads too) by `renames` (followed transitively).
 void apply_renames(onnx::NodeProto& node, const std::map<std::string, std::string>& renames);
+
+// Inserts each node right before the node at its index (module stack copied from that node).
+void insert_before(Body& body, std::vector<std::pair<int, onnx::NodeProto>> inserts);
 
 // Removes the nodes whose `keep` entry is false, keeping order (and `modules` parallel).
 void erase_nodes(Body& body, const std::vector<bool>& keep);

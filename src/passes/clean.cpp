@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "passes/passes_internal.h"
+#include "ir/sym_expr.h"
 #include "translate/onnx_types.h"
 
 namespace pt2onnx::passes {
@@ -18,6 +19,9 @@ void clean_body(Body& body, CleanReport& report) {
   for (int round = 0; round < kMaxRounds; ++round) {
     int changed = 0;
     int n = fold_constants(body);
+    report.folded_constants += n;
+    changed += n;
+    n = resolve_shape_operands(body);
     report.folded_constants += n;
     changed += n;
     n = drop_identities(body);
@@ -97,8 +101,10 @@ TypeOracle program_types(const ir::Program& program) {
     ValueType t;
     t.elem_type = translate::onnx_dtype(meta.dtype);
     t.shape_known = true;
-    for (const ir::Dim& d : meta.sizes)
+    for (const ir::Dim& d : meta.sizes) {
       t.dims.push_back(d.is_static() ? std::optional<int64_t>(d.as_int()) : std::nullopt);
+      t.symbols.push_back(d.is_static() ? "" : ir::to_string(d.as_expr()));
+    }
     return t;
   };
 }

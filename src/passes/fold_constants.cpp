@@ -67,13 +67,14 @@ std::optional<ConstTensor> fold_identity(const FoldContext& c) {
   return c.in[0];
 }
 
+// Only the dims in [start, end) need to be static.
 std::optional<ConstTensor> fold_shape(const FoldContext& c) {
-  std::vector<int64_t> dims;
+  std::vector<std::optional<int64_t>> dims;
   if (!c.in.empty() && c.in[0]) {
-    dims = c.in[0]->dims;
+    dims.assign(c.in[0]->dims.begin(), c.in[0]->dims.end());
   } else {
-    if (!c.shape_of_input0 || !c.shape_of_input0->static_shape()) return std::nullopt;
-    for (const auto& d : c.shape_of_input0->dims) dims.push_back(*d);
+    if (!c.shape_of_input0 || !c.shape_of_input0->shape_known) return std::nullopt;
+    dims = c.shape_of_input0->dims;
   }
   const auto rank = static_cast<int64_t>(dims.size());
   auto clamp = [rank](int64_t v) { return std::min(std::max(v < 0 ? v + rank : v, int64_t{0}), rank); };
@@ -81,7 +82,11 @@ std::optional<ConstTensor> fold_shape(const FoldContext& c) {
   const int64_t end = clamp(int_attribute(c.node, "end", rank));
   ConstTensor out;
   out.elem_type = onnx::TensorProto_DataType_INT64;
-  for (int64_t i = start; i < end; ++i) out.ints.push_back(dims[static_cast<size_t>(i)]);
+  for (int64_t i = start; i < end; ++i) {
+    const std::optional<int64_t>& d = dims[static_cast<size_t>(i)];
+    if (!d) return std::nullopt;
+    out.ints.push_back(*d);
+  }
   out.dims = {static_cast<int64_t>(out.ints.size())};
   return out;
 }
@@ -316,8 +321,8 @@ std::optional<ConstTensor> fold_range(const FoldContext& c) {
   for (const auto& t : c.in)
     if (!t->is_integer() || t->ints.size() != 1 || t->elem_type != c.in[0]->elem_type) return std::nullopt;
   const int64_t start = c.in[0]->ints[0], limit = c.in[1]->ints[0], delta = c.in[2]->ints[0];
-  if (delta == 0) return std::nullopt;
-  const int64_t span = limit - start;
+  int64_t span;
+  if (delta == 0 || __builtin_sub_overflow(limit, start, &span)) return std::nullopt;
   const int64_t n = std::max<int64_t>(0, span / delta + ((span % delta != 0 && (span > 0) == (delta > 0)) ? 1 : 0));
   if (n > kMaxFoldElements) return std::nullopt;
   ConstTensor out = like(*c.in[0], {n});

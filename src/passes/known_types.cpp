@@ -13,8 +13,10 @@ std::optional<ValueType> from_value_info(const onnx::ValueInfoProto& info) {
   t.elem_type = tensor.elem_type();
   if (tensor.has_shape()) {
     t.shape_known = true;
-    for (const onnx::TensorShapeProto_Dimension& d : tensor.shape().dim())
+    for (const onnx::TensorShapeProto_Dimension& d : tensor.shape().dim()) {
       t.dims.push_back(d.has_dim_value() ? std::optional<int64_t>(d.dim_value()) : std::nullopt);
+      t.symbols.push_back(d.has_dim_param() ? d.dim_param() : "");
+    }
   }
   return t;
 }
@@ -24,6 +26,7 @@ ValueType from_dims(int32_t elem_type, const std::vector<int64_t>& dims) {
   t.elem_type = elem_type;
   t.shape_known = true;
   for (int64_t d : dims) t.dims.emplace_back(d);
+  t.symbols.assign(dims.size(), "");
   return t;
 }
 

@@ -29,6 +29,9 @@ int eliminate_dead_nodes(Body& body);
 int eliminate_dead_initializers(Body& body);
 // Shape arithmetic on constants and static dims -> Constant nodes.
 int fold_constants(Body& body);
+// Reshape/Expand shape operands made of dims the data already has -> Constants (0 / 1 pieces),
+// and Gathers of static dims from a Shape -> Constants.
+int resolve_shape_operands(Body& body);
 // A node identical to an earlier one (op, domain, inputs, attributes) is replaced by it.
 int merge_duplicates(Body& body);
 // Identity nodes, and Casts/Reshapes that provably change nothing, are bypassed.

@@ -108,20 +108,61 @@ g (float[N,3] x) => (float[M] y) {
   CHECK(counts.at("Mul") == 1);
 }
 
-TEST_CASE("the export's static types fold Shape of values the ONNX does not annotate") {
+TEST_CASE("the export's static types fold Shape of values the ONNX does not annotate, dim by dim") {
   onnx::ModelProto m = parse(R"(
-g (float[N,3] x) => (float[N,3] y) {
+g (float[N,3] x) => (int64[1] tail, int64[2] all) {
   t = Relu(x)
-  s = Shape <start = 1> (t)
-  y = Reshape(t, s)
+  tail = Shape <start = 1> (t)
+  all = Shape(t)
 })");
   CleanOptions options;
   options.types = [](const std::string& name) -> std::optional<ValueType> {
     if (name != "t") return std::nullopt;
-    return ValueType{onnx::TensorProto_DataType_FLOAT, {std::nullopt, 3}, true};
+    return ValueType{onnx::TensorProto_DataType_FLOAT, {std::nullopt, 3}, {"N", ""}, true};
   };
   clean(m, options);
-  CHECK(op_counts(m.graph()).count("Shape") == 1);  // dim 0 of t is dynamic: Shape stays
+  CHECK(constant_ints(m.graph(), "tail") == std::vector<int64_t>{3});
+  CHECK(producer(m.graph(), "all")->op_type() == "Shape");  // dim 0 of t is dynamic
+}
+
+TEST_CASE("a Reshape/Expand operand made of the data's own dims becomes a Constant of 0s and 1s") {
+  // x: [N, S, 8]; view(x, [N, S, 2, 4]) spelled with Shape(ids) pieces, ids: [N, S].
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,8] x, int64[N,S] ids, float[N,S,1] e, float[N,1,4] f)
+  => (float[N,S,2,4] y, float[N,S,4] z, float[M,S,4] w, float[N,S,4] v, float[M,2,4] u, float[S,N,8] t) {
+  s = Shape(ids)
+  i0 = Constant <value = int64 {0}> ()
+  i1 = Constant <value = int64 {1}> ()
+  zero = Constant <value = int64[1] {0}> ()
+  n = Gather <axis = 0> (s, i0)
+  q = Gather <axis = 0> (s, i1)
+  nu = Unsqueeze(n, zero)
+  qu = Unsqueeze(q, zero)
+  rest = Constant <value = int64[2] {2, 4}> ()
+  shape = Concat <axis = 0> (nu, qu, rest)
+  y = Reshape(x, shape)
+  four = Constant <value = int64[1] {4}> ()
+  eshape = Concat <axis = 0> (nu, qu, four)
+  z = Expand(e, eshape)
+  v = Expand(f, eshape)
+  mm = Constant <value = int64[1] {-1}> ()
+  wshape = Concat <axis = 0> (mm, qu, four)
+  w = Reshape(x, wshape)
+  ushape = Concat <axis = 0> (qu, rest)
+  u = Reshape(x, ushape)
+  eight = Constant <value = int64[1] {8}> ()
+  tshape = Concat <axis = 0> (qu, nu, eight)
+  t = Reshape(x, tshape)
+})");
+  clean(m);
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "y")->input(1)) == std::vector<int64_t>{0, 0, 2, 4});
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "z")->input(1)) == std::vector<int64_t>{1, 1, 4});
+  // f's dim 1 is 1, not S: that Expand keeps its computed shape.
+  CHECK(producer(m.graph(), producer(m.graph(), "v")->input(1))->op_type() == "Concat");
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "w")->input(1)) == std::vector<int64_t>{-1, 0, 4});
+  // [S, 2, 4]: S is not x's dim 0, so it is the one -1. [S, N, 8]: two such dims: kept.
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "u")->input(1)) == std::vector<int64_t>{-1, 2, 4});
+  CHECK(producer(m.graph(), producer(m.graph(), "t")->input(1))->op_type() == "Concat");
 }
 
 TEST_CASE("folding covers Slice, Squeeze, Range, Cast, Sub, Div and ConstantOfShape") {
