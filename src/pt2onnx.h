@@ -50,6 +50,9 @@ struct ConvertOptions {
   bool strict = false;
   // Called as weights are written, with the bytes written so far and the total (a progress line).
   std::function<void(int64_t done, int64_t total)> on_weight_progress;
+  // false (--no-fold): inference BatchNorm stays a BatchNormalization node instead of being
+  // folded into the Conv/Gemm before it (weights then appear exactly as in the archive).
+  bool fold = true;
 };
 
 struct StageTiming {

@@ -11,11 +11,13 @@
 #include "common/error.h"
 #include "config/config.h"
 #include "emit/output_file.h"
+#include "emit/folded_weights.h"
 #include "emit/write_model.h"
 #include "hierarchy/hierarchy.h"
 #include "hierarchy/module_instances.h"
 #include "import/import_program.h"
 #include "ir/rename_symbols.h"
+#include "passes/passes.h"
 #include "pt2onnx.h"
 #include "translate/fuse_patterns.h"
 #include "translate/translate.h"
@@ -211,6 +213,10 @@ ConvertReport convert_checked(const ConvertOptions& options) {
       hierarchy_options(options, config ? &*config : nullptr, translation.node_modules, translation.warnings);
   kernel_stage.add_hiera_types(hiera_options.types);
   drop_absent_types(hiera_options.types, translation.node_modules, translation.warnings);
+  // Graph clean-up (passes/); BatchNorm folding derives weights that emit streams from the archive.
+  emit::FoldedWeights folded_weights(translation, archive->weights(report.model), archive->constants(report.model));
+  passes::clean_translation(translation, {hiera_options.types, options.fold ? &folded_weights : nullptr,
+                                          passes::program_types(program)});
   if (!hiera_options.types.empty()) {
     const hierarchy::HierarchyReport folded = clock.run("hierarchy", [&] {
       return api::with_context(input_name, [&] {
@@ -218,6 +224,7 @@ ConvertReport convert_checked(const ConvertOptions& options) {
       });
     });
     translation.warnings.insert(translation.warnings.end(), folded.warnings.begin(), folded.warnings.end());
+    passes::clean_functions(translation.model);
     if (kernel_stage.active())
       clock.run("kernels", [&] {
         api::with_context(input_name, [&] { kernel_stage.prepare(translation.model, program, folded, hiera_options.domain); });
@@ -233,8 +240,7 @@ ConvertReport convert_checked(const ConvertOptions& options) {
   write_options.on_progress = options.on_weight_progress;
   const size_t warnings_before_write = translation.warnings.size();
   const emit::WriteResult written = clock.run("emit", [&] {
-    return emit::write_model(translation, *archive, archive->weights(report.model), archive->constants(report.model),
-                             write_options);
+    return emit::write_model(translation, *archive, folded_weights.weights(), folded_weights.constants(), write_options);
   });
   report.external_data = written.external_data;
   report.weight_count = written.weight_count;

@@ -210,6 +210,10 @@ int main(int argc, char** argv) {
       ->default_val(options.limits.max_inflate_ratio)
       ->check(CLI::PositiveNumber);
   // ---- end of safety limits ----
+  // --no-fold (graph clean-up, src/passes/): keep BatchNorm apart from the Conv/Gemm before it.
+  bool no_fold = false;
+  app.add_flag("--no-fold", no_fold,
+               "keep inference BatchNorm as its own node instead of folding it into the Conv/Gemm before it");
 
   CLI::App* inspect_command = app.add_subcommand(
       "inspect", "describe a .pt2 archive: versions, modules, inputs and outputs, weights, ops (unsupported marked)");
@@ -328,6 +332,7 @@ int main(int argc, char** argv) {
       pt2onnx::render_depfile(planned);
     }
     options.fuse = !no_fuse;
+    if (no_fold) options.fold = false;
     pt2onnx::cli::ProgressLine progress(!quiet);
     options.on_weight_progress = [&](int64_t done, int64_t total) { progress.update(done, total); };
     report = pt2onnx::convert(options);

@@ -1,0 +1,38 @@
+// Weights that BatchNorm folding derives from archive tensors (passes/fold_batch_norm.cpp): a
+// Conv/Gemm weight scaled per output channel. The scaled tensor is a Storage that computes its
+// bytes from the archive's on each read, so emit streams it in bounded chunks like any other
+// weight and it is never held whole in memory.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "archive/archive.h"
+#include "passes/weight_access.h"
+#include "translate/translate.h"
+
+namespace pt2onnx::emit {
+
+class FoldedWeights final : public passes::WeightAccess {
+ public:
+  // `translation` must outlive this; add_scaled() appends its weight bindings.
+  FoldedWeights(translate::Translation& translation, std::map<std::string, archive::TensorData> weights,
+                std::map<std::string, archive::TensorData> constants);
+
+  std::optional<std::vector<float>> read_floats(const std::string& initializer) override;
+  bool add_scaled(const std::string& source, const std::string& name, std::vector<double> factors,
+                  int64_t inner) override;
+
+  // The archive's weights and the derived ones, and its constants, for write_model.
+  const std::map<std::string, archive::TensorData>& weights() const { return weights_; }
+  const std::map<std::string, archive::TensorData>& constants() const { return constants_; }
+
+ private:
+  const archive::TensorData* bound_tensor(const std::string& initializer) const;
+
+  translate::Translation& translation_;
+  std::map<std::string, archive::TensorData> weights_;
+  std::map<std::string, archive::TensorData> constants_;
+};
+
+}  // namespace pt2onnx::emit

@@ -1,0 +1,112 @@
+// The clean-up driver: each pass enables the others (a folded Shape leaves its input dead, a
+// merged constant makes two Concats identical), so they run in turn until nothing changes.
+#include "passes/passes.h"
+
+#include <algorithm>
+
+#include "passes/passes_internal.h"
+#include "ir/sym_expr.h"
+#include "translate/onnx_types.h"
+
+namespace pt2onnx::passes {
+
+namespace {
+
+// Enough for every chain seen in practice; each round is linear in the graph.
+constexpr int kMaxRounds = 8;
+
+void clean_body(Body& body, CleanReport& report) {
+  for (int round = 0; round < kMaxRounds; ++round) {
+    int changed = 0;
+    int n = fold_constants(body);
+    report.folded_constants += n;
+    changed += n;
+    n = resolve_shape_operands(body);
+    report.folded_constants += n;
+    changed += n;
+    n = drop_identities(body);
+    report.identities += n;
+    changed += n;
+    n = merge_duplicates(body);
+    report.merged_nodes += n;
+    changed += n;
+    n = eliminate_dead_nodes(body);
+    report.dead_nodes += n;
+    changed += n;
+    if (changed == 0) break;
+  }
+  report.dead_initializers += eliminate_dead_initializers(body);
+}
+
+}  // namespace
+
+CleanReport clean_translation(translate::Translation& translation, const CleanOptions& options) {
+  CleanReport report;
+  onnx::GraphProto& graph = *translation.model.mutable_graph();
+  const bool tracked = static_cast<int>(translation.node_modules.size()) == graph.node_size();
+  Body body = main_body(graph, tracked ? &translation.node_modules : nullptr, options.types, options.hiera_types);
+  if (options.fold_batch_norm) report.batch_norms_folded = fold_batch_norms(body, *options.fold_batch_norm);
+  clean_body(body, report);
+
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& t : graph.initializer()) initializers.insert(t.name());
+  std::erase_if(translation.weights,
+                [&](const translate::WeightBinding& b) { return !initializers.count(b.initializer); });
+  return report;
+}
+
+CleanReport clean_functions(onnx::ModelProto& model) {
+  CleanReport report;
+  Body main = main_body(*model.mutable_graph(), nullptr, {}, {});
+  clean_body(main, report);
+  for (onnx::FunctionProto& function : *model.mutable_functions()) {
+    Body body = function_body(function);
+    clean_body(body, report);
+  }
+
+  // Functions reachable from the main graph (calls inside functions count once reached).
+  std::set<std::pair<std::string, std::string>> called;
+  std::vector<const Nodes*> pending = {&model.graph().node()};
+  while (!pending.empty()) {
+    const Nodes* nodes = pending.back();
+    pending.pop_back();
+    for (const onnx::NodeProto& node : *nodes) {
+      if (!called.insert({node.domain(), node.op_type()}).second) continue;
+      for (const onnx::FunctionProto& f : model.functions())
+        if (f.domain() == node.domain() && f.name() == node.op_type()) pending.push_back(&f.node());
+    }
+  }
+  auto* functions = model.mutable_functions();
+  int kept = 0;
+  for (int i = 0; i < functions->size(); ++i) {
+    const onnx::FunctionProto& f = functions->Get(i);
+    if (!called.count({f.domain(), f.name()})) {
+      ++report.dead_functions;
+      continue;
+    }
+    if (kept != i) functions->SwapElements(kept, i);
+    ++kept;
+  }
+  while (functions->size() > kept) functions->RemoveLast();
+  return report;
+}
+
+TypeOracle program_types(const ir::Program& program) {
+  return [&program](const std::string& name) -> std::optional<ValueType> {
+    auto found = program.graph.tensor_values.find(name);
+    if (found == program.graph.tensor_values.end()) return std::nullopt;
+    const ir::TensorMeta& meta = found->second;
+    // Complex values are stored as real pairs in the ONNX; unknown ones say nothing.
+    if (translate::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
+    ValueType t;
+    t.elem_type = translate::onnx_dtype(meta.dtype);
+    t.shape_known = true;
+    for (const ir::Dim& d : meta.sizes) {
+      t.dims.push_back(d.is_static() ? std::optional<int64_t>(d.as_int()) : std::nullopt);
+      t.symbols.push_back(d.is_static() ? "" : ir::to_string(d.as_expr()));
+    }
+    return t;
+  };
+}
+
+}  // namespace pt2onnx::passes

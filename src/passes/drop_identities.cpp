@@ -1,0 +1,114 @@
+// Nodes that pass their input through unchanged: Identity, a Cast to the type the input already
+// has, a Reshape to the static shape the input already has. Their readers read the input
+// instead; when the output is a scope output, the input's producer is renamed to it instead.
+#include "passes/const_tensor.h"
+#include "passes/passes_internal.h"
+
+namespace pt2onnx::passes {
+
+namespace {
+
+// The dims a Reshape to `shape` gives an input of static `dims`, or nullopt.
+std::optional<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& dims, const ConstTensor& shape,
+                                                   bool allow_zero) {
+  if (!shape.is_integer() || shape.dims.size() != 1) return std::nullopt;
+  int64_t numel = 1;
+  for (int64_t d : dims) numel *= d;
+  std::vector<int64_t> out;
+  int infer = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.ints.size(); ++i) {
+    int64_t d = shape.ints[i];
+    if (d == 0 && !allow_zero) {
+      if (i >= dims.size()) return std::nullopt;
+      d = dims[i];
+    }
+    if (d == -1) {
+      if (infer >= 0) return std::nullopt;
+      infer = static_cast<int>(i);
+    } else if (d < 0) {
+      return std::nullopt;
+    } else {
+      known *= d;
+    }
+    out.push_back(d);
+  }
+  if (infer >= 0) {
+    if (known == 0 || numel % known != 0) return std::nullopt;
+    out[static_cast<size_t>(infer)] = numel / known;
+  }
+  return out;
+}
+
+bool is_identity(const onnx::NodeProto& node, const KnownTypes& known,
+                 const std::map<std::string, ConstTensor>& constants) {
+  if (!node.domain().empty() || node.output_size() != 1 || node.input_size() < 1 || node.input(0).empty())
+    return false;
+  if (node.op_type() == "Identity") return true;
+  const std::optional<ValueType> in = known.lookup(node.input(0));
+  if (!in) return false;
+  if (node.op_type() == "Cast")
+    return in->elem_type != 0 && in->elem_type == int_attribute(node, "to", -1);
+  if (node.op_type() == "Reshape" && node.input_size() == 2 && in->static_shape()) {
+    auto shape = constants.find(node.input(1));
+    if (shape == constants.end()) return false;
+    std::vector<int64_t> dims;
+    for (const auto& d : in->dims) dims.push_back(*d);
+    const std::optional<std::vector<int64_t>> target =
+        reshape_target(dims, shape->second, int_attribute(node, "allowzero", 0) != 0);
+    return target && *target == dims;
+  }
+  return false;
+}
+
+}  // namespace
+
+int drop_identities(Body& body) {
+  const KnownTypes known = known_types(body);
+  Nodes& nodes = *body.nodes;
+  std::map<std::string, ConstTensor> constants;
+  std::map<std::string, int> producer;  // value -> node index
+  for (int i = 0; i < nodes.size(); ++i) {
+    const onnx::NodeProto& node = nodes.Get(i);
+    for (const std::string& out : node.output()) producer[out] = i;
+    if (node.output_size() == 1)
+      if (std::optional<ConstTensor> c = constant_node_value(node)) constants.emplace(node.output(0), std::move(*c));
+  }
+
+  std::map<std::string, std::string> renames;  // reads of key -> reads of value
+  std::map<std::string, std::string> redefine;  // producer output -> new name (a scope output)
+  std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
+  int dropped = 0;
+  for (int i = 0; i < nodes.size(); ++i) {
+    const onnx::NodeProto& node = nodes.Get(i);
+    if (!is_identity(node, known, constants)) continue;
+    const std::string& in = node.input(0);
+    const std::string& out = node.output(0);
+    if (!body.outputs.count(out)) {
+      renames[out] = in;
+    } else {
+      // out must keep its name: give it to the producer of `in`, if `in` is only a local value.
+      auto made = producer.find(in);
+      if (made == producer.end() || body.outputs.count(in) || body.inputs.count(in) || redefine.count(in) ||
+          renames.count(in))
+        continue;
+      redefine[in] = out;
+      renames[in] = out;
+    }
+    keep[static_cast<size_t>(i)] = false;
+    ++dropped;
+  }
+  if (!dropped) return 0;
+  for (int i = 0; i < nodes.size(); ++i) {
+    onnx::NodeProto& node = *nodes.Mutable(i);
+    apply_renames(node, renames);
+    for (std::string& o : *node.mutable_output()) {
+      auto found = redefine.find(o);
+      if (found != redefine.end()) o = found->second;
+    }
+  }
+  erase_nodes(body, keep);
+  return dropped;
+}
+
+}  // namespace pt2onnx::passes

@@ -1,0 +1,484 @@
+// Constant folding of shape arithmetic: a node of a rule below whose inputs are all constants
+// (or, for Shape/Size, whose input's dims are all static) becomes one Constant node with the same
+// output name. Integer arithmetic only (plus casts and data movement of any folded type), so no
+// float rounding moves; nothing whose value depends on a dynamic dim is ever folded.
+#include <map>
+#include <string_view>
+
+#include "passes/const_tensor.h"
+#include "passes/passes_internal.h"
+
+namespace pt2onnx::passes {
+
+namespace {
+
+using Inputs = std::vector<std::optional<ConstTensor>>;
+
+struct FoldContext {
+  const onnx::NodeProto& node;
+  const Inputs& in;
+  const ValueType* shape_of_input0;  // for Shape/Size: what is known of input 0
+};
+
+using Rule = std::optional<ConstTensor> (*)(const FoldContext&);
+
+bool all_present(const Inputs& in, size_t n) {
+  if (in.size() < n) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (!in[i]) return false;
+  return true;
+}
+
+int64_t product(const std::vector<int64_t>& dims, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < to; ++i) n *= dims[i];
+  return n;
+}
+
+// Normalises an axis of a tensor of `rank`; nullopt when out of range.
+std::optional<size_t> axis_of(int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) return std::nullopt;
+  return static_cast<size_t>(axis < 0 ? axis + r : axis);
+}
+
+// Element `i` of `t`, as the ints or floats it holds, copied into `out`.
+void copy_element(const ConstTensor& t, int64_t i, ConstTensor& out) {
+  if (t.is_integer()) out.ints.push_back(t.ints[static_cast<size_t>(i)]);
+  else out.floats.push_back(t.floats[static_cast<size_t>(i)]);
+}
+
+ConstTensor like(const ConstTensor& t, std::vector<int64_t> dims) {
+  ConstTensor out;
+  out.elem_type = t.elem_type;
+  out.dims = std::move(dims);
+  return out;
+}
+
+std::optional<ConstTensor> within_limit(ConstTensor t) {
+  if (t.numel() > kMaxFoldElements) return std::nullopt;
+  return t;
+}
+
+// ---- data movement -----------------------------------------------------------------------------
+
+std::optional<ConstTensor> fold_identity(const FoldContext& c) {
+  if (!all_present(c.in, 1)) return std::nullopt;
+  return c.in[0];
+}
+
+// Only the dims in [start, end) need to be static.
+std::optional<ConstTensor> fold_shape(const FoldContext& c) {
+  std::vector<std::optional<int64_t>> dims;
+  if (!c.in.empty() && c.in[0]) {
+    dims.assign(c.in[0]->dims.begin(), c.in[0]->dims.end());
+  } else {
+    if (!c.shape_of_input0 || !c.shape_of_input0->shape_known) return std::nullopt;
+    dims = c.shape_of_input0->dims;
+  }
+  const auto rank = static_cast<int64_t>(dims.size());
+  auto clamp = [rank](int64_t v) { return std::min(std::max(v < 0 ? v + rank : v, int64_t{0}), rank); };
+  const int64_t start = clamp(int_attribute(c.node, "start", 0));
+  const int64_t end = clamp(int_attribute(c.node, "end", rank));
+  ConstTensor out;
+  out.elem_type = onnx::TensorProto_DataType_INT64;
+  for (int64_t i = start; i < end; ++i) {
+    const std::optional<int64_t>& d = dims[static_cast<size_t>(i)];
+    if (!d) return std::nullopt;
+    out.ints.push_back(*d);
+  }
+  out.dims = {static_cast<int64_t>(out.ints.size())};
+  return out;
+}
+
+std::optional<ConstTensor> fold_size(const FoldContext& c) {
+  std::vector<int64_t> dims;
+  if (!c.in.empty() && c.in[0]) {
+    dims = c.in[0]->dims;
+  } else {
+    if (!c.shape_of_input0 || !c.shape_of_input0->static_shape()) return std::nullopt;
+    for (const auto& d : c.shape_of_input0->dims) dims.push_back(*d);
+  }
+  ConstTensor out;
+  out.elem_type = onnx::TensorProto_DataType_INT64;
+  out.ints = {product(dims, 0, dims.size())};
+  return out;
+}
+
+std::optional<ConstTensor> fold_unsqueeze(const FoldContext& c) {
+  if (!all_present(c.in, 2) || !c.in[1]->is_integer()) return std::nullopt;
+  const ConstTensor& x = *c.in[0];
+  const size_t rank = x.dims.size() + c.in[1]->ints.size();
+  std::vector<bool> is_new(rank, false);
+  for (int64_t a : c.in[1]->ints) {
+    const std::optional<size_t> axis = axis_of(a, rank);
+    if (!axis || is_new[*axis]) return std::nullopt;
+    is_new[*axis] = true;
+  }
+  ConstTensor out = x;
+  out.dims.clear();
+  size_t next = 0;
+  for (size_t i = 0; i < rank; ++i) out.dims.push_back(is_new[i] ? 1 : x.dims[next++]);
+  return out;
+}
+
+std::optional<ConstTensor> fold_squeeze(const FoldContext& c) {
+  if (!all_present(c.in, 1)) return std::nullopt;
+  const ConstTensor& x = *c.in[0];
+  std::vector<bool> drop(x.dims.size(), false);
+  if (c.in.size() > 1) {
+    if (!c.in[1] || !c.in[1]->is_integer()) return std::nullopt;
+    for (int64_t a : c.in[1]->ints) {
+      const std::optional<size_t> axis = axis_of(a, x.dims.size());
+      if (!axis || x.dims[*axis] != 1) return std::nullopt;
+      drop[*axis] = true;
+    }
+  } else {
+    for (size_t i = 0; i < x.dims.size(); ++i) drop[i] = x.dims[i] == 1;
+  }
+  ConstTensor out = x;
+  out.dims.clear();
+  for (size_t i = 0; i < x.dims.size(); ++i)
+    if (!drop[i]) out.dims.push_back(x.dims[i]);
+  return out;
+}
+
+std::optional<ConstTensor> fold_reshape(const FoldContext& c) {
+  if (!all_present(c.in, 2) || !c.in[1]->is_integer()) return std::nullopt;
+  const ConstTensor& x = *c.in[0];
+  const bool allow_zero = int_attribute(c.node, "allowzero", 0) != 0;
+  std::vector<int64_t> dims;
+  int infer = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < c.in[1]->ints.size(); ++i) {
+    int64_t d = c.in[1]->ints[i];
+    if (d == 0 && !allow_zero) {
+      if (i >= x.dims.size()) return std::nullopt;
+      d = x.dims[i];
+    }
+    if (d == -1) {
+      if (infer >= 0) return std::nullopt;
+      infer = static_cast<int>(i);
+    } else if (d < 0) {
+      return std::nullopt;
+    } else {
+      known *= d;
+    }
+    dims.push_back(d);
+  }
+  if (infer >= 0) {
+    if (known == 0 || x.numel() % known != 0) return std::nullopt;
+    dims[static_cast<size_t>(infer)] = x.numel() / known;
+  }
+  if (product(dims, 0, dims.size()) != x.numel()) return std::nullopt;
+  ConstTensor out = x;
+  out.dims = dims;
+  return out;
+}
+
+std::optional<ConstTensor> fold_concat(const FoldContext& c) {
+  if (c.in.empty() || !all_present(c.in, c.in.size())) return std::nullopt;
+  const ConstTensor& first = *c.in[0];
+  const std::optional<size_t> axis = axis_of(int_attribute(c.node, "axis", 0), first.dims.size());
+  if (!axis) return std::nullopt;
+  std::vector<int64_t> dims = first.dims;
+  dims[*axis] = 0;
+  for (const auto& t : c.in) {
+    if (t->elem_type != first.elem_type || t->dims.size() != first.dims.size()) return std::nullopt;
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (i != *axis && t->dims[i] != first.dims[i]) return std::nullopt;
+    dims[*axis] += t->dims[*axis];
+  }
+  ConstTensor out = like(first, dims);
+  const int64_t outer = product(first.dims, 0, *axis);
+  for (int64_t o = 0; o < outer; ++o)
+    for (const auto& t : c.in) {
+      const int64_t chunk = product(t->dims, *axis, t->dims.size());
+      for (int64_t i = 0; i < chunk; ++i) copy_element(*t, o * chunk + i, out);
+    }
+  return within_limit(std::move(out));
+}
+
+std::optional<ConstTensor> fold_gather(const FoldContext& c) {
+  if (!all_present(c.in, 2) || !c.in[1]->is_integer()) return std::nullopt;
+  const ConstTensor& data = *c.in[0];
+  const ConstTensor& indices = *c.in[1];
+  const std::optional<size_t> axis = axis_of(int_attribute(c.node, "axis", 0), data.dims.size());
+  if (!axis) return std::nullopt;
+  std::vector<int64_t> dims(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(*axis));
+  dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
+  dims.insert(dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(*axis) + 1, data.dims.end());
+  const int64_t outer = product(data.dims, 0, *axis);
+  const int64_t n = data.dims[*axis];
+  const int64_t inner = product(data.dims, *axis + 1, data.dims.size());
+  ConstTensor out = like(data, dims);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t index : indices.ints) {
+      if (index < -n || index >= n) return std::nullopt;
+      if (index < 0) index += n;
+      for (int64_t i = 0; i < inner; ++i) copy_element(data, (o * n + index) * inner + i, out);
+    }
+  return within_limit(std::move(out));
+}
+
+std::optional<ConstTensor> fold_slice(const FoldContext& c) {
+  if (!all_present(c.in, 3)) return std::nullopt;
+  for (size_t i = 1; i < c.in.size(); ++i)
+    if (!c.in[i] || !c.in[i]->is_integer()) return std::nullopt;
+  const ConstTensor& x = *c.in[0];
+  const std::vector<int64_t>& starts = c.in[1]->ints;
+  const std::vector<int64_t>& ends = c.in[2]->ints;
+  const size_t rank = x.dims.size();
+  std::vector<int64_t> begin(rank, 0), step(rank, 1), count = x.dims;
+  std::vector<bool> seen(rank, false);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    if (ends.size() != starts.size()) return std::nullopt;
+    int64_t a = static_cast<int64_t>(k);
+    if (c.in.size() > 3) {
+      if (c.in[3]->ints.size() != starts.size()) return std::nullopt;
+      a = c.in[3]->ints[k];
+    }
+    const std::optional<size_t> axis = axis_of(a, rank);
+    if (!axis || seen[*axis]) return std::nullopt;
+    seen[*axis] = true;
+    int64_t s = 1;
+    if (c.in.size() > 4) {
+      if (c.in[4]->ints.size() != starts.size()) return std::nullopt;
+      s = c.in[4]->ints[k];
+    }
+    if (s == 0) return std::nullopt;
+    const int64_t n = x.dims[*axis];
+    auto norm = [n](int64_t v) { return v < 0 ? v + n : v; };
+    int64_t lo = norm(starts[k]), hi = norm(ends[k]);
+    if (s > 0) {
+      lo = std::clamp<int64_t>(lo, 0, n);
+      hi = std::clamp<int64_t>(hi, 0, n);
+      count[*axis] = hi > lo ? (hi - lo + s - 1) / s : 0;
+    } else {
+      lo = std::clamp<int64_t>(lo, -1, n - 1);
+      hi = std::clamp<int64_t>(hi, -1, n - 1);
+      count[*axis] = lo > hi ? (lo - hi - s - 1) / -s : 0;
+    }
+    begin[*axis] = lo;
+    step[*axis] = s;
+  }
+  ConstTensor out = like(x, count);
+  const int64_t total = out.numel();
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t e = 0; e < total; ++e) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < rank; ++d) flat = flat * x.dims[d] + begin[d] + index[d] * step[d];
+    copy_element(x, flat, out);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < count[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+std::optional<ConstTensor> fold_cast(const FoldContext& c) {
+  if (!all_present(c.in, 1)) return std::nullopt;
+  const ConstTensor& x = *c.in[0];
+  const auto to = static_cast<int32_t>(int_attribute(c.node, "to", 0));
+  ConstTensor out = like(x, x.dims);
+  out.elem_type = to;
+  if (is_integer_type(to)) {
+    if (!x.is_integer()) return std::nullopt;  // float -> int rounding is left to the runtime
+    for (int64_t v : x.ints) {
+      if (to == onnx::TensorProto_DataType_BOOL) v = v != 0;
+      if (to == onnx::TensorProto_DataType_INT32 && static_cast<int32_t>(v) != v) return std::nullopt;
+      out.ints.push_back(v);
+    }
+    return out;
+  }
+  if (!is_float_type(to)) return std::nullopt;
+  for (int64_t v : x.ints) out.floats.push_back(static_cast<double>(v));
+  for (double v : x.floats) out.floats.push_back(to == onnx::TensorProto_DataType_FLOAT ? static_cast<float>(v) : v);
+  return out;
+}
+
+std::optional<ConstTensor> fold_constant_of_shape(const FoldContext& c) {
+  if (!all_present(c.in, 1) || !c.in[0]->is_integer()) return std::nullopt;
+  ConstTensor fill;
+  fill.elem_type = onnx::TensorProto_DataType_FLOAT;
+  fill.floats = {0.0};
+  if (const onnx::AttributeProto* value = find_attribute(c.node, "value")) {
+    std::optional<ConstTensor> v = read_const(value->t());
+    if (!v || v->numel() != 1) return std::nullopt;
+    fill = *v;
+  }
+  for (int64_t d : c.in[0]->ints)
+    if (d < 0) return std::nullopt;
+  ConstTensor out = like(fill, c.in[0]->ints);
+  if (out.numel() > kMaxFoldElements) return std::nullopt;
+  for (int64_t i = 0; i < out.numel(); ++i) copy_element(fill, 0, out);
+  return out;
+}
+
+std::optional<ConstTensor> fold_range(const FoldContext& c) {
+  if (!all_present(c.in, 3)) return std::nullopt;
+  for (const auto& t : c.in)
+    if (!t->is_integer() || t->ints.size() != 1 || t->elem_type != c.in[0]->elem_type) return std::nullopt;
+  const int64_t start = c.in[0]->ints[0], limit = c.in[1]->ints[0], delta = c.in[2]->ints[0];
+  int64_t span;
+  if (delta == 0 || __builtin_sub_overflow(limit, start, &span)) return std::nullopt;
+  const int64_t n = std::max<int64_t>(0, span / delta + ((span % delta != 0 && (span > 0) == (delta > 0)) ? 1 : 0));
+  if (n > kMaxFoldElements) return std::nullopt;
+  ConstTensor out = like(*c.in[0], {n});
+  for (int64_t i = 0; i < n; ++i) out.ints.push_back(start + i * delta);
+  return out;
+}
+
+// ---- integer arithmetic with numpy broadcasting ------------------------------------------------
+
+std::optional<std::vector<int64_t>> broadcast_dims(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    const int64_t db = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Flat index into `t` of the element that broadcasts to output index `index`.
+int64_t broadcast_index(const std::vector<int64_t>& dims, const std::vector<int64_t>& index) {
+  const size_t offset = index.size() - dims.size();
+  int64_t flat = 0;
+  for (size_t i = 0; i < dims.size(); ++i) flat = flat * dims[i] + (dims[i] == 1 ? 0 : index[offset + i]);
+  return flat;
+}
+
+template <typename Op>
+std::optional<ConstTensor> fold_binary(const FoldContext& c, Op op) {
+  if (!all_present(c.in, 2)) return std::nullopt;
+  const ConstTensor& a = *c.in[0];
+  const ConstTensor& b = *c.in[1];
+  if (!a.is_integer() || a.elem_type != b.elem_type || a.elem_type == onnx::TensorProto_DataType_BOOL)
+    return std::nullopt;
+  const std::optional<std::vector<int64_t>> dims = broadcast_dims(a.dims, b.dims);
+  if (!dims) return std::nullopt;
+  ConstTensor out = like(a, *dims);
+  const int64_t total = out.numel();
+  if (total > kMaxFoldElements) return std::nullopt;
+  std::vector<int64_t> index(dims->size(), 0);
+  for (int64_t e = 0; e < total; ++e) {
+    const std::optional<int64_t> v =
+        op(a.ints[static_cast<size_t>(broadcast_index(a.dims, index))], b.ints[static_cast<size_t>(broadcast_index(b.dims, index))]);
+    if (!v) return std::nullopt;
+    if (a.elem_type == onnx::TensorProto_DataType_INT32 && static_cast<int32_t>(*v) != *v) return std::nullopt;
+    out.ints.push_back(*v);
+    for (size_t d = dims->size(); d-- > 0;) {
+      if (++index[d] < (*dims)[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+std::optional<ConstTensor> fold_add(const FoldContext& c) {
+  return fold_binary(c, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+    return r;
+  });
+}
+std::optional<ConstTensor> fold_sub(const FoldContext& c) {
+  return fold_binary(c, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+    return r;
+  });
+}
+std::optional<ConstTensor> fold_mul(const FoldContext& c) {
+  return fold_binary(c, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+    return r;
+  });
+}
+// Only where truncating and flooring division agree (exact, or both operands non-negative).
+std::optional<ConstTensor> fold_div(const FoldContext& c) {
+  return fold_binary(c, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+    if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
+    if (a % b != 0 && (a < 0 || b < 0)) return std::nullopt;
+    return a / b;
+  });
+}
+
+std::optional<ConstTensor> fold_neg(const FoldContext& c) {
+  if (!all_present(c.in, 1) || !c.in[0]->is_integer() || c.in[0]->elem_type == onnx::TensorProto_DataType_BOOL)
+    return std::nullopt;
+  ConstTensor out = *c.in[0];
+  for (int64_t& v : out.ints) {
+    if (v == INT64_MIN) return std::nullopt;
+    v = -v;
+  }
+  return out;
+}
+
+const std::map<std::string_view, Rule>& rules() {
+  static const std::map<std::string_view, Rule> table = {
+      {"Identity", fold_identity}, {"Shape", fold_shape},     {"Size", fold_size},
+      {"Unsqueeze", fold_unsqueeze}, {"Squeeze", fold_squeeze}, {"Reshape", fold_reshape},
+      {"Concat", fold_concat},     {"Gather", fold_gather},   {"Slice", fold_slice},
+      {"Cast", fold_cast},         {"Range", fold_range},     {"ConstantOfShape", fold_constant_of_shape},
+      {"Add", fold_add},           {"Sub", fold_sub},         {"Mul", fold_mul},
+      {"Div", fold_div},           {"Neg", fold_neg},
+  };
+  return table;
+}
+
+void make_constant(onnx::NodeProto& node, const ConstTensor& value) {
+  node.clear_input();
+  node.clear_attribute();
+  node.set_op_type("Constant");
+  node.clear_domain();
+  onnx::AttributeProto* a = node.add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+  *a->mutable_t() = to_tensor_proto(value);
+}
+
+}  // namespace
+
+int fold_constants(Body& body) {
+  const KnownTypes known = known_types(body);
+  std::map<std::string, ConstTensor> constants;
+  if (body.graph) {
+    std::set<std::string> graph_inputs;  // an initializer that is also an input can be overridden
+    for (const auto& v : body.graph->input()) graph_inputs.insert(v.name());
+    for (const auto& t : body.graph->initializer())
+      if (!graph_inputs.count(t.name()))
+        if (std::optional<ConstTensor> c = read_const(t)) constants.emplace(t.name(), std::move(*c));
+  }
+  int folded = 0;
+  for (onnx::NodeProto& node : *body.nodes) {
+    if (std::optional<ConstTensor> c = constant_node_value(node)) {
+      if (node.output_size() == 1) constants[node.output(0)] = std::move(*c);
+      continue;
+    }
+    if (!node.domain().empty() || node.output_size() != 1 || has_subgraph(node)) continue;
+    const auto rule = rules().find(node.op_type());
+    if (rule == rules().end()) continue;
+    Inputs in;
+    for (const std::string& name : node.input()) {
+      auto found = constants.find(name);
+      in.push_back(found == constants.end() ? std::nullopt : std::optional<ConstTensor>(found->second));
+    }
+    std::optional<ValueType> shape0;
+    if (node.input_size() > 0) shape0 = known.lookup(node.input(0));
+    const FoldContext context{node, in, shape0 ? &*shape0 : nullptr};
+    std::optional<ConstTensor> value = rule->second(context);
+    if (!value) continue;
+    make_constant(node, *value);
+    constants[node.output(0)] = std::move(*value);
+    ++folded;
+  }
+  return folded;
+}
+
+}  // namespace pt2onnx::passes

@@ -1,0 +1,55 @@
+// Graph clean-up on the translated ONNX: dead nodes and initializers, constant folding of shape
+// arithmetic on static dims, merging of identical nodes, identity Casts/Reshapes/Identities, and
+// (unless --no-fold) inference BatchNorm folded into the Conv/Gemm before it. Nothing that
+// depends on a dynamic dim becomes a constant; numbers are unchanged (BatchNorm folding changes
+// the rounding of the fused weights only).
+//
+// convert() runs clean_translation() on the flat graph, before --hiera (module stacks kept
+// parallel, values never made to cross instances of the hiera types), and clean_functions()
+// after it, on the main graph and every local function.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "ir/program.h"
+#include "passes/body.h"
+#include "passes/weight_access.h"
+#include "translate/translate.h"
+
+namespace pt2onnx::passes {
+
+struct CleanOptions {
+  std::vector<std::string> hiera_types;  // --hiera and opaque module types still to be folded
+  WeightAccess* fold_batch_norm = nullptr;  // null: keep BatchNorm apart (--no-fold)
+  TypeOracle types;                      // static types of values the ONNX does not annotate
+};
+
+struct CleanReport {
+  int dead_nodes = 0;
+  int dead_initializers = 0;
+  int folded_constants = 0;
+  int merged_nodes = 0;
+  int identities = 0;
+  int batch_norms_folded = 0;
+  int dead_functions = 0;
+};
+
+// Cleans translation.model's main graph, keeping translation.node_modules parallel and dropping
+// the weight bindings of initializers that are gone.
+CleanReport clean_translation(translate::Translation& translation, const CleanOptions& options);
+
+// After --hiera: cleans the main graph and each local function's body (a function keeps its
+// signature), and drops functions that nothing calls.
+CleanReport clean_functions(onnx::ModelProto& model);
+
+// Static types from the export's tensor metadata, by FX value name (the translator names ONNX
+// values after the FX values they hold).
+TypeOracle program_types(const ir::Program& program);
+
+// Exposed for tests: the BatchNorm folding step alone.
+int fold_batch_norms(Body& body, WeightAccess& weights);
+
+}  // namespace pt2onnx::passes

@@ -1,0 +1,40 @@
+// The individual clean-up passes over one scope; passes.h runs them to a fixed point. Each
+// returns how many nodes (or initializers) it changed or removed.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "passes/body.h"
+
+namespace pt2onnx::passes {
+
+// What the scope itself declares of its values' types (graph inputs, outputs, value_info,
+// initializers, Constant nodes), then the body's oracle.
+class KnownTypes {
+ public:
+  std::optional<ValueType> lookup(const std::string& name) const;
+
+ private:
+  friend KnownTypes known_types(const Body& body);
+  std::map<std::string, ValueType> declared_;
+  TypeOracle oracle_;
+};
+KnownTypes known_types(const Body& body);
+
+// Nodes whose outputs nothing reads (scope outputs and subgraphs' outer reads count), then, in
+// the main graph, initializers and value_info entries that nothing refers to any more.
+int eliminate_dead_nodes(Body& body);
+int eliminate_dead_initializers(Body& body);
+// Shape arithmetic on constants and static dims -> Constant nodes.
+int fold_constants(Body& body);
+// Reshape/Expand shape operands made of dims the data already has -> Constants (0 / 1 pieces),
+// and Gathers of static dims from a Shape -> Constants.
+int resolve_shape_operands(Body& body);
+// A node identical to an earlier one (op, domain, inputs, attributes) is replaced by it.
+int merge_duplicates(Body& body);
+// Identity nodes, and Casts/Reshapes that provably change nothing, are bypassed.
+int drop_identities(Body& body);
+
+}  // namespace pt2onnx::passes

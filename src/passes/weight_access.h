@@ -1,0 +1,26 @@
+// What BatchNorm folding needs from whoever holds the weights (emit/folded_weights.h reads them
+// from the archive): the values of small initializers, and a new initializer that is an existing
+// one scaled per channel, computed later while it is streamed out (never held whole in memory).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pt2onnx::passes {
+
+class WeightAccess {
+ public:
+  virtual ~WeightAccess() = default;
+  // The float32 elements of an initializer (row-major), or nullopt when it is not float32, not
+  // known, or not small enough to read here.
+  virtual std::optional<std::vector<float>> read_floats(const std::string& initializer) = 0;
+  // Declares that initializer `name` (already declared in the graph with the dims and type of
+  // `source`) holds `source`'s elements, element i multiplied by factors[(i / inner) %
+  // factors.size()]. False when `source` cannot be streamed that way (then nothing is declared).
+  virtual bool add_scaled(const std::string& source, const std::string& name, std::vector<double> factors,
+                          int64_t inner) = 0;
+};
+
+}  // namespace pt2onnx::passes

@@ -1,0 +1,76 @@
+// FoldedWeights: BatchNorm-scaled weights computed from the archive's bytes on each read (any
+// offset and length, as emit's chunked copies ask), bound under a key no FQN can take.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "archive/storages.h"
+#include "emit/folded_weights.h"
+
+namespace pt2onnx::emit {
+namespace {
+
+archive::TensorData float_tensor(const std::string& name, const std::vector<float>& values,
+                                 std::vector<int64_t> sizes, int64_t storage_offset = 0) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  archive::TensorData t;
+  t.name = name;
+  t.dtype = ir::DType::kFloat32;
+  t.sizes = std::move(sizes);
+  t.strides.assign(t.sizes.size(), 1);
+  for (size_t d = t.sizes.size(); d-- > 1;) t.strides[d - 1] = t.strides[d] * t.sizes[d];
+  t.storage_offset = storage_offset;
+  t.storage = std::make_shared<archive::MemoryStorage>(std::move(bytes), archive::StorageLabel{"a.pt2", "w0"});
+  return t;
+}
+
+translate::Translation with_bindings() {
+  translate::Translation t;
+  t.weights = {{"conv.weight", "conv.weight", false}, {"bn.running_var", "bn.running_var", false}};
+  return t;
+}
+
+TEST_CASE("a scaled weight is the source times its channel's factor, at any offset and length") {
+  translate::Translation translation = with_bindings();
+  // storage_offset 1: the tensor starts one float into its storage.
+  std::map<std::string, archive::TensorData> weights = {
+      {"conv.weight", float_tensor("conv.weight", {99, 1, 2, 3, 4, 5, 6}, {2, 3}, 1)}};
+  FoldedWeights folded(translation, weights, {});
+  REQUIRE(folded.add_scaled("conv.weight", "conv.weight.bn_folded", {10.0, 0.5}, 3));
+  REQUIRE(translation.weights.size() == 3);
+  const translate::WeightBinding& binding = translation.weights.back();
+  CHECK(binding.initializer == "conv.weight.bn_folded");
+  const archive::TensorData& scaled = folded.weights().at(binding.fqn);
+  CHECK(scaled.sizes == std::vector<int64_t>{2, 3});
+  CHECK(scaled.strides == std::vector<int64_t>{3, 1});
+  CHECK(scaled.storage->size() == 6 * sizeof(float));
+  CHECK_FALSE(scaled.storage->file_offset().has_value());  // computed, never copied in-kernel
+
+  std::vector<float> all(6);
+  scaled.storage->read(0, sizeof(float) * 6, all.data());
+  CHECK(all == std::vector<float>{10, 20, 30, 2, 2.5, 3});
+  // An unaligned piece (bytes 6..13) equals the same bytes of the whole.
+  std::vector<uint8_t> piece(8);
+  scaled.storage->read(6, 8, piece.data());
+  CHECK(std::memcmp(piece.data(), reinterpret_cast<const uint8_t*>(all.data()) + 6, 8) == 0);
+  CHECK_THROWS(scaled.storage->read(20, 8, piece.data()));
+}
+
+TEST_CASE("small float32 tensors are read; others are declined") {
+  translate::Translation translation = with_bindings();
+  onnx::TensorProto* inline_init = translation.model.mutable_graph()->add_initializer();
+  inline_init->set_name("inline");
+  inline_init->set_data_type(onnx::TensorProto_DataType_FLOAT);
+  inline_init->add_float_data(1.5f);
+  std::map<std::string, archive::TensorData> weights = {
+      {"bn.running_var", float_tensor("bn.running_var", {1, 2}, {2})}};
+  FoldedWeights folded(translation, weights, {});
+  CHECK(folded.read_floats("bn.running_var") == std::vector<float>{1, 2});
+  CHECK(folded.read_floats("inline") == std::vector<float>{1.5f});
+  CHECK_FALSE(folded.read_floats("nothing").has_value());
+  CHECK_FALSE(folded.add_scaled("nothing", "x", {1.0}, 1));
+}
+
+}  // namespace
+}  // namespace pt2onnx::emit

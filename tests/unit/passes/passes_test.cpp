@@ -1,0 +1,428 @@
+// The clean-up passes on graphs written in ONNX text syntax: what each removes, folds or merges,
+// and what it must leave alone (dynamic dims, subgraph reads, scope outputs, other instances).
+#include <doctest/doctest.h>
+#include <onnx/checker.h>
+#include <onnx/defs/parser.h>
+
+#include <cstring>
+#include <map>
+
+#include "passes/const_tensor.h"
+#include "passes/passes.h"
+#include "passes/passes_internal.h"
+
+namespace pt2onnx::passes {
+namespace {
+
+onnx::ModelProto parse(const std::string& graph) {
+  onnx::ModelProto model;
+  const std::string text = "<ir_version: 8, opset_import: [\"\" : 18]>\n" + graph;
+  const onnx::Status status = onnx::OnnxParser::Parse(model, text.c_str());
+  REQUIRE_MESSAGE(status.IsOK(), status.ErrorMessage());
+  return model;
+}
+
+std::map<std::string, int> op_counts(const onnx::GraphProto& graph) {
+  std::map<std::string, int> counts;
+  for (const auto& n : graph.node()) ++counts[n.op_type()];
+  return counts;
+}
+
+const onnx::NodeProto* producer(const onnx::GraphProto& graph, const std::string& value) {
+  for (const auto& n : graph.node())
+    for (const auto& o : n.output())
+      if (o == value) return &n;
+  return nullptr;
+}
+
+std::vector<int64_t> constant_ints(const onnx::GraphProto& graph, const std::string& value) {
+  const onnx::NodeProto* n = producer(graph, value);
+  REQUIRE(n != nullptr);
+  REQUIRE(n->op_type() == "Constant");
+  std::optional<ConstTensor> c = constant_node_value(*n);
+  REQUIRE(c.has_value());
+  return c->ints;
+}
+
+// The checker runs unless folded BatchNorm weights are declared (their data comes at emit).
+CleanReport clean(onnx::ModelProto& model, CleanOptions options = {}) {
+  translate::Translation t;
+  t.model = model;
+  const CleanReport report = clean_translation(t, options);
+  model = t.model;
+  if (report.batch_norms_folded == 0) CHECK_NOTHROW(onnx::checker::check_model(model));
+  return report;
+}
+
+TEST_CASE("dead nodes and unused initializers go; what a subgraph reads stays") {
+  onnx::ModelProto m = parse(R"(
+g (float[2,3] x, bool c) => (float[2,3] y) <float[2] unused = {1.0, 2.0}, float[3] kept = {1.0, 2.0, 3.0}> {
+  t = Add(x, kept)
+  s = Shape(t)
+  r = Relu(x)
+  y = If(c) <then_branch = g1 () => (float[2,3] o1) { o1 = Neg(t) },
+              else_branch = g2 () => (float[2,3] o2) { o2 = Abs(x) }>
+})");
+  const CleanReport report = clean(m);
+  CHECK(report.dead_nodes == 2);  // Shape and Relu
+  CHECK(report.dead_initializers == 1);
+  CHECK(op_counts(m.graph()) == std::map<std::string, int>{{"Add", 1}, {"If", 1}});
+  REQUIRE(m.graph().initializer_size() == 1);
+  CHECK(m.graph().initializer(0).name() == "kept");
+}
+
+TEST_CASE("shape arithmetic on static dims folds to one Constant") {
+  onnx::ModelProto m = parse(R"(
+g (float[2,3,4] x) => (float[6,4] y) {
+  s = Shape(x)
+  i0 = Constant <value = int64[1] {0}> ()
+  i1 = Constant <value = int64[1] {1}> ()
+  d0 = Gather <axis = 0> (s, i0)
+  d1 = Gather <axis = 0> (s, i1)
+  p = Mul(d0, d1)
+  last = Shape <start = -1> (x)
+  shape = Concat <axis = 0> (p, last)
+  y = Reshape(x, shape)
+})");
+  clean(m);
+  CHECK(op_counts(m.graph()) == std::map<std::string, int>{{"Constant", 1}, {"Reshape", 1}});
+  CHECK(constant_ints(m.graph(), m.graph().node(1).input(1)) == std::vector<int64_t>{6, 4});
+}
+
+TEST_CASE("nothing that depends on a dynamic dim becomes a constant") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,3] x) => (float[M] y) {
+  s = Shape(x)
+  i0 = Constant <value = int64 {0}> ()
+  n = Gather <axis = 0> (s, i0)
+  one = Constant <value = int64[1] {1}> ()
+  u = Unsqueeze(n, one)
+  k = Constant <value = int64[1] {3}> ()
+  total = Mul(u, k)
+  y = Reshape(x, total)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Shape") == 1);
+  CHECK(counts.at("Gather") == 1);
+  CHECK(counts.at("Mul") == 1);
+}
+
+TEST_CASE("the export's static types fold Shape of values the ONNX does not annotate, dim by dim") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,3] x) => (int64[1] tail, int64[2] all) {
+  t = Relu(x)
+  tail = Shape <start = 1> (t)
+  all = Shape(t)
+})");
+  CleanOptions options;
+  options.types = [](const std::string& name) -> std::optional<ValueType> {
+    if (name != "t") return std::nullopt;
+    return ValueType{onnx::TensorProto_DataType_FLOAT, {std::nullopt, 3}, {"N", ""}, true};
+  };
+  clean(m, options);
+  CHECK(constant_ints(m.graph(), "tail") == std::vector<int64_t>{3});
+  CHECK(producer(m.graph(), "all")->op_type() == "Shape");  // dim 0 of t is dynamic
+}
+
+TEST_CASE("a Reshape/Expand operand made of the data's own dims becomes a Constant of 0s and 1s") {
+  // x: [N, S, 8]; view(x, [N, S, 2, 4]) spelled with Shape(ids) pieces, ids: [N, S].
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,8] x, int64[N,S] ids, float[N,S,1] e, float[N,1,4] f)
+  => (float[N,S,2,4] y, float[N,S,4] z, float[M,S,4] w, float[N,S,4] v, float[M,2,4] u, float[S,N,8] t) {
+  s = Shape(ids)
+  i0 = Constant <value = int64 {0}> ()
+  i1 = Constant <value = int64 {1}> ()
+  zero = Constant <value = int64[1] {0}> ()
+  n = Gather <axis = 0> (s, i0)
+  q = Gather <axis = 0> (s, i1)
+  nu = Unsqueeze(n, zero)
+  qu = Unsqueeze(q, zero)
+  rest = Constant <value = int64[2] {2, 4}> ()
+  shape = Concat <axis = 0> (nu, qu, rest)
+  y = Reshape(x, shape)
+  four = Constant <value = int64[1] {4}> ()
+  eshape = Concat <axis = 0> (nu, qu, four)
+  z = Expand(e, eshape)
+  v = Expand(f, eshape)
+  mm = Constant <value = int64[1] {-1}> ()
+  wshape = Concat <axis = 0> (mm, qu, four)
+  w = Reshape(x, wshape)
+  ushape = Concat <axis = 0> (qu, rest)
+  u = Reshape(x, ushape)
+  eight = Constant <value = int64[1] {8}> ()
+  tshape = Concat <axis = 0> (qu, nu, eight)
+  t = Reshape(x, tshape)
+})");
+  clean(m);
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "y")->input(1)) == std::vector<int64_t>{0, 0, 2, 4});
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "z")->input(1)) == std::vector<int64_t>{1, 1, 4});
+  // f's dim 1 is 1, not S: that Expand keeps its computed shape.
+  CHECK(producer(m.graph(), producer(m.graph(), "v")->input(1))->op_type() == "Concat");
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "w")->input(1)) == std::vector<int64_t>{-1, 0, 4});
+  // [S, 2, 4]: S is not x's dim 0, so it is the one -1. [S, N, 8]: two such dims: kept.
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "u")->input(1)) == std::vector<int64_t>{-1, 2, 4});
+  CHECK(producer(m.graph(), producer(m.graph(), "t")->input(1))->op_type() == "Concat");
+}
+
+TEST_CASE("folding covers Slice, Squeeze, Range, Cast, Sub, Div and ConstantOfShape") {
+  onnx::ModelProto m = parse(R"(
+g (float[2] x) => (int64[3] a, int32[2] b, int64[2] c, float[2,3] d) {
+  v = Constant <value = int64[5] {10, 20, 30, 40, 50}> ()
+  st = Constant <value = int64[1] {-1}> ()
+  en = Constant <value = int64[1] {-6}> ()
+  sp = Constant <value = int64[1] {-2}> ()
+  a = Slice(v, st, en, st, sp)
+  ax = Constant <value = int64[1] {0}> ()
+  lo = Constant <value = int64 {1}> ()
+  hi = Constant <value = int64 {7}> ()
+  dl = Constant <value = int64 {3}> ()
+  r = Range(lo, hi, dl)
+  b = Cast <to = 6> (r)
+  q = Constant <value = int64[2] {9, 8}> ()
+  two = Constant <value = int64 {2}> ()
+  e = Div(q, two)
+  f = Sub(e, r)
+  g1 = Unsqueeze(two, ax)
+  g2 = Squeeze(g1, ax)
+  c = Mul(f, g2)
+  ds = Constant <value = int64[2] {2, 3}> ()
+  d = ConstantOfShape <value = float[1] {1.5}> (ds)
+})");
+  clean(m);
+  CHECK(op_counts(m.graph()) == std::map<std::string, int>{{"Constant", 4}});
+  CHECK(constant_ints(m.graph(), "a") == std::vector<int64_t>{50, 30, 10});
+  CHECK(constant_ints(m.graph(), "b") == std::vector<int64_t>{1, 4});
+  CHECK(constant_ints(m.graph(), "c") == std::vector<int64_t>{6, 0});  // (4 - 1) * 2, (4 - 4) * 2
+  std::optional<ConstTensor> d = constant_node_value(*producer(m.graph(), "d"));
+  REQUIRE(d.has_value());
+  CHECK(d->dims == std::vector<int64_t>{2, 3});
+  CHECK(d->floats == std::vector<double>(6, 1.5));
+}
+
+TEST_CASE("a Div that would round differently from torch's floor is not folded") {
+  onnx::ModelProto m = parse(R"(
+g (float[2] x) => (int64[1] y) {
+  a = Constant <value = int64[1] {-7}> ()
+  b = Constant <value = int64[1] {2}> ()
+  y = Div(a, b)
+})");
+  clean(m);
+  CHECK(op_counts(m.graph()).at("Div") == 1);
+}
+
+TEST_CASE("identical constants and Shape/Gather nodes merge; graph outputs keep their names") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,3] x) => (int64 y, int64 z) {
+  s1 = Shape(x)
+  s2 = Shape(x)
+  i1 = Constant <value = int64 {0}> ()
+  i2 = Constant <value = int64 {0}> ()
+  y = Gather <axis = 0> (s1, i1)
+  z = Gather <axis = 0> (s2, i2)
+})");
+  const CleanReport report = clean(m);
+  CHECK(report.merged_nodes == 2);  // s2 and i2; the Gather z is a graph output and stays
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Shape") == 1);
+  CHECK(counts.at("Constant") == 1);
+  CHECK(counts.at("Gather") == 2);
+}
+
+TEST_CASE("before --hiera, values never start crossing instances of a hiera type") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,3] x) => (float[N,3] y) {
+  a = Relu(x)
+  b = Relu(x)
+  y = Add(a, b)
+})");
+  translate::Translation t;
+  t.model = m;
+  const ir::ModuleFrame root{"L__self__", "", "Net"};
+  t.node_modules = {{root, {"L__self__b0", "b0", "mod.Block"}}, {root, {"L__self__b1", "b1", "mod.Block"}}, {root}};
+  CleanOptions options;
+  options.hiera_types = {"Block"};
+  clean_translation(t, options);
+  CHECK(t.model.graph().node_size() == 3);
+  options.hiera_types = {};
+  clean_translation(t, options);
+  CHECK(t.model.graph().node_size() == 2);
+  CHECK(t.node_modules.size() == 2);
+}
+
+TEST_CASE("identity Casts, Reshapes and Identity nodes are bypassed, only when provably identity") {
+  onnx::ModelProto m = parse(R"(
+g (float[2,3] x, float[N,3] n) => (float[2,3] y, float[N,3] z) {
+  c = Cast <to = 1> (x)
+  s = Constant <value = int64[2] {2, -1}> ()
+  r = Reshape(c, s)
+  i = Identity(r)
+  y = Relu(i)
+  sn = Constant <value = int64[2] {-1, 3}> ()
+  rn = Reshape(n, sn)
+  cn = Cast <to = 7> (rn)
+  z = Cast <to = 1> (cn)
+})");
+  const CleanReport report = clean(m);
+  CHECK(report.identities == 3);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Reshape") == 1);  // of the dynamic [N,3]: not provably identity
+  CHECK(counts.at("Cast") == 2);
+  CHECK(producer(m.graph(), "y")->input(0) == "x");
+}
+
+TEST_CASE("an identity whose output is a graph output renames its input's producer") {
+  onnx::ModelProto m = parse(R"(
+g (float[2,3] x) => (float[2,3] y) {
+  r = Relu(x)
+  y = Identity(r)
+})");
+  clean(m);
+  REQUIRE(m.graph().node_size() == 1);
+  CHECK(m.graph().node(0).op_type() == "Relu");
+  CHECK(m.graph().node(0).output(0) == "y");
+}
+
+TEST_CASE("after --hiera: function bodies are cleaned, uncalled functions dropped") {
+  onnx::ModelProto m = parse(R"(
+g (float[2] x) => (float[2] y) {
+  y = local.F(x)
+}
+<domain: "local", opset_import: ["" : 18]>
+F (a) => (b) {
+  dead = Neg(a)
+  s1 = Shape(a)
+  s2 = Shape(a)
+  b = Reshape(a, s2)
+}
+<domain: "local", opset_import: ["" : 18]>
+Unused (a) => (b) {
+  b = Neg(a)
+})");
+  m.add_opset_import()->set_domain("local");
+  m.mutable_opset_import(1)->set_version(1);
+  const CleanReport report = clean_functions(m);
+  CHECK(report.dead_functions == 1);
+  REQUIRE(m.functions_size() == 1);
+  CHECK(m.functions(0).node_size() == 2);  // one Shape, the Reshape
+}
+
+// BatchNorm folding against weights held in memory.
+class FakeWeights final : public WeightAccess {
+ public:
+  std::map<std::string, std::vector<float>> values;
+  std::map<std::string, std::vector<double>> scaled;  // new name -> factors
+  std::map<std::string, int64_t> inner;
+  std::optional<std::vector<float>> read_floats(const std::string& name) override {
+    auto found = values.find(name);
+    if (found == values.end()) return std::nullopt;
+    return found->second;
+  }
+  bool add_scaled(const std::string& source, const std::string& name, std::vector<double> factors,
+                  int64_t inner_size) override {
+    if (!values.count(source)) return false;
+    scaled[name] = std::move(factors);
+    inner[name] = inner_size;
+    return true;
+  }
+};
+
+std::vector<float> raw_floats(const onnx::TensorProto& t) {
+  std::vector<float> v(t.raw_data().size() / sizeof(float));
+  std::memcpy(v.data(), t.raw_data().data(), t.raw_data().size());
+  return v;
+}
+
+const onnx::TensorProto* initializer(const onnx::GraphProto& graph, const std::string& name) {
+  for (const auto& t : graph.initializer())
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
+constexpr const char* kConvBn = R"(
+g (float[1,2,4,4] x) => (float[1,2,4,4] y)
+  <float[2,2,1,1] w = {1, 2, 3, 4}, float[2] b = {1, -1}, float[2] gamma = {2, 3}, float[2] beta = {0.5, 1},
+   float[2] mean = {3, -2}, float[2] var = {3.5, 8.5}> {
+  c = Conv(x, w, b)
+  y = BatchNormalization <epsilon = 0.5> (c, gamma, beta, mean, var)
+})";
+
+TEST_CASE("inference BatchNorm after a Conv folds into its weight and bias") {
+  onnx::ModelProto m = parse(kConvBn);
+  FakeWeights weights;
+  weights.values = {{"w", {1, 2, 3, 4}}, {"b", {1, -1}},     {"gamma", {2, 3}},
+                    {"beta", {0.5, 1}},  {"mean", {3, -2}}, {"var", {3.5, 8.5}}};
+  CleanOptions options;
+  options.fold_batch_norm = &weights;
+  const CleanReport report = clean(m, options);
+  CHECK(report.batch_norms_folded == 1);
+  REQUIRE(m.graph().node_size() == 1);
+  const onnx::NodeProto& conv = m.graph().node(0);
+  CHECK(conv.op_type() == "Conv");
+  CHECK(conv.output(0) == "y");
+  REQUIRE(weights.scaled.count(conv.input(1)) == 1);
+  CHECK(weights.scaled[conv.input(1)] == std::vector<double>{1.0, 1.0});  // 2 / sqrt(4), 3 / sqrt(9)
+  CHECK(weights.inner[conv.input(1)] == 2);
+  const onnx::TensorProto* bias = initializer(m.graph(), conv.input(2));
+  REQUIRE(bias != nullptr);
+  CHECK(raw_floats(*bias) == std::vector<float>{-1.5f, 2.0f});  // (1 - 3) * 1 + 0.5, (-1 + 2) * 1 + 1
+  // The originals are gone with the BatchNorm.
+  CHECK(initializer(m.graph(), "w") == nullptr);
+  CHECK(initializer(m.graph(), "gamma") == nullptr);
+}
+
+TEST_CASE("BatchNorm stays when folding is off, the Conv output has other readers, or weights are unknown") {
+  {
+    onnx::ModelProto m = parse(kConvBn);
+    clean(m);  // no WeightAccess: --no-fold
+    CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
+  }
+  {
+    onnx::ModelProto m = parse(R"(
+g (float[1,2,4,4] x) => (float[1,2,4,4] y, float[1,2,4,4] c)
+  <float[2,2,1,1] w = {1, 2, 3, 4}, float[2] gamma = {1, 1}, float[2] beta = {0, 0}, float[2] mean = {0, 0},
+   float[2] var = {1, 1}> {
+  c = Conv(x, w)
+  y = BatchNormalization(c, gamma, beta, mean, var)
+})");
+    FakeWeights weights;
+    weights.values = {{"w", {1, 2, 3, 4}}, {"gamma", {1, 1}}, {"beta", {0, 0}}, {"mean", {0, 0}}, {"var", {1, 1}}};
+    CleanOptions options;
+    options.fold_batch_norm = &weights;
+    clean(m, options);
+    CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
+  }
+  {
+    onnx::ModelProto m = parse(kConvBn);
+    FakeWeights weights;  // nothing readable
+    CleanOptions options;
+    options.fold_batch_norm = &weights;
+    clean(m, options);
+    CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
+  }
+}
+
+TEST_CASE("BatchNorm after a Gemm folds per column of B (transB = 0) with beta * C in the bias") {
+  onnx::ModelProto m = parse(R"(
+g (float[4,3] x) => (float[4,2] y)
+  <float[3,2] w = {1, 2, 3, 4, 5, 6}, float[2] c = {1, 2}, float[2] gamma = {1, 4}, float[2] beta = {0, 1},
+   float[2] mean = {1, 0}, float[2] var = {1, 4}> {
+  g1 = Gemm <beta = 2.0> (x, w, c)
+  y = BatchNormalization <epsilon = 0.0> (g1, gamma, beta, mean, var)
+})");
+  FakeWeights weights;
+  weights.values = {{"w", {1, 2, 3, 4, 5, 6}}, {"c", {1, 2}}, {"gamma", {1, 4}},
+                    {"beta", {0, 1}},          {"mean", {1, 0}}, {"var", {1, 4}}};
+  CleanOptions options;
+  options.fold_batch_norm = &weights;
+  clean(m, options);
+  REQUIRE(m.graph().node_size() == 1);
+  const onnx::NodeProto& gemm = m.graph().node(0);
+  CHECK(weights.scaled[gemm.input(1)] == std::vector<double>{1.0, 2.0});
+  CHECK(weights.inner[gemm.input(1)] == 1);
+  CHECK(raw_floats(*initializer(m.graph(), gemm.input(2))) == std::vector<float>{1.0f, 9.0f});  // (2-1)*1+0, 4*2+1
+  CHECK(find_attribute(gemm, "beta")->f() == 1.0f);
+}
+
+}  // namespace
+}  // namespace pt2onnx::passes
