@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "api/inspect.h"
+#include "cli/limit_flags.h"
 #include "common/error.h"
 #include "pt2onnx.h"
 
@@ -129,6 +130,10 @@ int main(int argc, char** argv) {
   inspect_command->add_flag("--json", inspect_json, "print one JSON document instead of text");
   inspect_command->add_option("--config", inspect_options.config,
                               "count ops that this config's op rules translate as handled");
+  // --limit NAME=N (common/limits.h), for conversion and inspect alike.
+  std::vector<std::string> limit_flags;
+  pt2onnx::cli::add_limit_option(app, limit_flags);
+  pt2onnx::cli::add_limit_option(*inspect_command, limit_flags);
 
   try {
     app.parse(argc, argv);
@@ -136,11 +141,15 @@ int main(int argc, char** argv) {
     // Whatever the top-level app parsed belongs to conversion (inspect's own options follow it).
     if (inspect_command->parsed())
       for (const CLI::Option* given : app.get_options())
-        if (given->count() > 0)
+        if (given->count() > 0 && given->get_name() != "--limit")
           throw CLI::ValidationError(given->get_name() + " is for conversion, not for inspect");
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "pt2onnx: error: " << one_line(e.what()) << " (see --help)\n";
+    return static_cast<int>(pt2onnx::ErrorCode::kUsage);
+  }
+  if (std::string bad_limit = pt2onnx::cli::apply_limit_flags(limit_flags); !bad_limit.empty()) {
+    std::cerr << "pt2onnx: error: " << one_line(bad_limit) << "\n";
     return static_cast<int>(pt2onnx::ErrorCode::kUsage);
   }
   options.input = input;
