@@ -527,6 +527,12 @@ class ExprParser {
     if (name == "Symbol") {
       if (current_.kind != TokenKind::kString) fail("Symbol needs a quoted name");
       std::string symbol = current_.text;
+      // A name prints as itself, so it must read back as one name token (found by fuzz_sym_expr).
+      const bool identifier = !symbol.empty() && !std::isdigit(static_cast<unsigned char>(symbol[0])) &&
+                              std::all_of(symbol.begin(), symbol.end(), [](char c) {
+                                return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                              });
+      if (!identifier) fail("symbol name '" + symbol + "' is not an identifier");
       advance();
       skip_keyword_arguments();
       expect(")");

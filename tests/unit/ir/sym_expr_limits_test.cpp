@@ -75,5 +75,11 @@ TEST_CASE("a parse error quotes at most 80 characters of the expression") {
   }
 }
 
+TEST_CASE("a Symbol name that is no identifier is refused (fuzz_sym_expr: 's7 ' printed as 's7  + 1')") {
+  CHECK_THROWS_AS(parse_sym_expr("Symbol('s7 ') + 1"), Error);
+  CHECK_THROWS_AS(parse_sym_expr("Symbol('')"), Error);
+  CHECK(to_string(parse_sym_expr("Add(Symbol('s_7', integer=True), Integer(1))")) == "s_7 + 1");
+}
+
 }  // namespace
 }  // namespace pt2onnx::ir
