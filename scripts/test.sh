@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, builds and runs every test: unit and end-to-end sample tests on a Release build, then
 # the unit tests and the damaged-archive test again under AddressSanitizer and
-# UndefinedBehaviorSanitizer.
+# UndefinedBehaviorSanitizer, then each libFuzzer harness on its regressions and for 15 s.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/install_deps.sh"
@@ -9,3 +9,4 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 (cd "$here/build" && ctest --output-on-failure)
 PT2ONNX_SANITIZE=1 "$here/scripts/build.sh" "$here/build-sanitize"
 (cd "$here/build-sanitize" && ctest --output-on-failure -L "unit|fuzz")
+"$here/scripts/fuzz.sh" "${PT2ONNX_FUZZ_SECONDS:-15}"

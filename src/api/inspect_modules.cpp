@@ -20,12 +20,20 @@ struct TreeNode {
   int64_t total_nodes = 0;
 };
 
-void visit(const std::map<std::string, TreeNode>& tree, const std::string& path, int depth,
-           std::set<std::string>& visited, std::vector<ModuleSummary>& out) {
-  if (!visited.insert(path).second) return;
-  const TreeNode& node = tree.at(path);
-  out.push_back({path, node.type, depth, node.nodes, node.total_nodes});
-  for (const std::string& child : node.children) visit(tree, child, depth + 1, visited, out);
+// Depth-first from `root`, children in call order; an explicit stack, since module stacks may be
+// deep (import bounds them by limits().nesting, but the tree is walked without recursion anyway).
+void visit(const std::map<std::string, TreeNode>& tree, const std::string& root, std::set<std::string>& visited,
+           std::vector<ModuleSummary>& out) {
+  std::vector<std::pair<const std::string*, int>> pending = {{&root, 0}};
+  while (!pending.empty()) {
+    auto [path, depth] = pending.back();
+    pending.pop_back();
+    if (!visited.insert(*path).second) continue;
+    const TreeNode& node = tree.at(*path);
+    out.push_back({*path, node.type, depth, node.nodes, node.total_nodes});
+    for (auto child = node.children.rbegin(); child != node.children.rend(); ++child)
+      pending.emplace_back(&*child, depth + 1);
+  }
 }
 
 }  // namespace
@@ -62,8 +70,8 @@ ModuleTree summarize_modules(const ir::Graph& graph) {
   // Roots first, then anything a contradictory stack order cut off from every root.
   std::set<std::string> visited;
   for (const std::string& path : first_seen)
-    if (!tree.at(path).has_parent) visit(tree, path, 0, visited, result.modules);
-  for (const std::string& path : first_seen) visit(tree, path, 0, visited, result.modules);
+    if (!tree.at(path).has_parent) visit(tree, path, visited, result.modules);
+  for (const std::string& path : first_seen) visit(tree, path, visited, result.modules);
 
   for (const ModuleSummary& m : result.modules) ++result.module_types[m.type];
   return result;

@@ -20,7 +20,13 @@ struct Column {
   bool tight = false;
 };
 
-// Rows of cells printed in columns; a column is padded to its widest cell.
+// Cells wider than this do not widen their column, and the module tree indents no deeper than
+// kMaxIndentDepth levels (deeper rows say their depth): padding every row to one huge cell, or
+// indenting 20,000 levels, would make the report quadratic in the archive.
+constexpr size_t kMaxAlignedWidth = 120;
+constexpr int kMaxIndentDepth = 32;
+
+// Rows of cells printed in columns; a column is padded to its widest cell (up to kMaxAlignedWidth).
 class Table {
  public:
   explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
@@ -28,11 +34,12 @@ class Table {
   void print(std::ostringstream& out, const std::string& indent) const {
     std::vector<size_t> width(columns_.size(), 0);
     for (const auto& row : rows_)
-      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+      for (size_t c = 0; c < row.size(); ++c)
+        if (row[c].size() <= kMaxAlignedWidth) width[c] = std::max(width[c], row[c].size());
     for (const auto& row : rows_) {
       std::string line = indent;
       for (size_t c = 0; c < row.size(); ++c) {
-        const std::string pad(width[c] - row[c].size(), ' ');
+        const std::string pad(width[c] - std::min(width[c], row[c].size()), ' ');
         if (c > 0) line += columns_[c].tight ? " " : "  ";
         line += columns_[c].right_aligned ? pad + row[c] : row[c] + pad;
       }
@@ -134,9 +141,12 @@ void print_modules(std::ostringstream& out, const ModelInspection& m) {
   out << "  modules (" << plural(static_cast<int64_t>(m.modules.size()), "instance") << " of "
       << plural(static_cast<int64_t>(m.module_types.size()), "type") << "; nodes: own / with submodules):\n";
   Table tree({{}, {}, {.right_aligned = true}, {.tight = true}});
-  for (const ModuleSummary& mod : m.modules)
-    tree.add({std::string(2 * static_cast<size_t>(mod.depth), ' ') + (mod.path.empty() ? "(root)" : mod.path), mod.type,
-              std::to_string(mod.nodes), "/ " + std::to_string(mod.total_nodes)});
+  for (const ModuleSummary& mod : m.modules) {
+    std::string label(2 * static_cast<size_t>(std::min(mod.depth, kMaxIndentDepth)), ' ');
+    if (mod.depth > kMaxIndentDepth) label += "(depth " + std::to_string(mod.depth) + ") ";
+    label += mod.path.empty() ? "(root)" : mod.path;
+    tree.add({std::move(label), mod.type, std::to_string(mod.nodes), "/ " + std::to_string(mod.total_nodes)});
+  }
   tree.print(out, "    ");
   if (m.nodes_outside_modules > 0) out << "    " << plural(m.nodes_outside_modules, "node") << " outside any module\n";
 

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace pt2onnx::archive {
 
@@ -116,7 +117,7 @@ class Unpickler {
         push(top());
         break;
       case kNone:
-        push(PickleValue::make(Kind::kNone));
+        push(make_value(Kind::kNone));
         break;
       case kNewTrue:
         push(make_bool(true));
@@ -170,7 +171,7 @@ class Unpickler {
         push(make_text(Kind::kBytes, read_uint(8)));
         break;
       case kEmptyTuple:
-        push(PickleValue::make(Kind::kTuple));
+        push(make_value(Kind::kTuple));
         break;
       case kTuple:
         push(make_sequence(Kind::kTuple, pop_mark()));
@@ -185,13 +186,13 @@ class Unpickler {
         push_tuple_of(3);
         break;
       case kEmptyList:
-        push(PickleValue::make(Kind::kList));
+        push(make_value(Kind::kList));
         break;
       case kList:
         push(make_sequence(Kind::kList, pop_mark()));
         break;
       case kEmptySet:
-        push(PickleValue::make(Kind::kList));
+        push(make_value(Kind::kList));
         break;  // sets read as lists
       case kFrozenSet:
         push(make_sequence(Kind::kList, pop_mark()));
@@ -209,10 +210,10 @@ class Unpickler {
         break;
       }
       case kEmptyDict:
-        push(PickleValue::make(Kind::kDict));
+        push(make_value(Kind::kDict));
         break;
       case kDict: {
-        PickleValuePtr dict = PickleValue::make(Kind::kDict);
+        PickleValuePtr dict = make_value(Kind::kDict);
         add_pairs(*dict, pop_mark());
         push(dict);
         break;
@@ -231,7 +232,7 @@ class Unpickler {
       case kGlobal: {
         const std::string module = read_line();
         const std::string name = read_line();
-        push(handler_.find_global(module, name));
+        push(charged(handler_.find_global(module, name)));
         break;
       }
       case kStackGlobal: {
@@ -241,7 +242,7 @@ class Unpickler {
           error("STACK_GLOBAL needs two strings, got " + describe_pickle_value(*module) + " and " +
                 describe_pickle_value(*name));
         }
-        push(handler_.find_global(module->text, name->text));
+        push(charged(handler_.find_global(module->text, name->text)));
         break;
       }
       case kReduce:
@@ -250,7 +251,7 @@ class Unpickler {
         PickleValuePtr callable = pop();
         if (args->kind != Kind::kTuple)
           error("arguments are a " + describe_pickle_value(*args) + ", not a tuple");
-        push(handler_.call(*callable, *args));
+        push(charged(handler_.call(*callable, *args)));
         break;
       }
       case kNewObjEx: {
@@ -262,7 +263,7 @@ class Unpickler {
         if (kwargs->kind != Kind::kDict || !kwargs->entries.empty()) {
           error("NEWOBJ_EX with keyword arguments is not supported");
         }
-        push(handler_.call(*callable, *args));
+        push(charged(handler_.call(*callable, *args)));
         break;
       }
       case kBuild:
@@ -270,17 +271,17 @@ class Unpickler {
         break;  // __setstate__ data (module attributes, hooks): not needed
       case kBinPersId: {
         PickleValuePtr id = pop();
-        push(handler_.persistent_load(*id));
+        push(charged(handler_.persistent_load(*id)));
         break;
       }
       case kBinPut:
-        memo_[read_uint(1)] = top();
+        memo_put(read_uint(1));
         break;
       case kLongBinPut:
-        memo_[read_uint(4)] = top();
+        memo_put(read_uint(4));
         break;
       case kMemoize:
-        memo_[memo_.size()] = top();
+        memo_put(memo_.size());
         break;
       case kBinGet:
         push(memo_get(read_uint(1)));
@@ -346,31 +347,60 @@ class Unpickler {
     for (int i = 0; i < 8; ++i)
       bits = (bits << 8) | static_cast<uint8_t>(bytes_[position_ + static_cast<size_t>(i)]);
     position_ += 8;
-    PickleValuePtr value = PickleValue::make(Kind::kFloat);
+    PickleValuePtr value = make_value(Kind::kFloat);
     value->floating = std::bit_cast<double>(bits);
     return value;
   }
 
   PickleValuePtr make_text(Kind kind, uint64_t length) {
-    PickleValuePtr value = PickleValue::make(kind);
+    PickleValuePtr value = make_value(kind);
     value->text = read_bytes(length);
+    charge(length);
     return value;
   }
 
-  static PickleValuePtr make_bool(bool b) {
-    PickleValuePtr value = PickleValue::make(Kind::kBool);
+  // ---- the memory budget (limits().pickle_bytes) ----
+  // Every value made, stack slot pushed, memo entry and byte of text is charged as it is made
+  // and never refunded, so the total bounds what the document can hold at any moment, whatever
+  // the opcodes do. Values from the handler are charged for the slots they copy (set(x),
+  // dict(x) and torch.Size(x) copy a container that may be large).
+  void charge(uint64_t bytes) {
+    charged_bytes_ += bytes;
+    if (charged_bytes_ > limits().pickle_bytes)
+      limit_exceeded(ErrorCode::kArchive, "unpickling (" + std::to_string(charged_bytes_) + " bytes of values so far)",
+                     "pickle-bytes");
+  }
+
+  PickleValuePtr make_value(Kind kind) {
+    charge(sizeof(PickleValue) + 2 * sizeof(void*) + 16);  // the object, its control block, malloc's overhead
+    return PickleValue::make(kind);
+  }
+
+  PickleValuePtr charged(PickleValuePtr value) {
+    charge(sizeof(PickleValue) + value->items.size() * sizeof(PickleValuePtr) +
+           value->entries.size() * 2 * sizeof(PickleValuePtr) + value->text.size());
+    return value;
+  }
+
+  void memo_put(uint64_t index) {
+    charge(sizeof(PickleValuePtr) + 4 * sizeof(void*));  // a hash node
+    memo_[index] = top();
+  }
+
+  PickleValuePtr make_bool(bool b) {
+    PickleValuePtr value = make_value(Kind::kBool);
     value->boolean = b;
     return value;
   }
 
-  static PickleValuePtr make_int(int64_t i) {
-    PickleValuePtr value = PickleValue::make(Kind::kInt);
+  PickleValuePtr make_int(int64_t i) {
+    PickleValuePtr value = make_value(Kind::kInt);
     value->integer = i;
     return value;
   }
 
-  static PickleValuePtr make_sequence(Kind kind, std::vector<PickleValuePtr> items) {
-    PickleValuePtr value = PickleValue::make(kind);
+  PickleValuePtr make_sequence(Kind kind, std::vector<PickleValuePtr> items) {
+    PickleValuePtr value = make_value(kind);
     value->items = std::move(items);
     return value;
   }
@@ -406,6 +436,7 @@ class Unpickler {
 
   // Every value reaches the stack, so registering containers here tracks them all.
   void push(PickleValuePtr value) {
+    charge(sizeof(PickleValuePtr));
     if (value->kind == Kind::kTuple || value->kind == Kind::kList || value->kind == Kind::kDict) {
       containers_.push_back(value);
     }
@@ -437,6 +468,7 @@ class Unpickler {
   PickleHandler& handler_;
   size_t position_ = 0;
   size_t opcode_position_ = 0;
+  uint64_t charged_bytes_ = 0;
   std::vector<PickleValuePtr> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, PickleValuePtr> memo_;

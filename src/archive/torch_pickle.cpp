@@ -316,8 +316,11 @@ PickleValuePtr TorchPickleHandler::persistent_load(const PickleValue& id) {
   storage->storage = lookup_(key.text);
   uint64_t expected = 0;
   const auto element_size = static_cast<uint64_t>(ir::dtype_size(storage->dtype));
-  if (__builtin_mul_overflow(storage->storage_elements, element_size, &expected) ||
-      storage->storage->size() < expected) {
+  if (__builtin_mul_overflow(storage->storage_elements, element_size, &expected)) {
+    fail(ErrorCode::kArchive, "storage '" + key.text + "' (" + full_name(storage_class) + " of " +
+                                  std::to_string(numel.integer) + " elements): its byte size overflows 64 bits");
+  }
+  if (storage->storage->size() < expected) {
     fail(ErrorCode::kArchive, "storage '" + key.text + "' (" + full_name(storage_class) + " of " +
                                   std::to_string(numel.integer) + " elements) needs " +
                                   std::to_string(expected) + " bytes, but data/" + key.text +

@@ -13,6 +13,7 @@
 
 #include "api/inspect.h"
 #include "cli/cli_docs.h"
+#include "cli/limit_flags.h"
 #include "cli/progress_line.h"
 #include "cli/run_report.h"
 #include "common/error.h"
@@ -236,6 +237,10 @@ int main(int argc, char** argv) {
   ops_command->add_option("--opset", ops_opset, "only the ops supported at this opset")
       ->check(CLI::Range(pt2onnx::kMinOpset, pt2onnx::kMaxOpset));
   ops_command->add_flag("--json", ops_json, "print one JSON document (schema/pt2onnx-ops.schema.json) instead of text");
+  // --limit NAME=N (common/limits.h), for conversion and inspect alike.
+  std::vector<std::string> limit_flags;
+  pt2onnx::cli::add_limit_option(app, limit_flags);
+  pt2onnx::cli::add_limit_option(*inspect_command, limit_flags);
 
   try {
     app.parse(argc, argv);
@@ -244,12 +249,16 @@ int main(int argc, char** argv) {
     // Whatever the top-level app parsed belongs to conversion (a command's own options follow it).
     if (command)
       for (const CLI::Option* given : app.get_options())
-        if (given->count() > 0)
+        if (given->count() > 0 && given->get_name() != "--limit")
           throw CLI::ValidationError(given->get_name() + " is for conversion, not for " +
                                      (inspect_command->parsed() ? "inspect" : "ops"));
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "pt2onnx: error: " << one_line(e.what()) << " (see --help)\n";
+    return static_cast<int>(pt2onnx::ErrorCode::kUsage);
+  }
+  if (std::string bad_limit = pt2onnx::cli::apply_limit_flags(limit_flags); !bad_limit.empty()) {
+    std::cerr << "pt2onnx: error: " << one_line(bad_limit) << "\n";
     return static_cast<int>(pt2onnx::ErrorCode::kUsage);
   }
   if (!docs_dir.empty()) {

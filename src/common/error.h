@@ -12,7 +12,7 @@ enum class ErrorCode {
   kUsage = 2,        // bad command line or config
   kArchive = 3,      // unreadable zip, missing entry, malformed JSON, bad weights
   kUnsupported = 4,  // an op or construct we cannot translate
-  kValidation = 5,   // the produced ONNX failed a check
+  // 5 is unused: no ONNX checker runs in C++ (the tests run onnx's), so nothing fails "validation".
   kCompile = 6,      // CUDA / NVRTC
   kOutput = 7,       // cannot write the output
   kStrict = 8,       // --strict: a warning, refused
@@ -23,8 +23,13 @@ class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
   ErrorCode code() const { return code_; }
-  // Returns a copy whose message is prefixed with `context: `.
-  Error with_context(const std::string& context) const { return Error(code_, context + ": " + what()); }
+  // Returns a copy whose message is prefixed with `context: `, unless it already starts with
+  // that (a stage that names the file itself must not get it twice).
+  Error with_context(const std::string& context) const {
+    const std::string message = what();
+    if (message.starts_with(context + ": ")) return *this;
+    return Error(code_, context + ": " + message);
+  }
 
  private:
   ErrorCode code_;

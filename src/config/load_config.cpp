@@ -1,6 +1,8 @@
 // Reads a --config file into a Config, checking every field as it goes. Unknown keys are errors
 // (a misspelt key would otherwise be ignored silently); each message names the JSON path.
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <set>
@@ -9,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/limits.h"
 #include "config/config.h"
 #include "config/onnx_text.h"
 #include "hierarchy/function_naming.h"
@@ -116,11 +119,19 @@ std::string get_op_type(const Field& f) {
   return t;
 }
 
+// A number as an ONNX float attribute: one that float cannot hold is refused, not made infinite.
+float get_float(const Field& f, const Json& v) {
+  const double d = v.get<double>();
+  if (std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
+    bad(f, v.dump() + " does not fit in a float attribute");
+  return static_cast<float>(d);
+}
+
 // A literal attribute value: integer, number, string, or a non-empty array of numbers.
 translate::Attr::Value literal_value(const Field& f) {
   const Json& v = f.value;
   if (v.is_number_integer()) return translate::Attr::Value(v.get<int64_t>());
-  if (v.is_number_float()) return translate::Attr::Value(v.get<float>());
+  if (v.is_number_float()) return translate::Attr::Value(get_float(f, v));
   if (v.is_boolean()) return translate::Attr::Value(int64_t{v.get<bool>() ? 1 : 0});
   if (v.is_string()) return translate::Attr::Value(v.get<std::string>());
   if (v.is_array() && !v.empty()) {
@@ -130,7 +141,9 @@ translate::Attr::Value literal_value(const Field& f) {
       all_ints = all_ints && v[i].is_number_integer();
     }
     if (all_ints) return translate::Attr::Value(v.get<std::vector<int64_t>>());
-    return translate::Attr::Value(v.get<std::vector<float>>());
+    std::vector<float> floats;
+    for (size_t i = 0; i < v.size(); ++i) floats.push_back(get_float(f.item(i), v[i]));
+    return translate::Attr::Value(std::move(floats));
   }
   bad(f, std::string("expected an integer, a number, a string, a boolean or a non-empty array of numbers, found ") +
              kind_of(v));
@@ -234,11 +247,16 @@ std::string position(const std::string& text, size_t byte) {
 
 Config parse_config(const std::string& text, const std::filesystem::path& path) {
   Json doc;
+  check_bracket_nesting(text, "[]{}", ErrorCode::kUsage, path.string() + ": JSON");
   try {
     doc = Json::parse(text);
   } catch (const Json::parse_error& e) {
     // nlohmann reports the byte after the fault.
     fail(ErrorCode::kUsage, path.string() + ": not valid JSON at " + position(text, e.byte ? e.byte - 1 : 0));
+  } catch (const Json::exception& e) {  // out_of_range: a number such as 1e999
+    std::string message = e.what();
+    if (size_t bracket = message.find("] "); bracket != std::string::npos) message = message.substr(bracket + 2);
+    fail(ErrorCode::kUsage, path.string() + ": not valid JSON: " + message);
   }
   Config config;
   config.path = path;
@@ -303,13 +321,21 @@ Config parse_config(const std::string& text, const std::filesystem::path& path) 
   return config;
 }
 
+// Reads at most limits().config_bytes (plus one, to tell a file at the limit from a longer one),
+// so that /dev/zero or a huge file is refused instead of read whole.
 Config load_config(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   PT2ONNX_CHECK(in.good(), ErrorCode::kUsage, path.string() + ": cannot read the config file");
-  std::stringstream text;
-  text << in.rdbuf();
+  const uint64_t limit = limits().config_bytes;
+  std::string text;
+  char buffer[1 << 16];
+  while (text.size() <= limit && in.read(buffer, sizeof(buffer)).gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (in.eof()) break;
+  }
   PT2ONNX_CHECK(!in.bad(), ErrorCode::kUsage, path.string() + ": cannot read the config file");
-  return parse_config(text.str(), path);
+  if (text.size() > limit) limit_exceeded(ErrorCode::kUsage, path.string() + ": the config file", "config-bytes");
+  return parse_config(text, path);
 }
 
 }  // namespace pt2onnx::config

@@ -7,10 +7,13 @@
 #include <onnx/defs/parser.h>
 
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace pt2onnx::config {
 
 onnx::FunctionProto parse_function(const std::string& text, const std::string& where) {
+  // libonnx's parser recurses into nested graphs, types and tensor literals: bound the nesting first.
+  check_bracket_nesting(text, "()[]{}", ErrorCode::kUsage, where + ": ONNX text");
   onnx::FunctionProto function;
   const onnx::Status status = onnx::OnnxParser::Parse(function, text.c_str());
   PT2ONNX_CHECK(status.IsOK(), ErrorCode::kUsage, where + ": not a function in ONNX text syntax: " + status.ErrorMessage());

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace pt2onnx::import {
 
@@ -66,16 +67,23 @@ std::string quote_nonfinite_tokens(const std::string& text) {
 }
 
 nlohmann::json parse_export_json(const std::string& text, const std::string& source_name) {
+  // nlohmann's parser is iterative, but our readers recurse over the document: bound its depth first.
+  check_bracket_nesting(text, "[]{}", ErrorCode::kArchive, source_name + ": JSON");
   // Quoting copies the text, so do it only when a token may be present (rare: torch 2.3-2.4).
   bool may_have_tokens = text.find("Infinity") != std::string::npos || text.find("NaN") != std::string::npos;
   try {
     return may_have_tokens ? nlohmann::json::parse(quote_nonfinite_tokens(text)) : nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string message = e.what();
-    if (size_t bracket = message.find("] "); message.starts_with("[json.exception") && bracket != std::string::npos)
-      message = message.substr(bracket + 2);
-    fail(ErrorCode::kArchive, source_name + ": malformed JSON: " + message);
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error for syntax, out_of_range for a number such as 1e999 that no double holds.
+    fail(ErrorCode::kArchive, source_name + ": malformed JSON: " + json_error_text(e));
   }
+}
+
+std::string json_error_text(const nlohmann::json::exception& e) {
+  std::string message = e.what();
+  if (size_t bracket = message.find("] "); message.starts_with("[json.exception") && bracket != std::string::npos)
+    message = message.substr(bracket + 2);
+  return message;
 }
 
 }  // namespace pt2onnx::import

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/limits.h"
 #include "import/import_program.h"
 
 namespace pt2onnx::import {
@@ -80,6 +81,9 @@ std::vector<ir::ModuleFrame> parse_module_stack(const std::string& text) {
     if (frame.key == kEmptyStackPlaceholder) continue;
     frames.push_back(std::move(frame));
   }
+  // Module trees are walked recursively downstream (--hiera); a stack is a path of that tree.
+  if (frames.size() > limits().nesting)
+    limit_exceeded(ErrorCode::kArchive, "nn_module_stack of " + std::to_string(frames.size()) + " frames", "nesting");
   return frames;
 }
 

@@ -2,9 +2,11 @@
 #include "import/read_tensor_meta.h"
 
 #include <cctype>
+#include <algorithm>
 #include <charconv>
 
 #include "common/error.h"
+#include "common/limits.h"
 #include "ir/sym_expr.h"
 
 namespace pt2onnx::import {
@@ -67,6 +69,8 @@ ir::Dim read_dim(const JsonNode& node) {
   ir::SymExpr expr;
   try {
     expr = ir::parse_sym_expr(text);
+  } catch (const LimitError& e) {
+    node.fail(e.what());  // too long or too deep is refused, not kept opaque
   } catch (const Error&) {
     return {ir::sym_symbol(readable_expr_text(text))};
   }
@@ -88,15 +92,36 @@ std::string read_sym_float_text(const JsonNode& node) {
   node.fail("unknown SymFloat kind '" + kind + "'");
 }
 
-ir::TensorMeta read_tensor_meta(const JsonNode& node) {
-  if (auto wrapped = node.find("meta"); wrapped && !node.has("dtype")) return read_tensor_meta(*wrapped);
+// Static sizes must make a tensor that ONNX can describe: no negative dim, and an element count
+// and byte size that fit in int64 (a dim of 2^62 passes alone but not as bytes).
+void check_static_sizes(const std::vector<JsonNode>& sizes, const ir::TensorMeta& meta) {
+  int64_t bytes = std::max<int64_t>(ir::dtype_size(meta.dtype), 1);
+  for (size_t i = 0; i < meta.sizes.size(); ++i) {
+    if (!meta.sizes[i].is_static()) continue;
+    const int64_t dim = meta.sizes[i].as_int();
+    if (dim < 0) sizes[i].fail("dim " + std::to_string(dim) + " is negative");
+    if (__builtin_mul_overflow(bytes, dim, &bytes))
+      sizes[i].fail("dim " + std::to_string(dim) + " makes the tensor's byte size overflow int64");
+  }
+}
+
+ir::TensorMeta read_tensor_meta(const JsonNode& given) {
+  JsonNode node = given;  // unwrap {"meta": ...} in a loop: the wrapping may be deep
+  while (!node.has("dtype")) {
+    auto wrapped = node.find("meta");
+    if (!wrapped) break;
+    node = *wrapped;
+  }
   ir::TensorMeta meta;
   if (auto dtype = node.find("dtype")) {
     // An unknown number stays kUnknown: it matters only if a rule needs this tensor's type.
     ir::dtype_from_schema(dtype->as_int(), meta.dtype);
   }
-  if (auto sizes = node.find("sizes"))
-    for (const auto& size : sizes->elements()) meta.sizes.push_back(read_dim(size));
+  if (auto sizes = node.find("sizes")) {
+    const std::vector<JsonNode> elements = sizes->elements();
+    for (const auto& size : elements) meta.sizes.push_back(read_dim(size));
+    check_static_sizes(elements, meta);
+  }
   if (auto strides = node.find("strides"))
     for (const auto& stride : strides->elements()) meta.strides.push_back(read_dim(stride));
   if (auto device = node.find("device")) {

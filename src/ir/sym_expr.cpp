@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace pt2onnx::ir {
 
@@ -132,7 +133,7 @@ SymExpr build_add(std::vector<SymExpr> args) {
         unfolded_constants.push_back(term);
       continue;
     }
-    auto it = std::find_if(terms.begin(), terms.end(), [&](const auto& t) { return same(t.first, rest); });
+    auto it = std::find_if(terms.begin(), terms.end(), [&r = rest](const auto& t) { return same(t.first, r); });
     if (it == terms.end()) {
       terms.emplace_back(rest, coefficient);
     } else if (auto sum = checked_add(it->second, coefficient)) {
@@ -373,9 +374,16 @@ struct Token {
 
 // Recursive-descent parser over Python expression syntax, which covers both str(expr)
 // ("2*s0 + 1", "(s0//2)") and srepr ("Add(Mul(Integer(2), Symbol('s0', integer=True)), ...)").
+// Every cycle of the recursion passes parse_unary, which holds the depth guard; sums and
+// products are collected in loops and built once, so a long flat expression costs no recursion.
 class ExprParser {
  public:
-  explicit ExprParser(const std::string& text) : text_(text) { advance(); }
+  explicit ExprParser(const std::string& text) : text_(text) {
+    if (text_.size() > limits().expr_chars)
+      limit_exceeded(ErrorCode::kArchive, "symbolic expression of " + std::to_string(text_.size()) + " characters",
+                     "expr-chars");
+    advance();
+  }
 
   SymExpr parse() {
     SymExpr e = parse_sum();
@@ -385,7 +393,9 @@ class ExprParser {
 
  private:
   [[noreturn]] void fail(const std::string& why) const {
-    pt2onnx::fail(ErrorCode::kArchive, "cannot parse symbolic expression '" + text_ + "': " + why);
+    constexpr size_t kShown = 80;  // a message stays one readable line
+    std::string shown = text_.size() > kShown ? text_.substr(0, kShown) + "..." : text_;
+    pt2onnx::fail(ErrorCode::kArchive, "cannot parse symbolic expression '" + shown + "': " + why);
   }
 
   bool at(const char* punct) const { return current_.kind == TokenKind::kPunct && current_.text == punct; }
@@ -432,45 +442,43 @@ class ExprParser {
   }
 
   SymExpr parse_sum() {
-    SymExpr left = parse_product();
+    std::vector<SymExpr> terms{parse_product()};
     while (at("+") || at("-")) {
       bool minus = at("-");
       advance();
       SymExpr right = parse_product();
-      left = sym_apply(SymOp::kAdd, {left, minus ? sym_apply(SymOp::kNeg, {right}) : right});
+      terms.push_back(minus ? sym_apply(SymOp::kNeg, {right}) : right);
     }
     if (at("<") || at(">") || at("==") || at("!=") || at("<=") || at(">="))
       fail("a relation is not an integer expression");
-    return left;
+    return terms.size() == 1 ? terms.front() : sym_apply(SymOp::kAdd, std::move(terms));
   }
 
+  // Runs of '*' are one product; '//' and '%' bind left to what precedes them.
   SymExpr parse_product() {
-    SymExpr left = parse_unary();
+    std::vector<SymExpr> factors{parse_unary()};
+    auto product = [&] { return factors.size() == 1 ? factors.front() : sym_apply(SymOp::kMul, std::move(factors)); };
     while (at("*") || at("//") || at("%") || at("/")) {
       if (at("/")) fail("true division is not an integer expression");
       std::string op = current_.text;
       advance();
       SymExpr right = parse_unary();
-      if (op == "*")
-        left = sym_apply(SymOp::kMul, {left, right});
-      else if (op == "//")
-        left = sym_apply(SymOp::kFloorDiv, {left, right});
-      else
-        left = sym_apply(SymOp::kMod, {left, right});
+      if (op == "*") {
+        factors.push_back(right);
+        continue;
+      }
+      SymExpr left = product();
+      factors = {sym_apply(op == "//" ? SymOp::kFloorDiv : SymOp::kMod, {left, right})};
     }
-    return left;
+    return product();
   }
 
   SymExpr parse_unary() {
-    if (at("-")) {
-      advance();
-      return sym_apply(SymOp::kNeg, {parse_unary()});
-    }
-    if (at("+")) {
-      advance();
-      return parse_unary();
-    }
-    return parse_power();
+    DepthGuard guard(depth_, ErrorCode::kArchive, "symbolic expression");
+    bool negative = false;
+    for (; at("-") || at("+"); advance()) negative ^= at("-");
+    SymExpr e = parse_power();
+    return negative ? sym_apply(SymOp::kNeg, {e}) : e;
   }
 
   SymExpr parse_power() {
@@ -519,6 +527,12 @@ class ExprParser {
     if (name == "Symbol") {
       if (current_.kind != TokenKind::kString) fail("Symbol needs a quoted name");
       std::string symbol = current_.text;
+      // A name prints as itself, so it must read back as one name token (found by fuzz_sym_expr).
+      const bool identifier = !symbol.empty() && !std::isdigit(static_cast<unsigned char>(symbol[0])) &&
+                              std::all_of(symbol.begin(), symbol.end(), [](char c) {
+                                return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                              });
+      if (!identifier) fail("symbol name '" + symbol + "' is not an identifier");
       advance();
       skip_keyword_arguments();
       expect(")");
@@ -586,6 +600,7 @@ class ExprParser {
 
   const std::string& text_;
   size_t pos_ = 0;
+  uint64_t depth_ = 0;
   Token current_;
 };
 

@@ -44,11 +44,15 @@ void resolve(void* handle, const char* name, F& fn, const std::string& library) 
 }  // namespace
 
 Nvrtc Nvrtc::load(const std::string& explicit_path) {
+  // A library the user named, by --nvrtc or by $PT2ONNX_NVRTC, is the only one tried: a bad
+  // name fails by that name instead of silently falling back to another NVRTC.
   std::vector<std::string> candidates;
+  const char* env = std::getenv("PT2ONNX_NVRTC");
   if (!explicit_path.empty()) {
     candidates.push_back(explicit_path);
+  } else if (env != nullptr && *env != '\0') {
+    candidates.push_back(env);
   } else {
-    if (const char* env = std::getenv("PT2ONNX_NVRTC"); env != nullptr && *env != '\0') candidates.push_back(env);
     candidates.push_back("libnvrtc.so.13");
     candidates.push_back("libnvrtc.so");
   }

@@ -1,7 +1,8 @@
 // NVRTC, loaded with dlopen at run time so that pt2onnx has no link-time CUDA dependency.
 //
-// Search order: the explicit path (--nvrtc), $PT2ONNX_NVRTC, libnvrtc.so.13, libnvrtc.so. A failed
-// load throws Error(kCompile) saying what to install. Distinct compile() calls may run on
+// Search order: the explicit path (--nvrtc), else $PT2ONNX_NVRTC (either, when given, is the only
+// one tried), else libnvrtc.so.13, libnvrtc.so. A failed load throws Error(kCompile) saying what
+// to install. Distinct compile() calls may run on
 // different threads at once (each uses its own nvrtcProgram).
 #pragma once
 
