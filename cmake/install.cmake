@@ -7,8 +7,7 @@
 include(CMakePackageConfigHelpers)
 
 set(PT2ONNX_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/pt2onnx)
-set(PT2ONNX_STAGE_LIBRARIES pt2onnx_ir pt2onnx_archive pt2onnx_import pt2onnx_translate pt2onnx_hierarchy
-                            pt2onnx_emit pt2onnx_config pt2onnx_kernels)
+get_property(PT2ONNX_STAGE_LIBRARIES GLOBAL PROPERTY PT2ONNX_STAGE_LIBRARIES)  # pt2onnx_module() lists them
 
 install(TARGETS pt2onnx EXPORT pt2onnx-targets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(TARGETS pt2onnx_lib ${PT2ONNX_STAGE_LIBRARIES} EXPORT pt2onnx-targets
