@@ -240,7 +240,10 @@ ConvertReport convert_checked(const ConvertOptions& options) {
   write_options.on_progress = options.on_weight_progress;
   const size_t warnings_before_write = translation.warnings.size();
   const emit::WriteResult written = clock.run("emit", [&] {
-    return emit::write_model(translation, *archive, folded_weights.weights(), folded_weights.constants(), write_options);
+    // A weight the archive lacks is the input's fault: name the input.
+    return api::with_context(input_name, [&] {
+      return emit::write_model(translation, *archive, folded_weights.weights(), folded_weights.constants(), write_options);
+    });
   });
   report.external_data = written.external_data;
   report.weight_count = written.weight_count;

@@ -90,7 +90,8 @@ def count_nodes(model):
 
 
 def convert(exe, pt2: Path, out: Path, extra):
-    cmd = [exe, str(pt2), "-o", str(out), "--opset", str(OPSET), "-q", *extra]
+    opset = [] if "--opset" in extra else ["--opset", str(OPSET)]
+    cmd = [exe, str(pt2), "-o", str(out), *opset, "-q", *extra]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         raise CheckFailed(f"{' '.join(map(str, cmd[1:]))}: exit {p.returncode}: {p.stderr.strip()}")
@@ -143,6 +144,8 @@ def main(argv=None):
                 skipped += 1
                 continue
             extra = ["--config", str(s.folder / s.entry["config"])] if s.entry.get("config") else []
+            if s.entry.get("min_opset", OPSET) > OPSET:  # e.g. torch.onnx.ops samples need opset 23
+                extra += ["--opset", str(s.entry["min_opset"])]
             cases.append((tag, s, extra))
         for stem, types, _ in HIERA_CASES:
             s = samples[stem]
