@@ -123,6 +123,23 @@ def input_sets(case):
     return sets
 
 
+def check_sets(case, run):
+    """Runs `run(args, kwargs)` (onnxruntime's outputs) on every input set of the case and compares
+    with eager torch: (result, max abs error, detail)."""
+    worst = 0.0
+    for args, kwargs in input_sets(case):
+        want = eager(case.model, args, kwargs)
+        try:
+            got = run(args, kwargs)
+        except Exception as e:  # noqa: BLE001  (reported in the table)
+            return "ort fails", None, f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        ok, err, detail = compare(got, want)
+        if not ok:
+            return "wrong", err, detail
+        worst = max(worst, err or 0.0)
+    return "ok", worst, ""
+
+
 def pt2onnx_row(case, pt2onnx, opset, tmp):
     model = case.model
     try:
@@ -137,18 +154,8 @@ def pt2onnx_row(case, pt2onnx, opset, tmp):
                           capture_output=True, text=True)
     if proc.returncode != 0:
         return "fails", None, f"exit {proc.returncode}: {proc.stderr.strip()[:160]}"
-    worst = 0.0
-    for args, kwargs in input_sets(case):
-        want = eager(model, args, kwargs)
-        try:
-            got = run_ort(onnx_path, None, user_input_feeds(ep, copy.deepcopy(args), copy.deepcopy(kwargs)))
-        except Exception as e:  # noqa: BLE001
-            return "ort fails", None, f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
-        ok, err, detail = compare(got, want)
-        if not ok:
-            return "wrong", err, detail
-        worst = max(worst, err or 0.0)
-    return "ok", worst, ""
+    return check_sets(case, lambda args, kwargs: run_ort(
+        onnx_path, None, user_input_feeds(ep, copy.deepcopy(args), copy.deepcopy(kwargs))))
 
 
 def torch_onnx_row(case, opset, tmp):
@@ -163,18 +170,8 @@ def torch_onnx_row(case, opset, tmp):
             onnx_program.save(str(path))
     except Exception as e:  # noqa: BLE001
         return "fails", None, f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
-    worst = 0.0
-    for args, kwargs in input_sets(case):
-        want = eager(model, args, kwargs)
-        try:
-            got = run_ort(path, [x for x in leaves((copy.deepcopy(args), copy.deepcopy(kwargs)))])
-        except Exception as e:  # noqa: BLE001
-            return "ort fails", None, f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
-        ok, err, detail = compare(got, want)
-        if not ok:
-            return "wrong", err, detail
-        worst = max(worst, err or 0.0)
-    return "ok", worst, ""
+    return check_sets(case, lambda args, kwargs: run_ort(
+        path, [x for x in leaves((copy.deepcopy(args), copy.deepcopy(kwargs)))]))
 
 
 def fmt(result, err, detail):
