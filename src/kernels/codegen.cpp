@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "kernels/codegen_internal.h"
 #include "kernels/expr.h"
+#include "kernels/op_rules.h"
 
 namespace pt2onnx::kernels {
 
@@ -434,9 +435,6 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
   }
   // Epilogue: a chain of pointwise nodes, each the only consumer of the previous value, whose
   // other operands exist already and whose shape stays the GEMM's, is computed before the store.
-  static const std::set<std::string> kEpilogueOps = {
-      "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh", "Erf", "Gelu", "Neg", "Exp", "Sqrt", "Reciprocal", "Pow",
-      "Max", "Min", "Cast", "LeakyRelu", "Softplus", "HardSigmoid", "HardSwish", "Clip", "Elu", "Abs", "Where"};
   std::vector<int> chain;
   std::string last = out;
   if (current_node_ >= 0 && !a_vec && !b_vec) {
@@ -449,7 +447,7 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
       auto it = consumers_.find(last);
       if (it == consumers_.end() || it->second.size() != 1) break;
       const onnx::NodeProto& cn = function_.node(it->second[0]);
-      if (!kEpilogueOps.count(cn.op_type()) || !cn.domain().empty() || cn.output_size() != 1) break;
+      if (!builtin_op_rules().epilogue(cn.op_type()) || !cn.domain().empty() || cn.output_size() != 1) break;
       bool ready = true;
       for (const auto& in : cn.input()) ready = ready && (in.empty() || in == last || has(in));
       if (!ready) break;

@@ -1,5 +1,5 @@
 // Internals of the code generator shared by codegen.cpp (driver, kernel templates) and
-// codegen_ops.cpp (per-op value rules). Not a public interface.
+// the op rules (op_rules_*.cpp, through op_rules.h). Not a public interface.
 #pragma once
 
 #include <functional>
@@ -67,7 +67,7 @@ class Generator {
             const std::vector<const onnx::FunctionProto*>& library);
   KernelPlan run();
 
-  // ---- used by the op rules (codegen_ops.cpp) ----
+  // ---- used by the op rules (op_rules_*.cpp) ----
   Value& value(const std::string& name);
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   std::string load(Body& b, const std::string& name, const Idx& idx);
@@ -80,7 +80,7 @@ class Generator {
   void emit_rowwise(const onnx::NodeProto& node, RowOp op, const std::string& x, const std::vector<int64_t>& axes,
                     bool keepdims, const std::string& out, const std::string& scale = {}, const std::string& bias = {},
                     double epsilon = 0);
-  void visit(const onnx::NodeProto& node);  // codegen_ops.cpp
+  void visit(const onnx::NodeProto& node);  // dispatches to the op rule (op_context.cpp)
   int opset() const { return opset_; }
 
   // Attention as our translator decomposes it (codegen_attention.cpp): node indices of
