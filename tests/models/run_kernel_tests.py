@@ -309,7 +309,7 @@ def main():
                         g = as_float64(got[o["name"]], o["dtype"])
                         err = float(np.max(np.abs(g - ref))) if ref.size else 0.0
                         ok = bool(np.allclose(g, ref, rtol=tol["rtol"], atol=tol["atol"]))
-                        check(ok, f"{stem} {bundle.name} case{k} {syms}: output {o['name']} on the CPU emulator, "
+                        check(ok, f"{stem} {bundle.name} case{k} {syms}: output {o['name']} {o['dtype']} {list(ref.shape)} on the CPU emulator, "
                                   f"max abs err {err:.3g} (rtol {tol['rtol']}, atol {tol['atol']})")
         if failures:
             print(f"\n{len(failures)} failure(s)")
