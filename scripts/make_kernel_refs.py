@@ -52,6 +52,9 @@ RUNS = [
     # torch's own fp16 / bf16 results.
     ("decoder_fp16.default", "decoder_fp16", ["DecoderAttention", "GatedMLP", "RMSNorm"], ()),
     ("decoder_bf16.default", "decoder_bf16", ["DecoderAttention", "GatedMLP", "RMSNorm"], ()),
+    # The same with a dynamic sequence length, at two sizes (a partial and a full 16-row RoPE table).
+    ("decoder_fp16_dynamic.default", "decoder_fp16_dynamic", ["DecoderAttention", "GatedMLP", "RMSNorm"], (3, 16)),
+    ("decoder_bf16_dynamic.default", "decoder_bf16_dynamic", ["DecoderAttention", "GatedMLP", "RMSNorm"], (3, 16)),
 ]
 
 
@@ -112,8 +115,17 @@ def build_decoder_as(dtype):
     return build
 
 
+def build_decoder_dynamic_as(dtype):
+    def build():
+        spec = build_decoder_as(dtype)()
+        spec["dynamic_shapes"] = {"tokens": {1: torch.export.Dim("seq", min=2, max=16)}}
+        return spec
+    return build
+
+
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
-                decoder_bf16=build_decoder_as(torch.bfloat16))
+                decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
+                decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16))
 
 
 def sample_path(stem):
@@ -128,10 +140,11 @@ def export_wide():
     path = ROOT / "samples" / "kernels" / "wide.default.pt2"
     torch.export.save(ep, str(path))
     print(f"  {path.relative_to(ROOT)}")
-def export_decoder_as(name, dtype):
-    """samples/kernels/<name>.default.pt2: the decoder sample converted to `dtype`, then exported."""
-    spec = build_decoder_as(dtype)()
-    ep = torch.export.export(spec["module"], spec["inputs"])
+def export_decoder_as(name, dtype, dynamic=False):
+    """samples/kernels/<name>.default.pt2: the decoder sample converted to `dtype`, then exported
+    (with a dynamic sequence length when `dynamic`)."""
+    spec = (build_decoder_dynamic_as if dynamic else build_decoder_as)(dtype)()
+    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec.get("dynamic_shapes"))
     path = ROOT / "samples" / "kernels" / f"{name}.default.pt2"
     torch.export.save(ep, str(path))
     print(f"  {path.relative_to(ROOT)}")
@@ -139,7 +152,9 @@ def export_decoder_as(name, dtype):
 
 EXPORTS = {"wide.default": export_wide, "float_mask.default": export_float_mask,
            "decoder_fp16.default": lambda: export_decoder_as("decoder_fp16", torch.float16),
-           "decoder_bf16.default": lambda: export_decoder_as("decoder_bf16", torch.bfloat16)}
+           "decoder_bf16.default": lambda: export_decoder_as("decoder_bf16", torch.bfloat16),
+           "decoder_fp16_dynamic.default": lambda: export_decoder_as("decoder_fp16_dynamic", torch.float16, dynamic=True),
+           "decoder_bf16_dynamic.default": lambda: export_decoder_as("decoder_bf16_dynamic", torch.bfloat16, dynamic=True)}
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "INT64": np.int64, "INT32": np.int32, "BOOL": np.bool_}
 TORCH_FLOATS = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BFLOAT16": torch.bfloat16}
 

@@ -49,6 +49,8 @@ RUNS = [
     ("float_mask.default", ["FloatMaskAttention"], 0),
     ("decoder_fp16.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("decoder_bf16.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
+    ("decoder_fp16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
+    ("decoder_bf16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
 ]
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "INT64": np.int64, "INT32": np.int32,
              "BOOL": np.bool_}
