@@ -1308,7 +1308,7 @@ def _stats(t, low, high, mean, mean_tol, std, std_tol):
 
 @case("random", lambda g: (randn(g, 64, 64), torch.tensor([[0.1, 0.2, 0.7], [0.5, 0.5, 0.0]])))
 class Random(nn.Module):
-    """rand, randn, rand_like, randn_like, randint(_like), normal, bernoulli (tensor, p), multinomial: shape, dtype, range, mean, std."""
+    """rand, randn, rand_like, randn_like, randint(_like), normal, normal_, bernoulli (tensor, p), multinomial: shape, dtype, range, mean, std."""
 
     def forward(self, x, probs):
         inf = float("inf")
@@ -1324,6 +1324,7 @@ class Random(nn.Module):
                 *_stats(torch.normal(p * 0 + 3, 2.0), -inf, inf, 3, 0.2, 2, 0.16),
                 *_stats(torch.bernoulli(p), 0, 2, 0.3, 0.05, 0.458, 0.05),
                 *_stats(torch.bernoulli(x, 0.3), 0, 2, 0.3, 0.05, 0.458, 0.05),
+                *_stats(x.clone().normal_(-1, 0.5), -inf, inf, -1, 0.05, 0.5, 0.04),
                 (draws * 0 + 1).sum(-1), ((draws >= 0) & (draws < 3)).all(), ((freq - probs).abs() < 0.05).all())
 
 
@@ -1343,7 +1344,7 @@ class Unique(nn.Module):
 @case("math_extra", lambda g: (randn(g, 3, 4), randint(g, -40, 40, 3, 4), randint(g, 0, 4, 3, 4),
                                torch.randint(0, 256, (3, 4), generator=g, dtype=torch.uint8), randn(g, 2, 3, 3)))
 class MathExtra(nn.Module):
-    """bit shifts (int64 by scalar and tensor, negatives, uint8 wrap), deg2rad, rad2deg, angle, isclose (nan, inf), det, logdet."""
+    """bit shifts (int64 by scalar and tensor, negatives, uint8 wrap), deg2rad, rad2deg, angle, isclose (nan, inf), det, logdet, unsafe_split."""
 
     def forward(self, x, i, s, u, m):
         xs = _specials(x)
@@ -1352,7 +1353,7 @@ class MathExtra(nn.Module):
                 torch.deg2rad(x), torch.rad2deg(x), torch.deg2rad(i), torch.angle(xs), torch.angle(i),
                 torch.isclose(xs, xs * (1 + 1e-6)), torch.isclose(xs, x, rtol=0.1, atol=0.5),
                 torch.isclose(xs, xs.flip(1), equal_nan=True), torch.isclose(i, s), torch.det(m), torch.logdet(spd),
-                torch.linalg.det(m[0]))
+                torch.linalg.det(m[0]), *x.unsafe_split(2, 1))
 
 
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by

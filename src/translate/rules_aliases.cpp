@@ -11,6 +11,7 @@ void register_alias_rules(RuleTable& t) {
   const std::pair<const char*, const char*> aliases[] = {
       {"aten._unsafe_index.Tensor", "aten.index.Tensor"},
       {"aten._unsafe_index_put.default", "aten.index_put.default"},
+      {"aten.unsafe_split.Tensor", "aten.split.Tensor"},
   };
   for (const auto& [alias, original] : aliases)
     if (const std::vector<Rule>* rules = t.find(original))

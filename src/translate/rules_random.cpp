@@ -111,6 +111,16 @@ std::string bernoulli_draw(EmitContext& ctx, const ArgReader& args, const std::s
   const std::string u = random_like(ctx, args, "Uniform", p_type, {});
   return ctx.cast(ctx.emit("Less", {u, p}), args.dtype_of("self"));
 }
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!);
+// normal_functional(Tensor self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor
+// (self: only the shape and dtype)
+RuleResult aten_normal_like_self(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = float_result(args, args.dtype_of("self"));
+  return emitted(ctx, random_like(ctx, args, "Normal", type,
+                                  {Attr("mean", args.float_or("mean", 0)), Attr("scale", args.float_or("std", 1))}));
+}
+
 // bernoulli(Tensor self, *, Generator? generator=None) -> Tensor   (self: the probabilities)
 RuleResult aten_bernoulli(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -154,6 +164,8 @@ void register_random_rules(RuleTable& t) {
   t.add("aten.normal.float_Tensor", 1, aten_normal_tensors);
   t.add("aten.normal.Tensor_Tensor", 1, aten_normal_tensors);
   t.add("aten.normal.float_float", 1, aten_normal_floats);
+  t.add("aten.normal_.default", 1, aten_normal_like_self);
+  t.add("aten.normal_functional.default", 1, aten_normal_like_self);
   t.add("aten.bernoulli.default", 1, aten_bernoulli);
   t.add("aten.bernoulli.p", 1, aten_bernoulli_p);
   t.add("aten.multinomial.default", 1, aten_multinomial);
