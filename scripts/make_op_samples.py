@@ -1356,6 +1356,28 @@ class MathExtra(nn.Module):
                 torch.linalg.det(m[0]), *x.unsafe_split(2, 1))
 
 
+class _AliasForms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bilinear = nn.Bilinear(4, 3, 5)
+
+
+@case("alias_forms", lambda g: (randn(g, 2, 4), randn(g, 2, 3), randint(g, -5, 6, 2, 4), randn(g, 2, 6, 4)),
+      irs=("default",))  # core IR writes div, mul, cat, ... (the originals) for all of them
+class AliasForms(_AliasForms):
+    """divide/true_divide/multiply/subtract/greater(_equal)/less(_equal)/concatenate, resolve_conj/neg, bilinear, fake_quantize (tensor, channel)."""
+
+    def forward(self, x, y, i, z):
+        return (torch.divide(x, 2), torch.divide(x, x.flip(0)), torch.divide(i, 3, rounding_mode="floor"),
+                torch.true_divide(x, 4), torch.multiply(x, x), torch.multiply(x, 3), torch.subtract(x, x.flip(1), alpha=2),
+                torch.greater(x, 0), torch.greater_equal(x, x.flip(0)), torch.less(i, 1), torch.less_equal(x, x.flip(1)),
+                torch.concatenate([x, x * 2], 1), x.resolve_conj() + 1, x.resolve_neg() * 2, self.bilinear(x, y),
+                self.bilinear(z, z[..., :3]),
+                torch.fake_quantize_per_tensor_affine(x, 0.1, 3, -20, 20),
+                torch.fake_quantize_per_channel_affine(z, torch.tensor([0.1, 0.2, 0.05, 0.3, 0.1, 0.2]),
+                                                       torch.tensor([0, 1, -2, 0, 3, 0], dtype=torch.int32), 1, -8, 7))
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

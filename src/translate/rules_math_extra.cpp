@@ -1,6 +1,6 @@
 // Elementwise functions added for torchlib parity: bit shifts (as multiplication and floor division
 // by powers of two, ONNX BitShift being unsigned-only), deg2rad/rad2deg, angle of real numbers,
-// isclose, determinants (ONNX Det) and eye (EyeLike).
+// isclose, determinants (ONNX Det), eye (EyeLike), bilinear (Einsum) and fake quantization.
 #include <cstdint>
 #include <numbers>
 #include <string>
@@ -103,6 +103,40 @@ RuleResult aten_linalg_slogdet(EmitContext& ctx, const ir::Node& node) {
   return RuleResult::kEmitted;
 }
 
+// bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias) -> Tensor
+// y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]
+RuleResult aten_bilinear(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  std::string y = ctx.emit("Einsum", {args.tensor("input1"), args.tensor("weight"), args.tensor("input2")},
+                           {Attr("equation", "...i,oij,...j->...o")});
+  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, *bias});
+  return emitted(ctx, y);
+}
+
+// fake_quantize_per_tensor_affine(Tensor self, float scale, int zero_point, int quant_min, int quant_max);
+// .tensor_qparams(Tensor self, Tensor scale, Tensor zero_point, int quant_min, int quant_max);
+// fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis, int quant_min, int quant_max)
+// (clamp(round(x / scale) + zero_point, quant_min, quant_max) - zero_point) * scale; Round is half to even as torch's
+RuleResult aten_fake_quantize(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  std::string scale = operand_as(ctx, args, "scale", type), zero = operand_as(ctx, args, "zero_point", type);
+  if (args.has("axis")) {  // per channel: scale and zero point run along `axis`
+    const int64_t rank = args.rank_of("self"), axis = normalize_dim(args.get_int("axis"), rank);
+    std::vector<int64_t> trailing;
+    for (int64_t d = axis + 1; d < rank; ++d) trailing.push_back(d - axis);
+    if (!trailing.empty()) {
+      scale = ctx.unsqueeze(scale, trailing);
+      zero = ctx.unsqueeze(zero, trailing);
+    }
+  }
+  const std::string q = ctx.emit("Add", {ctx.emit("Round", {ctx.emit("Div", {x, scale})}), zero});
+  const std::string clamped = ctx.emit("Clip", {q, ctx.const_scalar(static_cast<double>(args.get_int("quant_min")), type),
+                                                ctx.const_scalar(static_cast<double>(args.get_int("quant_max")), type)});
+  return emitted(ctx, ctx.emit("Mul", {ctx.emit("Sub", {clamped, zero}), scale}));
+}
+
 // eye(SymInt n, *, ScalarType? dtype=None, ...); eye.m(SymInt n, SymInt m, *, ...)   (EyeLike of an n x m tensor)
 RuleResult aten_eye(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -138,6 +172,10 @@ void register_math_extra_rules(RuleTable& t) {
   t.add("aten.logdet.default", 1, aten_logdet);
   t.add("aten._linalg_slogdet.default", 1, aten_linalg_slogdet);
   t.add("aten.eye.default", 1, aten_eye);
+  t.add("aten.bilinear.default", 1, aten_bilinear);
+  t.add("aten.fake_quantize_per_tensor_affine.default", 1, aten_fake_quantize);
+  t.add("aten.fake_quantize_per_tensor_affine.tensor_qparams", 1, aten_fake_quantize);
+  t.add("aten.fake_quantize_per_channel_affine.default", 1, aten_fake_quantize);
   t.add("aten.eye.m", 1, aten_eye);
 }
 
