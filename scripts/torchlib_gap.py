@@ -4,11 +4,11 @@ rules): prints our count of distinct aten base ops and every torchlib aten op th
 here, each with why. Tooling only (needs the torch venv: torch and onnxscript).
 
 Base op: the name between "aten." and the overload, without a trailing "_" of in-place forms, as
-build/tools/list_rules counts it. Reasons come first from the explicit table REASONS (checked
-facts per op), else from torch's dispatcher: an op whose every overload is CompositeImplicitAutograd
-is traced through by torch.export (it writes the ops the composite calls), unless it is one of the
-composites torch.export keeps (PRESERVED below, found by exporting them). An op with neither is an
-error: the table must say why it is missing, so the list cannot silently grow.
+build/tools/list_rules counts it. Reasons come from the table REASONS, one per op, each checked by
+hand (by exporting the op with torch 2.15 where the reason says "checked"). Being
+CompositeImplicitAutograd is no reason: torch 2.15's default IR keeps such ops (divide, bilinear,
+stft ... are written as they are), only core IR decomposes them. An op without a reason is an error,
+so the list cannot grow silently.
 
 Usage: python torchlib_gap.py [--list-rules build/tools/list_rules] [--write docs/ops.md]
 """
@@ -19,24 +19,27 @@ import subprocess
 import sys
 from pathlib import Path
 
-import torch
 import onnxscript
 from onnxscript.function_libs.torch_lib import registration
 import onnxscript.function_libs.torch_lib.ops  # noqa: F401  (fills the registry)
 
 NOT_YET = "not yet"
-COMPLEX = ("complex tensors: pt2onnx has no complex dtype in its translation yet (ONNX DFT works on a "
-           "trailing real/imaginary axis; the lowering of complex values to pairs is not written)")
+COMPLEX = ("complex tensors: ONNX runtimes have few complex64 kernels and ONNX DFT works on a trailing "
+           "real/imaginary axis of 2, so complex values must be lowered to such pairs, which pt2onnx does not do yet")
 REASONS = {
-    "_conj": "complex only: on real tensors torch.export writes no conjugation",
+    "_conj": "complex only: on real tensors torch.export writes no conjugation (checked: x.conj() exports as nothing)",
+    "conj": "complex only: on real tensors torch.export writes no conjugation (checked: x.conj() exports as nothing)",
+    "stft": NOT_YET + ": its result is complex; " + COMPLEX,
+    "is_nonzero": "returns a Python bool: torch.export refuses the data-dependent guard (checked: export fails)",
     "_fft_c2c": NOT_YET + ": " + COMPLEX, "_fft_c2r": NOT_YET + ": " + COMPLEX, "_fft_r2c": NOT_YET + ": " + COMPLEX,
     "complex": NOT_YET + ": " + COMPLEX, "polar": NOT_YET + ": " + COMPLEX,
     "view_as_complex": NOT_YET + ": " + COMPLEX, "view_as_complex_copy": NOT_YET + ": " + COMPLEX,
     "view_as_real": NOT_YET + ": " + COMPLEX, "view_as_real_copy": NOT_YET + ": " + COMPLEX,
     "_grouped_mm": NOT_YET + ": grouped matmul over offsets (MoE experts) needs a Loop or a padded batch",
-    "_upsample_bilinear2d_aa": NOT_YET + ": antialiased downsampling (F.interpolate antialias=True; "
-                               "Resize has antialias only from opset 18 and another kernel)",
-    "_upsample_bicubic2d_aa": NOT_YET + ": antialiased downsampling (F.interpolate antialias=True)",
+    "_upsample_bilinear2d_aa": NOT_YET + ": F.interpolate(antialias=True); ONNX Resize has antialias from "
+                               "opset 18, not yet matched against torch's filter",
+    "_upsample_bicubic2d_aa": NOT_YET + ": F.interpolate(antialias=True); ONNX Resize has antialias from "
+                              "opset 18, not yet matched against torch's filter",
     "allclose": "returns a Python bool: torch.export refuses the data-dependent branch (checked: export fails)",
     "equal": "returns a Python bool: torch.export refuses the data-dependent branch (checked: export fails)",
     "embedding_renorm": NOT_YET + ": nn.Embedding(max_norm=...) rescales rows of the weight in place",
@@ -47,13 +50,9 @@ REASONS = {
     "special_erfcx": NOT_YET + ": exp(x^2) * erfc(x) overflows or loses every digit in float32 "
                      "outside [-9, 4]; needs a rational approximation",
     "tensor": "TorchScript constructor from Python values: torch.export writes constants and lifted tensors",
-    "sym_storage_offset": "storage offsets: torch.export of functional programs does not emit it "
-                          "(no strided-storage model in ONNX)",
+    "sym_storage_offset": NOT_YET + ": a view's storage offset; ONNX has no strided storage, and "
+                          "storage_offset() of a static view exports as a constant (checked)",
 }
-# Composite ops that torch.export nevertheless keeps in a default-IR program (seen in exports).
-PRESERVED: set[str] = set()
-
-
 def base(name: str) -> str:
     b = name.split(".")[0]
     if len(b) > 1 and b.endswith("_") and not b.startswith("__"):
@@ -66,28 +65,8 @@ def our_bases(list_rules: Path) -> set[str]:
     return {base(line.split()[0][5:]) for line in out.splitlines() if line.startswith("aten.")}
 
 
-def all_composite(op: str) -> bool:
-    """Whether every overload of aten::op is CompositeImplicitAutograd in this torch."""
-    packet = getattr(torch.ops.aten, op, None)
-    if packet is None:
-        return False
-    found = []
-    for overload in packet.overloads():
-        qual = f"aten::{op}" + ("" if overload == "default" else f".{overload}")
-        try:
-            found.append(torch._C._dispatch_has_kernel_for_dispatch_key(qual, "CompositeImplicitAutograd"))
-        except RuntimeError:  # listed overload the dispatcher does not know
-            continue
-    return bool(found) and all(found)
-
-
 def reason(op: str) -> str | None:
-    if op in REASONS:
-        return REASONS[op]
-    if all_composite(op) and op not in PRESERVED:
-        return ("CompositeImplicitAutograd in torch " + torch.__version__.split("+")[0] +
-                ": torch.export traces through it, so no default- or core-IR program contains it")
-    return None
+    return REASONS.get(op)
 
 
 def main(argv=None) -> int:
@@ -138,6 +117,25 @@ def write_markdown(path: Path, ours, torchlib, rows):
         "|---|---|",
     ]
     lines += [f"| `{op}` | {r} |" for op, r in rows]
+    lines += [
+        "",
+        "## Notes on some rules",
+        "",
+        "- **Random ops** (`rand`, `randn`, `rand_like`, `randn_like`, `randint`, `randint_like`, `normal`,",
+        "  `normal_`, `bernoulli`, `multinomial`) become ONNX `RandomUniform(Like)`, `RandomNormal(Like)` and",
+        "  `Multinomial` without a `seed` attribute: every run draws new numbers, and torch's generator",
+        "  state is not carried over. They match torch in distribution only; the `random` op sample checks",
+        "  shape, dtype, range, mean and standard deviation (tolerances of 6 sigma or more). `bernoulli` is",
+        "  `uniform < p`, not ONNX `Bernoulli`: onnxruntime 1.32's `Bernoulli` draws ones with probability",
+        "  1 - p. `multinomial` without replacement is refused unless it draws one sample per row.",
+        "- **Recurrent layers** (`lstm`, `gru`, `rnn_tanh`, `rnn_relu`): one ONNX node per layer, weights",
+        "  re-sliced into ONNX's gate order, GRU with `linear_before_reset=1`; refused: LSTM projections",
+        "  (`proj_size`) and dropout in training mode. Core IR unrolls them into matmuls, which translate too.",
+        "- **unique**: `_unique2`/`unique_dim` as ONNX `Unique` (sorted); `sorted=False` is refused (torch's",
+        "  order is unspecified), `unique_consecutive` with `dim` is refused.",
+        "- **Windows** are computed as cosine sums (ONNX `HammingWindow` fixes alpha = 25/46, torch takes 0.54).",
+        "- **Bit shifts** are exact for shift amounts in [0, bits of the dtype).",
+    ]
     path.write_text("\n".join(lines) + "\n")
     print(f"wrote {path}")
 
