@@ -1378,6 +1378,24 @@ class AliasForms(_AliasForms):
                                                        torch.tensor([0, 1, -2, 0, 3, 0], dtype=torch.int32), 1, -8, 7))
 
 
+class _Experts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(3, 8, 4))  # 3 experts; row strides of 16 bytes, as the kernel wants
+        self.w2 = nn.Parameter(torch.randn(8, 12))
+
+
+@case("grouped_mm", lambda g: (randn(g, 7, 8), torch.tensor([2, 5, 7], dtype=torch.int32), randn(g, 3, 4, 8),
+                               torch.tensor([4, 4, 12], dtype=torch.int32)))
+class GroupedMM(_Experts):
+    """_grouped_mm (MoE): rows in groups (2-d x 3-d, an empty group), 3-d x 3-d, columns in groups (3-d x 2-d), the shared dim in groups (2-d x 2-d)."""
+
+    def forward(self, x, offs, b, offs_n):
+        return (torch._grouped_mm(x, self.w, offs=offs), torch._grouped_mm(x, self.w, offs=torch.tensor([0, 3, 7], dtype=torch.int32)),
+                torch._grouped_mm(b, self.w), torch._grouped_mm(b, self.w2, offs=offs_n),
+                torch._grouped_mm(x[:4].contiguous(), self.w2, offs=torch.tensor([4, 8], dtype=torch.int32)))
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

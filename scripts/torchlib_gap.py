@@ -35,7 +35,6 @@ REASONS = {
     "complex": NOT_YET + ": " + COMPLEX, "polar": NOT_YET + ": " + COMPLEX,
     "view_as_complex": NOT_YET + ": " + COMPLEX, "view_as_complex_copy": NOT_YET + ": " + COMPLEX,
     "view_as_real": NOT_YET + ": " + COMPLEX, "view_as_real_copy": NOT_YET + ": " + COMPLEX,
-    "_grouped_mm": NOT_YET + ": grouped matmul over offsets (MoE experts) needs a Loop or a padded batch",
     "_upsample_bilinear2d_aa": NOT_YET + ": F.interpolate(antialias=True); ONNX Resize has antialias from "
                                "opset 18, not yet matched against torch's filter",
     "_upsample_bicubic2d_aa": NOT_YET + ": F.interpolate(antialias=True); ONNX Resize has antialias from "

@@ -24,6 +24,7 @@ void register_all_rules(RuleTable& table) {
   register_random_rules(table);
   register_unique_rules(table);
   register_math_extra_rules(table);
+  register_grouped_mm_rules(table);
   register_alias_rules(table);
 }
 

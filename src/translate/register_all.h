@@ -28,6 +28,7 @@ void register_window_rules(RuleTable& table);      // hann, hamming, blackman wi
 void register_random_rules(RuleTable& table);      // rand, randn, randint, normal, bernoulli, multinomial
 void register_unique_rules(RuleTable& table);      // _unique2, unique_dim, unique_consecutive
 void register_math_extra_rules(RuleTable& table);  // bit shifts, deg2rad, angle, isclose, det
+void register_grouped_mm_rules(RuleTable& table);  // _grouped_mm (mixture-of-experts)
 void register_alias_rules(RuleTable& table);        // second names of targets above (_unsafe_index); last
 
 }  // namespace pt2onnx::translate
