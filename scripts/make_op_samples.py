@@ -1260,6 +1260,142 @@ class UnsafeIndexForms(_UnsafeIndex):
     """_unsafe_index (leading, inner index), _unsafe_index_put: the index rules under their unchecked names."""
 
 
+class _Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 5, num_layers=2, bidirectional=True, batch_first=True)
+        self.lstm_state = nn.LSTM(4, 3)
+        self.gru = nn.GRU(4, 5, bidirectional=True)
+        self.gru_nobias = nn.GRU(4, 3, num_layers=2, bias=False, batch_first=True)
+        self.rnn = nn.RNN(4, 5, num_layers=2)
+        self.rnn_relu = nn.RNN(4, 3, nonlinearity="relu", bidirectional=True, batch_first=True)
+
+
+@case("recurrent", lambda g: (randn(g, 2, 6, 4), randn(g, 1, 2, 3), randn(g, 1, 2, 3)),
+      irs=("default",))  # core IR unrolls them over time into mm and pointwise ops (1.9 MB)
+class Recurrent(_Recurrent):
+    """LSTM/GRU/RNN (tanh, relu): 2 layers, bidirectional, batch_first, no bias, initial states given; gate order reordered for ONNX."""
+
+    def forward(self, x, h0, c0):
+        s = x.transpose(0, 1)  # sequence first
+        y, (h, c) = self.lstm(x)
+        y2, (h2, c2) = self.lstm_state(s, (h0, c0))
+        y3, h3 = self.gru(s)
+        y4, h4 = self.gru_nobias(x)
+        y5, h5 = self.rnn(s)
+        y6, h6 = self.rnn_relu(x)
+        return y, h, c, y2, h2, c2, y3, h3, y4, h4, y5, h5, y6, h6
+
+
+@case("window", lambda g: (randn(g, 8),))
+class Window(nn.Module):
+    """hann, hamming (alpha/beta), blackman windows: periodic, symmetric, length 1, float64."""
+
+    def forward(self, x):
+        return (torch.hann_window(8) * x, torch.hann_window(7, periodic=False), torch.hann_window(1),
+                torch.hamming_window(8), torch.hamming_window(9, periodic=False, alpha=0.5, beta=0.4),
+                torch.hamming_window(6, True, 0.6), torch.blackman_window(8), torch.blackman_window(5, periodic=False),
+                torch.blackman_window(6, dtype=torch.float64))
+
+
+def _stats(t, low, high, mean, mean_tol, std, std_tol):
+    """What a random sample can be checked by: its shape and dtype (ones summed over the last dim:
+    the leading dims as the result's, the last as its values), its range and its first two moments,
+    each as a bool that holds with overwhelming probability (tolerances >= 6 sigma)."""
+    f = t.double()
+    return ((t * 0 + 1).sum(-1), ((f >= low) & (f < high)).all(), (f.mean() - mean).abs() < mean_tol, (f.std() - std).abs() < std_tol)
+
+
+@case("random", lambda g: (randn(g, 64, 64), torch.tensor([[0.1, 0.2, 0.7], [0.5, 0.5, 0.0]])))
+class Random(nn.Module):
+    """rand, randn, rand_like, randn_like, randint(_like), normal, normal_, bernoulli (tensor, p), multinomial: shape, dtype, range, mean, std."""
+
+    def forward(self, x, probs):
+        inf = float("inf")
+        p = x.flatten() * 0 + 0.3
+        u, n = torch.rand(64, 64), torch.randn(64, 64)
+        draws = torch.multinomial(probs, 4000, replacement=True)
+        freq = torch.stack([(draws == k).double().mean(1) for k in range(3)], 1)
+        return (*_stats(u, 0, 1, 0.5, 0.03, 0.2887, 0.01), *_stats(n, -inf, inf, 0, 0.1, 1, 0.08),
+                *_stats(torch.rand_like(x), 0, 1, 0.5, 0.03, 0.2887, 0.01),
+                *_stats(torch.randn_like(x), -inf, inf, 0, 0.1, 1, 0.08),
+                *_stats(torch.randint(2, 8, (64, 64)), 2, 8, 4.5, 0.18, 1.708, 0.08),
+                *_stats(torch.randint_like(x, 3, 9), 3, 9, 5.5, 0.18, 1.708, 0.08),
+                *_stats(torch.normal(p * 0 + 3, 2.0), -inf, inf, 3, 0.2, 2, 0.16),
+                *_stats(torch.bernoulli(p), 0, 2, 0.3, 0.05, 0.458, 0.05),
+                *_stats(torch.bernoulli(x, 0.3), 0, 2, 0.3, 0.05, 0.458, 0.05),
+                *_stats(x.clone().normal_(-1, 0.5), -inf, inf, -1, 0.05, 0.5, 0.04),
+                (draws * 0 + 1).sum(-1), ((draws >= 0) & (draws < 3)).all(), ((freq - probs).abs() < 0.05).all())
+
+
+@case("unique", lambda g: (torch.tensor([[3, 1, 2, 3], [1, 5, 5, 2]]), torch.tensor([[1.5, 2.0], [0.5, 1.0], [1.5, 2.0]]),
+                           torch.tensor([4, 4, 1, 1, 1, 4, 2, 2])))
+class Unique(nn.Module):
+    """torch.unique (inverse, counts, float), unique along dim 0, unique_consecutive (inverse, counts): data-dependent sizes."""
+
+    def forward(self, i, f, runs):
+        values, inverse, counts = torch.unique(i, return_inverse=True, return_counts=True)
+        rows, row_inverse, row_counts = torch.unique(f, dim=0, return_inverse=True, return_counts=True)
+        c_values, c_inverse, c_counts = torch.unique_consecutive(runs, return_inverse=True, return_counts=True)
+        return (values, inverse, counts, torch.unique(f), rows, row_inverse, row_counts, c_values, c_inverse, c_counts,
+                torch.unique_consecutive(i))
+
+
+@case("math_extra", lambda g: (randn(g, 3, 4), randint(g, -40, 40, 3, 4), randint(g, 0, 4, 3, 4),
+                               torch.randint(0, 256, (3, 4), generator=g, dtype=torch.uint8), randn(g, 2, 3, 3)))
+class MathExtra(nn.Module):
+    """bit shifts (int64 by scalar and tensor, negatives, uint8 wrap), deg2rad, rad2deg, angle, isclose (nan, inf), det, logdet, unsafe_split."""
+
+    def forward(self, x, i, s, u, m):
+        xs = _specials(x)
+        spd = m @ m.mT + torch.eye(3)
+        return (i << 2, i << s, i >> 1, i >> s, torch.bitwise_left_shift(i.int(), s.int()), u << 3, u >> 2,
+                torch.deg2rad(x), torch.rad2deg(x), torch.deg2rad(i), torch.angle(xs), torch.angle(i),
+                torch.isclose(xs, xs * (1 + 1e-6)), torch.isclose(xs, x, rtol=0.1, atol=0.5),
+                torch.isclose(xs, xs.flip(1), equal_nan=True), torch.isclose(i, s), torch.det(m), torch.logdet(spd),
+                torch.linalg.det(m[0]), *x.unsafe_split(2, 1))
+
+
+class _AliasForms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bilinear = nn.Bilinear(4, 3, 5)
+
+
+@case("alias_forms", lambda g: (randn(g, 2, 4), randn(g, 2, 3), randint(g, -5, 6, 2, 4), randn(g, 2, 6, 4)),
+      irs=("default",))  # core IR writes div, mul, cat, ... (the originals) for all of them
+class AliasForms(_AliasForms):
+    """divide/true_divide/multiply/subtract/greater(_equal)/less(_equal)/concatenate, resolve_conj/neg, bilinear, fake_quantize (tensor, channel)."""
+
+    def forward(self, x, y, i, z):
+        return (torch.divide(x, 2), torch.divide(x, x.flip(0)), torch.divide(i, 3, rounding_mode="floor"),
+                torch.true_divide(x, 4), torch.multiply(x, x), torch.multiply(x, 3), torch.subtract(x, x.flip(1), alpha=2),
+                torch.greater(x, 0), torch.greater_equal(x, x.flip(0)), torch.less(i, 1), torch.less_equal(x, x.flip(1)),
+                torch.concatenate([x, x * 2], 1), x.resolve_conj() + 1, x.resolve_neg() * 2, self.bilinear(x, y),
+                self.bilinear(z, z[..., :3]),
+                torch.fake_quantize_per_tensor_affine(x, 0.1, 3, -20, 20),
+                torch.fake_quantize_per_channel_affine(z, torch.tensor([0.1, 0.2, 0.05, 0.3, 0.1, 0.2]),
+                                                       torch.tensor([0, 1, -2, 0, 3, 0], dtype=torch.int32), 1, -8, 7))
+
+
+class _Experts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(3, 8, 4))  # 3 experts; row strides of 16 bytes, as the kernel wants
+        self.w2 = nn.Parameter(torch.randn(8, 12))
+
+
+@case("grouped_mm", lambda g: (randn(g, 7, 8), torch.tensor([2, 5, 7], dtype=torch.int32), randn(g, 3, 4, 8),
+                               torch.tensor([4, 4, 12], dtype=torch.int32)))
+class GroupedMM(_Experts):
+    """_grouped_mm (MoE): rows in groups (2-d x 3-d, an empty group), 3-d x 3-d, columns in groups (3-d x 2-d), the shared dim in groups (2-d x 2-d)."""
+
+    def forward(self, x, offs, b, offs_n):
+        return (torch._grouped_mm(x, self.w, offs=offs), torch._grouped_mm(x, self.w, offs=torch.tensor([0, 3, 7], dtype=torch.int32)),
+                torch._grouped_mm(b, self.w), torch._grouped_mm(b, self.w2, offs=offs_n),
+                torch._grouped_mm(x[:4].contiguous(), self.w2, offs=torch.tensor([4, 8], dtype=torch.int32)))
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

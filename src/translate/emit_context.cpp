@@ -32,6 +32,9 @@ onnx::AttributeProto make_attribute(const Attr& attr) {
         } else if constexpr (std::is_same_v<T, std::vector<float>>) {
           a->set_type(onnx::AttributeProto::FLOATS);
           for (float x : v) a->add_floats(x);
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          a->set_type(onnx::AttributeProto::STRINGS);
+          for (const std::string& x : v) a->add_strings(x);
         } else if constexpr (std::is_same_v<T, onnx::TensorProto>) {
           a->set_type(onnx::AttributeProto::TENSOR);
           *a->mutable_t() = v;

@@ -36,7 +36,7 @@ namespace pt2onnx::translate {
 // One attribute of an emitted node.
 struct Attr {
   using Value = std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>, onnx::TensorProto,
-                             onnx::GraphProto>;
+                             onnx::GraphProto, std::vector<std::string>>;
   std::string name;
   Value value;
 
@@ -47,6 +47,7 @@ struct Attr {
   Attr(std::string n, std::string v) : name(std::move(n)), value(std::move(v)) {}
   Attr(std::string n, std::vector<int64_t> v) : name(std::move(n)), value(std::move(v)) {}
   Attr(std::string n, std::vector<float> v) : name(std::move(n)), value(std::move(v)) {}
+  Attr(std::string n, std::vector<std::string> v) : name(std::move(n)), value(std::move(v)) {}
   Attr(std::string n, onnx::TensorProto v) : name(std::move(n)), value(std::move(v)) {}
   Attr(std::string n, onnx::GraphProto v) : name(std::move(n)), value(std::move(v)) {}
 };

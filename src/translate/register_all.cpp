@@ -19,6 +19,12 @@ void register_all_rules(RuleTable& table) {
   register_symint_rules(table);
   register_control_flow_rules(table);
   register_onnx_ops_rules(table);
+  register_recurrent_rules(table);
+  register_window_rules(table);
+  register_random_rules(table);
+  register_unique_rules(table);
+  register_math_extra_rules(table);
+  register_grouped_mm_rules(table);
   register_alias_rules(table);
 }
 

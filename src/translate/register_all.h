@@ -23,6 +23,12 @@ void register_attention_rules(RuleTable& table);    // scaled_dot_product_attent
 void register_symint_rules(RuleTable& table);       // sym_size, Python int arithmetic on SymInts
 void register_control_flow_rules(RuleTable& table); // cond, while_loop, scan, map_impl, invoke_subgraph
 void register_onnx_ops_rules(RuleTable& table);     // torch.onnx.ops: onnx::Attention, _symbolic, ...
+void register_recurrent_rules(RuleTable& table);   // lstm, gru, rnn_tanh, rnn_relu as ONNX LSTM/GRU/RNN
+void register_window_rules(RuleTable& table);      // hann, hamming, blackman windows
+void register_random_rules(RuleTable& table);      // rand, randn, randint, normal, bernoulli, multinomial
+void register_unique_rules(RuleTable& table);      // _unique2, unique_dim, unique_consecutive
+void register_math_extra_rules(RuleTable& table);  // bit shifts, deg2rad, angle, isclose, det
+void register_grouped_mm_rules(RuleTable& table);  // _grouped_mm (mixture-of-experts)
 void register_alias_rules(RuleTable& table);        // second names of targets above (_unsafe_index); last
 
 }  // namespace pt2onnx::translate

@@ -11,6 +11,31 @@ void register_alias_rules(RuleTable& t) {
   const std::pair<const char*, const char*> aliases[] = {
       {"aten._unsafe_index.Tensor", "aten.index.Tensor"},
       {"aten._unsafe_index_put.default", "aten.index_put.default"},
+      {"aten.unsafe_split.Tensor", "aten.split.Tensor"},
+      // NumPy-style names that the default IR keeps (they are CompositeImplicitAutograd, so core
+      // IR writes the originals); same schemas.
+      {"aten.divide.Tensor", "aten.div.Tensor"},
+      {"aten.divide.Scalar", "aten.div.Scalar"},
+      {"aten.divide.Tensor_mode", "aten.div.Tensor_mode"},
+      {"aten.divide.Scalar_mode", "aten.div.Scalar_mode"},
+      {"aten.true_divide.Tensor", "aten.div.Tensor"},
+      {"aten.true_divide.Scalar", "aten.div.Scalar"},
+      {"aten.multiply.Tensor", "aten.mul.Tensor"},
+      {"aten.multiply.Scalar", "aten.mul.Scalar"},
+      {"aten.subtract.Tensor", "aten.sub.Tensor"},
+      {"aten.subtract.Scalar", "aten.sub.Scalar"},
+      {"aten.greater.Tensor", "aten.gt.Tensor"},
+      {"aten.greater.Scalar", "aten.gt.Scalar"},
+      {"aten.greater_equal.Tensor", "aten.ge.Tensor"},
+      {"aten.greater_equal.Scalar", "aten.ge.Scalar"},
+      {"aten.less.Tensor", "aten.lt.Tensor"},
+      {"aten.less.Scalar", "aten.lt.Scalar"},
+      {"aten.less_equal.Tensor", "aten.le.Tensor"},
+      {"aten.less_equal.Scalar", "aten.le.Scalar"},
+      {"aten.concatenate.default", "aten.cat.default"},
+      // Real tensors have no conjugate or negative bit to resolve: the value itself.
+      {"aten.resolve_conj.default", "aten.alias.default"},
+      {"aten.resolve_neg.default", "aten.alias.default"},
   };
   for (const auto& [alias, original] : aliases)
     if (const std::vector<Rule>* rules = t.find(original))

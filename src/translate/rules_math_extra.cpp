@@ -1,0 +1,182 @@
+// Elementwise functions added for torchlib parity: bit shifts (as multiplication and floor division
+// by powers of two, ONNX BitShift being unsigned-only), deg2rad/rad2deg, angle of real numbers,
+// isclose, determinants (ONNX Det), eye (EyeLike), bilinear (Einsum) and fake quantization.
+#include <cstdint>
+#include <numbers>
+#include <string>
+
+#include "common/error.h"
+#include "translate/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+using ir::DType;
+
+bool is_float(DType t) {
+  return t == DType::kFloat32 || t == DType::kFloat64 || t == DType::kFloat16 || t == DType::kBFloat16;
+}
+
+// x << n or x >> n (arithmetic) for shifts in [0, bits): uint8 as BitShift, signed ints in int64
+// as x * 2^n and floor(x / 2^n), then cast back (a left shift wraps as torch's does).
+RuleResult shift(EmitContext& ctx, const ir::Node& node, bool left) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, torch_result_type(args, {"self", "other"}));
+  PT2ONNX_CHECK(!is_float(type) && type != DType::kBool, ErrorCode::kUnsupported,
+                std::string("bit shift of ") + std::string(ir::dtype_name(type)));
+  if (type == DType::kUInt8)
+    return emitted(ctx, ctx.emit("BitShift", {operand_as(ctx, args, "self", type), operand_as(ctx, args, "other", type)},
+                                 {Attr("direction", left ? "LEFT" : "RIGHT")}));
+  const std::string x = operand_as(ctx, args, "self", DType::kInt64);
+  const std::string n = ctx.cast(operand_as(ctx, args, "other", DType::kInt64), DType::kUInt64);
+  const std::string one = ctx.const_scalar(1, DType::kUInt64);
+  const std::string power = ctx.cast(ctx.emit("BitShift", {one, n}, {Attr("direction", "LEFT")}), DType::kInt64);
+  const std::string out = left ? ctx.emit("Mul", {x, power}) : int_floor_div(ctx, x, power);
+  return emitted(ctx, cast_if_needed(ctx, out, DType::kInt64, type));
+}
+
+// __lshift__.Scalar(Tensor self, Scalar other); .Tensor; bitwise_left_shift.Tensor/.Tensor_Scalar/.Scalar_Tensor
+RuleResult aten_left_shift(EmitContext& ctx, const ir::Node& node) { return shift(ctx, node, true); }
+// __rshift__.Scalar(Tensor self, Scalar other); .Tensor; bitwise_right_shift.Tensor/.Tensor_Scalar/.Scalar_Tensor
+RuleResult aten_right_shift(EmitContext& ctx, const ir::Node& node) { return shift(ctx, node, false); }
+
+// `self` times a constant in the result dtype (ints become the default float).
+RuleResult scaled(EmitContext& ctx, const ir::Node& node, double factor) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, DType::kFloat32);
+  return emitted(ctx, ctx.emit("Mul", {operand_as(ctx, args, "self", type), ctx.const_scalar(factor, type)}));
+}
+// deg2rad(Tensor self) -> Tensor
+RuleResult aten_deg2rad(EmitContext& ctx, const ir::Node& node) { return scaled(ctx, node, std::numbers::pi / 180); }
+// rad2deg(Tensor self) -> Tensor
+RuleResult aten_rad2deg(EmitContext& ctx, const ir::Node& node) { return scaled(ctx, node, 180 / std::numbers::pi); }
+
+// angle(Tensor self) -> Tensor   (real input: pi where negative, else 0; NaN stays NaN)
+RuleResult aten_angle(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, DType::kFloat32);
+  const std::string x = operand_as(ctx, args, "self", type);
+  const std::string sign = ctx.emit("Where", {ctx.emit("Less", {x, ctx.const_scalar(0, type)}),
+                                              ctx.const_scalar(std::numbers::pi, type), ctx.const_scalar(0, type)});
+  return emitted(ctx, ctx.emit("Where", {ctx.emit("IsNaN", {x}), x, sign}));
+}
+
+// isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+// equal, or |a - b| finite and <= atol + rtol * |b|; with equal_nan also both NaN
+RuleResult aten_isclose(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  DType type = torch_result_type(args, {"self", "other"});
+  if (!is_float(type)) type = DType::kFloat64;  // ints compare exactly in float64 (|values| < 2^53)
+  const std::string a = operand_as(ctx, args, "self", type), b = operand_as(ctx, args, "other", type);
+  const std::string error = ctx.emit("Abs", {ctx.emit("Sub", {a, b})});
+  const std::string allowed = ctx.emit("Add", {ctx.const_scalar(args.float_or("atol", 1e-8), type),
+      ctx.emit("Mul", {ctx.const_scalar(args.float_or("rtol", 1e-5), type), ctx.emit("Abs", {b})})});
+  const std::string near = ctx.emit("And", {ctx.emit("Not", {ctx.emit("IsInf", {error})}),
+                                            ctx.emit("LessOrEqual", {error, allowed})});
+  std::string close = ctx.emit("Or", {ctx.emit("Equal", {a, b}), near});
+  if (args.bool_or("equal_nan", false))
+    close = ctx.emit("Or", {close, ctx.emit("And", {ctx.emit("IsNaN", {a}), ctx.emit("IsNaN", {b})})});
+  return emitted(ctx, close);
+}
+
+// linalg_det(Tensor A) -> Tensor; det(Tensor self) -> Tensor
+RuleResult aten_det(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Det", {args.tensor(args.has("A") ? "A" : "self")}));
+}
+// _linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)   (only the determinant)
+RuleResult aten_linalg_det_parts(EmitContext& ctx, const ir::Node& node) {
+  PT2ONNX_CHECK(!ctx.output_used(1) && !ctx.output_used(2), ErrorCode::kUnsupported,
+                "_linalg_det's LU factors and pivots (only the determinant has an ONNX form)");
+  return aten_det(ctx, node);
+}
+// _linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)   (core IR's logdet)
+RuleResult aten_linalg_slogdet(EmitContext& ctx, const ir::Node& node) {
+  PT2ONNX_CHECK(!ctx.output_used(2) && !ctx.output_used(3), ErrorCode::kUnsupported,
+                "_linalg_slogdet's LU factors and pivots (only sign and log|det| have an ONNX form)");
+  ArgReader args(ctx, node);
+  const std::string det = ctx.emit("Det", {args.tensor("A")});
+  ctx.set_output(0, ctx.emit("Sign", {det}));
+  ctx.set_output(1, ctx.emit("Log", {ctx.emit("Abs", {det})}));
+  return RuleResult::kEmitted;
+}
+
+// bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias) -> Tensor
+// y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]
+RuleResult aten_bilinear(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  std::string y = ctx.emit("Einsum", {args.tensor("input1"), args.tensor("weight"), args.tensor("input2")},
+                           {Attr("equation", "...i,oij,...j->...o")});
+  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, *bias});
+  return emitted(ctx, y);
+}
+
+// fake_quantize_per_tensor_affine(Tensor self, float scale, int zero_point, int quant_min, int quant_max);
+// .tensor_qparams(Tensor self, Tensor scale, Tensor zero_point, int quant_min, int quant_max);
+// fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis, int quant_min, int quant_max)
+// (clamp(round(x / scale) + zero_point, quant_min, quant_max) - zero_point) * scale; Round is half to even as torch's
+RuleResult aten_fake_quantize(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  std::string scale = operand_as(ctx, args, "scale", type), zero = operand_as(ctx, args, "zero_point", type);
+  if (args.has("axis")) {  // per channel: scale and zero point run along `axis`
+    const int64_t rank = args.rank_of("self"), axis = normalize_dim(args.get_int("axis"), rank);
+    std::vector<int64_t> trailing;
+    for (int64_t d = axis + 1; d < rank; ++d) trailing.push_back(d - axis);
+    if (!trailing.empty()) {
+      scale = ctx.unsqueeze(scale, trailing);
+      zero = ctx.unsqueeze(zero, trailing);
+    }
+  }
+  const std::string q = ctx.emit("Add", {ctx.emit("Round", {ctx.emit("Div", {x, scale})}), zero});
+  const std::string clamped = ctx.emit("Clip", {q, ctx.const_scalar(static_cast<double>(args.get_int("quant_min")), type),
+                                                ctx.const_scalar(static_cast<double>(args.get_int("quant_max")), type)});
+  return emitted(ctx, ctx.emit("Mul", {ctx.emit("Sub", {clamped, zero}), scale}));
+}
+
+// eye(SymInt n, *, ScalarType? dtype=None, ...); eye.m(SymInt n, SymInt m, *, ...)   (EyeLike of an n x m tensor)
+RuleResult aten_eye(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype("dtype").value_or(DType::kFloat32));
+  const std::string n = ctx.unsqueeze(args.int_value("n"), {0});
+  const std::string m = args.has("m") ? ctx.unsqueeze(args.int_value("m"), {0}) : n;
+  const std::string zeros = ctx.emit("ConstantOfShape", {ctx.concat({n, m}, 0)});
+  return emitted(ctx, cast_if_needed(ctx, ctx.emit("EyeLike", {zeros}), DType::kFloat32, type));
+}
+
+// logdet(Tensor self) -> Tensor   (NaN for a negative determinant, -inf for zero, as torch)
+RuleResult aten_logdet(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Log", {ctx.emit("Det", {args.tensor("self")})}));
+}
+
+}  // namespace
+
+void register_math_extra_rules(RuleTable& t) {
+  for (const char* target : {"aten.__lshift__.Scalar", "aten.__lshift__.Tensor", "aten.bitwise_left_shift.Tensor",
+                             "aten.bitwise_left_shift.Tensor_Scalar", "aten.bitwise_left_shift.Scalar_Tensor"})
+    t.add(target, 1, aten_left_shift);
+  for (const char* target : {"aten.__rshift__.Scalar", "aten.__rshift__.Tensor", "aten.bitwise_right_shift.Tensor",
+                             "aten.bitwise_right_shift.Tensor_Scalar", "aten.bitwise_right_shift.Scalar_Tensor"})
+    t.add(target, 1, aten_right_shift);
+  t.add("aten.deg2rad.default", 1, aten_deg2rad);
+  t.add("aten.rad2deg.default", 1, aten_rad2deg);
+  t.add("aten.angle.default", 1, aten_angle);
+  t.add("aten.isclose.default", 1, aten_isclose);
+  t.add("aten.linalg_det.default", 1, aten_det);
+  t.add("aten.det.default", 1, aten_det);
+  t.add("aten._linalg_det.default", 1, aten_linalg_det_parts);
+  t.add("aten.logdet.default", 1, aten_logdet);
+  t.add("aten._linalg_slogdet.default", 1, aten_linalg_slogdet);
+  t.add("aten.eye.default", 1, aten_eye);
+  t.add("aten.bilinear.default", 1, aten_bilinear);
+  t.add("aten.fake_quantize_per_tensor_affine.default", 1, aten_fake_quantize);
+  t.add("aten.fake_quantize_per_tensor_affine.tensor_qparams", 1, aten_fake_quantize);
+  t.add("aten.fake_quantize_per_channel_affine.default", 1, aten_fake_quantize);
+  t.add("aten.eye.m", 1, aten_eye);
+}
+
+}  // namespace pt2onnx::translate
