@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "archive/zip_limits.h"
+#include "common/limits.h"
 #include "pt2onnx_version.h"
 
 namespace pt2onnx {
@@ -43,8 +43,6 @@ struct ConvertOptions {
   // --dim-name KEY=NAME: the ONNX name of a dynamic dim. KEY is an export symbol ("s72") or
   // INPUT.DIM ("input_ids.0"); unnamed dims keep the export's symbol.
   std::map<std::string, std::string> dim_names;
-  // What a hostile archive may make pt2onnx hold or inflate (--max-entry-bytes, --max-inflate-ratio).
-  archive::ZipLimits limits;
   // --strict: every warning (a config rule or --hiera type that matches nothing, external data
   // forced by size, ...) fails the conversion with ErrorCode::kStrict, nothing written.
   bool strict = false;

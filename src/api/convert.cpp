@@ -141,7 +141,7 @@ namespace {
 ConvertReport convert_checked(const ConvertOptions& options);
 }  // namespace
 
-// Every size an archive declares is bounded (ZipLimits), but what it implies (a JSON of many
+// Every size an archive declares is bounded (common/limits.h), but what it implies (a JSON of many
 // small nodes, a graph of many ops) can still exhaust a memory cap: that is the input's doing.
 ConvertReport convert(const ConvertOptions& options) {
   try {
@@ -149,7 +149,7 @@ ConvertReport convert(const ConvertOptions& options) {
   } catch (const std::bad_alloc&) {
     fail(ErrorCode::kArchive, options.input.string() +
                                   ": out of memory while converting (the archive needs more than this process may "
-                                  "allocate; see --max-entry-bytes and ulimit -v)");
+                                  "allocate; see --limit entry-bytes=N and ulimit -v)");
   }
 }
 
@@ -175,7 +175,7 @@ ConvertReport convert_checked(const ConvertOptions& options) {
                             input_identity, "external data");
 
   std::unique_ptr<archive::Archive> archive = clock.run("read", [&] {
-    std::unique_ptr<archive::Archive> opened = archive::Archive::open(options.input, options.limits);
+    std::unique_ptr<archive::Archive> opened = archive::Archive::open(options.input);
     report.model = choose_model(*opened, options.model);
     return opened;
   });

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "archive/zip_crc.h"
-#include "archive/zip_limits.h"
 #include "ir/dtype.h"
 
 namespace pt2onnx::archive {
@@ -73,8 +72,8 @@ class Archive {
  public:
   // Opens and classifies the archive. Throws Error(kArchive) naming the file for a missing or
   // corrupt zip, a plain torch.save file, or an AOTInductor-only package (no graph).
-  // `limits` bound what a hostile archive can make us hold (zip_limits.h).
-  static std::unique_ptr<Archive> open(const std::filesystem::path& path, const ZipLimits& limits = {});
+  // What a hostile archive can make us hold is bounded by pt2onnx::limits() (common/limits.h).
+  static std::unique_ptr<Archive> open(const std::filesystem::path& path);
   virtual ~Archive() = default;
 
   virtual const std::filesystem::path& path() const = 0;

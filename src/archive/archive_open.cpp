@@ -149,8 +149,8 @@ const char* layout_name(ArchiveLayout layout) {
   return "unknown";
 }
 
-std::unique_ptr<Archive> Archive::open(const std::filesystem::path& path, const ZipLimits& limits) {
-  std::shared_ptr<ZipContainer> zip = ZipContainer::open_file(path, limits);
+std::unique_ptr<Archive> Archive::open(const std::filesystem::path& path) {
+  std::shared_ptr<ZipContainer> zip = ZipContainer::open_file(path);
   // The root comes from the first entry, but an archive without a folder may list another first.
   for (const char* marker : {"archive_format", kLegacyProgram}) {
     if (!zip->contains(marker) && zip->contains_full(marker)) zip->set_root("");

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace pt2onnx::archive {
 
@@ -26,12 +27,10 @@ Buffer allocate(uint64_t n, const std::string& what) {
 
 }  // namespace
 
-std::shared_ptr<ZipContainer> ZipContainer::open_file(const std::filesystem::path& path,
-                                                     const ZipLimits& limits) {
+std::shared_ptr<ZipContainer> ZipContainer::open_file(const std::filesystem::path& path) {
   std::shared_ptr<ZipContainer> zip(new ZipContainer());
   zip->file_path_ = path;
   zip->label_ = path.string();
-  zip->limits_ = limits;
   zip->file_ = std::make_shared<FileHandle>(path);  // refuses FIFOs and devices without blocking
   // libzip reads the descriptor we checked, not the path again; its reason comes first.
   zip->libzip_ = LibzipArchive::open_fd(zip->file_->fd(), 0, zip->file_->size(), zip->label_);
@@ -49,7 +48,6 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
   zip->file_ = file_;
   zip->label_ = describe(relative_name);
   zip->entry_prefix_ = entry_prefix_ + outer.name + ": ";
-  zip->limits_ = limits_;
 
   // A STORED nested zip is read through its own entries, each CRC-checked; checking the outer
   // entry as a whole would read every weight twice. A DEFLATE one is inflated whole, and checked.
@@ -131,13 +129,13 @@ std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found
       }
     }
     // A zip bomb declares gigabytes behind a few kB of DEFLATE; honest data rarely passes 30x.
-    const uint64_t ratio = limits_.max_inflate_ratio;
+    const uint64_t ratio = limits().inflate_ratio;
     const uint64_t allowed = found.compressed_size > UINT64_MAX / ratio ? UINT64_MAX : found.compressed_size * ratio;
-    if (found.size > ZipLimits::kRatioFreeBytes && found.size > allowed) {
-      fail(ErrorCode::kArchive,
-           label.text() + ": DEFLATE entry of " + std::to_string(found.compressed_size) + " bytes inflates to " +
-               std::to_string(found.size) + ", more than the limit of " + std::to_string(ratio) +
-               "x (a zip bomb?); raise it with --max-inflate-ratio");
+    if (found.size > kRatioFreeBytes && found.size > allowed) {
+      limit_exceeded(ErrorCode::kArchive,
+                     label.text() + ": DEFLATE entry of " + std::to_string(found.compressed_size) +
+                         " bytes inflating to " + std::to_string(found.size) + " (a zip bomb?)",
+                     "inflate-ratio");
     }
     return std::make_shared<InflatingStorage>(libzip_, found.index, found.size, std::move(label), crc);
   }
@@ -147,10 +145,10 @@ std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found
 
 std::string ZipContainer::read_text(const std::string& relative_name, uint64_t max_bytes) const {
   const std::shared_ptr<const Storage> bytes = storage(relative_name);
-  if (max_bytes == 0 && bytes->size() > limits_.max_entry_bytes) {
-    fail(ErrorCode::kArchive, describe(relative_name) + ": " + std::to_string(bytes->size()) +
-                                  " bytes, more than the limit of " + std::to_string(limits_.max_entry_bytes) +
-                                  " for an entry read into memory; raise it with --max-entry-bytes");
+  if (max_bytes == 0 && bytes->size() > limits().entry_bytes) {
+    limit_exceeded(ErrorCode::kArchive,
+                   describe(relative_name) + ": " + std::to_string(bytes->size()) + " bytes read into memory",
+                   "entry-bytes");
   }
   if (max_bytes != 0 && bytes->size() > max_bytes) {
     fail(ErrorCode::kArchive, describe(relative_name) + ": " + std::to_string(bytes->size()) +

@@ -14,16 +14,15 @@
 #include "archive/libzip_archive.h"
 #include "archive/storages.h"
 #include "archive/zip_directory.h"
-#include "archive/zip_limits.h"
 
 namespace pt2onnx::archive {
 
 class ZipContainer {
  public:
   // Opens the archive file. Throws Error(kArchive) naming the file for a missing, truncated or
-  // corrupt zip (with libzip's reason). Nested zips inherit `limits`.
-  static std::shared_ptr<ZipContainer> open_file(const std::filesystem::path& path,
-                                                 const ZipLimits& limits = {});
+  // corrupt zip (with libzip's reason). What it may inflate or read whole is bounded by
+  // pt2onnx::limits() (common/limits.h: inflate-ratio, entry-bytes).
+  static std::shared_ptr<ZipContainer> open_file(const std::filesystem::path& path);
   // Opens the zip stored as entry `relative_name` of this one.
   std::shared_ptr<const ZipContainer> open_nested(const std::string& relative_name) const;
 
@@ -46,12 +45,11 @@ class ZipContainer {
   std::string describe(const std::string& relative_name) const;
   const ZipEntry& entry(const std::string& relative_name) const;  // throws when absent
   // The entry's bytes, CRC-checked as they are read. Refuses encrypted entries, unknown methods
-  // and DEFLATE entries that would inflate past limits().max_inflate_ratio.
+  // and DEFLATE entries that would inflate past limits().inflate_ratio.
   std::shared_ptr<const Storage> storage(const std::string& relative_name) const;
   // The whole entry as text (CRC-checked); refuses entries over `max_bytes`, by default
-  // limits().max_entry_bytes.
+  // limits().entry_bytes.
   std::string read_text(const std::string& relative_name, uint64_t max_bytes = 0) const;
-  const ZipLimits& limits() const { return limits_; }
 
  private:
   ZipContainer() = default;
@@ -67,7 +65,6 @@ class ZipContainer {
   std::string label_;
   std::string entry_prefix_;  // for nested zips: "<outer entry>: ", so entry names say where
   std::string root_;
-  ZipLimits limits_;
 };
 
 }  // namespace pt2onnx::archive

@@ -201,16 +201,6 @@ int main(int argc, char** argv) {
   bool no_fuse = false;
   app.add_flag("--no-fuse", no_fuse,
                "at opset 23+, keep attention and RMS norm decomposed instead of ONNX Attention/RMSNormalization");
-  // ---- Safety limits (README "Safety"; issue 11): what a hostile archive may make us hold. ----
-  app.add_option("--max-entry-bytes", options.limits.max_entry_bytes,
-                 "largest archive entry read into memory (program JSON, weight configs, pickles)")
-      ->default_val(options.limits.max_entry_bytes)
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-inflate-ratio", options.limits.max_inflate_ratio,
-                 "largest size/compressed size of a DEFLATE entry over 1 MiB (zip bombs)")
-      ->default_val(options.limits.max_inflate_ratio)
-      ->check(CLI::PositiveNumber);
-  // ---- end of safety limits ----
   // --no-fold (graph clean-up, src/passes/): keep BatchNorm apart from the Conv/Gemm before it.
   bool no_fold = false;
   app.add_flag("--no-fold", no_fold,
@@ -237,7 +227,7 @@ int main(int argc, char** argv) {
   ops_command->add_option("--opset", ops_opset, "only the ops supported at this opset")
       ->check(CLI::Range(pt2onnx::kMinOpset, pt2onnx::kMaxOpset));
   ops_command->add_flag("--json", ops_json, "print one JSON document (schema/pt2onnx-ops.schema.json) instead of text");
-  // --limit NAME=N (common/limits.h), for conversion and inspect alike.
+  // --limit NAME=N and its aliases (common/limits.h), for conversion and inspect alike.
   std::vector<std::string> limit_flags;
   pt2onnx::cli::add_limit_option(app, limit_flags);
   pt2onnx::cli::add_limit_option(*inspect_command, limit_flags);
@@ -249,7 +239,7 @@ int main(int argc, char** argv) {
     // Whatever the top-level app parsed belongs to conversion (a command's own options follow it).
     if (command)
       for (const CLI::Option* given : app.get_options())
-        if (given->count() > 0 && given->get_name() != "--limit")
+        if (given->count() > 0 && !pt2onnx::cli::is_limit_option(*given))
           throw CLI::ValidationError(given->get_name() + " is for conversion, not for " +
                                      (inspect_command->parsed() ? "inspect" : "ops"));
   } catch (const CLI::ParseError& e) {
@@ -319,7 +309,6 @@ int main(int argc, char** argv) {
       merged.compile.insert(merged.compile.end(), options.compile.begin(), options.compile.end());
       if (given("--arch")) merged.archs = options.archs;
       if (given("--nvrtc")) merged.nvrtc = options.nvrtc;
-      merged.limits = options.limits;  // safety limits are flags only
       if (given("--strict")) merged.strict = options.strict;
       if (!kernels_dir.empty()) merged.kernels_dir = kernels_dir;
       for (const auto& [key, name] : options.dim_names) merged.dim_names[key] = name;

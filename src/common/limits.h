@@ -1,8 +1,9 @@
 // Resource limits for reading untrusted input: how deep a document may nest and how much memory
-// a small input may make us allocate. One process-wide table, set once by the CLI (--limit
-// NAME=N) before any input is read; every reader checks against it and refuses with one line
-// naming the limit and the flag that raises it. Declared once here; the README's "Limits" table
-// and the CLI's --limit names come from kLimitNames.
+// a small archive or config may make us allocate. Declared once, in kLimitSpecs; the CLI's
+// --limit NAME=N (and its aliases --max-entry-bytes, --max-inflate-ratio), its help, and the
+// README's "Safety" table come from it. The values in force are process-wide (limits()), set
+// once before any input is read (by the CLI, or by a library user before convert()/inspect());
+// every reader checks against them and refuses with limit_exceeded()'s one line.
 #pragma once
 
 #include <array>
@@ -14,36 +15,83 @@
 
 namespace pt2onnx {
 
+// The values in force. Fields are filled from kLimitSpecs below (their one declaration).
 struct Limits {
-  // Nesting of JSON documents (program and config), symbolic expressions, ONNX text bodies and
-  // module stacks. Bounds every recursive walk over them, so none can exhaust the stack.
-  uint64_t nesting = 512;
-  // Estimated memory of one unpickled document (values, container slots, text), counted as it
-  // is built, so a pickle cannot make far more than it holds.
-  uint64_t pickle_bytes = uint64_t{256} << 20;
-  // Size of a --config file.
-  uint64_t config_bytes = uint64_t{16} << 20;
-  // Characters of one symbolic expression (an exporter writes a few hundred at most).
-  uint64_t expr_chars = uint64_t{64} << 10;
+  uint64_t nesting;        // nesting of JSON, symbolic expressions, ONNX text, module stacks
+  uint64_t pickle_bytes;   // estimated memory of one unpickled document
+  uint64_t config_bytes;   // size of a --config file
+  uint64_t expr_chars;     // characters of one symbolic expression
+  uint64_t entry_bytes;    // an archive entry read whole into memory
+  uint64_t inflate_ratio;  // size / compressed size of a large DEFLATE entry
+  Limits();
 };
 
-// The --limit names, in the order of Limits' fields.
-struct LimitName {
+// One limit: its --limit name, default, unit, what it bounds (the README's "Safety" table is
+// checked against these by tests/unit/api/limits_readme_test.cpp), the exit codes of a refusal,
+// and the older flag that is an alias of `--limit NAME=N`, if any.
+struct LimitSpec {
   std::string_view name;
   uint64_t Limits::*field;
-  std::string_view what;
+  uint64_t default_value;
+  std::string_view unit;
+  std::string_view bounds;
+  std::string_view exit_codes;  // of a refusal: 3 (kArchive) for an archive, 2 (kUsage) for a config
+  std::string_view alias;
 };
-inline constexpr std::array<LimitName, 4> kLimitNames = {{
-    {"nesting", &Limits::nesting, "nesting depth of JSON, symbolic expressions, ONNX text and module stacks"},
-    {"pickle-bytes", &Limits::pickle_bytes, "estimated memory of one unpickled document, in bytes"},
-    {"config-bytes", &Limits::config_bytes, "size of a --config file, in bytes"},
-    {"expr-chars", &Limits::expr_chars, "length of one symbolic expression, in characters"},
+
+inline constexpr std::array<LimitSpec, 6> kLimitSpecs = {{
+    {"nesting", &Limits::nesting, 512, "levels",
+     "nesting of the program JSON, config JSON and ONNX-text rule bodies (checked on the text before parsing), "
+     "of symbolic size expressions (parentheses, calls, signs, powers), and the frames of an nn_module_stack",
+     "3, or 2 in a config", ""},
+    {"pickle-bytes", &Limits::pickle_bytes, uint64_t{256} << 20, "bytes",
+     "the memory one unpickled data.pkl may take: every value, stack slot, memo entry, copied container slot and "
+     "text byte is charged as it is made",
+     "3", ""},
+    {"config-bytes", &Limits::config_bytes, uint64_t{16} << 20, "bytes",
+     "the size of a --config file; no more than this is read", "2", ""},
+    {"expr-chars", &Limits::expr_chars, uint64_t{64} << 10, "characters", "the length of one symbolic expression",
+     "3", ""},
+    {"entry-bytes", &Limits::entry_bytes, uint64_t{512} << 20, "bytes",
+     "an archive entry read whole into memory (program JSON, weight configs, pickles); weights are streamed", "3",
+     "--max-entry-bytes"},
+    {"inflate-ratio", &Limits::inflate_ratio, 200, "x",
+     "size / compressed size of a DEFLATE entry over 1 MiB (zip bombs); re-zipped JSON inflates 10-30x", "3",
+     "--max-inflate-ratio"},
 }};
+
+// DEFLATE entries up to this size are never refused for their ratio: they cost nothing.
+inline constexpr uint64_t kRatioFreeBytes = uint64_t{1} << 20;
+
+inline Limits::Limits() {
+  for (const LimitSpec& spec : kLimitSpecs) this->*spec.field = spec.default_value;
+}
+
+inline const LimitSpec* find_limit(std::string_view name) {
+  for (const LimitSpec& spec : kLimitSpecs)
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
 
 inline Limits& limits() {
   static Limits instance;
   return instance;
 }
+
+// Sets one limit for a scope and restores it after (tests; a library user raising one for a call).
+class ScopedLimit {
+ public:
+  ScopedLimit(uint64_t Limits::*field, uint64_t value) : field_(field), saved_(limits().*field) {
+    limits().*field = value;
+  }
+  ~ScopedLimit() { limits().*field_ = saved_; }
+  ScopedLimit(const ScopedLimit&) = delete;
+  ScopedLimit& operator=(const ScopedLimit&) = delete;
+
+ private:
+  uint64_t Limits::*field_;
+  uint64_t saved_;
+};
 
 // An input past a limit. A distinct type so that readers with a fallback for input they cannot
 // parse (an opaque symbolic dim) still refuse input that is too big or too deep.
@@ -52,15 +100,14 @@ class LimitError : public Error {
   using Error::Error;
 };
 
-// "<what> exceeds the <name> limit (N); raise it with --limit <name>=M if the input is trusted".
+// The one refusal format of every limit: "<what> exceeds the <name> limit (N <unit>); raise it
+// with --limit <name>=N if the input is trusted". `what` starts with the file or field.
 [[noreturn]] inline void limit_exceeded(ErrorCode code, const std::string& what, std::string_view name) {
-  for (const LimitName& l : kLimitNames) {
-    if (l.name != name) continue;
-    throw LimitError(code, what + " exceeds the " + std::string(name) + " limit (" +
-                               std::to_string(limits().*l.field) + "); raise it with --limit " + std::string(name) +
-                               "=N if the input is trusted");
-  }
-  fail(ErrorCode::kInternal, "unknown limit '" + std::string(name) + "'");
+  const LimitSpec* spec = find_limit(name);
+  if (spec == nullptr) fail(ErrorCode::kInternal, "unknown limit '" + std::string(name) + "'");
+  throw LimitError(code, what + " exceeds the " + std::string(name) + " limit (" +
+                             std::to_string(limits().*spec->field) + (spec->unit == "x" ? "" : " ") + std::string(spec->unit) +
+                             "); raise it with --limit " + std::string(name) + "=N if the input is trusted");
 }
 
 // Counts the nesting of a recursive reader. One per reader object; each level holds a guard.

@@ -3,6 +3,7 @@
 #include "config/onnx_text.h"
 
 #include <set>
+#include <stdexcept>
 
 #include <onnx/defs/parser.h>
 
@@ -15,7 +16,15 @@ onnx::FunctionProto parse_function(const std::string& text, const std::string& w
   // libonnx's parser recurses into nested graphs, types and tensor literals: bound the nesting first.
   check_bracket_nesting(text, "()[]{}", ErrorCode::kUsage, where + ": ONNX text");
   onnx::FunctionProto function;
-  const onnx::Status status = onnx::OnnxParser::Parse(function, text.c_str());
+  onnx::Status status;
+  try {
+    status = onnx::OnnxParser::Parse(function, text.c_str());
+  } catch (const std::logic_error& e) {
+    // libonnx reads numbers with std::stol/stod, which throw on a literal they cannot hold or
+    // where a number must be ("float = -alpha"): the text is malformed, not our bug.
+    fail(ErrorCode::kUsage, where + ": not a function in ONNX text syntax: a malformed or out-of-range number (" +
+                                std::string(e.what()) + ")");
+  }
   PT2ONNX_CHECK(status.IsOK(), ErrorCode::kUsage, where + ": not a function in ONNX text syntax: " + status.ErrorMessage());
   PT2ONNX_CHECK(!function.name().empty(), ErrorCode::kUsage, where + ": the function has no name");
   PT2ONNX_CHECK(function.output_size() > 0, ErrorCode::kUsage, where + ": the function " + function.name() + " has no outputs");

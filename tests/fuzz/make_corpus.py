@@ -3,9 +3,11 @@
 
     make_corpus.py --samples samples --out build-fuzz/corpus
 
-writes OUT/<harness>/<sha1-prefix> files: archive (the smallest .pt2 files), program_json (model
+writes OUT/<harness>/<sha1-prefix> files, each at most the harness's -max_len (MAX_BYTES):
+archive (the smallest .pt2 files), program_json (model
 JSONs), sym_expr (every symbolic expression string in them), pickle (data.pkl of every nested
-torch.save zip), config (the sample configs) and onnx_text (their rule bodies).
+torch.save zip), config (the sample configs and a few small ones) and onnx_text (their rule
+bodies).
 """
 import argparse
 import hashlib
@@ -14,13 +16,29 @@ import json
 import pathlib
 import zipfile
 
-MAX_ARCHIVE_BYTES = 64 * 1024  # libFuzzer mutates faster on small inputs
-MAX_JSON_BYTES = 96 * 1024
+# The -max_len of each harness in scripts/fuzz.sh: a larger seed would only be cut short.
+MAX_BYTES = {"sym_expr": 4096, "program_json": 16384, "pickle": 4096, "archive": 16384, "config": 8192,
+             "onnx_text": 4096}
+# Seeds beyond the samples' configs: the smallest documents of each shape, so that the config and
+# ONNX-text harnesses start from more than the three sample configs.
+CONFIG_SEEDS = [
+    '{}',
+    '{"opset": 18, "external_data": false, "hiera": ["Block"], "dim_names": {"s0": "batch"}}',
+    '{"rules": [{"op": "mylib::twice", "inputs": ["x"], "function": '
+    '["<domain: \\"my\\">", "Twice (x) => (y) {", "  y = Add(x, x)", "}"]}]}',
+]
+ONNX_TEXT_SEEDS = [
+    '<domain: "my">\nTwice (x) => (y) {\n  y = Add(x, x)\n}\n',
+    '<domain: "my", opset_import: ["" : 18]>\nScale <alpha> (x, w) => (y) {\n  t = MatMul(x, w)\n'
+    '  a = Constant <value_float: float = @alpha> ()\n  y = Mul(t, a)\n}\n',
+]
 
 
 def save(out, harness, data):
     if isinstance(data, str):
         data = data.encode()
+    if len(data) > MAX_BYTES[harness]:
+        return
     folder = out / harness
     folder.mkdir(parents=True, exist_ok=True)
     (folder / hashlib.sha1(data).hexdigest()[:16]).write_bytes(data)
@@ -58,15 +76,13 @@ def main():
     exprs = set()
     for path in sorted(args.samples.rglob("*.pt2")):
         data = path.read_bytes()
-        if len(data) <= MAX_ARCHIVE_BYTES:
-            save(args.out, "archive", data)
+        save(args.out, "archive", data)
         with zipfile.ZipFile(path) as z:
             for name in z.namelist():
                 if name.endswith(".json") and ("models/" in name or name == "serialized_exported_program.json"):
                     text = z.read(name)
                     expressions(json.loads(text), exprs)
-                    if len(text) <= MAX_JSON_BYTES:
-                        save(args.out, "program_json", text)
+                    save(args.out, "program_json", text)
                 elif name.endswith(".pt"):
                     for pickle in pickles(z.read(name)):
                         save(args.out, "pickle", pickle)
@@ -74,6 +90,10 @@ def main():
     exprs.update(["2*s0 + 1", "(s0//2)", "Max(1, s0 - 1)", "-s1 + Mod(s0, 3)*s2**2", "CeilDiv(s0, 4) - 1"])
     for expr in sorted(exprs):
         save(args.out, "sym_expr", expr)
+    for text in CONFIG_SEEDS:
+        save(args.out, "config", text)
+    for text in ONNX_TEXT_SEEDS:
+        save(args.out, "onnx_text", text)
     for path in sorted(args.samples.rglob("*.config.json")):
         text = path.read_text()
         save(args.out, "config", text)

@@ -104,7 +104,7 @@ def bomb_cases(ctx: Context) -> list[Case]:
     # 7 KB of DEFLATE declaring a 4 GB model JSON.
     small = deflate_spaces(64 << 20)[:7000]
     p = ctx.put("bomb-declared-4g.pt2", raw_deflate_zip(json_name, small, 0xFFFFFFF0, 0, others))
-    out.append(Case("bombs", "declared-4g-json", p, 3, "--max-inflate-ratio"))
+    out.append(Case("bombs", "declared-4g-json", p, 3, "--limit inflate-ratio=N"))
     # 256 MiB of JSON spaces in ~250 kB, sizes honest (issue 11 had 3 GiB in 3 MB).
     n = 256 << 20
     body = deflate_spaces(n)
@@ -113,8 +113,8 @@ def bomb_cases(ctx: Context) -> list[Case]:
     for _ in range(n >> 20):
         crc = zlib.crc32(block, crc)
     p = ctx.put("bomb-spaces.pt2", raw_deflate_zip(json_name, body, n, crc, others))
-    out.append(Case("bombs", "spaces-json", p, 3, "--max-inflate-ratio"))
-    out.append(Case("bombs", "spaces-ratio-raised", p, 3, "--max-entry-bytes",
+    out.append(Case("bombs", "spaces-json", p, 3, "--limit inflate-ratio=N"))
+    out.append(Case("bombs", "spaces-ratio-raised", p, 3, "--limit entry-bytes=N",
                     args=["{in}", "-o", "{out}", "--max-inflate-ratio", "5000", "--max-entry-bytes", "100000000"]))
     # Both raised: inflated (CRC checked) into memory under the cap, then refused as JSON.
     out.append(Case("bombs", "spaces-all-raised", p, 3, p.name,
@@ -126,16 +126,16 @@ def bomb_cases(ctx: Context) -> list[Case]:
     wname = f"{root}/data/weights/weight_0"
     wothers = [(nm, d) for nm, d, _ in entries if nm != wname]
     p = ctx.put("bomb-weight.pt2", raw_deflate_zip(wname, small, 2_000_000_000, 0, wothers))
-    out.append(Case("bombs", "weight-2g", p, 3, "--max-inflate-ratio"))
+    out.append(Case("bombs", "weight-2g", p, 3, "--limit inflate-ratio=N"))
     # A nested torch.save zip declaring 3 GB.
     nested = read_entries(ctx.sample("mlp.default.torch2_8"))
     nroot = nested[0][0].split("/")[0]
     nname = f"{nroot}/data/weights/model.pt"
     p = ctx.put("bomb-nested.pt2", raw_deflate_zip(nname, small, 3_000_000_000, 0,
                                                     [(nm, d) for nm, d, _ in nested if nm != nname]))
-    out.append(Case("bombs", "nested-zip-3g", p, 3, "--max-inflate-ratio"))
+    out.append(Case("bombs", "nested-zip-3g", p, 3, "--limit inflate-ratio=N"))
     # The entry cap on an honest archive, and the ratio on an honest re-zip with a tiny limit.
-    out.append(Case("bombs", "entry-cap-1000", mlp, 3, "--max-entry-bytes",
+    out.append(Case("bombs", "entry-cap-1000", mlp, 3, "--limit entry-bytes=N",
                     args=["{in}", "-o", "{out}", "--max-entry-bytes", "1000"]))
     # An honest DEFLATE JSON over 1 MiB (whitespace of four kinds inflates ~4x): converts under
     # the default ratio, refused under --max-inflate-ratio 2.
@@ -144,9 +144,24 @@ def bomb_cases(ctx: Context) -> list[Case]:
     big = [(nm, d + pad if nm == json_name else d, zipfile.ZIP_DEFLATED if nm == json_name else zipfile.ZIP_STORED)
            for nm, d, _ in entries]
     p = ctx.put("padded-json-deflate.pt2", write_zip(big))
-    out.append(Case("bombs", "ratio-limit-honest", p, 3, "--max-inflate-ratio",
+    out.append(Case("bombs", "ratio-limit-honest", p, 3, "--limit inflate-ratio=N",
                     args=["{in}", "-o", "{out}", "--max-inflate-ratio", "2"]))
     out.append(Case("bombs", "ratio-default-honest", p, 0))
+    # One table of limits: --limit NAME=N and the older flags are the same limit, for inspect too.
+    out.append(Case("bombs", "ratio-limit-spelt-limit", p, 3, "--limit inflate-ratio=N",
+                    args=["{in}", "-o", "{out}", "--limit", "inflate-ratio=2"]))
+    out.append(Case("bombs", "entry-cap-spelt-limit", mlp, 3, "--limit entry-bytes=N",
+                    args=["{in}", "-o", "{out}", "--limit", "entry-bytes=1000"]))
+    out.append(Case("bombs", "entry-cap-inspect", mlp, 3, "--limit entry-bytes=N",
+                    args=["inspect", "{in}", "--limit", "entry-bytes=1000"], outputs=()))
+    out.append(Case("bombs", "entry-cap-inspect-alias", mlp, 3, "--limit entry-bytes=N",
+                    args=["inspect", "{in}", "--max-entry-bytes", "1000"], outputs=()))
+    out.append(Case("bombs", "spaces-inspect", ctx.inputs / "bomb-spaces.pt2", 3, "--limit inflate-ratio=N",
+                    args=["inspect", "{in}"], outputs=()))
+    out.append(Case("bombs", "limit-alias-zero", mlp, 2, "--max-entry-bytes",
+                    args=["{in}", "-o", "{out}", "--max-entry-bytes", "0"]))
+    out.append(Case("bombs", "limit-unknown-name", mlp, 2, "--limit",
+                    args=["{in}", "-o", "{out}", "--limit", "entry-byte=5"]))
     return out
 
 

@@ -20,6 +20,7 @@ class Case:
     removed: tuple = ()           # files exit 0 may remove from the outdir (stale data)
     signal: Optional[int] = None  # sent once pt2onnx has an output open in the outdir
     timeout: float = 30.0
+    env: dict = field(default_factory=dict)  # set in pt2onnx's environment
 
 
 class Context:

@@ -177,6 +177,15 @@ def config_cases(dynamic: bytes):
              convert_args() + ["--config", "{work}/c.json"], 2),
         ParseCase("config_onnx_text_3000_nested_graphs", "config", config(body_rule(nested_graph)),
              convert_args() + ["--config", "{work}/c.json"], 2),
+        # libonnx's number parsing throws (std::stol/stod) on these: found by fuzz_onnx_text.
+        ParseCase("config_onnx_text_float_minus_reference", "config",
+             config(body_rule("<domain: \"com.x\"> F <alpha> (x) => (y) { a = Constant <value_float: float = -alpha> () "
+                              "y = Mul(x, a) }")),
+             convert_args() + ["--config", "{work}/c.json"], 2),
+        ParseCase("config_onnx_text_int_out_of_range", "config",
+             config(body_rule("<domain: \"com.x\"> F (x) => (y) { a = Constant <value_int: int = 99999999999999999999999> () "
+                              "y = Add(x, a) }")),
+             convert_args() + ["--config", "{work}/c.json"], 2),
         ParseCase("config_inspect_dev_zero", "config", {"in.pt2": dynamic}, ["inspect", "{work}/in.pt2", "--config", "/dev/zero"], 2),
     ]
 

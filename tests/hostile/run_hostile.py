@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The hostile-input suite (issue 11): generates its cases from the committed samples
-(cases_archive, cases_output, cases_parse) and runs each under a memory cap and a time limit.
+(cases_archive, cases_output, cases_parse, cases_cli) and runs each under a memory cap and a time limit.
 
 Each case checks: the documented exit code (or death by the signal sent); on failure exactly one
 stderr line, naming the file (or the flag or limit); the output folder exactly as it was, or on
@@ -24,11 +24,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cases_archive  # noqa: E402
+import cases_cli  # noqa: E402
 import cases_output  # noqa: E402
 import cases_parse  # noqa: E402
 from cases_common import Case, Context  # noqa: E402
 
-MODULES = [cases_archive, cases_output, cases_parse]
+MODULES = [cases_archive, cases_output, cases_parse, cases_cli]
 MEMORY_CAP = 1 << 30  # ulimit -v 1 GB
 
 
@@ -70,13 +71,13 @@ def output_open_in(pid: int, outdir: Path) -> bool:
     return False
 
 
-def run(cmd, cwd: Path, timeout: float, sig=None, outdir=None):
+def run(cmd, cwd: Path, timeout: float, sig=None, outdir=None, env=None):
     """Returns (status, stderr, peak RSS MiB, seconds, signal sent mid-write, timed out)."""
     import subprocess
     err = tempfile.TemporaryFile()
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
-                         preexec_fn=limit_memory)
+                         preexec_fn=limit_memory, env={**os.environ, **(env or {})})
     sent = False
     while True:
         pid, status, usage = os.wait4(p.pid, os.WNOHANG)
@@ -101,9 +102,12 @@ def check_onnx(path: Path) -> str:
     import onnx
     try:
         onnx.checker.check_model(str(path))
-        return ""
     except Exception as e:  # noqa: BLE001 - reported as the failure
         return f"onnx.checker: {str(e).splitlines()[0][:200]}"
+    model = onnx.load(str(path), load_external_data=False)
+    if model.producer_name != "pt2onnx" or not model.producer_version:
+        return f"producer {model.producer_name!r} version {model.producer_version!r}"
+    return ""
 
 
 def run_case(case: Case, exe: Path, root: Path) -> dict:
@@ -129,7 +133,7 @@ def run_case(case: Case, exe: Path, root: Path) -> dict:
             a = a.replace(k, v)
         args.append(a)
     rc, stderr, rss, wall, sent, timed_out = run([str(exe)] + args, sentinel / "cwd", case.timeout, case.signal,
-                                                 outdir)
+                                                 outdir, case.env)
     problems = []
     if timed_out:
         problems.append(f"timed out after {case.timeout:.0f} s")
@@ -177,6 +181,7 @@ def main() -> int:
     ap.add_argument("--samples", required=True)
     ap.add_argument("--workdir", default=None, help="where generated inputs go (default: a temp folder)")
     ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("--markdown", action="store_true", help="also print the table by class as Markdown (README)")
     args = ap.parse_args()
     exe = Path(args.pt2onnx).resolve()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="pt2onnx-hostile-")).resolve()
@@ -214,6 +219,16 @@ def main() -> int:
         print(f"{cls:<16} {len(rs):>5} {sum(not r['problems'] for r in rs):>5}  {code_text:<28} "
               f"{max(r['rss'] for r in rs):>7.0f} MB {max(r['wall'] for r in rs):>8.2f} s")
     failed = [r for r in results if r["problems"]]
+    if args.markdown:
+        print("\n| class | cases | passed | exit codes (code x cases) | worst RSS | worst time |\n|---|---|---|---|---|---|")
+        for cls, rs in by_class.items():
+            codes = defaultdict(int)
+            for r in rs:
+                codes[r["rc"]] += 1
+            code_text = ", ".join(f"{c} x{n}" for c, n in sorted(codes.items()))
+            print(f"| {cls} | {len(rs)} | {sum(not r['problems'] for r in rs)} | {code_text} | "
+                  f"{max(r['rss'] for r in rs):.0f} MB | {max(r['wall'] for r in rs):.2f} s |")
+        print(f"| total | {len(results)} | {len(results) - len(failed)} | | | |")
     print(f"{'total':<16} {len(results):>5} {len(results) - len(failed):>5}   "
           f"({time.monotonic() - t0:.0f} s; memory cap {MEMORY_CAP >> 20} MB per case)")
     if not args.workdir:

@@ -27,7 +27,7 @@ TEST_CASE("20 M NONE opcodes (the issue's 7.2 GB pickle) stop at the budget") {
   bytes += '.';
   const std::string message = unpickle_error(bytes);
   CHECK(has(message, "w.pt: archive/data.pkl: byte "));
-  CHECK(has(message, "exceeds the pickle-bytes limit (268435456); raise it with --limit pickle-bytes=N"));
+  CHECK(has(message, "exceeds the pickle-bytes limit (268435456 bytes); raise it with --limit pickle-bytes=N"));
 }
 
 TEST_CASE("copying a large list again and again through set() is charged for every copy") {
@@ -47,7 +47,7 @@ TEST_CASE("a lower limit refuses sooner; the default leaves a real state dict al
   const std::string pickle = testing::state_dict_pickle(tensors, 2);
   const Limits saved = limits();
   limits().pickle_bytes = 1000;
-  CHECK(has(unpickle_error(pickle), "exceeds the pickle-bytes limit (1000)"));
+  CHECK(has(unpickle_error(pickle), "exceeds the pickle-bytes limit (1000 bytes)"));
   limits() = saved;
   // With the default budget the same pickle gets as far as its storage lookup.
   CHECK(has(unpickle_error(pickle), "no data/0"));

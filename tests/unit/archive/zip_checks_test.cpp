@@ -6,6 +6,7 @@
 #include "archive/test_errors.h"
 #include "archive/test_zip.h"
 #include "archive/zip_container.h"
+#include "common/limits.h"
 
 namespace pt2onnx::archive {
 namespace {
@@ -85,20 +86,18 @@ TEST_CASE("zip bombs: a DEFLATE entry inflating past the ratio is refused before
   const std::string spaces(4 << 20, ' ');
   const auto path = dir.write("bomb.zip", testing::libzip_zip({{"r/model.json", spaces, true}}));
   const auto zip = ZipContainer::open_file(path);
-  CHECK(has(archive_error_of([&] { zip->storage("model.json"); }), "--max-inflate-ratio"));
-  ZipLimits raised;
-  raised.max_inflate_ratio = 100000;
-  CHECK(ZipContainer::open_file(path, raised)->read_text("model.json") == spaces);
+  CHECK(has(archive_error_of([&] { zip->storage("model.json"); }), "--limit inflate-ratio=N"));
+  const ScopedLimit raised(&Limits::inflate_ratio, 100000);
+  CHECK(ZipContainer::open_file(path)->read_text("model.json") == spaces);
 }
 
 TEST_CASE("entries read into memory are capped") {
   TempDir dir;
   const auto path = dir.write("m.pt2", testing::torch_style_zip({{"m/models/model.json", std::string(5000, ' ')}}));
-  ZipLimits small;
-  small.max_entry_bytes = 4096;
-  const std::string message = archive_error_of([&] { ZipContainer::open_file(path, small)->read_text("models/model.json"); });
-  CHECK(has(message, "limit of 4096"));
-  CHECK(has(message, "--max-entry-bytes"));
+  const ScopedLimit small(&Limits::entry_bytes, 4096);
+  const std::string message = archive_error_of([&] { ZipContainer::open_file(path)->read_text("models/model.json"); });
+  CHECK(has(message, "exceeds the entry-bytes limit (4096 bytes)"));
+  CHECK(has(message, "--limit entry-bytes=N"));
 }
 
 TEST_CASE("a FIFO as the archive is refused without blocking") {

@@ -45,7 +45,7 @@ std::string rule_with_body(const std::string& body) {
 
 TEST_CASE("/dev/zero and files past config-bytes are refused after reading at most the limit") {
   CHECK(error_of([] { load_config("/dev/zero"); }) ==
-        "/dev/zero: the config file exceeds the config-bytes limit (16777216); raise it with --limit config-bytes=N "
+        "/dev/zero: the config file exceeds the config-bytes limit (16777216 bytes); raise it with --limit config-bytes=N "
         "if the input is trusted");
   const std::filesystem::path path = std::filesystem::temp_directory_path() / "pt2onnx_config_limits_test.json";
   {
@@ -54,7 +54,7 @@ TEST_CASE("/dev/zero and files past config-bytes are refused after reading at mo
   }
   const Limits saved = limits();
   limits().config_bytes = 1000;
-  CHECK(has(error_of([&] { load_config(path); }), "exceeds the config-bytes limit (1000)"));
+  CHECK(has(error_of([&] { load_config(path); }), "exceeds the config-bytes limit (1000 bytes)"));
   limits() = saved;
   CHECK_NOTHROW(load_config(path));
   std::filesystem::remove(path);
@@ -62,7 +62,7 @@ TEST_CASE("/dev/zero and files past config-bytes are refused after reading at mo
 
 TEST_CASE("JSON nested past the limit, and numbers that no double holds") {
   CHECK(error_of([] { parse_config(repeat("[", 20000) + repeat("]", 20000), kPath); }) ==
-        "/configs/rules.json: JSON nesting exceeds the nesting limit (512); raise it with --limit nesting=N if the "
+        "/configs/rules.json: JSON nesting exceeds the nesting limit (512 levels); raise it with --limit nesting=N if the "
         "input is trusted");
   CHECK(has(error_of([] { parse_config(R"({"opset": 1e999})", kPath); }),
             "/configs/rules.json: not valid JSON: number overflow parsing '1e999'"));
@@ -79,7 +79,7 @@ TEST_CASE("ONNX-text bodies nested past the limit are refused before libonnx par
   const std::string body = "<domain: \"com.x\"> F (x) => (y) { y = Identity" + repeat("(", 20000) + "x" +
                            repeat(")", 20000) + " }";
   CHECK(has(error_of([&] { parse_config(rule_with_body(body), kPath); }),
-            "/configs/rules.json: $.rules[0].function: ONNX text nesting exceeds the nesting limit (512)"));
+            "/configs/rules.json: $.rules[0].function: ONNX text nesting exceeds the nesting limit (512 levels)"));
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ TEST_CASE("a tensor_meta wrapped 22,000 levels deep is refused by the JSON nesti
   const std::string meta = repeat(R"({"meta": )", 22000) + float_meta("") + repeat("}", 22000);
   const std::string message = import_error(program_with_meta(meta));
   CHECK(message ==
-        "models/model.json: JSON nesting exceeds the nesting limit (512); raise it with --limit nesting=N if the "
+        "models/model.json: JSON nesting exceeds the nesting limit (512 levels); raise it with --limit nesting=N if the "
         "input is trusted");
 }
 
@@ -74,7 +74,7 @@ TEST_CASE("a symbolic dim too long or too deep is refused, not kept as an opaque
       import_error(program_with_meta(float_meta(R"({"as_expr": {"expr_str": ")" + deep + R"("}})")));
   CHECK(message ==
         "models/model.json: graph_module.graph.tensor_values.x.sizes[0]: symbolic expression nesting exceeds "
-        "the nesting limit (512); raise it with --limit nesting=N if the input is trusted");
+        "the nesting limit (512 levels); raise it with --limit nesting=N if the input is trusted");
 }
 
 TEST_CASE("an nn_module_stack deeper than the nesting limit is refused") {
@@ -93,7 +93,7 @@ TEST_CASE("an nn_module_stack deeper than the nesting limit is refused") {
     FAIL("expected a refusal");
   } catch (const LimitError& e) {
     CHECK(std::string(e.what()) ==
-          "nn_module_stack of 600 frames exceeds the nesting limit (512); raise it with --limit nesting=N if the "
+          "nn_module_stack of 600 frames exceeds the nesting limit (512 levels); raise it with --limit nesting=N if the "
           "input is trusted");
   }
   CHECK(import::parse_module_stack("a,m.a,A;b,m.b,B").size() == 2);
