@@ -161,8 +161,9 @@ ConvertReport convert_checked(const ConvertOptions& options) {
   ConvertReport report;
   StageClock clock(report.stages);
 
-  std::optional<config::Config> config;
-  if (!options.config.empty()) config = config::load_config(options.config);
+  // The config as the caller read it (options_from_config), else read here: once per conversion.
+  std::shared_ptr<const config::Config> config = options.parsed_config;
+  if (!config && !options.config.empty()) config = std::make_shared<const config::Config>(config::load_config(options.config));
   api::KernelStage kernel_stage(options);  // --compile: NVRTC and --arch checked before any work
 
   // Output paths are refused before any work (empty, the input itself, a device or FIFO).
@@ -210,7 +211,7 @@ ConvertReport convert_checked(const ConvertOptions& options) {
                                      translate_options.custom_ops[i].op + ") matched no node");
 
   hierarchy::HierarchyOptions hiera_options =
-      hierarchy_options(options, config ? &*config : nullptr, translation.node_modules, translation.warnings);
+      hierarchy_options(options, config.get(), translation.node_modules, translation.warnings);
   kernel_stage.add_hiera_types(hiera_options.types);
   drop_absent_types(hiera_options.types, translation.node_modules, translation.warnings);
   // Graph clean-up (passes/); BatchNorm folding derives weights that emit streams from the archive.
