@@ -99,6 +99,12 @@ struct ConvertReport {
 // Converts; throws pt2onnx::Error. On failure nothing is left at the output paths.
 ConvertReport convert(const ConvertOptions& options);
 
+// What convert() would write, without writing anything: report.outputs lists every file (the
+// .onnx, its data file when one would be written, each kernel bundle's manifest.json, src/*.cu
+// and <arch>/*.cubin), report.inputs what it reads. NVRTC is not needed (the archs are then
+// checked for their syntax only); bundles of functions that have no kernel are not listed.
+ConvertReport list_outputs(const ConvertOptions& options);
+
 // The options a config file sets (defaults for the others), with `config` set to it. The CLI
 // starts from these and lets the flags given on the command line override them. Throws
 // Error(kUsage) naming the file and the JSON path of a bad field.

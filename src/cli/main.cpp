@@ -245,6 +245,10 @@ int main(int argc, char** argv) {
       std::cout << (inspect_json ? pt2onnx::render_inspect_json(inspected) : pt2onnx::render_inspect_text(inspected));
       return 0;
     }
+    if (run.list_outputs) {
+      for (const auto& path : pt2onnx::list_outputs(options).outputs) std::cout << path.string() << "\n";
+      return 0;
+    }
     if (!run.depfile.empty()) {
       // Paths a depfile cannot hold are refused before anything is written.
       pt2onnx::ConvertReport planned;

@@ -71,6 +71,10 @@ std::vector<OptionSpec> make_table() {
     OptionSpec{"--report", "", K::kValue, "FILE",
      "also write a JSON record of the run (schema/pt2onnx-report.schema.json), on failure too",
      [](RunOptions& o) -> OptionField { return &o.report; }},
+    OptionSpec{"--list-outputs", "", K::kSwitch, "",
+     "print the files the conversion would write (the .onnx, its data file, every kernel bundle file), one a "
+     "line, and write nothing; NVRTC is not needed (pt2onnx_convert declares its outputs with this)",
+     [](RunOptions& o) -> OptionField { return &o.list_outputs; }},
     OptionSpec{"-v,--verbose", "", K::kSwitch, "", "print details of the conversion: stage timings, counts",
      [](RunOptions& o) -> OptionField { return &o.verbose; }},
     OptionSpec{"-q,--quiet", "", K::kSwitch, "", "print nothing on success, no progress line",

@@ -29,6 +29,7 @@ struct RunOptions {
   bool quiet = false;
   std::filesystem::path depfile;  // --depfile
   std::filesystem::path report;   // --report
+  bool list_outputs = false;      // --list-outputs: print what would be written, write nothing
 };
 
 enum class OptionKind {
