@@ -8,6 +8,8 @@
   and links the library; the ONNX files load and pass onnx's checker. A second build does nothing
   (`ninja -n`: "no work to do"); touching one archive reconverts exactly that one (the archive
   named by the config through pt2onnx's depfile), touching the config exactly the model using it.
+- A project without a compiled language (project(... LANGUAGES NONE)) finds the package and
+  converts: the library's dependencies are looked for only by projects that compile.
 - With WITH_COMPILE (Ninja), pt2onnx_convert declares a COMPILE conversion's outputs as
   `pt2onnx --list-outputs` names them at configure time: with NVRTC, the build writes exactly
   those files and `ninja -n` has no work left; without NVRTC the build step fails with exit 6
@@ -112,6 +114,20 @@ def check_consumer(source: Path, work: Path, prefix: Path, samples: Path, genera
     return f"converted {first}; again: nothing; touched -> converted: {touched}; {shown}"
 
 
+def check_convert_only(work: Path, prefix: Path, samples: Path):
+    project = work / "convert-only"
+    project.mkdir()
+    (project / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(models LANGUAGES NONE)\n"
+        "find_package(pt2onnx CONFIG REQUIRED)\n"
+        f"pt2onnx_convert(mlp_onnx INPUT {samples / 'mlp.pt2'} OUTPUT mlp.onnx)\n")
+    run(["cmake", "-S", project, "-B", project / "build", "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}"])
+    built = run(["ninja"], cwd=project / "build").stdout
+    if not (project / "build/mlp.onnx").is_file():
+        raise CheckFailed(f"mlp.onnx not converted: {built}")
+    return built.strip().splitlines()[-1]
+
+
 def nvrtc_loadable() -> bool:
     # pt2onnx's own search: $PT2ONNX_NVRTC alone if set, else libnvrtc.so.13, libnvrtc.so.
     names = [os.environ["PT2ONNX_NVRTC"]] if os.environ.get("PT2ONNX_NVRTC") else ["libnvrtc.so.13", "libnvrtc.so"]
@@ -171,6 +187,7 @@ def main():
             (samples / "decoder.config.json").write_text('{"input": "decoder.pt2", "hiera": ["DecoderLayer"]}\n')
             checks.append((f"consumer project ({generator})",
                            lambda g=generator, s=samples: check_consumer(args.source / "tests/consumer", work, prefix, s, g)))
+        checks.append(("a project with LANGUAGES NONE", lambda: check_convert_only(work, prefix, work / "samples-Ninja")))
         checks.append(("COMPILE outputs from --list-outputs",
                        lambda: check_compile_consumer(args.source / "tests/consumer", work, prefix, work / "samples-Ninja")))
         return run_checks(checks)
