@@ -5,8 +5,15 @@
 #   pt2onnx-dev  the C++ library, header and CMake package; Depends on pt2onnx and on the -dev
 #                packages the package's find_dependency() calls need.
 # Each also carries the Debian copyright file and changelog that lintian asks of every package.
+# Who answers for the packages, declared once: the Maintainer field, the changelog trailer and the
+# copyright file's Upstream-Contact. The default is the identity the project's commits carry; a
+# distributor sets their own (-DPT2ONNX_MAINTAINER="Name <mail>").
+set(PT2ONNX_MAINTAINER "pt2onnx dev <dev@pt2onnx.invalid>" CACHE STRING "Maintainer of the .deb packages")
+# The project has no public home yet; the Homepage field is written only when one is given.
+set(PT2ONNX_HOMEPAGE "" CACHE STRING "Homepage field of the .deb packages (none when empty)")
 set(PT2ONNX_PACKAGING_DIR ${PROJECT_BINARY_DIR}/packaging)
 configure_file(packaging/changelog.in ${PT2ONNX_PACKAGING_DIR}/changelog @ONLY)
+configure_file(packaging/copyright.in ${PT2ONNX_PACKAGING_DIR}/copyright @ONLY)
 add_custom_command(OUTPUT ${PT2ONNX_PACKAGING_DIR}/changelog.gz
                    COMMAND gzip -9nf -k ${PT2ONNX_PACKAGING_DIR}/changelog
                    DEPENDS ${PT2ONNX_PACKAGING_DIR}/changelog)
@@ -17,13 +24,13 @@ foreach(component runtime dev)
   else()
     set(package pt2onnx-dev)
   endif()
-  install(FILES packaging/copyright ${PT2ONNX_PACKAGING_DIR}/changelog.gz
+  install(FILES ${PT2ONNX_PACKAGING_DIR}/copyright ${PT2ONNX_PACKAGING_DIR}/changelog.gz
           DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${package} COMPONENT ${component})
 endforeach()
 
 set(CPACK_PACKAGE_NAME pt2onnx)
 set(CPACK_PACKAGE_VENDOR "the pt2onnx authors")
-set(CPACK_PACKAGE_CONTACT "pt2onnx maintainers <pt2onnx@example.org>")
+set(CPACK_PACKAGE_CONTACT "${PT2ONNX_MAINTAINER}")
 # No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPackDeb would put it above each description below, whose
 # first lines are the packages' own synopses (lintian: description-synopsis-is-duplicated).
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
@@ -34,7 +41,9 @@ set(CPACK_COMPONENTS_ALL runtime dev)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://example.org/pt2onnx")
+if(PT2ONNX_HOMEPAGE)
+  set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${PT2ONNX_HOMEPAGE}")
+endif()
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME pt2onnx)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "PyTorch .pt2 archive to ONNX converter, without Python

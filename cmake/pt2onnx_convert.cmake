@@ -3,20 +3,17 @@
 #                 [EXTERNAL_DATA] [ARGS extra pt2onnx arguments...])
 #
 # Adds a custom command that converts INPUT (relative: to the current source dir; may be left to
-# the CONFIG's "input", then only the depfile names the archive) into OUTPUT
-# (relative: to the current binary dir), and a target <target> (built by ALL) that depends on it.
-# Declared outputs: OUTPUT; OUTPUT.data with EXTERNAL_DATA; for each COMPILE type the manifest of
-# its kernel bundle, KERNELS_DIR/<class>.kernels/manifest.json (KERNELS_DIR defaults to OUTPUT's
-# folder; <class> is the type's name after its last '.', the default --function-name).
+# the CONFIG's "input") into OUTPUT (relative: to the current binary dir), and a target <target>
+# (built by ALL) that depends on it.
+# Declared outputs: exactly the files the conversion writes, as `pt2onnx --list-outputs` prints
+# them at configure time (the .onnx; its .data file when one is written, with EXTERNAL_DATA or
+# when the weights pass 2 GB; every file of each COMPILE kernel bundle, named as the functions
+# are). The archive must therefore exist at configure time; CMake re-runs when it, the config or
+# pt2onnx changes, so the list stays exact. NVRTC is not needed to list: without it the build
+# step of a COMPILE conversion fails with pt2onnx's exit 6 and writes nothing.
 # pt2onnx writes a depfile (--depfile) naming the archive, the config and the files the config
 # names, so Ninja and Make reconvert exactly when one of them (or pt2onnx itself) changes.
 # The list of declared outputs is in the target's property PT2ONNX_OUTPUTS.
-#
-# Ninja checks that every output the depfile mentions was declared: a model whose weights pass
-# the 2 GB protobuf limit (written with external data even without EXTERNAL_DATA) or a COMPILE
-# type whose instances have several distinct bodies (bundles <class>_1.kernels, ...) make Ninja
-# stop with "depfile mentions ... as an output, but no such output was declared": give
-# EXTERNAL_DATA, or name the functions with ARGS --function-name.
 include_guard(GLOBAL)
 
 function(pt2onnx_convert target)
@@ -35,47 +32,64 @@ function(pt2onnx_convert target)
   endif()
 
   cmake_path(ABSOLUTE_PATH arg_OUTPUT BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE OUTPUT_VARIABLE output)
-  set(outputs "${output}")
-  set(command pt2onnx::pt2onnx -o "${output}" -q)
+  set(options -o "${output}")
   set(depends "")
   set(shown "${arg_CONFIG}")
   if(arg_INPUT)
     cmake_path(ABSOLUTE_PATH arg_INPUT BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE input)
-    list(APPEND command "${input}")
+    list(APPEND options "${input}")
     list(APPEND depends "${input}")
     set(shown "${arg_INPUT}")
   endif()
   if(DEFINED arg_OPSET)
-    list(APPEND command --opset ${arg_OPSET})
+    list(APPEND options --opset ${arg_OPSET})
   endif()
   foreach(type IN LISTS arg_HIERA)
-    list(APPEND command --hiera "${type}")
+    list(APPEND options --hiera "${type}")
   endforeach()
   if(arg_CONFIG)
     cmake_path(ABSOLUTE_PATH arg_CONFIG BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE config)
-    list(APPEND command --config "${config}")
+    list(APPEND options --config "${config}")
     list(APPEND depends "${config}")
   endif()
   if(arg_EXTERNAL_DATA)
-    list(APPEND command --external-data)
-    list(APPEND outputs "${output}.data")
+    list(APPEND options --external-data)
   endif()
-  if(arg_COMPILE)
-    if(arg_KERNELS_DIR)
-      cmake_path(ABSOLUTE_PATH arg_KERNELS_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE
-                 OUTPUT_VARIABLE kernels_dir)
-    else()
-      cmake_path(GET output PARENT_PATH kernels_dir)
+  if(arg_KERNELS_DIR)
+    cmake_path(ABSOLUTE_PATH arg_KERNELS_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE
+               OUTPUT_VARIABLE kernels_dir)
+    list(APPEND options --kernels-dir "${kernels_dir}")
+  endif()
+  foreach(type IN LISTS arg_COMPILE)
+    list(APPEND options --compile "${type}")
+  endforeach()
+  list(APPEND options ${arg_ARGS})
+
+  # The outputs, from pt2onnx itself (nothing is written). Re-run when what decides them changes:
+  # the archive (also one named only by the config), the config, pt2onnx.
+  get_target_property(exe pt2onnx::pt2onnx LOCATION)
+  execute_process(COMMAND "${exe}" ${options} --list-outputs WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
+                  OUTPUT_VARIABLE listed ERROR_VARIABLE error RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    string(STRIP "${error}" error)
+    message(FATAL_ERROR "pt2onnx_convert(${target}): pt2onnx --list-outputs failed (exit ${status}): ${error}")
+  endif()
+  string(STRIP "${listed}" listed)
+  string(REPLACE "\n" ";" outputs "${listed}")
+  set(configure_depends ${depends} "${exe}")
+  if(arg_CONFIG AND NOT arg_INPUT)
+    file(READ "${config}" config_text)
+    string(JSON config_input ERROR_VARIABLE no_input GET "${config_text}" input)
+    if(NOT no_input)
+      cmake_path(GET config PARENT_PATH config_dir)
+      cmake_path(ABSOLUTE_PATH config_input BASE_DIRECTORY "${config_dir}" NORMALIZE)
+      list(APPEND configure_depends "${config_input}")
     endif()
-    list(APPEND command --kernels-dir "${kernels_dir}")
-    foreach(type IN LISTS arg_COMPILE)
-      list(APPEND command --compile "${type}")
-      string(REGEX REPLACE "^.*\\." "" class "${type}")
-      list(APPEND outputs "${kernels_dir}/${class}.kernels/manifest.json")
-    endforeach()
   endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${configure_depends})
+
   set(depfile "${CMAKE_CURRENT_BINARY_DIR}/${target}.pt2onnx.d")
-  list(APPEND command --depfile "${depfile}" ${arg_ARGS})
+  set(command pt2onnx::pt2onnx ${options} -q --depfile "${depfile}")
 
   # Make, unlike Ninja, does not create the folders of outputs.
   cmake_path(GET output PARENT_PATH output_dir)

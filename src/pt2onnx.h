@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@
 #include "pt2onnx_version.h"
 
 namespace pt2onnx {
+
+namespace config {
+struct Config;
+}
 
 struct ConvertOptions {
   std::filesystem::path input;
@@ -34,6 +39,9 @@ struct ConvertOptions {
   // --config: a JSON file (schema/pt2onnx-config.schema.json) whose translation rules apply. Its
   // options are read by options_from_config(); convert() reads only its rules.
   std::filesystem::path config;
+  // The config file as options_from_config() read it, so that convert() does not read it again
+  // (it reads `config` itself when this is null).
+  std::shared_ptr<const config::Config> parsed_config;
   // --compile: module types (implying --hiera) whose functions get a CUDA kernel bundle
   // `<Function>.kernels/` beside the output (or under kernels_dir), for each arch in `archs`.
   std::vector<std::string> compile;
@@ -88,6 +96,12 @@ struct ConvertReport {
 
 // Converts; throws pt2onnx::Error. On failure nothing is left at the output paths.
 ConvertReport convert(const ConvertOptions& options);
+
+// What convert() would write, without writing anything: report.outputs lists every file (the
+// .onnx, its data file when one would be written, each kernel bundle's manifest.json, src/*.cu
+// and <arch>/*.cubin), report.inputs what it reads. NVRTC is not needed (the archs are then
+// checked for their syntax only); bundles of functions that have no kernel are not listed.
+ConvertReport list_outputs(const ConvertOptions& options);
 
 // The options a config file sets (defaults for the others), with `config` set to it. The CLI
 // starts from these and lets the flags given on the command line override them. Throws

@@ -8,10 +8,14 @@
 
 namespace pt2onnx::api {
 
-KernelStage::KernelStage(const ConvertOptions& options) : options_(options) {
+KernelStage::KernelStage(const ConvertOptions& options, bool plan_only) : options_(options), plan_only_(plan_only) {
   if (options.compile.empty()) return;
-  nvrtc_ = kernels::Nvrtc::load(options.nvrtc);
-  archs_ = kernels::parse_archs(options.archs, nvrtc_->supported_archs());
+  try {
+    nvrtc_ = kernels::Nvrtc::load(options.nvrtc);
+  } catch (const Error&) {
+    if (!plan_only) throw;  // a listing names the files all the same; the conversion will exit 6
+  }
+  archs_ = kernels::parse_archs(options.archs, nvrtc_ ? nvrtc_->supported_archs() : std::vector<int>{});
 }
 
 void KernelStage::add_hiera_types(std::vector<std::string>& types) const {
@@ -29,7 +33,21 @@ void KernelStage::prepare(const onnx::ModelProto& model, const ir::Program& prog
         for (const auto& name : f.functions)
           if (std::find(functions.begin(), functions.end(), name) == functions.end()) functions.push_back(name);
   plans_ = kernels::plan_bundles(model, program, functions, domain);
-  compiled_ = kernels::compile_bundles(*nvrtc_, plans_.bundles, archs_);
+  if (!plan_only_) compiled_ = kernels::compile_bundles(*nvrtc_, plans_.bundles, archs_);
+}
+
+std::vector<std::filesystem::path> KernelStage::planned_files(const std::filesystem::path& output) const {
+  // As write_bundles() names them: <dir>/<Function>.kernels/{manifest.json, src/F.cu, sm_XX/F.cubin}.
+  const std::filesystem::path dir = options_.kernels_dir.empty() ? output.parent_path() : options_.kernels_dir;
+  std::vector<std::filesystem::path> files;
+  for (const kernels::PlannedBundle& bundle : plans_.bundles) {
+    const std::string& name = bundle.plan.name;
+    const std::filesystem::path root = dir / (name + ".kernels");
+    files.push_back(root / "manifest.json");
+    files.push_back(root / "src" / (name + ".cu"));
+    for (const std::string& arch : archs_) files.push_back(root / arch / (name + ".cubin"));
+  }
+  return files;
 }
 
 void KernelStage::write(ConvertReport& report) {

@@ -2,6 +2,7 @@
 // are planned and compiled after --hiera folding, and written after the ONNX model.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +20,10 @@ class KernelStage {
  public:
   // No-op when options.compile is empty; else loads NVRTC (Error(kCompile) saying what to
   // install) and validates options.archs (Error(kUsage) listing the supported ones).
-  explicit KernelStage(const ConvertOptions& options);
-  bool active() const { return nvrtc_.has_value(); }
+  // `plan_only` (list_outputs()): nothing is compiled, and without NVRTC the archs are checked
+  // for their syntax only.
+  explicit KernelStage(const ConvertOptions& options, bool plan_only = false);
+  bool active() const { return !options_.compile.empty(); }
   // --compile implies --hiera: appends the compile types that `types` lacks.
   void add_hiera_types(std::vector<std::string>& types) const;
   // Generates and compiles the bundles of the folded functions of the compile types. Refusals
@@ -30,9 +33,12 @@ class KernelStage {
   // Writes the bundles (after the ONNX) and fills the report. On failure removes the ONNX files
   // named in `report` too, then rethrows.
   void write(ConvertReport& report);
+  // After prepare(): the files write() would write for the ONNX at `output` (plan_only too).
+  std::vector<std::filesystem::path> planned_files(const std::filesystem::path& output) const;
 
  private:
   const ConvertOptions& options_;
+  bool plan_only_ = false;
   std::optional<kernels::Nvrtc> nvrtc_;
   std::vector<std::string> archs_;
   kernels::BundlePlans plans_;

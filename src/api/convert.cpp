@@ -138,14 +138,15 @@ void add_dim_names_metadata(onnx::ModelProto& model, const std::map<std::string,
 }  // namespace
 
 namespace {
-ConvertReport convert_checked(const ConvertOptions& options);
+// `list_only`: stops before writing, with report.outputs the files a conversion would write.
+ConvertReport convert_checked(const ConvertOptions& options, bool list_only);
 }  // namespace
 
 // Every size an archive declares is bounded (common/limits.h), but what it implies (a JSON of many
 // small nodes, a graph of many ops) can still exhaust a memory cap: that is the input's doing.
 ConvertReport convert(const ConvertOptions& options) {
   try {
-    return convert_checked(options);
+    return convert_checked(options, false);
   } catch (const std::bad_alloc&) {
     fail(ErrorCode::kArchive, options.input.string() +
                                   ": out of memory while converting (the archive needs more than this process may "
@@ -153,17 +154,20 @@ ConvertReport convert(const ConvertOptions& options) {
   }
 }
 
+ConvertReport list_outputs(const ConvertOptions& options) { return convert_checked(options, true); }
+
 namespace {
 
-ConvertReport convert_checked(const ConvertOptions& options) {
+ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   api::check_opset(options.opset);
   const std::string input_name = options.input.string();
   ConvertReport report;
   StageClock clock(report.stages);
 
-  std::optional<config::Config> config;
-  if (!options.config.empty()) config = config::load_config(options.config);
-  api::KernelStage kernel_stage(options);  // --compile: NVRTC and --arch checked before any work
+  // The config as the caller read it (options_from_config), else read here: once per conversion.
+  std::shared_ptr<const config::Config> config = options.parsed_config;
+  if (!config && !options.config.empty()) config = std::make_shared<const config::Config>(config::load_config(options.config));
+  api::KernelStage kernel_stage(options, list_only);  // --compile: NVRTC and --arch checked before any work
 
   // Output paths are refused before any work (empty, the input itself, a device or FIFO).
   report.output = options.output.empty() ? std::filesystem::path(options.input).replace_extension(".onnx")
@@ -210,7 +214,7 @@ ConvertReport convert_checked(const ConvertOptions& options) {
                                      translate_options.custom_ops[i].op + ") matched no node");
 
   hierarchy::HierarchyOptions hiera_options =
-      hierarchy_options(options, config ? &*config : nullptr, translation.node_modules, translation.warnings);
+      hierarchy_options(options, config.get(), translation.node_modules, translation.warnings);
   kernel_stage.add_hiera_types(hiera_options.types);
   drop_absent_types(hiera_options.types, translation.node_modules, translation.warnings);
   // Graph clean-up (passes/); BatchNorm folding derives weights that emit streams from the archive.
@@ -232,12 +236,21 @@ ConvertReport convert_checked(const ConvertOptions& options) {
   }
   report.nodes_out = translation.model.graph().node_size();
   report.functions_out = translation.model.functions_size();
-  if (options.strict) refuse_warnings(translation.warnings);
 
   emit::WriteOptions write_options;
   write_options.output = report.output;
   write_options.external_data = options.external_data;
   write_options.on_progress = options.on_weight_progress;
+  if (list_only) {  // the files the steps below write, decided as they decide
+    report.outputs.push_back(report.output);
+    const std::filesystem::path data =
+        emit::planned_data_file(translation, folded_weights.weights(), folded_weights.constants(), write_options);
+    if (!data.empty()) report.outputs.push_back(data);
+    for (const auto& file : kernel_stage.planned_files(report.output)) report.outputs.push_back(file);
+    report.warnings = translation.warnings;
+    return report;
+  }
+  if (options.strict) refuse_warnings(translation.warnings);
   const size_t warnings_before_write = translation.warnings.size();
   const emit::WriteResult written = clock.run("emit", [&] {
     // A weight the archive lacks is the input's fault: name the input.

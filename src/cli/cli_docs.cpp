@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/option_table.h"
 #include "pt2onnx.h"
 
 namespace pt2onnx::cli {
@@ -46,7 +47,17 @@ std::string roff(const std::string& text) {
   return out;
 }
 
-void man_options(std::ostream& out, const CLI::App& app) {
+// The config file key of a conversion option (config/option_table.h), or "".
+std::string config_key_of(const CLI::Option& o) {
+  for (const config::OptionSpec& spec : config::option_table()) {
+    const std::string last = spec.flags.substr(spec.flags.rfind(',') + 1);
+    if (!spec.config_key.empty() && o.check_name(last)) return spec.config_key;
+  }
+  return "";
+}
+
+// `conversion`: the options are the conversion's (the table's), whose config keys are named.
+void man_options(std::ostream& out, const CLI::App& app, bool conversion) {
   for (const CLI::Option* o : documented(app)) {
     out << ".TP\n";
     std::string head;
@@ -54,6 +65,8 @@ void man_options(std::ostream& out, const CLI::App& app) {
     if (takes_value(*o)) head += " \\fI" + roff(o->get_type_name()) + "\\fR";
     out << head << "\n" << roff(o->get_description());
     if (!o->get_default_str().empty()) out << " (default: " << roff(o->get_default_str()) << ")";
+    if (const std::string key = conversion ? config_key_of(*o) : ""; !key.empty())
+      out << "; config key \\fB" << roff(key) << "\\fR";
     out << "\n";
   }
 }
@@ -69,11 +82,11 @@ std::string man_page(const CLI::App& app) {
          "the JSON Schemas of the config, report and inspect documents are installed in "
          "\\fI/usr/share/pt2onnx/schema\\fR (under the installation prefix).\n"
       << ".SH OPTIONS\n";
-  man_options(out, app);
+  man_options(out, app, true);
   out << ".SH COMMANDS\n";
   for (const CLI::App* sub : commands(app)) {
     out << ".SS \"pt2onnx " << sub->get_name() << "\"\n" << roff(sub->get_description()) << "\n";
-    man_options(out, *sub);
+    man_options(out, *sub, false);
   }
   out << ".SH EXIT STATUS\n"
          ".TP\n0\nsuccess\n.TP\n2\nbad command line or config\n.TP\n3\nunreadable archive or JSON\n"

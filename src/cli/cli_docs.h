@@ -1,6 +1,7 @@
 // The man page pt2onnx(1) and the bash and zsh completions, rendered from the CLI11 app that
-// parses the command line (`pt2onnx --generate-docs DIR`, run by the build), so every option
-// --help lists is documented and completed, with the same text.
+// parses the command line (registered from config/option_table.h) by `pt2onnx --generate-docs
+// DIR`, run by the build, so every option --help lists is documented and completed, with the
+// same text; the man page also names each option's config key.
 #pragma once
 
 #include <filesystem>

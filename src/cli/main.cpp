@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,8 +16,10 @@
 #include "cli/cli_docs.h"
 #include "cli/limit_flags.h"
 #include "cli/progress_line.h"
+#include "cli/register_options.h"
 #include "cli/run_report.h"
 #include "common/error.h"
+#include "config/config.h"
 #include "pt2onnx.h"
 
 namespace {
@@ -133,78 +136,13 @@ int main(int argc, char** argv) {
   CLI::App app{"pt2onnx: convert a PyTorch .pt2 archive (torch.export.save) to ONNX, without Python."};
   app.set_version_flag("--version", std::string("pt2onnx ") + pt2onnx::version());
 
-  pt2onnx::ConvertOptions options;
-  std::string input, output;
-  bool verbose = false, quiet = false;
-  // Not ->required(): `pt2onnx inspect X.pt2` leaves it empty; checked after parsing instead.
-  app.add_option("input", input, "the .pt2 archive to convert")->type_name("FILE");
-  app.add_option("-o,--output", output, "output .onnx (default: the input with the extension .onnx)")->type_name("FILE");
-  app.add_option("--opset", options.opset,
-                 "ONNX opset (" + std::to_string(pt2onnx::kMinOpset) + " to " +
-                     std::to_string(pt2onnx::kMaxOpset) + ")")
-      ->default_val(options.opset);
-  app.add_flag("--external-data", options.external_data,
-               "store weights in one file beside the .onnx (automatic above 2 GB)");
-  app.add_option("--model", options.model, "which model of an archive that holds several");
-  app.add_option("--hiera", options.hiera,
-                 "module type (class name, or qualified) whose instances become ONNX local functions; repeatable")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->take_all();
-  app.add_option("--function-domain", options.function_domain, "domain of --hiera functions")
-      ->default_val(options.function_domain);
-  app.add_option("--function-name", options.function_name,
-                 "name pattern of --hiera functions: {class} (class name) or {qualified} (qualified class, '_' for '.')")
-      ->default_val(options.function_name);
-  app.add_option("--compile", options.compile,
-                 "module type whose functions also get a CUDA kernel bundle <Function>.kernels/ (implies --hiera); "
-                 "repeatable; needs NVRTC")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->take_all();
-  app.add_option("--arch", options.archs, "--compile: GPU architectures, comma-separated (default sm_80,sm_90)")
-      ->delimiter(',')
-      ->take_last();
-  std::string kernels_dir;
-  app.add_option("--kernels-dir", kernels_dir, "--compile: where bundles go (default: beside the .onnx)")->type_name("DIR");
-  app.add_option("--nvrtc", options.nvrtc, "--compile: the NVRTC library to load (default: $PT2ONNX_NVRTC, libnvrtc.so.13)");
-  std::vector<std::string> dim_name_flags;
-  app.add_option("--dim-name", dim_name_flags,
-                 "KEY=NAME: name a dynamic dim in the ONNX; KEY is an export symbol (s72, see inspect) or "
-                 "INPUT.DIM (input_ids.0); repeatable")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->take_all();
-  std::string config_path;
-  app.add_option("--config", config_path,
-                 "JSON config (schema/pt2onnx-config.schema.json): options and translation rules; flags given "
-                 "here override its options, --hiera adds to its types")
-      ->type_name("FILE");
-  app.add_flag("--strict", options.strict,
-               "treat every warning (a config rule or --hiera type that matches nothing, ...) as an error, exit 8");
-  std::string depfile;
-  app.add_option("--depfile", depfile,
-                 "also write a Make-format depfile: the files written, depending on the archive and the config")
-      ->type_name("FILE");
-  std::string report_path;
-  app.add_option("--report", report_path,
-                 "also write a JSON record of the run (schema/pt2onnx-report.schema.json), on failure too")
-      ->type_name("FILE");
-  CLI::Option* verbose_flag = app.add_flag("-v,--verbose", verbose, "print details of the conversion: stage timings, counts");
-  CLI::Option* quiet_flag = app.add_flag("-q,--quiet", quiet, "print nothing on success, no progress line");
-  quiet_flag->excludes(verbose_flag);
+  // The conversion's options, one row each in config/option_table.h.
+  pt2onnx::config::RunOptions given;
+  pt2onnx::cli::OptionBinding binding(app, given);
   std::string docs_dir;
   app.add_option("--generate-docs", docs_dir, "write the man page and completions to DIR (used by the build)")
       ->type_name("DIR")
       ->group("");  // hidden
-  // --no-fuse: ONNX's fused ops (opset 23+) off; applied after the config merge below.
-  bool no_fuse = false;
-  app.add_flag("--no-fuse", no_fuse,
-               "at opset 23+, keep attention and RMS norm decomposed instead of ONNX Attention/RMSNormalization");
-  // --no-fold (graph clean-up, src/passes/): keep BatchNorm apart from the Conv/Gemm before it.
-  bool no_fold = false;
-  app.add_flag("--no-fold", no_fold,
-               "keep inference BatchNorm as its own node instead of folding it into the Conv/Gemm before it");
 
   CLI::App* inspect_command = app.add_subcommand(
       "inspect", "describe a .pt2 archive: versions, modules, inputs and outputs, weights, ops (unsupported marked)");
@@ -235,12 +173,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     const bool command = inspect_command->parsed() || ops_command->parsed();
-    if (!command && docs_dir.empty() && input.empty() && config_path.empty()) throw CLI::RequiredError("input");
+    if (!command && docs_dir.empty() && given.convert.input.empty() && given.convert.config.empty())
+      throw CLI::RequiredError("input");
     // Whatever the top-level app parsed belongs to conversion (a command's own options follow it).
     if (command)
-      for (const CLI::Option* given : app.get_options())
-        if (given->count() > 0 && !pt2onnx::cli::is_limit_option(*given))
-          throw CLI::ValidationError(given->get_name() + " is for conversion, not for " +
+      for (const CLI::Option* option : app.get_options())
+        if (option->count() > 0 && !pt2onnx::cli::is_limit_option(*option))
+          throw CLI::ValidationError(option->get_name() + " is for conversion, not for " +
                                      (inspect_command->parsed() ? "inspect" : "ops"));
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
@@ -264,27 +203,22 @@ int main(int argc, char** argv) {
     std::cout << render_ops(ops_opset, ops_json);
     return 0;
   }
-  options.input = input;
-  options.output = output;
-  if (app.get_option("--output")->count() > 0 && output.empty()) {  // safety: -o '' would write beside the input
+  if (app.get_option("--output")->count() > 0 && given.convert.output.empty()) {  // safety: -o '' would write beside the input
     std::cerr << "pt2onnx: error: -o '': the output path is empty; name a file\n";
     return static_cast<int>(pt2onnx::ErrorCode::kUsage);
   }
-  for (const std::string& flag : dim_name_flags) {
-    const size_t eq = flag.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size()) {
-      std::cerr << "pt2onnx: error: --dim-name " << one_line(flag) << ": expected KEY=NAME, e.g. --dim-name input_ids.0=batch\n";
-      return static_cast<int>(pt2onnx::ErrorCode::kUsage);
-    }
-    options.dim_names[flag.substr(0, eq)] = flag.substr(eq + 1);
-  }
   inspect_options.input = inspect_input;
 
+  // The config's options (read once, here; convert() takes its rules from the same reading), then
+  // those given on the command line over them.
+  pt2onnx::config::RunOptions run;
+  pt2onnx::ConvertOptions& options = run.convert;
   std::optional<pt2onnx::ConvertReport> report;
   auto finish = [&](int code, const std::string& error) {
-    if (!report_path.empty() && !inspect_command->parsed()) {
+    // --report is a flag only, taken as given, so that a config that fails to load gets its report.
+    if (!given.report.empty() && !inspect_command->parsed()) {
       try {
-        pt2onnx::cli::write_run_report(report_path, {std::vector<std::string>(argv, argv + argc), &options,
+        pt2onnx::cli::write_run_report(given.report, {std::vector<std::string>(argv, argv + argc), &options,
                                                      report ? &*report : nullptr, code, error});
       } catch (const pt2onnx::Error& e) {
         std::cerr << "pt2onnx: error: " << one_line(e.what()) << "\n";
@@ -294,51 +228,42 @@ int main(int argc, char** argv) {
     return code;
   };
   try {
-    if (!config_path.empty()) {
-      // The config's options, then whatever the command line gave explicitly.
-      pt2onnx::ConvertOptions merged = pt2onnx::options_from_config(config_path);
-      auto given = [&](const char* flag) { return app.count(flag) > 0; };
-      if (!input.empty()) merged.input = options.input;
-      if (given("--output")) merged.output = options.output;
-      if (given("--opset")) merged.opset = options.opset;
-      if (given("--external-data")) merged.external_data = options.external_data;
-      if (given("--model")) merged.model = options.model;
-      if (given("--function-domain")) merged.function_domain = options.function_domain;
-      if (given("--function-name")) merged.function_name = options.function_name;
-      merged.hiera.insert(merged.hiera.end(), options.hiera.begin(), options.hiera.end());
-      merged.compile.insert(merged.compile.end(), options.compile.begin(), options.compile.end());
-      if (given("--arch")) merged.archs = options.archs;
-      if (given("--nvrtc")) merged.nvrtc = options.nvrtc;
-      if (given("--strict")) merged.strict = options.strict;
-      if (!kernels_dir.empty()) merged.kernels_dir = kernels_dir;
-      for (const auto& [key, name] : options.dim_names) merged.dim_names[key] = name;
-      options = std::move(merged);
-      if (options.input.empty())
-        throw pt2onnx::Error(pt2onnx::ErrorCode::kUsage, config_path + ": no input: give the .pt2 on the command line or as \"input\"");
+    if (!inspect_command->parsed()) {
+      std::shared_ptr<const pt2onnx::config::Config> config;
+      if (!given.convert.config.empty()) {
+        config = std::make_shared<const pt2onnx::config::Config>(pt2onnx::config::load_config(given.convert.config));
+        run = config->options;
+      }
+      binding.merge_given(run);
+      options.parsed_config = config;
+      if (config && options.input.empty())
+        throw pt2onnx::Error(pt2onnx::ErrorCode::kUsage,
+                             given.convert.config.string() + ": no input: give the .pt2 on the command line or as \"input\"");
     }
     if (inspect_command->parsed()) {
       const pt2onnx::InspectReport inspected = pt2onnx::inspect(inspect_options);
       std::cout << (inspect_json ? pt2onnx::render_inspect_json(inspected) : pt2onnx::render_inspect_text(inspected));
       return 0;
     }
-    if (!kernels_dir.empty()) options.kernels_dir = kernels_dir;
-    if (!depfile.empty()) {
+    if (run.list_outputs) {
+      for (const auto& path : pt2onnx::list_outputs(options).outputs) std::cout << path.string() << "\n";
+      return 0;
+    }
+    if (!run.depfile.empty()) {
       // Paths a depfile cannot hold are refused before anything is written.
       pt2onnx::ConvertReport planned;
       planned.inputs = {options.input, options.config.empty() ? options.input : options.config};
       planned.outputs = {options.output.empty() ? options.input : options.output};
       pt2onnx::render_depfile(planned);
     }
-    options.fuse = !no_fuse;
-    if (no_fold) options.fold = false;
-    pt2onnx::cli::ProgressLine progress(!quiet);
+    pt2onnx::cli::ProgressLine progress(!run.quiet);
     options.on_weight_progress = [&](int64_t done, int64_t total) { progress.update(done, total); };
     report = pt2onnx::convert(options);
     progress.end();
     options.on_weight_progress = nullptr;
-    if (!depfile.empty()) write_text_file(depfile, pt2onnx::render_depfile(*report));
+    if (!run.depfile.empty()) write_text_file(run.depfile, pt2onnx::render_depfile(*report));
     for (const auto& r : report->kernels_refused) std::cerr << "pt2onnx: error: no kernel bundle: " << one_line(r) << "\n";
-    if (!quiet) {
+    if (!run.quiet) {
       for (const auto& w : report->warnings) std::cerr << "pt2onnx: warning: " << one_line(w) << "\n";
       std::cout << "wrote " << report->output.string() << " (" << report->nodes_out << " nodes, "
                 << report->weight_count << " weights, " << human_bytes(report->weight_bytes);
@@ -346,7 +271,7 @@ int main(int argc, char** argv) {
       std::cout << ")\n";
       for (const auto& b : report->kernel_bundles)
         std::cout << "wrote " << b.dir.string() << " (" << b.kernels << " kernels, " << human_bytes(b.bytes) << ")\n";
-      if (verbose) {
+      if (run.verbose) {
         std::cout << "model '" << report->model << "': " << report->nodes_in << " FX nodes -> " << report->nodes_out
                   << " ONNX nodes, " << report->functions_out << " functions, " << report->weight_count
                   << " weights, " << report->warnings.size() << " warnings, opset " << options.opset << "\n";

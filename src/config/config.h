@@ -1,5 +1,5 @@
 // --config FILE: a JSON document (schema/pt2onnx-config.schema.json) that carries the command
-// line's options and translation rules:
+// line's options (the keys of option_table.h) and translation rules:
 //   - op rules: an op (a custom torch.library op, or any aten op, overriding the built-in rule)
 //     becomes one node of a custom domain, optionally with a body in ONNX text syntax;
 //   - module rules: every instance of a module type becomes one opaque custom node.
@@ -7,11 +7,10 @@
 #pragma once
 
 #include <filesystem>
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "config/option_table.h"
 #include "hierarchy/hierarchy.h"
 #include "translate/custom_op_rule.h"
 
@@ -25,23 +24,10 @@ struct ModuleRule {
 
 struct Config {
   std::filesystem::path path;  // the file read
-  // Options; paths are resolved against the config file's folder.
-  std::optional<std::filesystem::path> input;
-  std::optional<std::filesystem::path> output;
-  std::optional<std::string> model;
-  std::optional<int> opset;
-  std::optional<bool> external_data;
-  std::optional<bool> strict;  // --strict
-  std::vector<std::string> hiera;
-  std::optional<std::string> function_domain;
-  std::optional<std::string> function_name;
-  // --compile options.
-  std::vector<std::string> compile;
-  std::optional<std::vector<std::string>> archs;
-  std::optional<std::filesystem::path> kernels_dir;
-  std::optional<std::string> nvrtc;
-  // "dim_names": KEY (an export symbol or INPUT.DIM) -> name of that dim in the ONNX.
-  std::map<std::string, std::string> dim_names;
+  // The options the file sets (option_table.h; paths resolved against the file's folder), the
+  // others at their defaults, and which rows it set.
+  RunOptions options;
+  std::vector<const OptionSpec*> given;
   // Rules, in the file's order.
   std::vector<translate::CustomOpRule> op_rules;
   std::vector<ModuleRule> module_rules;

@@ -6,7 +6,8 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,7 @@
 #include "common/limits.h"
 #include "config/config.h"
 #include "config/onnx_text.h"
+#include "config/option_table.h"
 #include "hierarchy/function_naming.h"
 
 namespace pt2onnx::config {
@@ -96,15 +98,77 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
+std::filesystem::path resolve(const std::filesystem::path& config, const std::string& p) {
+  const std::filesystem::path path(p);
+  return path.is_absolute() ? path : config.parent_path() / path;
+}
+
+// A value of the row's own rule (option_table.h), or refused naming the field.
+std::string checked(const OptionSpec& spec, const Field& f, std::string value) {
+  if (spec.check)
+    if (const std::string error = spec.check(value); !error.empty()) bad(f, error);
+  return value;
+}
+
+// One option of the table, read from its key as the field's type says.
+void read_option(const OptionSpec& spec, const Field& f, Config& config) {
+  std::visit(
+      [&](auto* field) {
+        using T = std::remove_pointer_t<decltype(field)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          *field = get_bool(f);
+        } else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, uint64_t>) {
+          const bool ranged = spec.min < spec.max;
+          const int64_t min = ranged ? spec.min : std::is_same_v<T, int> ? std::numeric_limits<int>::min() : 0;
+          const int64_t max = ranged ? spec.max : std::numeric_limits<int>::max();
+          *field = static_cast<T>(get_int(f, min, max));
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          *field = checked(spec, f, get_nonempty_string(f));
+        } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
+          *field = resolve(config.path, checked(spec, f, get_nonempty_string(f)));
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          *field = get_strings(f, /*allow_empty_items=*/false);
+          for (size_t i = 0; i < field->size(); ++i) checked(spec, f.item(i), (*field)[i]);
+        } else {  // KEY: NAME; keys and names are checked against the program (api/dim_names.h)
+          if (!f.value.is_object()) bad(f, std::string("expected an object, found ") + kind_of(f.value));
+          for (const auto& [key, v] : f.value.items()) (*field)[key] = get_nonempty_string(f.at(key));
+        }
+      },
+      field_of(spec, config.options));
+  config.given.push_back(&spec);
+}
+
+// The keys allowed in the object at `prefix` ("" for the top level, "functions." for a group):
+// the next part of each config key under it.
+std::set<std::string> option_keys(const std::string& prefix) {
+  std::set<std::string> keys;
+  for (const OptionSpec& spec : option_table())
+    if (!spec.config_key.empty() && spec.config_key.compare(0, prefix.size(), prefix) == 0) {
+      const std::string rest = spec.config_key.substr(prefix.size());
+      keys.insert(rest.substr(0, rest.find('.')));
+    }
+  return keys;
+}
+
+// The options in the object at `prefix`, groups ("functions") read recursively. Keys other than
+// options (rules, $schema, comment at the top) are the caller's.
+void read_options(const Field& object, const std::string& prefix, Config& config) {
+  for (const auto& [key, v] : object.value.items()) {
+    const std::string full = prefix + key;
+    if (const OptionSpec* spec = option_by_config_key(full)) {
+      read_option(*spec, object.at(key), config);
+    } else if (const std::set<std::string> inner = option_keys(full + "."); !inner.empty()) {
+      const Field group = object.at(key);
+      expect_object(group, inner);
+      read_options(group, full + ".", config);
+    }
+  }
+}
+
 // A custom domain: not the standard ones, dotted identifiers ("com.example.ops").
 std::string get_domain(const Field& f) {
   const std::string d = get_nonempty_string(f);
-  if (d == "ai.onnx" || d == "ai.onnx.ml" || d == "ai.onnx.preview.training")
-    bad(f, "'" + d + "' is a standard ONNX domain; rules must use a domain of their own");
-  std::stringstream parts(d);
-  for (std::string part; std::getline(parts, part, '.');)
-    if (!is_identifier(part)) bad(f, "'" + d + "' is not a domain (dot-separated identifiers, e.g. com.example.ops)");
-  if (d.back() == '.') bad(f, "'" + d + "' is not a domain (dot-separated identifiers, e.g. com.example.ops)");
+  if (const std::string error = domain_error(d); !error.empty()) bad(f, error);
   return d;
 }
 
@@ -224,11 +288,6 @@ ModuleRule read_module_rule(const Field& f) {
   return rule;
 }
 
-std::filesystem::path resolve(const std::filesystem::path& config, const std::string& p) {
-  const std::filesystem::path path(p);
-  return path.is_absolute() ? path : config.parent_path() / path;
-}
-
 // "line L, column C" of a byte offset, for JSON syntax errors.
 std::string position(const std::string& text, size_t byte) {
   size_t line = 1, column = 1;
@@ -262,38 +321,11 @@ Config parse_config(const std::string& text, const std::filesystem::path& path) 
   config.path = path;
   try {
     const Field root{doc, "$"};
-    expect_object(root, {"$schema", "comment", "input", "output", "model", "opset", "external_data", "hiera",
-                         "functions", "compile", "arch", "kernels_dir", "nvrtc", "dim_names", "strict", "rules"});
+    std::set<std::string> allowed = option_keys("");
+    allowed.insert({"$schema", "comment", "rules"});
+    expect_object(root, allowed);
     if (root.has("$schema")) get_string(root.at("$schema"));
-    if (root.has("input")) config.input = resolve(path, get_nonempty_string(root.at("input")));
-    if (root.has("output")) config.output = resolve(path, get_nonempty_string(root.at("output")));
-    if (root.has("model")) config.model = get_nonempty_string(root.at("model"));
-    if (root.has("opset")) config.opset = static_cast<int>(get_int(root.at("opset"), 1, 1000));
-    if (root.has("external_data")) config.external_data = get_bool(root.at("external_data"));
-    if (root.has("strict")) config.strict = get_bool(root.at("strict"));
-    if (root.has("hiera")) config.hiera = get_strings(root.at("hiera"), /*allow_empty_items=*/false);
-    if (root.has("compile")) config.compile = get_strings(root.at("compile"), /*allow_empty_items=*/false);
-    if (root.has("arch")) config.archs = get_strings(root.at("arch"), /*allow_empty_items=*/false);
-    if (root.has("kernels_dir")) config.kernels_dir = resolve(path, get_nonempty_string(root.at("kernels_dir")));
-    if (root.has("nvrtc")) config.nvrtc = get_nonempty_string(root.at("nvrtc"));
-    if (root.has("dim_names")) {
-      const Field names = root.at("dim_names");
-      if (!names.value.is_object()) bad(names, std::string("expected an object, found ") + kind_of(names.value));
-      // Keys and names are checked against the program when it is read (api/dim_names.h).
-      for (const auto& [key, v] : names.value.items()) config.dim_names[key] = get_nonempty_string(names.at(key));
-    }
-    if (root.has("functions")) {
-      const Field functions = root.at("functions");
-      expect_object(functions, {"domain", "name"});
-      if (functions.has("domain")) config.function_domain = get_domain(functions.at("domain"));
-      if (functions.has("name")) {
-        const Field name = functions.at("name");
-        config.function_name = get_nonempty_string(name);
-        if (config.function_name->find("{class}") == std::string::npos &&
-            config.function_name->find("{qualified}") == std::string::npos)
-          bad(name, "must contain {class} or {qualified}, or every type would get the same name");
-      }
-    }
+    read_options(root, "", config);
     if (root.has("rules")) {
       const Field rules = root.at("rules");
       if (!rules.value.is_array()) bad(rules, std::string("expected an array of rules, found ") + kind_of(rules.value));

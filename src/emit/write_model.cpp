@@ -175,6 +175,16 @@ void remove_stale_data_file(const std::filesystem::path& data_path, const std::o
 
 }  // namespace
 
+std::filesystem::path planned_data_file(translate::Translation& translation,
+                                        const std::map<std::string, archive::TensorData>& weights,
+                                        const std::map<std::string, archive::TensorData>& constants,
+                                        const WriteOptions& options) {
+  std::vector<BoundWeight> bound = bind_weights(translation, weights, constants);
+  for (BoundWeight& weight : bound) clear_tensor_data(*weight.initializer);
+  const std::filesystem::path data_path = options.output.parent_path() / (options.output.filename().string() + ".data");
+  return uses_data_file(translation, bound, options, data_path) ? data_path : std::filesystem::path();
+}
+
 WriteResult write_model(translate::Translation& translation, const archive::Archive& archive,
                         const std::map<std::string, archive::TensorData>& weights,
                         const std::map<std::string, archive::TensorData>& constants,

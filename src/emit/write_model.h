@@ -41,6 +41,15 @@ struct WriteResult {
   int64_t weight_bytes = 0;             // weight bytes written; tied regions of the data file once
 };
 
+// The external data file write_model() would write for these options, or "" when every weight
+// would be embedded, deciding as it does (asked for or forced by size, and some weight large
+// enough to leave the .onnx); nothing is read or written. Clears the initializers' data, as
+// write_model() does, so `translation` is for this question only afterwards.
+std::filesystem::path planned_data_file(translate::Translation& translation,
+                                        const std::map<std::string, archive::TensorData>& weights,
+                                        const std::map<std::string, archive::TensorData>& constants,
+                                        const WriteOptions& options);
+
 // `weights` and `constants` are the archive's maps for the model. Embedded weights are streamed
 // from the archive into the file while the model is serialized, so memory stays O(graph) in both
 // modes. On return, bound initializers that went external carry their external_data entries and

@@ -141,7 +141,7 @@ std::vector<std::string> parse_archs(const std::vector<std::string>& items, cons
     PT2ONNX_CHECK(digits >= 2 && digits <= 3 && (suffix.empty() || suffix == "a" || suffix == "f"), ErrorCode::kUsage,
                   "--arch: '" + item + "' is not an architecture like sm_80 or sm_90a (supported: " + listed + ")");
     const int sm = std::stoi(item.substr(0, digits));
-    PT2ONNX_CHECK(std::find(supported.begin(), supported.end(), sm) != supported.end(), ErrorCode::kUsage,
+    PT2ONNX_CHECK(supported.empty() || std::find(supported.begin(), supported.end(), sm) != supported.end(), ErrorCode::kUsage,
                   "--arch: sm_" + item + " is not supported by this NVRTC (supported: " + listed + ")");
     const std::string name = "sm_" + item;
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);

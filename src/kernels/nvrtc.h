@@ -42,6 +42,7 @@ class Nvrtc {
 
 // Parses "sm_80,sm_90" (also "80", "sm_90a"); throws Error(kUsage) for malformed items or ones
 // NVRTC does not support, listing the supported ones. Keeps the given order, drops duplicates.
+// An empty `supported` checks the syntax only (--list-outputs without NVRTC to ask).
 std::vector<std::string> parse_archs(const std::vector<std::string>& items, const std::vector<int>& supported);
 
 }  // namespace pt2onnx::kernels

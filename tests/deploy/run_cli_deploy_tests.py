@@ -11,7 +11,8 @@
   it calls unsupported or needing a newer opset is not.
 - One policy for what matches nothing: a config rule and a --hiera type that match nothing are
   warnings (exit 0); `--strict` or the config's "strict" refuse them (exit 8, nothing written).
-- `-q -v` is a usage error; `--version` is the ONNX producer_version; `-v` prints stage timings.
+- `-q -v` is a usage error; `--version` is the ONNX producer_version; `-v` prints stage timings;
+  `--list-outputs` prints the .onnx and its .data and writes nothing (no depfile either).
 
 Prints one line per check and `N passed, M failed`; exits 1 on failure.
 """
@@ -154,6 +155,11 @@ def check_flags(exe, samples: Path, work: Path):
     for stage in ("read", "import", "translate", "emit"):
         if f" {stage} " not in stage_line:
             raise CheckFailed(f"-v: no {stage} timing in {verbose!r}")
+    listed_out = work / "listed" / "m.onnx"
+    listed = run([exe, samples / "decoder.default.pt2", "-o", listed_out, "--external-data", "--list-outputs",
+                  "--depfile", work / "listed.d"]).stdout.split()
+    if listed != [str(listed_out), str(listed_out) + ".data"] or (work / "listed").exists() or (work / "listed.d").exists():
+        raise CheckFailed(f"--list-outputs: {listed}, wrote {(work / 'listed').exists()}")
     quiet = run([exe, samples / "mlp.default.pt2", "-o", out, "-q"])
     if quiet.stdout or quiet.stderr:
         raise CheckFailed(f"-q printed {quiet.stdout!r} {quiet.stderr!r}")
@@ -174,7 +180,7 @@ def main():
             ("--report", lambda: check_report(exe, args.samples, work, args.schema)),
             ("ops --json vs inspect", lambda: check_ops(exe, args.samples, args.schema)),
             ("match-nothing policy and --strict", lambda: check_match_nothing_policy(exe, args.samples, work)),
-            ("-q -v, --version, -v timings", lambda: check_flags(exe, args.samples, work)),
+            ("-q -v, --version, -v timings, --list-outputs", lambda: check_flags(exe, args.samples, work)),
         ])
 
 

@@ -8,12 +8,19 @@
   and links the library; the ONNX files load and pass onnx's checker. A second build does nothing
   (`ninja -n`: "no work to do"); touching one archive reconverts exactly that one (the archive
   named by the config through pt2onnx's depfile), touching the config exactly the model using it.
+- A project without a compiled language (project(... LANGUAGES NONE)) finds the package and
+  converts: the library's dependencies are looked for only by projects that compile.
+- With WITH_COMPILE (Ninja), pt2onnx_convert declares a COMPILE conversion's outputs as
+  `pt2onnx --list-outputs` names them at configure time: with NVRTC, the build writes exactly
+  those files and `ninja -n` has no work left; without NVRTC the build step fails with exit 6
+  and writes nothing (the listing needs no NVRTC).
 
 Prints one line per check and `N passed, M failed`; exits 1 on failure.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import shutil
 import subprocess
@@ -107,6 +114,62 @@ def check_consumer(source: Path, work: Path, prefix: Path, samples: Path, genera
     return f"converted {first}; again: nothing; touched -> converted: {touched}; {shown}"
 
 
+def check_convert_only(work: Path, prefix: Path, samples: Path):
+    project = work / "convert-only"
+    project.mkdir()
+    (project / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(models LANGUAGES NONE)\n"
+        "find_package(pt2onnx CONFIG REQUIRED)\n"
+        f"pt2onnx_convert(mlp_onnx INPUT {samples / 'mlp.pt2'} OUTPUT mlp.onnx)\n")
+    run(["cmake", "-S", project, "-B", project / "build", "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}"])
+    built = run(["ninja"], cwd=project / "build").stdout
+    if not (project / "build/mlp.onnx").is_file():
+        raise CheckFailed(f"mlp.onnx not converted: {built}")
+    return built.strip().splitlines()[-1]
+
+
+def nvrtc_loadable() -> bool:
+    # pt2onnx's own search: $PT2ONNX_NVRTC alone if set, else libnvrtc.so.13, libnvrtc.so.
+    names = [os.environ["PT2ONNX_NVRTC"]] if os.environ.get("PT2ONNX_NVRTC") else ["libnvrtc.so.13", "libnvrtc.so"]
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            pass
+    return False
+
+
+def check_compile_consumer(source: Path, work: Path, prefix: Path, samples: Path):
+    build = work / "consumer-compile"
+    shutil.copy(samples / "decoder.pt2", samples / "decoder_k.pt2")
+    run(["cmake", "-S", source, "-B", build, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}", f"-DSAMPLES={samples}",
+         "-DWITH_COMPILE=ON", "-DCMAKE_BUILD_TYPE=Release"])
+    declared = sorted((build / "decoder_kernels.outputs").read_text().split())
+    bundle = build / "kernels/DecoderAttention.kernels"
+    want = sorted(str(build / "kernels" / f) for f in [
+        "decoder.onnx", "DecoderAttention.kernels/manifest.json", "DecoderAttention.kernels/src/DecoderAttention.cu",
+        "DecoderAttention.kernels/sm_80/DecoderAttention.cubin"])
+    if declared != want:
+        raise CheckFailed(f"declared outputs {declared}, expected {want}")
+    proc = run(["ninja", "decoder_kernels"], cwd=build, check=False)
+    if not nvrtc_loadable():
+        # Ninja makes the folders of declared outputs before the step runs; no file may be in them.
+        left = [str(p) for p in (build / "kernels").rglob("*") if p.is_file()]
+        if proc.returncode == 0 or "NVRTC" not in proc.stdout + proc.stderr or left:
+            raise CheckFailed(f"without NVRTC: exit {proc.returncode}, files left {left}\n{proc.stdout[-1500:]}")
+        return f"declared {len(declared)} outputs; no NVRTC here: the build step failed naming NVRTC, nothing written"
+    if proc.returncode != 0:
+        raise CheckFailed(f"ninja decoder_kernels: exit {proc.returncode}\n{proc.stdout[-2000:]}")
+    written = sorted([str(build / "kernels/decoder.onnx")] + [str(p) for p in bundle.rglob("*") if p.is_file()])
+    if written != want:
+        raise CheckFailed(f"written {written}, declared {want}")
+    dry = run(["ninja", "-n", "decoder_kernels"], cwd=build).stdout
+    if "no work to do" not in dry:
+        raise CheckFailed(f"ninja -n after the build: {dry.strip()}")
+    return f"declared = written: {[str(Path(w).relative_to(build)) for w in written]}; ninja -n: no work"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, type=Path, help="the pt2onnx build tree to install")
@@ -124,6 +187,9 @@ def main():
             (samples / "decoder.config.json").write_text('{"input": "decoder.pt2", "hiera": ["DecoderLayer"]}\n')
             checks.append((f"consumer project ({generator})",
                            lambda g=generator, s=samples: check_consumer(args.source / "tests/consumer", work, prefix, s, g)))
+        checks.append(("a project with LANGUAGES NONE", lambda: check_convert_only(work, prefix, work / "samples-Ninja")))
+        checks.append(("COMPILE outputs from --list-outputs",
+                       lambda: check_compile_consumer(args.source / "tests/consumer", work, prefix, work / "samples-Ninja")))
         return run_checks(checks)
 
 

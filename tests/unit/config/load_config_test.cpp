@@ -30,26 +30,29 @@ TEST_CASE("options are read, paths resolved against the config's folder") {
       "external_data": true, "hiera": ["Attention", "a.b.Layer"],
       "functions": {"domain": "com.example.fn", "name": "{class}Fn"},
       "compile": ["Attention"], "arch": ["sm_90"], "kernels_dir": "bundles", "nvrtc": "libnvrtc.so.13"})", kPath);
-  CHECK(c.input == std::filesystem::path("/configs/m.pt2"));
-  CHECK(c.output == std::filesystem::path("/abs/out.onnx"));
-  CHECK(c.model == "model");
-  CHECK(c.opset == 20);
-  CHECK(c.external_data == true);
-  CHECK(c.hiera == std::vector<std::string>{"Attention", "a.b.Layer"});
-  CHECK(c.function_domain == "com.example.fn");
-  CHECK(c.function_name == "{class}Fn");
-  CHECK(c.compile == std::vector<std::string>{"Attention"});
-  CHECK(c.archs == std::vector<std::string>{"sm_90"});
-  CHECK(c.kernels_dir == std::filesystem::path("/configs/bundles"));
-  CHECK(c.nvrtc == "libnvrtc.so.13");
+  const ConvertOptions& o = c.options.convert;
+  CHECK(o.input == std::filesystem::path("/configs/m.pt2"));
+  CHECK(o.output == std::filesystem::path("/abs/out.onnx"));
+  CHECK(o.model == "model");
+  CHECK(o.opset == 20);
+  CHECK(o.external_data == true);
+  CHECK(o.hiera == std::vector<std::string>{"Attention", "a.b.Layer"});
+  CHECK(o.function_domain == "com.example.fn");
+  CHECK(o.function_name == "{class}Fn");
+  CHECK(o.compile == std::vector<std::string>{"Attention"});
+  CHECK(o.archs == std::vector<std::string>{"sm_90"});
+  CHECK(o.kernels_dir == std::filesystem::path("/configs/bundles"));
+  CHECK(o.nvrtc == "libnvrtc.so.13");
+  CHECK(c.given.size() == 12);
   CHECK(c.op_rules.empty());
 }
 
 TEST_CASE("an empty object sets nothing") {
   const Config c = parse_config("{}", kPath);
-  CHECK_FALSE(c.input.has_value());
-  CHECK_FALSE(c.opset.has_value());
-  CHECK(c.hiera.empty());
+  CHECK(c.given.empty());
+  CHECK(c.options.convert.input.empty());
+  CHECK(c.options.convert.opset == ConvertOptions{}.opset);
+  CHECK(c.options.convert.hiera.empty());
 }
 
 TEST_CASE("an op rule with inputs and attributes from arguments and literals") {

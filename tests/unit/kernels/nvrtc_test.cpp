@@ -37,6 +37,12 @@ TEST_CASE("a missing NVRTC fails with kCompile saying what to install") {
   }
 }
 
+TEST_CASE("parse_archs without a supported list (--list-outputs, no NVRTC) checks the syntax only") {
+  CHECK(parse_archs({"sm_70", "120", "sm_70"}, {}) == std::vector<std::string>{"sm_70", "sm_120"});
+  CHECK_THROWS_AS(parse_archs({"compute_80"}, {}), Error);
+  CHECK_THROWS_AS(parse_archs({}, {}), Error);
+}
+
 TEST_CASE("parse_archs validates against the supported list") {
   const std::vector<int> supported{75, 80, 86, 90, 100};
   CHECK(parse_archs({"sm_80", "90", "sm_90a", "sm_80"}, supported) == std::vector<std::string>{"sm_80", "sm_90", "sm_90a"});
