@@ -36,5 +36,7 @@ int resolve_shape_operands(Body& body);
 int merge_duplicates(Body& body);
 // Identity nodes, and Casts/Reshapes that provably change nothing, are bypassed.
 int drop_identities(Body& body);
+// Constant nodes of the main graph -> initializers of the same name (the graph's last step).
+int constants_to_initializers(Body& body);
 
 }  // namespace pt2onnx::passes
