@@ -36,6 +36,8 @@ int resolve_shape_operands(Body& body);
 int merge_duplicates(Body& body);
 // Identity nodes, and Casts/Reshapes that provably change nothing, are bypassed.
 int drop_identities(Body& body);
+// Where(Less(i, 0), Add(i, dim), i) -> i where i is provably non-negative.
+int drop_index_wraps(Body& body);
 // Constant nodes of the main graph -> initializers of the same name (the graph's last step).
 int constants_to_initializers(Body& body);
 

@@ -333,6 +333,58 @@ g (float[2,3] x, float[N,3] n) => (float[2,3] y, float[N,3] z) {
   CHECK(producer(m.graph(), "y")->input(0) == "x");
 }
 
+TEST_CASE("arithmetic with the neutral element is bypassed, unless the constant would broadcast") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,3] x, int64[N] i) => (float[N,3] y, float[N,3] z, int64[N] j, float[N,3] w) {
+  zero = Constant <value = float {0}> ()
+  one = Constant <value = float {1}> ()
+  izero = Constant <value = int64[1] {0}> ()
+  ones3 = Constant <value = float[1,1,1] {1}> ()
+  a = Add(x, zero)
+  b = Mul(one, a)
+  c = Div(b, one)
+  d = Sub(c, zero)
+  y = Neg(d)
+  i0 = Add(i, izero)
+  j = Neg(i0)
+  z = Sub(zero, x)
+  w = Mul(x, ones3)
+})");
+  const CleanReport report = clean(m);
+  CHECK(report.identities == 5);  // a, b, c, d, i0
+  const auto counts = op_counts(m.graph());
+  CHECK(producer(m.graph(), "y")->input(0) == "x");
+  CHECK(counts.at("Sub") == 1);  // 0 - x is not x
+  CHECK(counts.at("Mul") == 1);  // x * ones[1,1,1] has rank 3: not x
+  CHECK(counts.count("Add") == 0);
+  CHECK(counts.count("Div") == 0);
+}
+
+TEST_CASE("a negative-index wrap on an index that cannot be negative goes; on one that can, stays") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,4] x, int64[N] user) => (float[N,4] y, float[N,4] z) {
+  zero = Constant <value = int64 {0}> ()
+  one = Constant <value = int64 {1}> ()
+  shape = Shape(x)
+  n = Gather <axis = 0> (shape, zero)
+  r = Range(zero, n, one)
+  ri = Unsqueeze(r, one)
+  less = Less(ri, zero)
+  wrapped = Add(ri, n)
+  i = Where(less, wrapped, ri)
+  y = GatherElements(x, i)
+  less2 = Less(user, zero)
+  wrapped2 = Add(user, n)
+  j = Where(less2, wrapped2, user)
+  z = Gather(x, j)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Where") == 1);  // the graph input `user` may be negative
+  CHECK(counts.at("Less") == 1);
+  CHECK(producer(m.graph(), "y")->input(1) == "ri");
+}
+
 TEST_CASE("an identity whose output is a graph output renames its input's producer") {
   onnx::ModelProto m = parse(R"(
 g (float[2,3] x) => (float[2,3] y) {
