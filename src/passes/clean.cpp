@@ -30,6 +30,9 @@ void clean_body(Body& body, CleanReport& report) {
     n = drop_index_wraps(body);
     report.identities += n;
     changed += n;
+    n = fuse_clamps(body);
+    report.merged_nodes += n;
+    changed += n;
     n = merge_duplicates(body);
     report.merged_nodes += n;
     changed += n;

@@ -38,6 +38,8 @@ int merge_duplicates(Body& body);
 int drop_identities(Body& body);
 // Where(Less(i, 0), Add(i, dim), i) -> i where i is provably non-negative.
 int drop_index_wraps(Body& body);
+// Min(Max(x, lo), hi) and Max(Min(x, hi), lo) with scalar constant bounds -> Clip(x, lo, hi).
+int fuse_clamps(Body& body);
 // Constant nodes of the main graph -> initializers of the same name (the graph's last step).
 int constants_to_initializers(Body& body);
 

@@ -385,6 +385,30 @@ g (float[N,4] x, int64[N] user) => (float[N,4] y, float[N,4] z) {
   CHECK(producer(m.graph(), "y")->input(1) == "ri");
 }
 
+TEST_CASE("a clamp as Max then Min (or Min then Max) with scalar bounds becomes one Clip") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,4] x) => (float[N,4] y, float[N,4] z, float[N,4] w, float[N,4] v) {
+  lo = Constant <value = float {0}> ()
+  hi = Constant <value = float {6}> ()
+  a = Max(x, lo)
+  y = Min(a, hi)
+  b = Min(hi, x)
+  z = Max(b, lo)
+  c = Max(x, hi)
+  w = Min(c, lo)
+  d = Max(x, lo)
+  v = Min(d, d)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Clip") == 2);  // y and z
+  const onnx::NodeProto* clip = producer(m.graph(), "z");
+  REQUIRE(clip->op_type() == "Clip");
+  CHECK(std::vector<std::string>(clip->input().begin(), clip->input().end()) == std::vector<std::string>{"x", "lo", "hi"});
+  CHECK(producer(m.graph(), "w")->op_type() == "Min");  // lo > hi: not a clamp
+  CHECK(producer(m.graph(), "v")->op_type() == "Min");  // no constant bound
+}
+
 TEST_CASE("an identity whose output is a graph output renames its input's producer") {
   onnx::ModelProto m = parse(R"(
 g (float[2,3] x) => (float[2,3] y) {
