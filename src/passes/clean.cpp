@@ -33,6 +33,9 @@ void clean_body(Body& body, CleanReport& report) {
     n = fuse_clamps(body);
     report.merged_nodes += n;
     changed += n;
+    n = fuse_transposes(body);
+    report.merged_nodes += n;
+    changed += n;
     n = merge_duplicates(body);
     report.merged_nodes += n;
     changed += n;

@@ -40,6 +40,8 @@ int drop_identities(Body& body);
 int drop_index_wraps(Body& body);
 // Min(Max(x, lo), hi) and Max(Min(x, hi), lo) with scalar constant bounds -> Clip(x, lo, hi).
 int fuse_clamps(Body& body);
+// Transpose(Transpose(x, p1), p2) -> Transpose(x, p1 o p2), or x when that is the identity.
+int fuse_transposes(Body& body);
 // Constant nodes of the main graph -> initializers of the same name (the graph's last step).
 int constants_to_initializers(Body& body);
 

@@ -409,6 +409,28 @@ g (float[N,4] x) => (float[N,4] y, float[N,4] z, float[N,4] w, float[N,4] v) {
   CHECK(producer(m.graph(), "v")->op_type() == "Min");  // no constant bound
 }
 
+TEST_CASE("two Transposes in a row compose into one, or none when they cancel") {
+  onnx::ModelProto m = parse(R"(
+g (float[2,3,4,5] x) => (float[2,3,4,5] y, float[2,4,5,3] z, float[3,2,4,5] w, float[3,2,4,5] u) {
+  a = Transpose <perm = [2, 0, 1, 3]> (x)
+  b = Transpose <perm = [1, 2, 0, 3]> (a)
+  y = Neg(b)
+  c = Transpose <perm = [0, 2, 1, 3]> (x)
+  z = Transpose <perm = [0, 1, 3, 2]> (c)
+  t = Transpose <perm = [1, 0, 2, 3]> (x)
+  w = Transpose <perm = [0, 1, 2, 3]> (t)
+  u = Neg(t)
+})");
+  clean(m);
+  CHECK(producer(m.graph(), "y")->input(0) == "x");  // [2,0,1,3] then [1,2,0,3]: the identity
+  const onnx::NodeProto* z = producer(m.graph(), "z");
+  REQUIRE(z->op_type() == "Transpose");
+  CHECK(z->input(0) == "x");
+  CHECK(std::vector<int64_t>(find_attribute(*z, "perm")->ints().begin(), find_attribute(*z, "perm")->ints().end()) ==
+        std::vector<int64_t>{0, 2, 3, 1});
+  CHECK(producer(m.graph(), "w")->input(0) == "t");  // t has another reader: kept
+}
+
 TEST_CASE("an identity whose output is a graph output renames its input's producer") {
   onnx::ModelProto m = parse(R"(
 g (float[2,3] x) => (float[2,3] y) {
@@ -595,7 +617,7 @@ g (float[2,5,3] x) => (float[2,5,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}
   CHECK(report.transposes_folded == 1);  // the two identical Transposes merged first
   const auto counts = op_counts(t.model.graph());
   CHECK(counts.at("MatMul") == 1);      // x @ w.T twice: merged
-  CHECK(counts.at("Transpose") == 2);  // the ones of values, not of the weight, stay
+  CHECK(counts.count("Transpose") == 0);  // the weight's folded; t1 then t2 cancel (fuse_transposes)
   REQUIRE(weights.permuted.count("w.T") == 1);
   CHECK(weights.permuted["w.T"] == std::pair<std::string, std::vector<int64_t>>{"w", {1, 0}});
   const onnx::TensorProto* wt = initializer(t.model.graph(), "w.T");
