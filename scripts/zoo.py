@@ -732,7 +732,7 @@ def clean_cells(row):
     return [row["model"], row["ir"], nodes, str(tnodes) if t else "–",
             op_difference(g["ops"], t["ops"]) if t else "–", pair("constants"), pair("initializers"),
             pair("dead"), pair("unused_initializers"), err,
-            f"{row['torch_err']:.1e}" if "torch_err" in row else row.get("torch_result", "–"),
+            f"{row['torch_err']:.1e}" if "torch_err" in row else row.get("torch_result", "–")[:70],
             f"{g['load_s']:.3f}", f"{t['load_s']:.3f}" if t else "–"]
 
 
