@@ -179,6 +179,28 @@ g (float[N,S,8] x, int64[N,S] ids, float[N,S,1] e, float[N,1,4] f)
   CHECK(producer(m.graph(), producer(m.graph(), "t")->input(1))->op_type() == "Concat");
 }
 
+TEST_CASE("a Reshape shape piece computed from dims (batch * 4) is the -1 the element count leaves") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,4,3] x) => (float[M,3] y, float[N,12] z) {
+  s = Shape(x)
+  zero = Constant <value = int64 {0}> ()
+  four = Constant <value = int64 {4}> ()
+  axes = Constant <value = int64[1] {0}> ()
+  n = Gather <axis = 0> (s, zero)
+  p = Mul(n, four)
+  pu = Unsqueeze(p, axes)
+  three = Constant <value = int64[1] {3}> ()
+  shape = Concat <axis = 0> (pu, three)
+  y = Reshape(x, shape)
+  twice = Concat <axis = 0> (pu, pu)
+  z = Reshape(x, twice)
+})");
+  clean(m);
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "y")->input(1)) == std::vector<int64_t>{-1, 3});
+  // Two computed pieces: not both -1, the shape math stays.
+  CHECK(op_counts(m.graph()).at("Concat") == 1);
+}
+
 TEST_CASE("folding covers Slice, Squeeze, Range, Cast, Sub, Div and ConstantOfShape") {
   onnx::ModelProto m = parse(R"(
 g (float[2] x) => (int64[3] a, int32[2] b, int64[2] c, float[2,3] d) {
