@@ -14,8 +14,16 @@ The table is printed and written as markdown (--md, default docs/zoo.md).
 
 Needs the torch 2.15 venv with the zoo extras: `scripts/torch_venv.sh 2.15 --zoo`.
 
+Every converted file (ours and torch.onnx's) is also measured for the clean table (--clean-md):
+nodes (graph and local functions), Constant nodes, initializers, dead nodes and unused
+initializers (as the `clean` test counts them) and onnxruntime session load time (median of
+--load-repeat, one thread). Each row is kept in --cache/rows/, so the table covers every model's
+last run; with --reuse a rerun takes exports and torch.onnx's files from the cache and converts
+with pt2onnx only.
+
 Usage: python scripts/zoo.py --pt2onnx build/pt2onnx [--models resnet18,bert] [--irs default,core]
                              [--repeat 3] [--no-torch-onnx] [--md docs/zoo.md] [--list]
+                             [--reuse] [--load-repeat 5] [--clean-md docs/clean.md [--clean-md-only]]
 """
 from __future__ import annotations
 
@@ -41,6 +49,7 @@ from torch.export import Dim
 RTOL, ATOL = 1e-3, 1e-4
 SEED = 1234
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "models"))  # run_clean_tests: what dead/unused mean
 
 MODELS: dict[str, "ZooModel"] = {}
 
@@ -372,39 +381,108 @@ def timed(fn, repeat):
     return statistics.median(times), result
 
 
-def run_model(zm, irs, args, cache):
-    rows = []
+def _load_or_make_io(zm, args, cache):
+    """(module or None, inputs at both sizes, torch eager outputs); cached with --reuse."""
+    io_path = cache / f"{zm.name}.io.pt"
+    if args.reuse and io_path.exists():
+        inputs, eager = torch.load(io_path)
+        return None, inputs, eager
     module = zm.build()
     inputs = [zm.make_inputs(0), zm.make_inputs(1)]
     with torch.no_grad():
         eager = [_as_tuple(module(*x)) for x in inputs]
-    try:
-        ep_default = export(zm, module, inputs[0])
-    except Exception as e:
-        for ir in irs:
-            rows.append(dict(model=zm.name, ir=ir, result=f"export failed: {_short(e)}"))
-            print(fmt_row(rows[-1]), flush=True)
-        return rows
+    torch.save((inputs, eager), io_path)
+    return module, inputs, eager
+
+
+def run_model(zm, irs, args, cache):
+    """One row per IR. With --reuse, the .pt2 exports, the eager outputs and torch.onnx.export's
+    files (with its result) come from the cache when present, so a rerun converts with pt2onnx
+    only; without it everything is made again and the cache refreshed."""
+    rows = []
+    module, inputs, eager = _load_or_make_io(zm, args, cache)
+    ep_default = None
     for ir in irs:
         row = dict(model=zm.name, ir=ir)
         rows.append(row)
-        try:
-            ep = ep_default if ir == "default" else ep_default.run_decompositions()
-        except Exception as e:
-            row["result"] = f"run_decompositions failed: {_short(e)}"
-            print(fmt_row(row), flush=True)
-            continue
-        row["nodes"], row["ops"] = graph_stats(ep)
         pt2 = cache / f"{zm.name}.{ir}.pt2"
-        torch.export.save(ep, str(pt2))
+        meta = cache / f"{zm.name}.{ir}.export.json"
+        ep = None
+        if args.reuse and pt2.exists() and meta.exists():
+            row.update(json.loads(meta.read_text()))
+        else:
+            try:
+                if ep_default is None:
+                    if module is None:
+                        module = zm.build()
+                    ep_default = export(zm, module, inputs[0])
+                ep = ep_default if ir == "default" else ep_default.run_decompositions()
+            except Exception as e:
+                row["result"] = f"export failed: {_short(e)}"
+                print(fmt_row(row), flush=True)
+                continue
+            row["nodes"], row["ops"] = graph_stats(ep)
+            torch.export.save(ep, str(pt2))
+            meta.write_text(json.dumps({"nodes": row["nodes"], "ops": row["ops"]}))
         onnx_path = cache / f"{zm.name}.{ir}.onnx"
         run_pt2onnx(zm, row, pt2, onnx_path, inputs, eager, args)
         if args.torch_onnx:
-            run_torch_onnx(zm, row, ep, cache / f"{zm.name}.{ir}.torch.onnx", inputs, eager, args)
+            tpath = cache / f"{zm.name}.{ir}.torch.onnx"
+            tmeta = cache / f"{zm.name}.{ir}.torch.json"
+            if args.reuse and tmeta.exists():
+                row.update(json.loads(tmeta.read_text()))
+            else:
+                if ep is None:
+                    ep = torch.export.load(str(pt2))
+                run_torch_onnx(zm, row, ep, tpath, inputs, eager, args)
+                tmeta.write_text(json.dumps({k: row[k] for k in ("t_torch", "torch_result", "torch_err")
+                                             if k in row}))
+            if tpath.exists() and "t_torch" in row:
+                row["torch_graph"] = onnx_stats(tpath, args.load_repeat)
         if row.get("t_pt2onnx") and row.get("t_torch"):
             row["ratio"] = row["t_torch"] / row["t_pt2onnx"]
+        if row.get("t_pt2onnx"):
+            row["graph"] = onnx_stats(onnx_path, args.load_repeat)
+        (cache / "rows").mkdir(exist_ok=True)
+        (cache / "rows" / f"{zm.name}.{ir}.json").write_text(json.dumps(row, indent=1) + "\n")
         print(fmt_row(row), flush=True)
+        if "graph" in row:
+            print("    " + clean_cells_line(row), flush=True)
     return rows
+
+
+def onnx_stats(path, load_repeat):
+    """What the clean table shows of one ONNX file: nodes of the graph and of its local functions
+    (Constant nodes among them), initializers, dead nodes and unused initializers (as the `clean`
+    test counts them) and onnxruntime session load time (median of load_repeat, one thread)."""
+    import onnx
+    from run_clean_tests import clean_problems
+    m = onnx.load(str(path))
+    problems = clean_problems(m)
+    nodes = list(m.graph.node) + [n for f in m.functions for n in f.node]
+    return {
+        "nodes": len(nodes),
+        "function_nodes": sum(len(f.node) for f in m.functions),
+        "constants": sum(n.op_type == "Constant" for n in nodes),
+        "initializers": len(m.graph.initializer),
+        "dead": sum("dead node" in p for p in problems),
+        "unused_initializers": sum("initializer" in p for p in problems),
+        "load_s": load_seconds(path, load_repeat),
+        "ops": dict(sorted(__import__("collections").Counter(n.op_type for n in nodes).items())),
+    }
+
+
+def load_seconds(path, repeat):
+    import onnxruntime as ort
+    times = []
+    for _ in range(repeat):
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = 1
+        so.log_severity_level = 3
+        t = time.perf_counter()
+        ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
 
 
 def run_pt2onnx(zm, row, pt2, onnx_path, inputs, eager, args):
@@ -625,6 +703,74 @@ def markdown(rows, args):
     return "\n".join(lines) + "\n"
 
 
+CLEAN_BEGIN = "<!-- zoo.py --clean-md: begin -->"
+CLEAN_END = "<!-- zoo.py --clean-md: end -->"
+CLEAN_COLUMNS = ["model", "IR", "nodes", "torch.onnx nodes", "ours - torch.onnx by op", "Constant",
+                 "initializers", "dead", "unused init", "max abs err", "torch.onnx err",
+                 "ORT load s", "torch.onnx load s"]
+
+
+def op_difference(ours, theirs, limit=6):
+    """`+3 Transpose, -2 Gemm`: where the op histograms differ, largest first."""
+    keys = set(ours) | set(theirs)
+    diff = sorted(((ours.get(k, 0) - theirs.get(k, 0), k) for k in keys), key=lambda d: (-abs(d[0]), d[1]))
+    diff = [d for d in diff if d[0]]
+    text = ", ".join(f"{n:+d} {k}" for n, k in diff[:limit])
+    return text + (f", ... ({len(diff) - limit} more)" if len(diff) > limit else "") if diff else "same ops"
+
+
+def clean_cells(row):
+    g, t = row.get("graph"), row.get("torch_graph")
+    if not g:
+        return [row["model"], row["ir"], row.get("result", "–")] + ["–"] * (len(CLEAN_COLUMNS) - 3)
+
+    def pair(key):
+        return f"{g[key]} / {t[key]}" if t else f"{g[key]}"
+    tnodes = t["nodes"] if t else None
+    nodes = f"**{g['nodes']}**" if tnodes is not None and g["nodes"] > tnodes else str(g["nodes"])
+    err = f"{row['err']:.1e}" if row.get("result") == "ok" else row.get("result", "–")
+    return [row["model"], row["ir"], nodes, str(tnodes) if t else "–",
+            op_difference(g["ops"], t["ops"]) if t else "–", pair("constants"), pair("initializers"),
+            pair("dead"), pair("unused_initializers"), err,
+            f"{row['torch_err']:.1e}" if "torch_err" in row else row.get("torch_result", "–")[:70],
+            f"{g['load_s']:.3f}", f"{t['load_s']:.3f}" if t else "–"]
+
+
+def clean_cells_line(row):
+    return " | ".join(clean_cells(row))
+
+
+def clean_markdown(cache: Path, irs):
+    """The clean table from the rows of the last run of each model (cache/rows/*.json)."""
+    rows = []
+    for name in MODELS:
+        for ir in irs:
+            f = cache / "rows" / f"{name}.{ir}.json"
+            rows.append(json.loads(f.read_text()) if f.exists() else dict(model=name, ir=ir, result="not run"))
+    have = [r for r in rows if r.get("graph") and r.get("torch_graph")]
+    larger = [r for r in have if r["graph"]["nodes"] > r["torch_graph"]["nodes"]]
+    ours = sum(r["graph"]["nodes"] for r in have)
+    theirs = sum(r["torch_graph"]["nodes"] for r in have)
+    lines = [CLEAN_BEGIN, "",
+             "| " + " | ".join(CLEAN_COLUMNS) + " |", "|" + "|".join("---" for _ in CLEAN_COLUMNS) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in clean_cells(r)) + " |" for r in rows]
+    lines += ["", f"{len(have)} rows with both converters: {ours} nodes ours, {theirs} torch.onnx's; "
+              f"ours larger on {len(larger)} ({', '.join(r['model'] + '.' + r['ir'] for r in larger) or 'none'}).",
+              "", CLEAN_END]
+    return "\n".join(lines)
+
+
+def write_clean_md(path: Path, cache: Path, irs):
+    text = path.read_text() if path.exists() else ""
+    table = clean_markdown(cache, irs)
+    if CLEAN_BEGIN in text and CLEAN_END in text:
+        text = text[:text.index(CLEAN_BEGIN)] + table + text[text.index(CLEAN_END) + len(CLEAN_END):]
+    else:
+        text = text + ("\n" if text else "") + table + "\n"
+    path.write_text(text)
+    print(f"wrote the clean table into {path}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pt2onnx", default=str(ROOT / "build" / "pt2onnx"))
@@ -637,6 +783,13 @@ def main():
     ap.add_argument("--cache", default=os.path.join(os.environ.get("PT2ONNX_CACHE", Path.home() / ".cache/pt2onnx"), "zoo"))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--reuse", action="store_true", help="take the .pt2 exports, eager outputs and "
+                    "torch.onnx.export's files from --cache where present (pt2onnx always runs)")
+    ap.add_argument("--load-repeat", type=int, default=5, help="onnxruntime session loads per file (median)")
+    ap.add_argument("--clean-md", default="", help="write the clean table (node counts, dead nodes, unused "
+                    "initializers, load times beside torch.onnx's) of every model's last run in --cache "
+                    "between the markers of this file (e.g. docs/clean.md)")
+    ap.add_argument("--clean-md-only", action="store_true", help="only write --clean-md from the cache")
     ap.add_argument("--render-from", nargs="*", default=[], metavar="LOG",
                     help="only write --md from the table lines this script printed into LOG files")
     ap.add_argument("--samples-out", default="", help="write the small models (--models, default "
@@ -647,6 +800,9 @@ def main():
             print(f"{n:20s} {zm.family:12s} dynamic {zm.dynamic}")
         return 0
     torch.set_num_threads(args.threads)
+    if args.clean_md_only:
+        write_clean_md(Path(args.clean_md), Path(args.cache), [i for i in args.irs.split(",") if i])
+        return 0
     if args.render_from:
         rows = []
         for log in args.render_from:
@@ -689,6 +845,8 @@ def main():
         Path(args.md).parent.mkdir(parents=True, exist_ok=True)
         Path(args.md).write_text(markdown(rows, args))
         print(f"wrote {args.md}")
+    if args.clean_md:
+        write_clean_md(Path(args.clean_md), cache, irs)
     return 0 if all(r.get("result") == "ok" for r in rows) else 1
 
 

@@ -1,4 +1,4 @@
-// The per-channel scaled Storage and the WeightAccess that BatchNorm folding uses.
+// The per-channel scaled Storage and the WeightAccess that weight folding uses.
 #include "emit/folded_weights.h"
 
 #include <algorithm>
@@ -119,6 +119,33 @@ bool FoldedWeights::add_scaled(const std::string& source, const std::string& nam
   // Derived weights live under a key no FQN can take (FQNs have no spaces).
   const std::string key = "batchnorm-folded " + name;
   weights_[key] = std::move(scaled);
+  translation_.weights.push_back(translate::WeightBinding{name, key, false});
+  return true;
+}
+
+bool FoldedWeights::add_permuted(const std::string& source, const std::string& name,
+                                 const std::vector<int64_t>& perm) {
+  const archive::TensorData* tensor = bound_tensor(source);
+  if (!tensor || !tensor->storage || perm.size() != tensor->sizes.size()) return false;
+  std::vector<int64_t> strides = tensor->strides;
+  if (strides.empty()) {  // none recorded: row-major
+    strides.assign(tensor->sizes.size(), 1);
+    for (size_t d = strides.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<int64_t>(tensor->sizes[d], 1);
+  }
+  if (strides.size() != tensor->sizes.size()) return false;
+  archive::TensorData view = *tensor;  // same storage: no bytes are copied or held here
+  view.name = tensor->name + " (transposed)";
+  std::vector<bool> seen(perm.size(), false);
+  for (size_t i = 0; i < perm.size(); ++i) {
+    const int64_t from = perm[i];
+    if (from < 0 || from >= static_cast<int64_t>(perm.size()) || seen[static_cast<size_t>(from)]) return false;
+    seen[static_cast<size_t>(from)] = true;
+    view.sizes[i] = tensor->sizes[static_cast<size_t>(from)];
+  }
+  view.strides.resize(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) view.strides[i] = strides[static_cast<size_t>(perm[i])];
+  const std::string key = "transposed " + name;  // no FQN has a space
+  weights_[key] = std::move(view);
   translation_.weights.push_back(translate::WeightBinding{name, key, false});
   return true;
 }

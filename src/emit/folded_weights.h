@@ -1,7 +1,9 @@
-// Weights that BatchNorm folding derives from archive tensors (passes/fold_batch_norm.cpp): a
-// Conv/Gemm weight scaled per output channel. The scaled tensor is a Storage that computes its
-// bytes from the archive's on each read, so emit streams it in bounded chunks like any other
-// weight and it is never held whole in memory.
+// Weights that the clean-up passes derive from archive tensors: a Conv/Gemm weight scaled per
+// output channel (passes/fold_batch_norm.cpp), and a weight with its dims permuted
+// (passes/fold_weight_transposes.cpp). The scaled tensor is a Storage that computes its bytes
+// from the archive's on each read; the permuted one is a strided view of the archive's storage,
+// gathered in bounded chunks like any strided weight. Emit streams both like any other weight,
+// and neither is ever held whole in memory.
 #pragma once
 
 #include <map>
@@ -22,6 +24,7 @@ class FoldedWeights final : public passes::WeightAccess {
   std::optional<std::vector<float>> read_floats(const std::string& initializer) override;
   bool add_scaled(const std::string& source, const std::string& name, std::vector<double> factors,
                   int64_t inner) override;
+  bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) override;
 
   // The archive's weights and the derived ones, and its constants, for write_model.
   const std::map<std::string, archive::TensorData>& weights() const { return weights_; }

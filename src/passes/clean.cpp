@@ -27,6 +27,15 @@ void clean_body(Body& body, CleanReport& report) {
     n = drop_identities(body);
     report.identities += n;
     changed += n;
+    n = drop_index_wraps(body);
+    report.identities += n;
+    changed += n;
+    n = fuse_clamps(body);
+    report.merged_nodes += n;
+    changed += n;
+    n = fuse_transposes(body);
+    report.merged_nodes += n;
+    changed += n;
     n = merge_duplicates(body);
     report.merged_nodes += n;
     changed += n;
@@ -45,8 +54,15 @@ CleanReport clean_translation(translate::Translation& translation, const CleanOp
   onnx::GraphProto& graph = *translation.model.mutable_graph();
   const bool tracked = static_cast<int>(translation.node_modules.size()) == graph.node_size();
   Body body = main_body(graph, tracked ? &translation.node_modules : nullptr, options.types, options.hiera_types);
-  if (options.fold_batch_norm) report.batch_norms_folded = fold_batch_norms(body, *options.fold_batch_norm);
+  if (options.fold_weights) report.batch_norms_folded = fold_batch_norms(body, *options.fold_weights);
   clean_body(body, report);
+  if (options.fold_weights) {
+    // After merging (identical Transposes are one) and before dropping the weights they free.
+    report.transposes_folded = fold_weight_transposes(body, *options.fold_weights);
+    if (report.transposes_folded) clean_body(body, report);
+  }
+  // --hiera clones Constants into function bodies; with it, this waits for clean_functions.
+  if (options.hiera_types.empty()) report.constants_moved = constants_to_initializers(body);
 
   std::set<std::string> initializers;
   for (const onnx::TensorProto& t : graph.initializer()) initializers.insert(t.name());
@@ -59,6 +75,7 @@ CleanReport clean_functions(onnx::ModelProto& model) {
   CleanReport report;
   Body main = main_body(*model.mutable_graph(), nullptr, {}, {});
   clean_body(main, report);
+  report.constants_moved = constants_to_initializers(main);
   for (onnx::FunctionProto& function : *model.mutable_functions()) {
     Body body = function_body(function);
     clean_body(body, report);

@@ -1,6 +1,8 @@
-// Nodes that pass their input through unchanged: Identity, a Cast to the type the input already
-// has, a Reshape to the static shape the input already has. Their readers read the input
-// instead; when the output is a scope output, the input's producer is renamed to it instead.
+// Nodes that pass an input through unchanged: Identity, a Cast to the type the input already
+// has, a Reshape to the static shape the input already has, and arithmetic with the neutral
+// element (x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1) where the constant cannot broadcast x to a
+// larger shape. Their readers read that input instead; when the output is a scope output, the
+// input's producer is renamed to it instead.
 #include "passes/const_tensor.h"
 #include "passes/passes_internal.h"
 
@@ -40,25 +42,46 @@ std::optional<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& d
   return out;
 }
 
-bool is_identity(const onnx::NodeProto& node, const KnownTypes& known,
-                 const std::map<std::string, ConstTensor>& constants) {
+// Whether `c` is `neutral` everywhere and cannot broadcast a value of type `other` to a larger
+// shape (a scalar never does; all-1 dims do not when `other` has at least that rank).
+bool is_neutral(const ConstTensor& c, double neutral, const std::optional<ValueType>& other) {
+  if (c.numel() != 1) return false;
+  const bool value = c.is_integer() ? c.ints.size() == 1 && c.ints[0] == static_cast<int64_t>(neutral)
+                                    : c.floats.size() == 1 && c.floats[0] == neutral;
+  if (!value) return false;
+  if (c.dims.empty()) return true;
+  return other && other->shape_known && other->dims.size() >= c.dims.size();
+}
+
+// The input a node passes through unchanged, or -1.
+int identity_input(const onnx::NodeProto& node, const KnownTypes& known,
+                   const std::map<std::string, ConstTensor>& constants) {
   if (!node.domain().empty() || node.output_size() != 1 || node.input_size() < 1 || node.input(0).empty())
-    return false;
-  if (node.op_type() == "Identity") return true;
+    return -1;
+  const std::string& op = node.op_type();
+  if (op == "Identity") return 0;
+  if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && node.input_size() == 2 && !node.input(1).empty()) {
+    const double neutral = op == "Add" || op == "Sub" ? 0.0 : 1.0;
+    const bool commutes = op == "Add" || op == "Mul";
+    for (int k = 1; k >= (commutes ? 0 : 1); --k) {  // k: the constant operand
+      auto c = constants.find(node.input(k));
+      if (c != constants.end() && is_neutral(c->second, neutral, known.lookup(node.input(1 - k)))) return 1 - k;
+    }
+    return -1;
+  }
   const std::optional<ValueType> in = known.lookup(node.input(0));
-  if (!in) return false;
-  if (node.op_type() == "Cast")
-    return in->elem_type != 0 && in->elem_type == int_attribute(node, "to", -1);
-  if (node.op_type() == "Reshape" && node.input_size() == 2 && in->static_shape()) {
+  if (!in) return -1;
+  if (op == "Cast") return in->elem_type != 0 && in->elem_type == int_attribute(node, "to", -1) ? 0 : -1;
+  if (op == "Reshape" && node.input_size() == 2 && in->static_shape()) {
     auto shape = constants.find(node.input(1));
-    if (shape == constants.end()) return false;
+    if (shape == constants.end()) return -1;
     std::vector<int64_t> dims;
     for (const auto& d : in->dims) dims.push_back(*d);
     const std::optional<std::vector<int64_t>> target =
         reshape_target(dims, shape->second, int_attribute(node, "allowzero", 0) != 0);
-    return target && *target == dims;
+    return target && *target == dims ? 0 : -1;
   }
-  return false;
+  return -1;
 }
 
 }  // namespace
@@ -81,8 +104,9 @@ int drop_identities(Body& body) {
   int dropped = 0;
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes.Get(i);
-    if (!is_identity(node, known, constants)) continue;
-    const std::string& in = node.input(0);
+    const int through = identity_input(node, known, constants);
+    if (through < 0) continue;
+    const std::string& in = node.input(through);
     const std::string& out = node.output(0);
     if (!body.outputs.count(out)) {
       renames[out] = in;

@@ -1,8 +1,9 @@
 // Graph clean-up on the translated ONNX: dead nodes and initializers, constant folding of shape
-// arithmetic on static dims, merging of identical nodes, identity Casts/Reshapes/Identities, and
-// (unless --no-fold) inference BatchNorm folded into the Conv/Gemm before it. Nothing that
-// depends on a dynamic dim becomes a constant; numbers are unchanged (BatchNorm folding changes
-// the rounding of the fused weights only).
+// arithmetic on static dims, merging of identical nodes, identity Casts/Reshapes/Identities,
+// (unless --no-fold) inference BatchNorm folded into the Conv/Gemm before it and Transposes of
+// weights folded into the weight, and, last, the main graph's Constant nodes as initializers.
+// Nothing that depends on a dynamic dim becomes a constant; numbers are unchanged (BatchNorm
+// folding changes the rounding of the fused weights only).
 //
 // convert() runs clean_translation() on the flat graph, before --hiera (module stacks kept
 // parallel, values never made to cross instances of the hiera types), and clean_functions()
@@ -23,7 +24,7 @@ namespace pt2onnx::passes {
 
 struct CleanOptions {
   std::vector<std::string> hiera_types;  // --hiera and opaque module types still to be folded
-  WeightAccess* fold_batch_norm = nullptr;  // null: keep BatchNorm apart (--no-fold)
+  WeightAccess* fold_weights = nullptr;  // null: keep BatchNorm and weight Transposes apart (--no-fold)
   TypeOracle types;                      // static types of values the ONNX does not annotate
 };
 
@@ -34,6 +35,8 @@ struct CleanReport {
   int merged_nodes = 0;
   int identities = 0;
   int batch_norms_folded = 0;
+  int transposes_folded = 0;
+  int constants_moved = 0;  // Constant nodes that became initializers
   int dead_functions = 0;
 };
 
@@ -49,7 +52,8 @@ CleanReport clean_functions(onnx::ModelProto& model);
 // values after the FX values they hold).
 TypeOracle program_types(const ir::Program& program);
 
-// Exposed for tests: the BatchNorm folding step alone.
+// Exposed for tests: the BatchNorm folding step alone, and the weight Transpose folding alone.
 int fold_batch_norms(Body& body, WeightAccess& weights);
+int fold_weight_transposes(Body& body, WeightAccess& weights);
 
 }  // namespace pt2onnx::passes

@@ -36,5 +36,13 @@ int resolve_shape_operands(Body& body);
 int merge_duplicates(Body& body);
 // Identity nodes, and Casts/Reshapes that provably change nothing, are bypassed.
 int drop_identities(Body& body);
+// Where(Less(i, 0), Add(i, dim), i) -> i where i is provably non-negative.
+int drop_index_wraps(Body& body);
+// Min(Max(x, lo), hi) and Max(Min(x, hi), lo) with scalar constant bounds -> Clip(x, lo, hi).
+int fuse_clamps(Body& body);
+// Transpose(Transpose(x, p1), p2) -> Transpose(x, p1 o p2), or x when that is the identity.
+int fuse_transposes(Body& body);
+// Constant nodes of the main graph -> initializers of the same name (the graph's last step).
+int constants_to_initializers(Body& body);
 
 }  // namespace pt2onnx::passes

@@ -71,6 +71,30 @@ class Graph {
 
   // The one dim a Concat piece holds: Unsqueeze(Gather(Shape(v), k scalar), [0]), Gather(Shape(v),
   // [k]) or Shape(v, start=k, end=k+1).
+  // A rank-0 integer computed from dims: Gather(Shape(v), scalar index), rank-0 constants, and
+  // Add/Sub/Mul of those (e.g. batch * 56 * 56 of a view on the dynamic batch).
+  bool scalar_of_dims(const std::string& v, int depth = 0) const {
+    if (depth > 8) return false;
+    if (const ConstTensor* c = constant(v)) return c->is_integer() && c->dims.empty();
+    const onnx::NodeProto* n = producer(v);
+    if (!n || !n->domain().empty()) return false;
+    if (n->op_type() == "Gather" && n->input_size() == 2 && int_attribute(*n, "axis", 0) == 0) {
+      const onnx::NodeProto* s = producer(n->input(0));
+      const ConstTensor* index = constant(n->input(1));
+      return s && s->op_type() == "Shape" && index && index->dims.empty();
+    }
+    if ((n->op_type() == "Mul" || n->op_type() == "Add" || n->op_type() == "Sub") && n->input_size() == 2)
+      return scalar_of_dims(n->input(0), depth + 1) && scalar_of_dims(n->input(1), depth + 1);
+    return false;
+  }
+  // A one-element piece of a shape vector: Unsqueeze(axes [0]) of a scalar_of_dims.
+  bool one_element_piece(const std::string& piece) const {
+    const onnx::NodeProto* n = producer(piece);
+    if (!n || n->op_type() != "Unsqueeze" || !n->domain().empty() || n->input_size() != 2) return false;
+    const ConstTensor* axes = constant(n->input(1));
+    return axes && axes->ints == std::vector<int64_t>{0} && scalar_of_dims(n->input(0));
+  }
+
   std::optional<DimValue> piece_dim(const std::string& piece) const {
     const onnx::NodeProto* n = producer(piece);
     if (!n || !n->domain().empty()) return std::nullopt;
@@ -134,6 +158,7 @@ std::optional<ConstTensor> static_operand(const Graph& g, const onnx::NodeProto&
   struct Piece {
     const ConstTensor* constant = nullptr;
     std::optional<DimValue> dim;
+    bool computed = false;  // a one-element piece of dims arithmetic, not one dim
   };
   std::vector<Piece> pieces;
   int64_t length = 0;
@@ -146,7 +171,10 @@ std::optional<ConstTensor> static_operand(const Graph& g, const onnx::NodeProto&
       length += static_cast<int64_t>(p.constant->ints.size());
     } else {
       p.dim = g.piece_dim(in);
-      if (!p.dim) return std::nullopt;
+      // Any other one-element piece of a Reshape's shape can only be what the element count
+      // leaves (-1 below), when it is the only one.
+      if (!p.dim && !(reshape && g.one_element_piece(in))) return std::nullopt;
+      p.computed = !p.dim;
       any_dim = true;
       ++length;
     }
@@ -168,6 +196,12 @@ std::optional<ConstTensor> static_operand(const Graph& g, const onnx::NodeProto&
     }
     const auto position = static_cast<int64_t>(out.ints.size());
     if (reshape) {
+      if (p.computed) {
+        if (inferred) return std::nullopt;
+        inferred = true;
+        out.ints.push_back(-1);
+        continue;
+      }
       // A static piece is its value; a symbolic one must be the data's dim at the same position.
       if (p.dim->size) {
         out.ints.push_back(*p.dim->size);

@@ -1,6 +1,7 @@
-// What BatchNorm folding needs from whoever holds the weights (emit/folded_weights.h reads them
-// from the archive): the values of small initializers, and a new initializer that is an existing
-// one scaled per channel, computed later while it is streamed out (never held whole in memory).
+// What weight folding needs from whoever holds the weights (emit/folded_weights.h reads them
+// from the archive): the values of small initializers, and new initializers derived from an
+// existing one (scaled per channel for BatchNorm, dims permuted for a Transpose), computed later
+// while they are streamed out (never held whole in memory).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,10 @@ class WeightAccess {
   // factors.size()]. False when `source` cannot be streamed that way (then nothing is declared).
   virtual bool add_scaled(const std::string& source, const std::string& name, std::vector<double> factors,
                           int64_t inner) = 0;
+  // Declares that initializer `name` (already declared with `source`'s type and dims permuted:
+  // dims[i] = source dims[perm[i]]) holds Transpose(source, perm). False when `source` is not an
+  // archive tensor (then nothing is declared).
+  virtual bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) = 0;
 };
 
 }  // namespace pt2onnx::passes

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Graph clean-up end to end (run by ctest as the `clean` test).
 
-Every sample of samples/ (and samples/ops, samples/zoo, samples/hiera) is converted at opset 18
-and must have no dead node and no unused initializer, in the main graph and in every local
+Every sample of samples/ (and samples/ops, samples/zoo, samples/hiera, samples/control_flow,
+samples/kernels, and the state samples of samples/state/state_samples.json) is converted at
+opset 18 and must have no dead node and no unused initializer, in the main graph and in every local
 function, and no function that nothing calls; onnxruntime must still reproduce torch's outputs
 (fp32: rtol 1e-4, atol 1e-5) at every size the sample has. The --hiera cases of the hiera test
 are checked the same way, and `--no-fold` must keep BatchNormalization apart (and numbers equal)
@@ -13,6 +14,7 @@ values by name, and those reads count."""
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import tempfile
@@ -137,8 +139,6 @@ def main(argv=None):
         work = Path(tmp)
         cases = []
         for tag, s in sorted(samples.items()):
-            if tag.startswith("kernels/"):
-                continue  # --compile inputs; their graphs are the same ones the decoder/MLP samples have
             if tag in known or s.stem in known:
                 print(f"SKIP  {tag}: a known failure ({known.get(tag) or known.get(s.stem)})")
                 skipped += 1
@@ -182,6 +182,28 @@ def main(argv=None):
                 failures.append(label)
             except Exception as e:  # a crash of the checker itself is a failure too, with its name
                 print(f"FAIL  {label}: {type(e).__name__}: {e}")
+                failures.append(label)
+        # The state samples (their own list; the state test checks their numbers over calls):
+        # every one that converts must be clean too.
+        import onnx
+        state_list = samples_dir / "state" / "state_samples.json"
+        for stem, entry in sorted(json.loads(state_list.read_text()).items()) if state_list.is_file() else []:
+            label = f"state/{stem}"
+            if "exit_code" in entry:
+                print(f"SKIP  {label}: refused by design (exit {entry['exit_code']}; the state test checks the refusal)")
+                skipped += 1
+                continue
+            out = work / (label.replace("/", "_") + ".onnx")
+            try:
+                convert(args.pt2onnx, samples_dir / "state" / entry["file"], out, [])
+                model = onnx.load(str(out))
+                problems = clean_problems(model)
+                if problems:
+                    raise CheckFailed(f"{len(problems)} problem(s): " + "; ".join(problems[:5]))
+                print(f"ok    {label}: {len(model.graph.node)} nodes, clean (numbers: the state test)")
+                passed += 1
+            except CheckFailed as e:
+                print(f"FAIL  {label}: {e}")
                 failures.append(label)
     print(f"\n{passed} passed, {len(failures)} failed, {skipped} skipped in {time.monotonic() - start:.1f} s")
     return 1 if failures else 0

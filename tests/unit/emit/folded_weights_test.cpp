@@ -6,6 +6,7 @@
 
 #include "archive/storages.h"
 #include "emit/folded_weights.h"
+#include "emit/tensor_layout.h"
 
 namespace pt2onnx::emit {
 namespace {
@@ -70,6 +71,32 @@ TEST_CASE("small float32 tensors are read; others are declined") {
   CHECK(folded.read_floats("inline") == std::vector<float>{1.5f});
   CHECK_FALSE(folded.read_floats("nothing").has_value());
   CHECK_FALSE(folded.add_scaled("nothing", "x", {1.0}, 1));
+}
+
+TEST_CASE("a permuted weight is a strided view of the same storage; emit's gather writes it transposed") {
+  translate::Translation translation = with_bindings();
+  std::map<std::string, archive::TensorData> weights = {
+      {"conv.weight", float_tensor("conv.weight", {99, 1, 2, 3, 4, 5, 6}, {2, 3}, 1)}};
+  FoldedWeights folded(translation, weights, {});
+  REQUIRE(folded.add_permuted("conv.weight", "conv.weight.T", {1, 0}));
+  const translate::WeightBinding& binding = translation.weights.back();
+  CHECK(binding.initializer == "conv.weight.T");
+  const archive::TensorData& view = folded.weights().at(binding.fqn);
+  CHECK(view.sizes == std::vector<int64_t>{3, 2});
+  CHECK(view.strides == std::vector<int64_t>{1, 3});
+  CHECK(view.storage == weights.at("conv.weight").storage);  // no bytes copied
+  CHECK(view.storage_offset == 1);
+  // What emit writes: the row-major gather, here in chunks of 4 bytes.
+  std::vector<float> out;
+  gather_tensor(make_layout(view, "conv.weight.T"), *view.storage, 4, [&](const uint8_t* data, size_t n) {
+    const size_t at = out.size();
+    out.resize(at + n / sizeof(float));
+    std::memcpy(out.data() + at, data, n);
+  });
+  CHECK(out == std::vector<float>{1, 4, 2, 5, 3, 6});
+  CHECK_FALSE(folded.add_permuted("conv.weight", "bad", {0, 0}));  // not a permutation
+  CHECK_FALSE(folded.add_permuted("conv.weight", "bad", {0}));     // wrong rank
+  CHECK_FALSE(folded.add_permuted("nothing", "x", {1, 0}));
 }
 
 }  // namespace

@@ -35,7 +35,19 @@ const onnx::NodeProto* producer(const onnx::GraphProto& graph, const std::string
   return nullptr;
 }
 
+const onnx::TensorProto* initializer(const onnx::GraphProto& graph, const std::string& name) {
+  for (const auto& t : graph.initializer())
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
 std::vector<int64_t> constant_ints(const onnx::GraphProto& graph, const std::string& value) {
+  for (const auto& t : graph.initializer())
+    if (t.name() == value) {  // a Constant moved to the initializers (constants_to_initializers)
+      std::optional<ConstTensor> c = read_const(t);
+      REQUIRE(c.has_value());
+      return c->ints;
+    }
   const onnx::NodeProto* n = producer(graph, value);
   REQUIRE(n != nullptr);
   REQUIRE(n->op_type() == "Constant");
@@ -85,8 +97,10 @@ g (float[2,3,4] x) => (float[6,4] y) {
   y = Reshape(x, shape)
 })");
   clean(m);
-  CHECK(op_counts(m.graph()) == std::map<std::string, int>{{"Constant", 1}, {"Reshape", 1}});
-  CHECK(constant_ints(m.graph(), m.graph().node(1).input(1)) == std::vector<int64_t>{6, 4});
+  // The folded Constant then becomes an initializer (the last step).
+  CHECK(op_counts(m.graph()) == std::map<std::string, int>{{"Reshape", 1}});
+  CHECK(m.graph().initializer_size() == 1);
+  CHECK(constant_ints(m.graph(), m.graph().node(0).input(1)) == std::vector<int64_t>{6, 4});
 }
 
 TEST_CASE("nothing that depends on a dynamic dim becomes a constant") {
@@ -165,6 +179,28 @@ g (float[N,S,8] x, int64[N,S] ids, float[N,S,1] e, float[N,1,4] f)
   CHECK(producer(m.graph(), producer(m.graph(), "t")->input(1))->op_type() == "Concat");
 }
 
+TEST_CASE("a Reshape shape piece computed from dims (batch * 4) is the -1 the element count leaves") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,4,3] x) => (float[M,3] y, float[N,12] z) {
+  s = Shape(x)
+  zero = Constant <value = int64 {0}> ()
+  four = Constant <value = int64 {4}> ()
+  axes = Constant <value = int64[1] {0}> ()
+  n = Gather <axis = 0> (s, zero)
+  p = Mul(n, four)
+  pu = Unsqueeze(p, axes)
+  three = Constant <value = int64[1] {3}> ()
+  shape = Concat <axis = 0> (pu, three)
+  y = Reshape(x, shape)
+  twice = Concat <axis = 0> (pu, pu)
+  z = Reshape(x, twice)
+})");
+  clean(m);
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "y")->input(1)) == std::vector<int64_t>{-1, 3});
+  // Two computed pieces: not both -1, the shape math stays.
+  CHECK(op_counts(m.graph()).at("Concat") == 1);
+}
+
 TEST_CASE("folding covers Slice, Squeeze, Range, Cast, Sub, Div and ConstantOfShape") {
   onnx::ModelProto m = parse(R"(
 g (float[2] x) => (int64[3] a, int32[2] b, int64[2] c, float[2,3] d) {
@@ -225,8 +261,56 @@ g (float[N,3] x) => (int64 y, int64 z) {
   CHECK(report.merged_nodes == 2);  // s2 and i2; the Gather z is a graph output and stays
   const auto counts = op_counts(m.graph());
   CHECK(counts.at("Shape") == 1);
-  CHECK(counts.at("Constant") == 1);
+  CHECK(counts.count("Constant") == 0);
+  CHECK(m.graph().initializer_size() == 1);  // the one merged constant, as an initializer
   CHECK(counts.at("Gather") == 2);
+}
+
+TEST_CASE("Constant nodes of the main graph become initializers of the same name, last") {
+  onnx::ModelProto m = parse(R"(
+g (float[2,3] x) => (float[3,2] y, int64[2] k) {
+  shape = Constant <value_ints = [3, 2]> ()
+  one = Constant <value_float = 1.0> ()
+  k = Constant <value = int64[2] {3, 2}> ()
+  r = Reshape(x, shape)
+  y = Add(r, one)
+})");
+  const CleanReport report = clean(m);
+  CHECK(report.constants_moved == 2);
+  // k is a graph output: it stays a node (and the identical `shape` merged into it).
+  CHECK(op_counts(m.graph()) == std::map<std::string, int>{{"Add", 1}, {"Constant", 1}, {"Reshape", 1}});
+  REQUIRE(initializer(m.graph(), "one") != nullptr);
+  CHECK(initializer(m.graph(), "one")->dims_size() == 0);  // a scalar, as value_float is
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "r")->input(1)) == std::vector<int64_t>{3, 2});
+}
+
+TEST_CASE("with --hiera types pending, Constants wait for clean_functions, which moves the main graph's only") {
+  onnx::ModelProto m = parse(R"(
+g (float[2] x) => (float[2] y) {
+  c = Constant <value_float = 2.0> ()
+  m1 = Mul(x, c)
+  y = local.F(m1)
+}
+<domain: "local", opset_import: ["" : 18]>
+F (a) => (b) {
+  k = Constant <value_float = 3.0> ()
+  b = Mul(a, k)
+})");
+  m.add_opset_import()->set_domain("local");
+  m.mutable_opset_import(1)->set_version(1);
+  {
+    translate::Translation t;
+    t.model = m;
+    CleanOptions options;
+    options.hiera_types = {"Block"};
+    CHECK(clean_translation(t, options).constants_moved == 0);
+    CHECK(op_counts(t.model.graph()).at("Constant") == 1);
+  }
+  CHECK(clean_functions(m).constants_moved == 1);
+  CHECK(op_counts(m.graph()).count("Constant") == 0);
+  CHECK(initializer(m.graph(), "c") != nullptr);
+  CHECK(m.functions(0).node(0).op_type() == "Constant");  // a function has no initializers
+  CHECK_NOTHROW(onnx::checker::check_model(m));
 }
 
 TEST_CASE("before --hiera, values never start crossing instances of a hiera type") {
@@ -269,6 +353,104 @@ g (float[2,3] x, float[N,3] n) => (float[2,3] y, float[N,3] z) {
   CHECK(counts.at("Reshape") == 1);  // of the dynamic [N,3]: not provably identity
   CHECK(counts.at("Cast") == 2);
   CHECK(producer(m.graph(), "y")->input(0) == "x");
+}
+
+TEST_CASE("arithmetic with the neutral element is bypassed, unless the constant would broadcast") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,3] x, int64[N] i) => (float[N,3] y, float[N,3] z, int64[N] j, float[N,3] w) {
+  zero = Constant <value = float {0}> ()
+  one = Constant <value = float {1}> ()
+  izero = Constant <value = int64[1] {0}> ()
+  ones3 = Constant <value = float[1,1,1] {1}> ()
+  a = Add(x, zero)
+  b = Mul(one, a)
+  c = Div(b, one)
+  d = Sub(c, zero)
+  y = Neg(d)
+  i0 = Add(i, izero)
+  j = Neg(i0)
+  z = Sub(zero, x)
+  w = Mul(x, ones3)
+})");
+  const CleanReport report = clean(m);
+  CHECK(report.identities == 5);  // a, b, c, d, i0
+  const auto counts = op_counts(m.graph());
+  CHECK(producer(m.graph(), "y")->input(0) == "x");
+  CHECK(counts.at("Sub") == 1);  // 0 - x is not x
+  CHECK(counts.at("Mul") == 1);  // x * ones[1,1,1] has rank 3: not x
+  CHECK(counts.count("Add") == 0);
+  CHECK(counts.count("Div") == 0);
+}
+
+TEST_CASE("a negative-index wrap on an index that cannot be negative goes; on one that can, stays") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,4] x, int64[N] user) => (float[N,4] y, float[N,4] z) {
+  zero = Constant <value = int64 {0}> ()
+  one = Constant <value = int64 {1}> ()
+  shape = Shape(x)
+  n = Gather <axis = 0> (shape, zero)
+  r = Range(zero, n, one)
+  ri = Unsqueeze(r, one)
+  less = Less(ri, zero)
+  wrapped = Add(ri, n)
+  i = Where(less, wrapped, ri)
+  y = GatherElements(x, i)
+  less2 = Less(user, zero)
+  wrapped2 = Add(user, n)
+  j = Where(less2, wrapped2, user)
+  z = Gather(x, j)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Where") == 1);  // the graph input `user` may be negative
+  CHECK(counts.at("Less") == 1);
+  CHECK(producer(m.graph(), "y")->input(1) == "ri");
+}
+
+TEST_CASE("a clamp as Max then Min (or Min then Max) with scalar bounds becomes one Clip") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,4] x) => (float[N,4] y, float[N,4] z, float[N,4] w, float[N,4] v) {
+  lo = Constant <value = float {0}> ()
+  hi = Constant <value = float {6}> ()
+  a = Max(x, lo)
+  y = Min(a, hi)
+  b = Min(hi, x)
+  z = Max(b, lo)
+  c = Max(x, hi)
+  w = Min(c, lo)
+  d = Max(x, lo)
+  v = Min(d, d)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Clip") == 2);  // y and z
+  const onnx::NodeProto* clip = producer(m.graph(), "z");
+  REQUIRE(clip->op_type() == "Clip");
+  CHECK(std::vector<std::string>(clip->input().begin(), clip->input().end()) == std::vector<std::string>{"x", "lo", "hi"});
+  CHECK(producer(m.graph(), "w")->op_type() == "Min");  // lo > hi: not a clamp
+  CHECK(producer(m.graph(), "v")->op_type() == "Min");  // no constant bound
+}
+
+TEST_CASE("two Transposes in a row compose into one, or none when they cancel") {
+  onnx::ModelProto m = parse(R"(
+g (float[2,3,4,5] x) => (float[2,3,4,5] y, float[2,4,5,3] z, float[3,2,4,5] w, float[3,2,4,5] u) {
+  a = Transpose <perm = [2, 0, 1, 3]> (x)
+  b = Transpose <perm = [1, 2, 0, 3]> (a)
+  y = Neg(b)
+  c = Transpose <perm = [0, 2, 1, 3]> (x)
+  z = Transpose <perm = [0, 1, 3, 2]> (c)
+  t = Transpose <perm = [1, 0, 2, 3]> (x)
+  w = Transpose <perm = [0, 1, 2, 3]> (t)
+  u = Neg(t)
+})");
+  clean(m);
+  CHECK(producer(m.graph(), "y")->input(0) == "x");  // [2,0,1,3] then [1,2,0,3]: the identity
+  const onnx::NodeProto* z = producer(m.graph(), "z");
+  REQUIRE(z->op_type() == "Transpose");
+  CHECK(z->input(0) == "x");
+  CHECK(std::vector<int64_t>(find_attribute(*z, "perm")->ints().begin(), find_attribute(*z, "perm")->ints().end()) ==
+        std::vector<int64_t>{0, 2, 3, 1});
+  CHECK(producer(m.graph(), "w")->input(0) == "t");  // t has another reader: kept
 }
 
 TEST_CASE("an identity whose output is a graph output renames its input's producer") {
@@ -325,18 +507,18 @@ class FakeWeights final : public WeightAccess {
     inner[name] = inner_size;
     return true;
   }
+  std::map<std::string, std::pair<std::string, std::vector<int64_t>>> permuted;  // new name -> source, perm
+  bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) override {
+    if (!values.count(source)) return false;
+    permuted[name] = {source, perm};
+    return true;
+  }
 };
 
 std::vector<float> raw_floats(const onnx::TensorProto& t) {
   std::vector<float> v(t.raw_data().size() / sizeof(float));
   std::memcpy(v.data(), t.raw_data().data(), t.raw_data().size());
   return v;
-}
-
-const onnx::TensorProto* initializer(const onnx::GraphProto& graph, const std::string& name) {
-  for (const auto& t : graph.initializer())
-    if (t.name() == name) return &t;
-  return nullptr;
 }
 
 constexpr const char* kConvBn = R"(
@@ -353,7 +535,7 @@ TEST_CASE("inference BatchNorm after a Conv folds into its weight and bias") {
   weights.values = {{"w", {1, 2, 3, 4}}, {"b", {1, -1}},     {"gamma", {2, 3}},
                     {"beta", {0.5, 1}},  {"mean", {3, -2}}, {"var", {3.5, 8.5}}};
   CleanOptions options;
-  options.fold_batch_norm = &weights;
+  options.fold_weights = &weights;
   const CleanReport report = clean(m, options);
   CHECK(report.batch_norms_folded == 1);
   REQUIRE(m.graph().node_size() == 1);
@@ -388,7 +570,7 @@ g (float[1,2,4,4] x) => (float[1,2,4,4] y, float[1,2,4,4] c)
     FakeWeights weights;
     weights.values = {{"w", {1, 2, 3, 4}}, {"gamma", {1, 1}}, {"beta", {0, 0}}, {"mean", {0, 0}}, {"var", {1, 1}}};
     CleanOptions options;
-    options.fold_batch_norm = &weights;
+    options.fold_weights = &weights;
     clean(m, options);
     CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
   }
@@ -396,7 +578,7 @@ g (float[1,2,4,4] x) => (float[1,2,4,4] y, float[1,2,4,4] c)
     onnx::ModelProto m = parse(kConvBn);
     FakeWeights weights;  // nothing readable
     CleanOptions options;
-    options.fold_batch_norm = &weights;
+    options.fold_weights = &weights;
     clean(m, options);
     CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
   }
@@ -414,7 +596,7 @@ g (float[4,3] x) => (float[4,2] y)
   weights.values = {{"w", {1, 2, 3, 4, 5, 6}}, {"c", {1, 2}}, {"gamma", {1, 4}},
                     {"beta", {0, 1}},          {"mean", {1, 0}}, {"var", {1, 4}}};
   CleanOptions options;
-  options.fold_batch_norm = &weights;
+  options.fold_weights = &weights;
   clean(m, options);
   REQUIRE(m.graph().node_size() == 1);
   const onnx::NodeProto& gemm = m.graph().node(0);
@@ -422,6 +604,75 @@ g (float[4,3] x) => (float[4,2] y)
   CHECK(weights.inner[gemm.input(1)] == 1);
   CHECK(raw_floats(*initializer(m.graph(), gemm.input(2))) == std::vector<float>{1.0f, 9.0f});  // (2-1)*1+0, 4*2+1
   CHECK(find_attribute(gemm, "beta")->f() == 1.0f);
+}
+
+// A declared (archive) weight, as the translator writes one: dims and type, no data.
+void declare_weight(onnx::GraphProto& graph, const std::string& name, std::vector<int64_t> dims) {
+  for (auto& t : *graph.mutable_initializer())
+    if (t.name() == name) {
+      t.clear_raw_data();
+      t.clear_float_data();
+      t.clear_dims();
+      for (int64_t d : dims) t.add_dims(d);
+    }
+}
+
+TEST_CASE("a Transpose of a weight folds into a transposed weight, streamed from the archive") {
+  onnx::ModelProto m = parse(R"(
+g (float[2,5,3] x) => (float[2,5,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}> {
+  wt = Transpose <perm = [1, 0]> (w)
+  wt2 = Transpose <perm = [1, 0]> (w)
+  a = MatMul(x, wt)
+  t1 = Transpose <perm = [0, 2, 1]> (a)
+  t2 = Transpose <perm = [0, 2, 1]> (t1)
+  b = MatMul(x, wt2)
+  y = Add(t2, b)
+})");
+  declare_weight(*m.mutable_graph(), "w", {4, 3});
+  FakeWeights weights;
+  weights.values = {{"w", std::vector<float>(12, 0.0f)}};
+  CleanOptions options;
+  options.fold_weights = &weights;
+  translate::Translation t;
+  t.model = m;
+  const CleanReport report = clean_translation(t, options);
+  CHECK(report.transposes_folded == 1);  // the two identical Transposes merged first
+  const auto counts = op_counts(t.model.graph());
+  CHECK(counts.at("MatMul") == 1);      // x @ w.T twice: merged
+  CHECK(counts.count("Transpose") == 0);  // the weight's folded; t1 then t2 cancel (fuse_transposes)
+  REQUIRE(weights.permuted.count("w.T") == 1);
+  CHECK(weights.permuted["w.T"] == std::pair<std::string, std::vector<int64_t>>{"w", {1, 0}});
+  const onnx::TensorProto* wt = initializer(t.model.graph(), "w.T");
+  REQUIRE(wt != nullptr);
+  CHECK(std::vector<int64_t>(wt->dims().begin(), wt->dims().end()) == std::vector<int64_t>{3, 4});
+  CHECK(initializer(t.model.graph(), "w") == nullptr);  // nothing reads the original any more
+  CHECK(producer(t.model.graph(), "a")->input(1) == "w.T");
+}
+
+TEST_CASE("a weight Transpose stays when the weight has other readers, data in the proto, or --no-fold") {
+  constexpr const char* kTied = R"(
+g (int64[5] ids, float[2,3] x) => (float[5,3] e, float[2,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}> {
+  e = Gather(w, ids)
+  wt = Transpose <perm = [1, 0]> (w)
+  y = MatMul(x, wt)
+})";
+  for (int variant = 0; variant < 3; ++variant) {
+    onnx::ModelProto m = parse(variant == 0 ? kTied : R"(
+g (float[2,3] x) => (float[2,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}> {
+  wt = Transpose <perm = [1, 0]> (w)
+  y = MatMul(x, wt)
+})");
+    if (variant != 1) declare_weight(*m.mutable_graph(), "w", {4, 3});  // variant 1: data in the proto
+    FakeWeights weights;
+    weights.values = {{"w", std::vector<float>(12, 0.0f)}};
+    CleanOptions options;
+    if (variant != 2) options.fold_weights = &weights;  // variant 2: --no-fold
+    translate::Translation t;
+    t.model = m;
+    CHECK(clean_translation(t, options).transposes_folded == 0);
+    CHECK(op_counts(t.model.graph()).at("Transpose") == 1);
+    CHECK(weights.permuted.empty());
+  }
 }
 
 }  // namespace

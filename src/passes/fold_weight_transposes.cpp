@@ -1,0 +1,109 @@
+// A Transpose of a weight (an initializer whose data is in the archive) becomes a new initializer
+// that holds the weight transposed: `linear` on inputs of rank > 2 is MatMul(x, Transpose(W)),
+// and core ATen IR writes permute(W) before mm/addmm. The new initializer is a strided view of
+// the weight's storage (WeightAccess::add_permuted), gathered while it is written, so memory
+// stays bounded. Only when every reader of the weight is a Transpose with the same perm: then the
+// original goes dead and the file holds the weight once, as before.
+#include <algorithm>
+#include <numeric>
+
+#include "passes/passes.h"
+#include "passes/passes_internal.h"
+
+namespace pt2onnx::passes {
+
+namespace {
+
+std::vector<int64_t> transpose_perm(const onnx::NodeProto& node, int rank) {
+  const onnx::AttributeProto* a = find_attribute(node, "perm");
+  std::vector<int64_t> perm;
+  if (a) {
+    perm.assign(a->ints().begin(), a->ints().end());
+  } else {  // ONNX's default: reverse the dims
+    perm.resize(static_cast<size_t>(rank));
+    std::iota(perm.rbegin(), perm.rend(), int64_t{0});
+  }
+  return perm;
+}
+
+const onnx::TensorProto* find_initializer(const onnx::GraphProto& graph, const std::string& name) {
+  for (const onnx::TensorProto& t : graph.initializer())
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
+// A declaration: the data comes from a weight binding at emit, not from the proto.
+bool is_declaration(const onnx::TensorProto& t) {
+  return !t.has_raw_data() && t.float_data_size() == 0 && t.int32_data_size() == 0 && t.int64_data_size() == 0 &&
+         t.double_data_size() == 0 && t.uint64_data_size() == 0 && t.string_data_size() == 0 &&
+         t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL;
+}
+
+}  // namespace
+
+int fold_weight_transposes(Body& body, WeightAccess& weights) {
+  if (!body.graph) return 0;
+  Nodes& nodes = *body.nodes;
+  // Readers of each value: node indices (a subgraph read or a scope output counts as a non-Transpose).
+  std::map<std::string, std::vector<int>> readers;
+  std::set<std::string> other_reads(body.outputs.begin(), body.outputs.end());
+  std::set<std::string> taken;
+  for (const onnx::TensorProto& t : body.graph->initializer()) taken.insert(t.name());
+  for (const auto& v : body.graph->input()) taken.insert(v.name());
+  for (int i = 0; i < nodes.size(); ++i) {
+    const onnx::NodeProto& node = nodes.Get(i);
+    taken.insert(node.output().begin(), node.output().end());
+    const bool transpose = node.op_type() == "Transpose" && node.domain().empty() && node.input_size() == 1;
+    for (const std::string& in : node.input()) {
+      if (transpose) readers[in].push_back(i);
+      else other_reads.insert(in);
+    }
+    subgraph_reads(node, other_reads);
+  }
+  std::set<std::string> graph_inputs;
+  for (const auto& v : body.graph->input()) graph_inputs.insert(v.name());
+
+  std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
+  std::map<std::string, std::string> renames;
+  int folded = 0;
+  for (const auto& [weight, transposes] : readers) {
+    if (other_reads.count(weight) || graph_inputs.count(weight)) continue;
+    const onnx::TensorProto* w = find_initializer(*body.graph, weight);
+    if (!w || !is_declaration(*w)) continue;
+    const std::vector<int64_t> perm = transpose_perm(nodes.Get(transposes.front()), w->dims_size());
+    bool same = perm.size() == static_cast<size_t>(w->dims_size());
+    for (int t : transposes) same = same && transpose_perm(nodes.Get(t), w->dims_size()) == perm;
+    if (!same) continue;
+    std::string name = weight + ".T";
+    for (int k = 1; taken.count(name); ++k) name = weight + ".T_" + std::to_string(k);
+    if (!weights.add_permuted(weight, name, perm)) continue;
+    taken.insert(name);
+    onnx::TensorProto declared = *w;
+    declared.set_name(name);
+    declared.clear_dims();
+    for (int64_t from : perm) declared.add_dims(w->dims(static_cast<int>(from)));
+    *body.graph->add_initializer() = std::move(declared);
+    body.inputs.insert(name);
+    for (int t : transposes) {
+      const std::string& out = nodes.Get(t).output(0);
+      if (body.outputs.count(out)) {
+        // A scope output keeps its name: an Identity reads the new initializer. (Rare: a
+        // weight's transpose returned as is.)
+        onnx::NodeProto& n = *nodes.Mutable(t);
+        n.set_op_type("Identity");
+        n.clear_attribute();
+        n.set_input(0, name);
+        continue;
+      }
+      renames[out] = name;
+      keep[static_cast<size_t>(t)] = false;
+    }
+    ++folded;
+  }
+  if (!folded) return 0;
+  for (onnx::NodeProto& node : nodes) apply_renames(node, renames);
+  erase_nodes(body, keep);
+  return folded;
+}
+
+}  // namespace pt2onnx::passes
