@@ -62,7 +62,7 @@ struct ConvertOptions {
 };
 
 struct StageTiming {
-  std::string stage;  // read, import, translate, hierarchy, emit, kernels
+  std::string stage;  // read, import, translate, clean, hierarchy, emit, kernels
   double seconds = 0;
 };
 

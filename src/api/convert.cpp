@@ -218,9 +218,13 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   kernel_stage.add_hiera_types(hiera_options.types);
   drop_absent_types(hiera_options.types, translation.node_modules, translation.warnings);
   // Graph clean-up (passes/); BatchNorm folding derives weights that emit streams from the archive.
-  emit::FoldedWeights folded_weights(translation, archive->weights(report.model), archive->constants(report.model));
-  passes::clean_translation(translation, {hiera_options.types, options.fold ? &folded_weights : nullptr,
-                                          passes::program_types(program)});
+  auto weights = clock.run("read", [&] { return archive->weights(report.model); });
+  auto constants = clock.run("read", [&] { return archive->constants(report.model); });
+  emit::FoldedWeights folded_weights(translation, std::move(weights), std::move(constants));
+  clock.run("clean", [&] {
+    passes::clean_translation(translation, {hiera_options.types, options.fold ? &folded_weights : nullptr,
+                                            passes::program_types(program)});
+  });
   if (!hiera_options.types.empty()) {
     const hierarchy::HierarchyReport folded = clock.run("hierarchy", [&] {
       return api::with_context(input_name, [&] {
@@ -228,7 +232,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
       });
     });
     translation.warnings.insert(translation.warnings.end(), folded.warnings.begin(), folded.warnings.end());
-    passes::clean_functions(translation.model);
+    clock.run("clean", [&] { passes::clean_functions(translation.model); });
     if (kernel_stage.active())
       clock.run("kernels", [&] {
         api::with_context(input_name, [&] { kernel_stage.prepare(translation.model, program, folded, hiera_options.domain); });

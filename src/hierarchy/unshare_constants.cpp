@@ -32,10 +32,19 @@ std::vector<bool> cheap_nodes(const std::vector<onnx::NodeProto>& nodes, const s
 
 }  // namespace
 
-std::string fresh_name(const std::string& base, std::set<std::string>& names) {
+std::string fresh_name(const std::string& base, std::set<std::string>& names, std::map<std::string, int>* next_suffix) {
+  int suffix = 1;
   std::string name = base;
-  for (int suffix = 1; names.count(name); ++suffix) name = base + "_" + std::to_string(suffix);
+  if (next_suffix) {
+    auto it = next_suffix->find(base);
+    if (it != next_suffix->end()) {
+      suffix = it->second;
+      name = base + "_" + std::to_string(suffix++);
+    }
+  }
+  while (names.count(name)) name = base + "_" + std::to_string(suffix++);
   names.insert(name);
+  if (next_suffix) (*next_suffix)[base] = suffix;
   return name;
 }
 
@@ -59,6 +68,7 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   };
   std::map<size_t, std::vector<Clone>> before;  // node index -> clones to insert before it, in order
   std::map<std::pair<int, std::string>, std::string> copy_of;  // (group, value) -> its copy there
+  std::map<std::string, int> next_suffix;  // for fresh_name
   // Whether a reader in `group` must read its own copy of `value`.
   auto needs_copy = [&](int group, const std::string& value) {
     auto it = producer.find(value);
@@ -71,7 +81,7 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
     Clone clone{original[producer.at(value)], stacks[anchor]};
     for (std::string& in : *clone.node.mutable_input())
       if (needs_copy(group, in)) in = copy_into(group, in, anchor);
-    const std::string copy = fresh_name(value + "_copy", names);
+    const std::string copy = fresh_name(value + "_copy", names, &next_suffix);
     clone.node.set_output(0, copy);
     clone.node.set_name("node_" + copy);
     before[anchor].push_back(std::move(clone));

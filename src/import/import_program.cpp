@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "import/check_definitions.h"
 #include "import/json_node.h"
-#include "import/json_text.h"
+#include "import/json_doc.h"
 #include "import/read_argument.h"
 #include "import/read_graph.h"
 #include "import/read_signature.h"
@@ -34,10 +34,8 @@ void check_schema_version(const ir::SchemaVersion& version, const JsonNode& root
 // pre-pass) for unbounded; integers beyond int64 are unbounded too.
 std::optional<int64_t> read_bound(const std::optional<JsonNode>& node) {
   if (!node) return std::nullopt;
-  const auto& value = node->value();
-  if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-    return std::nullopt;
-  if (value.is_number_integer()) return node->as_int();
+  if (node->exceeds_int64()) return std::nullopt;
+  if (node->is_integer()) return node->as_int();
   double v = node->as_double();
   if (!std::isfinite(v)) return std::nullopt;
   if (v != static_cast<double>(static_cast<int64_t>(v))) node->fail("range bound is not an integer");
@@ -128,8 +126,8 @@ ir::Program read_program(const JsonNode& root, const std::string& source_name) {
 }  // namespace
 
 ir::Program import_program(const std::string& json_text, const std::string& source_name) {
-  nlohmann::json document = parse_export_json(json_text, source_name);
-  JsonNode root(document, "", source_name);
+  const std::unique_ptr<JsonDoc> document = parse_json_doc(json_text, source_name);
+  JsonNode root(*document, document->root(), source_name);
   if (!root.is_object()) root.fail("expected an ExportedProgram object");
   // Early-2025 "Sigmoid" packages wrap the program: {program: {methods: {forward: <program>}}}.
   if (!root.has("graph_module") && root.has("program")) {

@@ -1,35 +1,84 @@
 // Path-tracking access to the exporter's JSON.
 #include "import/json_node.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 
 namespace pt2onnx::import {
 
+namespace {
+
+// nlohmann's rendering of a JsonDoc subtree, for dump(): objects sorted, last repeated key wins.
+nlohmann::json to_nlohmann(const JsonDoc& doc, JsonDoc::Id id) {
+  const JsonDoc::Value& v = doc.value(id);
+  switch (v.type) {
+    case JsonType::kNull: return nullptr;
+    case JsonType::kBool: return v.b;
+    case JsonType::kInt: return v.i;
+    case JsonType::kUint: return v.u;
+    case JsonType::kDouble: return v.d;
+    case JsonType::kString: return std::string(doc.string(v.str));
+    case JsonType::kArray: {
+      nlohmann::json out = nlohmann::json::array();
+      for (const JsonDoc::Id* c = doc.children_begin(id); c != doc.children_end(id); ++c) out.push_back(to_nlohmann(doc, *c));
+      return out;
+    }
+    case JsonType::kObject: {
+      nlohmann::json out = nlohmann::json::object();
+      for (const JsonDoc::Id* c = doc.children_begin(id); c != doc.children_end(id); ++c)
+        out[std::string(doc.string(doc.value(*c).key))] = to_nlohmann(doc, *c);
+      return out;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 void JsonNode::fail(const std::string& message) const {
   std::string prefix = *source_name_ + ": ";
-  if (!path_.empty()) prefix += path_ + ": ";
+  std::string at = path();
+  if (!at.empty()) prefix += at + ": ";
   pt2onnx::fail(ErrorCode::kArchive, prefix + message);
 }
 
-const char* JsonNode::type_name() const { return value_->type_name(); }
+const char* JsonNode::type_name() const {
+  switch (type()) {
+    case JsonType::kNull: return "null";
+    case JsonType::kBool: return "boolean";
+    case JsonType::kInt:
+    case JsonType::kUint:
+    case JsonType::kDouble: return "number";
+    case JsonType::kString: return "string";
+    case JsonType::kArray: return "array";
+    case JsonType::kObject: return "object";
+  }
+  return "value";
+}
 
-JsonNode JsonNode::child(const nlohmann::json& value, std::string_view key) const {
-  std::string path = path_;
-  if (!path.empty()) path += '.';
-  path += key;
-  return JsonNode(value, std::move(path), *source_name_);
+bool JsonNode::exceeds_int64() const {
+  return type() == JsonType::kUint && raw().u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+}
+
+const JsonDoc::Id* JsonNode::find_member(std::string_view key) const {
+  if (!is_object()) fail(std::string("expected an object, found ") + type_name());
+  const JsonDoc::Id* found = nullptr;
+  for (const JsonDoc::Id* c = doc_->children_begin(id_); c != doc_->children_end(id_); ++c)
+    if (key_of(*c) == key) found = c;
+  return found;
 }
 
 bool JsonNode::has(std::string_view key) const { return find(key).has_value(); }
 
 std::optional<JsonNode> JsonNode::find(std::string_view key) const {
-  if (!value_->is_object()) fail(std::string("expected an object, found ") + type_name());
-  auto it = value_->find(key);
-  if (it == value_->end() || it->is_null()) return std::nullopt;
-  return child(*it, key);
+  const JsonDoc::Id* found = find_member(key);
+  if (!found || doc_->value(*found).type == JsonType::kNull) return std::nullopt;
+  return child(*found);
 }
 
 JsonNode JsonNode::at(std::string_view key) const {
@@ -39,45 +88,55 @@ JsonNode JsonNode::at(std::string_view key) const {
 }
 
 std::vector<std::pair<std::string, JsonNode>> JsonNode::members() const {
-  if (!value_->is_object()) fail(std::string("expected an object, found ") + type_name());
+  if (!is_object()) fail(std::string("expected an object, found ") + type_name());
+  std::vector<JsonDoc::Id> ids(doc_->children_begin(id_), doc_->children_end(id_));
+  // Sorted by key, stable so that among repeated keys the last comes last; keep that one.
+  std::stable_sort(ids.begin(), ids.end(), [&](JsonDoc::Id a, JsonDoc::Id b) { return key_of(a) < key_of(b); });
   std::vector<std::pair<std::string, JsonNode>> out;
-  out.reserve(value_->size());
-  for (auto it = value_->begin(); it != value_->end(); ++it) out.emplace_back(it.key(), child(it.value(), it.key()));
+  out.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i + 1 < ids.size() && key_of(ids[i]) == key_of(ids[i + 1])) continue;
+    out.emplace_back(std::string(key_of(ids[i])), child(ids[i]));
+  }
   return out;
 }
 
 std::vector<JsonNode> JsonNode::elements() const {
-  if (!value_->is_array()) fail(std::string("expected an array, found ") + type_name());
+  if (!is_array()) fail(std::string("expected an array, found ") + type_name());
   std::vector<JsonNode> out;
-  out.reserve(value_->size());
-  for (size_t i = 0; i < value_->size(); ++i)
-    out.emplace_back((*value_)[i], path_ + "[" + std::to_string(i) + "]", *source_name_);
+  out.reserve(raw().range.count);
+  for (const JsonDoc::Id* c = doc_->children_begin(id_); c != doc_->children_end(id_); ++c) out.push_back(child(*c));
   return out;
 }
 
 int64_t JsonNode::as_int() const {
-  if (value_->is_number_unsigned()) {
-    auto v = value_->get<uint64_t>();
+  if (type() == JsonType::kUint) {
+    uint64_t v = raw().u;
     if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
       fail("integer " + std::to_string(v) + " does not fit in 64 bits");
     return static_cast<int64_t>(v);
   }
-  if (value_->is_number_integer()) return value_->get<int64_t>();
-  fail(std::string("expected an integer, found ") + (value_->is_number_float() ? "a float" : type_name()));
+  if (type() == JsonType::kInt) return raw().i;
+  fail(std::string("expected an integer, found ") + (type() == JsonType::kDouble ? "a float" : type_name()));
 }
 
 double JsonNode::as_double() const {
-  if (value_->is_number()) return value_->get<double>();
-  if (value_->is_string()) {
-    const auto& s = value_->get_ref<const std::string&>();
+  switch (type()) {
+    case JsonType::kInt: return static_cast<double>(raw().i);
+    case JsonType::kUint: return static_cast<double>(raw().u);
+    case JsonType::kDouble: return raw().d;
+    default: break;
+  }
+  if (is_string()) {
+    std::string_view s = doc_->string(raw().str);
     if (s == "Infinity" || s == "inf") return std::numeric_limits<double>::infinity();
     if (s == "-Infinity" || s == "-inf") return -std::numeric_limits<double>::infinity();
     if (s == "NaN" || s == "nan") return std::numeric_limits<double>::quiet_NaN();
   }
   std::string found = "expected a number, found ";
-  if (value_->is_string()) {
+  if (is_string()) {
     found += '\'';
-    found += value_->get_ref<const std::string&>();
+    found += doc_->string(raw().str);
     found += '\'';
   } else {
     found += type_name();
@@ -86,14 +145,16 @@ double JsonNode::as_double() const {
 }
 
 bool JsonNode::as_bool() const {
-  if (value_->is_boolean()) return value_->get<bool>();
+  if (is_bool()) return raw().b;
   fail(std::string("expected a boolean, found ") + type_name());
 }
 
 std::string JsonNode::as_string() const {
-  if (!value_->is_string()) fail(std::string("expected a string, found ") + type_name());
-  return value_->get<std::string>();
+  if (!is_string()) fail(std::string("expected a string, found ") + type_name());
+  return std::string(doc_->string(raw().str));
 }
+
+std::string JsonNode::dump() const { return to_nlohmann(*doc_, id_).dump(); }
 
 std::string JsonNode::string_or(std::string_view key, std::string fallback) const {
   auto found = find(key);
@@ -106,23 +167,29 @@ bool JsonNode::bool_or(std::string_view key, bool fallback) const {
 }
 
 std::pair<std::string, JsonNode> JsonNode::union_member() const {
-  if (!value_->is_object()) fail(std::string("expected a union object, found ") + type_name());
-  const nlohmann::json* chosen_value = nullptr;
-  std::string chosen_key;
-  bool has_none_key = false;
-  for (auto it = value_->begin(); it != value_->end(); ++it) {
-    if (it.key() == "as_none") has_none_key = true;
-    // A lone key is the member even when null (e.g. {"as_none": null}).
-    if (it->is_null() && value_->size() > 1) continue;
-    if (chosen_value) fail("union has several members set ('" + chosen_key + "' and '" + it.key() + "')");
-    chosen_key = it.key();
-    chosen_value = &it.value();
+  if (!is_object()) fail(std::string("expected a union object, found ") + type_name());
+  if (raw().range.count == 1) {  // the usual {"as_x": v}
+    JsonDoc::Id only = *doc_->children_begin(id_);
+    return {std::string(key_of(only)), child(only)};
   }
-  if (!chosen_value) {
-    if (has_none_key) return {"as_none", child(value_->at("as_none"), "as_none")};
+  // Members in key order with repeated keys collapsed, as the checks below saw them before.
+  const auto all = members();
+  const JsonNode* chosen = nullptr;
+  const std::string* chosen_key = nullptr;
+  const JsonNode* none_member = nullptr;
+  for (const auto& [key, value] : all) {
+    if (key == "as_none") none_member = &value;
+    // A lone key is the member even when null (e.g. {"as_none": null}).
+    if (value.is_null() && all.size() > 1) continue;
+    if (chosen) fail("union has several members set ('" + *chosen_key + "' and '" + key + "')");
+    chosen_key = &key;
+    chosen = &value;
+  }
+  if (!chosen) {
+    if (none_member) return {"as_none", *none_member};
     fail("union has no member set");
   }
-  return {chosen_key, child(*chosen_value, chosen_key)};
+  return {*chosen_key, *chosen};
 }
 
 }  // namespace pt2onnx::import

@@ -11,34 +11,39 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "import/json_doc.h"
 
 namespace pt2onnx::import {
 
+// A value of a JsonDoc: two pointers and an index, copied freely; its path is derived from the
+// document only when an error needs it.
 class JsonNode {
  public:
-  JsonNode(const nlohmann::json& value, std::string path, const std::string& source_name)
-      : value_(&value), path_(std::move(path)), source_name_(&source_name) {}
+  JsonNode(const JsonDoc& doc, JsonDoc::Id id, const std::string& source_name)
+      : doc_(&doc), id_(id), source_name_(&source_name) {}
 
-  const nlohmann::json& value() const { return *value_; }
-  const std::string& path() const { return path_; }
+  std::string path() const { return doc_->path(id_); }
   const std::string& source_name() const { return *source_name_; }
 
   // Throws Error(kArchive) "<source>: <path>: <message>".
   [[noreturn]] void fail(const std::string& message) const;
 
-  bool is_null() const { return value_->is_null(); }
-  bool is_object() const { return value_->is_object(); }
-  bool is_array() const { return value_->is_array(); }
-  bool is_string() const { return value_->is_string(); }
-  bool is_number() const { return value_->is_number(); }
-  bool is_bool() const { return value_->is_boolean(); }
+  bool is_null() const { return type() == JsonType::kNull; }
+  bool is_object() const { return type() == JsonType::kObject; }
+  bool is_array() const { return type() == JsonType::kArray; }
+  bool is_string() const { return type() == JsonType::kString; }
+  bool is_number() const { return is_integer() || type() == JsonType::kDouble; }
+  bool is_integer() const { return type() == JsonType::kInt || type() == JsonType::kUint; }
+  bool is_bool() const { return type() == JsonType::kBool; }
+  // An integer above int64's range (JSON allows them; as_int refuses them).
+  bool exceeds_int64() const;
 
   // Object members. `find` returns nullopt for a missing or null member; `at` fails on one.
   bool has(std::string_view key) const;
   std::optional<JsonNode> find(std::string_view key) const;
   JsonNode at(std::string_view key) const;
-  // Members of an object, sorted by key (nlohmann::json keeps objects sorted), nulls included.
+  // Members of an object, sorted by key (as the former nlohmann DOM kept them; a repeated key
+  // keeps its last value), nulls included.
   std::vector<std::pair<std::string, JsonNode>> members() const;
 
   // Elements of an array; fails unless this is an array.
@@ -50,6 +55,8 @@ class JsonNode {
   double as_double() const;
   bool as_bool() const;
   std::string as_string() const;
+  // The value as compact JSON text (nlohmann's dump: keys sorted).
+  std::string dump() const;
 
   // Optional members with defaults.
   std::string string_or(std::string_view key, std::string fallback) const;
@@ -61,11 +68,16 @@ class JsonNode {
   std::pair<std::string, JsonNode> union_member() const;
 
  private:
-  JsonNode child(const nlohmann::json& value, std::string_view key) const;
+  JsonNode child(JsonDoc::Id id) const { return JsonNode(*doc_, id, *source_name_); }
+  JsonType type() const { return doc_->value(id_).type; }
+  const JsonDoc::Value& raw() const { return doc_->value(id_); }
+  std::string_view key_of(JsonDoc::Id id) const { return doc_->string(doc_->value(id).key); }
+  // The member `key` (the last one if repeated), or nullptr; fails unless this is an object.
+  const JsonDoc::Id* find_member(std::string_view key) const;
   const char* type_name() const;
 
-  const nlohmann::json* value_;
-  std::string path_;
+  const JsonDoc* doc_;
+  JsonDoc::Id id_;
   const std::string* source_name_;
 };
 

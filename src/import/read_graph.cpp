@@ -42,7 +42,7 @@ std::string synthesized_name(const std::string& target) {
 }
 
 std::string metadata_text(const JsonNode& value) {
-  return value.is_string() ? value.as_string() : value.value().dump();
+  return value.is_string() ? value.as_string() : value.dump();
 }
 
 ir::Node read_node(const JsonNode& node) {

@@ -2,6 +2,7 @@
 // of it: with s = scale / sqrt(var + eps) per channel, W' = W * s (per output channel) and
 // B' = (B - mean) * s + bias. W' is computed while it is written (WeightAccess), so memory stays
 // bounded; s and B' are per-channel vectors computed here in double precision.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -148,6 +149,9 @@ bool fold_into(Body& body, onnx::NodeProto& producer, const onnx::NodeProto& bn,
 int fold_batch_norms(Body& body, WeightAccess& weights) {
   if (!body.graph) return 0;
   Nodes& nodes = *body.nodes;
+  // Most graphs have no BatchNormalization: skip building the maps below (7% of a 32k-node convert).
+  if (std::none_of(nodes.begin(), nodes.end(), [](const onnx::NodeProto& n) { return n.op_type() == "BatchNormalization"; }))
+    return 0;
   std::map<std::string, int> producer;
   std::map<std::string, int> reads;
   Names names;

@@ -1,0 +1,94 @@
+// The compact JSON document: building, interning and paths.
+#include "import/json_doc.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+namespace pt2onnx::import {
+
+namespace {
+constexpr size_t kArenaChunk = 1 << 20;
+constexpr uint32_t kEmptySlot = UINT32_MAX;
+}  // namespace
+
+JsonDoc::Value& JsonDoc::add(JsonType type) {
+  Id id = static_cast<Id>(values_.size());
+  Value& v = values_.emplace_back();
+  v.type = type;
+  if (!open_.empty()) {
+    v.parent = open_.back();
+    const Value& parent = values_[v.parent];
+    v.key = parent.type == JsonType::kObject ? pending_key_
+                                             : static_cast<uint32_t>(pending_children_.size() - open_marks_.back());
+    pending_children_.push_back(id);
+  }
+  return v;
+}
+
+void JsonDoc::start_container(JsonType type) {
+  Id id = static_cast<Id>(values_.size());
+  add(type);
+  open_.push_back(id);
+  open_marks_.push_back(pending_children_.size());
+}
+
+void JsonDoc::end_container() {
+  Id id = open_.back();
+  size_t mark = open_marks_.back();
+  Value& v = values_[id];
+  v.range.first = static_cast<uint32_t>(children_.size());
+  v.range.count = static_cast<uint32_t>(pending_children_.size() - mark);
+  children_.insert(children_.end(), pending_children_.begin() + static_cast<std::ptrdiff_t>(mark), pending_children_.end());
+  pending_children_.resize(mark);
+  open_.pop_back();
+  open_marks_.pop_back();
+}
+
+uint32_t JsonDoc::intern(std::string_view s) {
+  if (strings_.size() * 2 >= table_.size()) {  // grow to keep the load under one half
+    std::vector<uint32_t> bigger(std::max<size_t>(1024, table_.size() * 2), kEmptySlot);
+    for (uint32_t id = 0; id < strings_.size(); ++id) {
+      size_t slot = std::hash<std::string_view>{}(strings_[id]) & (bigger.size() - 1);
+      while (bigger[slot] != kEmptySlot) slot = (slot + 1) & (bigger.size() - 1);
+      bigger[slot] = id;
+    }
+    table_ = std::move(bigger);
+  }
+  size_t slot = std::hash<std::string_view>{}(s) & (table_.size() - 1);
+  for (; table_[slot] != kEmptySlot; slot = (slot + 1) & (table_.size() - 1))
+    if (strings_[table_[slot]] == s) return table_[slot];
+  if (s.size() > arena_left_) {
+    size_t size = std::max(kArenaChunk, s.size());
+    arena_.push_back(std::make_unique<char[]>(size));
+    arena_pos_ = arena_.back().get();
+    arena_left_ = size;
+  }
+  char* copy = arena_pos_;
+  if (!s.empty()) std::memcpy(copy, s.data(), s.size());
+  arena_pos_ += s.size();
+  arena_left_ -= s.size();
+  string_bytes_ += s.size();
+  uint32_t id = static_cast<uint32_t>(strings_.size());
+  strings_.emplace_back(copy, s.size());
+  table_[slot] = id;
+  return id;
+}
+
+std::string JsonDoc::path(Id id) const {
+  std::vector<Id> chain;
+  for (Id at = id; at != kNoParent && values_[at].parent != kNoParent; at = values_[at].parent) chain.push_back(at);
+  std::string out;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const Value& v = values_[*it];
+    if (values_[v.parent].type == JsonType::kObject) {
+      if (!out.empty()) out += '.';
+      out += strings_[v.key];
+    } else {
+      out += '[' + std::to_string(v.key) + ']';
+    }
+  }
+  return out;
+}
+
+}  // namespace pt2onnx::import

@@ -1,0 +1,92 @@
+// A compact, read-only JSON document for the program reader: every value is one 24-byte record in
+// a vector (with its parent and its key or index, so a path is derived only when an error needs
+// one), every string is interned once. nlohmann's DOM spent ~7x the text on a 100k-node program
+// (a heap node per value, a std::map per object, a copy of every key); this holds each distinct
+// string once and builds no per-value heap objects.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pt2onnx::import {
+
+enum class JsonType : uint8_t { kNull, kBool, kInt, kUint, kDouble, kString, kArray, kObject };
+
+class JsonDoc {
+ public:
+  using Id = uint32_t;
+  static constexpr Id kNoParent = UINT32_MAX;
+
+  struct Value {
+    JsonType type = JsonType::kNull;
+    Id parent = kNoParent;
+    uint32_t key = 0;  // in an object: the member key's string id; in an array: the element index
+    union {
+      bool b;
+      int64_t i;   // kInt: fits int64 (negative, or written as a signed number)
+      uint64_t u;  // kUint: a non-negative integer (as nlohmann types them)
+      double d;
+      uint32_t str;
+      struct {
+        uint32_t first;  // into children_
+        uint32_t count;
+      } range;
+    };
+    Value() : i(0) {}
+  };
+
+  Id root() const { return 0; }
+  const Value& value(Id id) const { return values_[id]; }
+  std::string_view string(uint32_t str) const { return strings_[str]; }
+  // Children of an array or object (document order; object members carry their key).
+  const Id* children_begin(Id id) const { return children_.data() + values_[id].range.first; }
+  const Id* children_end(Id id) const { return children_begin(id) + values_[id].range.count; }
+
+  // "graph_module.graph.nodes[3].target" for a value ("" for the root).
+  std::string path(Id id) const;
+
+  // Builder interface (one event per token, as a SAX parser reports them).
+  void add_null() { add(JsonType::kNull); }
+  void add_bool(bool b) { add(JsonType::kBool).b = b; }
+  void add_int(int64_t i) { add(JsonType::kInt).i = i; }
+  void add_uint(uint64_t u) { add(JsonType::kUint).u = u; }
+  void add_double(double d) { add(JsonType::kDouble).d = d; }
+  void add_string(std::string_view s) { add(JsonType::kString).str = intern(s); }
+  void start_container(JsonType type);
+  void set_key(std::string_view key) { pending_key_ = intern(key); }
+  void end_container();
+  size_t depth() const { return open_.size(); }
+
+  size_t value_count() const { return values_.size(); }
+  size_t string_bytes() const { return string_bytes_; }
+
+ private:
+  Value& add(JsonType type);
+  uint32_t intern(std::string_view s);
+
+  std::vector<Value> values_;
+  std::vector<Id> children_;
+  std::vector<std::string_view> strings_;
+  std::vector<std::unique_ptr<char[]>> arena_;  // chunks that strings_ point into
+  char* arena_pos_ = nullptr;
+  size_t arena_left_ = 0;
+  size_t string_bytes_ = 0;
+  // Interning table: open addressing over strings_ ids (UINT32_MAX = empty).
+  std::vector<uint32_t> table_;
+  // While building: open containers, and the children collected for each (a stack).
+  std::vector<Id> open_;
+  std::vector<size_t> open_marks_;
+  std::vector<Id> pending_children_;
+  uint32_t pending_key_ = 0;
+};
+
+// Parses `text` (the contents of `source_name`) into a JsonDoc. Accepts the bare Infinity,
+// -Infinity and NaN tokens of torch 2.3-2.4 as the strings "Infinity", "-Infinity", "NaN".
+// Throws Error(kArchive) "<source_name>: malformed JSON: ..." on invalid text (also a number out
+// of double's range) and refuses nesting past limits().nesting.
+std::unique_ptr<JsonDoc> parse_json_doc(const std::string& text, const std::string& source_name);
+
+}  // namespace pt2onnx::import

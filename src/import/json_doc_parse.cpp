@@ -1,0 +1,173 @@
+// JSON text -> JsonDoc with simdjson's On-Demand API: one pass, no DOM of simdjson's own; the
+// structural index (stage 1) runs on the SIMD kernel libsimdjson picks at run time.
+//
+// Chosen by measurement on the 2,000-block benchmark program (6.8 MB of JSON; docs/scale.md):
+// On-Demand 34 ms, simdjson's DOM walked into the same JsonDoc 36 ms (and a second tape in
+// memory), nlohmann's SAX interface 96 ms.
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string_view>
+
+#include <simdjson.h>
+
+#include "common/error.h"
+#include "common/limits.h"
+#include "import/json_doc.h"
+#include "import/json_text.h"
+
+namespace pt2onnx::import {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+[[noreturn]] void malformed(const std::string& source_name, const std::string& message) {
+  fail(ErrorCode::kArchive, source_name + ": malformed JSON: " + message);
+}
+
+// simdjson's messages start with the error's name ("TAPE_ERROR: ..."); keep the sentence.
+std::string simdjson_text(const char* message) {
+  std::string_view text = message;
+  if (size_t colon = text.find(": "); colon != std::string_view::npos && colon < 24) text.remove_prefix(colon + 2);
+  return std::string(text);
+}
+
+class Builder {
+ public:
+  Builder(JsonDoc& doc, const std::string& source_name) : doc_(doc), source_name_(source_name) {}
+
+  void add_value(od::value value) {
+    switch (value.type()) {
+      case od::json_type::object:
+        open(JsonType::kObject);
+        for (auto field : value.get_object()) {
+          doc_.set_key(field.unescaped_key());
+          add_value(field.value());
+        }
+        doc_.end_container();
+        break;
+      case od::json_type::array:
+        open(JsonType::kArray);
+        for (auto element : value.get_array()) add_value(element.value());
+        doc_.end_container();
+        break;
+      case od::json_type::string:
+        doc_.add_string(value.get_string());
+        break;
+      case od::json_type::number:
+        add_number(value);
+        break;
+      case od::json_type::boolean:
+        doc_.add_bool(value.get_bool());
+        break;
+      case od::json_type::null:
+        if (!value.is_null()) malformed(source_name_, "invalid literal");
+        doc_.add_null();
+        break;
+    }
+  }
+
+ private:
+  // The readers recurse over the document too: refuse depth here, before either recursion goes deep.
+  void open(JsonType type) {
+    if (doc_.depth() >= static_cast<size_t>(limits().nesting))
+      limit_exceeded(ErrorCode::kArchive, source_name_ + ": JSON nesting", "nesting");
+    doc_.start_container(type);
+  }
+
+  void add_number(od::value value) {
+    od::number_type type;
+    if (value.get_number_type().get(type) == simdjson::SUCCESS) {
+      switch (type) {
+        case od::number_type::signed_integer:
+          if (int64_t i; value.get_int64().get(i) == simdjson::SUCCESS) return doc_.add_int(i);
+          break;
+        case od::number_type::unsigned_integer:
+          if (uint64_t u; value.get_uint64().get(u) == simdjson::SUCCESS) return doc_.add_uint(u);
+          break;
+        case od::number_type::floating_point_number:
+          if (double d; value.get_double().get(d) == simdjson::SUCCESS) return doc_.add_double(d);
+          break;
+      }
+    }
+    add_wide_number(value.raw_json_token());
+  }
+
+  // A number simdjson refuses: an integer beyond 64 bits becomes a double (as nlohmann read it),
+  // one that no double holds is an error.
+  void add_wide_number(std::string_view token) {
+    while (!token.empty() && std::string_view(" \t\r\n,]}").find(token.back()) != std::string_view::npos)
+      token.remove_suffix(1);
+    const std::string text(token);
+    errno = 0;
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0') malformed(source_name_, "invalid number '" + text + "'");
+    if (errno == ERANGE && std::isinf(d)) malformed(source_name_, "number overflow parsing '" + text + "'");
+    doc_.add_double(d);
+  }
+
+  JsonDoc& doc_;
+  const std::string& source_name_;
+};
+
+// Fills `doc` from `text`; throws Error(kArchive) on malformed text.
+void build(const std::string& text, JsonDoc& doc, const std::string& source_name) {
+  // On-Demand reads up to SIMDJSON_PADDING bytes past the end: copy only when the string lacks them.
+  simdjson::padded_string copy;
+  simdjson::padded_string_view view(text);
+  if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) {
+    copy = simdjson::padded_string(text);
+    view = copy;
+  }
+  od::parser parser;
+  Builder builder(doc, source_name);
+  try {
+    // simdjson's own depth bound must not cut below ours (--limit nesting may raise it).
+    simdjson::error_code error =
+        parser.allocate(view.length(), std::max<size_t>(simdjson::DEFAULT_MAX_DEPTH, limits().nesting + 2));
+    if (error) throw simdjson::simdjson_error(error);
+    od::document document = parser.iterate(view);
+    od::json_type type = document.type();
+    if (type != od::json_type::object && type != od::json_type::array) {
+      doc.add_null();  // a scalar document: the reader refuses it ("expected an ExportedProgram object")
+      return;
+    }
+    builder.add_value(document.get_value());
+    // Anything but whitespace after the root value is an error, as in any JSON parser.
+    const char* rest = nullptr;
+    if (document.current_location().get(rest) == simdjson::SUCCESS) {
+      for (const char* end = text.data() + text.size(); rest < end; ++rest)
+        if (*rest != ' ' && *rest != '\n' && *rest != '\r' && *rest != '\t')
+          malformed(source_name, "unexpected content after the document");
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    malformed(source_name, simdjson_text(e.what()));
+  }
+}
+
+bool may_have_nonfinite_tokens(const std::string& text) {
+  return text.find("Infinity") != std::string::npos || text.find("NaN") != std::string::npos;
+}
+
+}  // namespace
+
+std::unique_ptr<JsonDoc> parse_json_doc(const std::string& text, const std::string& source_name) {
+  auto doc = std::make_unique<JsonDoc>();
+  try {
+    build(text, *doc, source_name);
+    return doc;
+  } catch (const LimitError&) {
+    throw;
+  } catch (const Error&) {
+    // torch 2.3-2.4 wrote bare Infinity/-Infinity/NaN (Python's json.dumps): only then is the
+    // text copied with them quoted and read again.
+    if (!may_have_nonfinite_tokens(text)) throw;
+  }
+  doc = std::make_unique<JsonDoc>();
+  build(quote_nonfinite_tokens(text), *doc, source_name);
+  return doc;
+}
+
+}  // namespace pt2onnx::import
