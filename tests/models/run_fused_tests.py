@@ -33,6 +33,10 @@ ZOO = {
     "zoo_llama.core": {"RMSNormalization": 5, "RotaryEmbedding": 4},
     "zoo_t5_encoder.default": {"Attention": 2, "RMSNormalization": 5},
     "zoo_t5_encoder.core": {"RMSNormalization": 5},
+    "zoo_falcon.default": {"RotaryEmbedding": 4},
+    "zoo_falcon.core": {"RotaryEmbedding": 4},
+    "zoo_mixtral.default": {"Attention": 2, "RMSNormalization": 5, "RotaryEmbedding": 4},
+    "zoo_mixtral.core": {"RMSNormalization": 5, "RotaryEmbedding": 4},
 }
 
 
