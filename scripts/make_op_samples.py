@@ -1155,6 +1155,24 @@ class Rotary(nn.Module):
         return arange, per_batch, partial, interleaved, unequal
 
 
+FLOAT8 = (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz)
+
+
+@case("dtypes", lambda g: (randn(g, 2, 8, scale=2.0), randint(g, 0, 60000, 2, 8)),
+      dynamic={"x": {0: BATCH}, "u": {0: BATCH}},
+      second=lambda g: (randn(g, 3, 8, scale=2.0), randint(g, 0, 60000, 3, 8)))
+class DTypes(nn.Module):
+    """uint16/uint32/uint64 and float8 (e4m3fn, e5m2, e4m3fnuz, e5m2fnuz) through casts, as outputs and round trips."""
+
+    def forward(self, x, u):
+        u16, u32, u64 = u.to(torch.uint16), (u * 30000).to(torch.uint32), (u * 3000000000).to(torch.uint64)
+        unsigned = (u16, u32, u64, u16.to(torch.int64) + 1, u32.to(torch.float32), u64.to(torch.int64) - u)
+        # randn * 2 stays far inside every float8 format's range (the smallest maximum is 240), so
+        # torch and ONNX Cast both round to nearest even and saturation never applies.
+        float8 = tuple(x.to(t).to(torch.float32) for t in FLOAT8)
+        return unsigned + float8
+
+
 def _onnx_ops_inputs(gen):
     return (randn(gen, 1, 4, 6, 8), randn(gen, 1, 2, 6, 8), randn(gen, 1, 2, 6, 8), randn(gen, 1, 2, 6, 8),
             torch.arange(6).reshape(1, 6))
@@ -1313,7 +1331,7 @@ FUSED_OPS = {
     "onnx_ops": {ir: {"Attention": 2, "RotaryEmbedding": 1, "RMSNormalization": 1, "Split": 1} for ir in IRS},
 }
 # {case: opset}: cases that convert only from that opset on (torch.onnx.ops' Attention is opset 23).
-MIN_OPSET = {"onnx_ops": 23}
+MIN_OPSET = {"onnx_ops": 23, "dtypes": 19}  # float8 Cast is ONNX opset 19
 
 
 def _onnx_ops_reference(module, inputs):
