@@ -1113,6 +1113,66 @@ class RmsPattern(nn.Module):
         return self.llama(x), t5, two_dims, F.rms_norm(y, (8,), self.w, 1e-5), read_twice, wide_weight
 
 
+def _rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def _rotary_tables(positions, dim):
+    """transformers' cos/sin: [B or 1, S, dim] from positions [B or 1, S], both halves equal."""
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+    freqs = positions[:, :, None].float() * inv_freq
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos(), emb.sin()
+
+
+@case("rotary", lambda g: (randn(g, 2, 4, 6, 8), randn(g, 2, 2, 6, 8), randint(g, 0, 64, 2, 6)),
+      dynamic={"x": {0: BATCH}, "k": {0: BATCH}, "positions": {0: BATCH}},
+      second=lambda g: (randn(g, 3, 4, 6, 8), randn(g, 3, 2, 6, 8), randint(g, 0, 64, 3, 6)))
+class Rotary(nn.Module):
+    """Rotate-half rotary (batch-1 table, per-batch positions, partial; interleaved and unequal halves not fused)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("table", torch.randn(1, 6, 8))
+
+    def forward(self, x, k, positions):
+        cos1, sin1 = _rotary_tables(torch.arange(x.shape[2]).unsqueeze(0), 8)
+        cos1, sin1 = cos1.unsqueeze(1), sin1.unsqueeze(1)
+        arange = x * cos1 + _rotate_half(x) * sin1
+        cos_b, sin_b = _rotary_tables(positions, 8)
+        per_batch = k * cos_b.unsqueeze(1) + _rotate_half(k) * sin_b.unsqueeze(1)
+        cos4, sin4 = _rotary_tables(positions, 4)
+        rot, keep = x[..., :4], x[..., 4:]
+        partial = torch.cat((rot * cos4.unsqueeze(1) + _rotate_half(rot) * sin4.unsqueeze(1), keep), dim=-1)
+        # Interleaved (GPT-J): pairs (x0, x1), (x2, x3), ... rotated; not fused.
+        cos_i = cos_b[..., :4].repeat_interleave(2, dim=-1).unsqueeze(1)
+        sin_i = sin_b[..., :4].repeat_interleave(2, dim=-1).unsqueeze(1)
+        pairs = torch.stack((-x[..., 1::2], x[..., ::2]), dim=-1).flatten(-2)
+        interleaved = x * cos_i + pairs * sin_i
+        # cos/sin of a table whose two halves differ: RotaryEmbedding cannot say it; not fused.
+        unequal = x * self.table.cos().unsqueeze(1) + _rotate_half(x) * self.table.sin().unsqueeze(1)
+        return arange, per_batch, partial, interleaved, unequal
+
+
+FLOAT8 = (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz)
+
+
+@case("dtypes", lambda g: (randn(g, 2, 8, scale=2.0), randint(g, 0, 60000, 2, 8)),
+      dynamic={"x": {0: BATCH}, "u": {0: BATCH}},
+      second=lambda g: (randn(g, 3, 8, scale=2.0), randint(g, 0, 60000, 3, 8)))
+class DTypes(nn.Module):
+    """uint16/uint32/uint64 and float8 (e4m3fn, e5m2, e4m3fnuz, e5m2fnuz) through casts, as outputs and round trips."""
+
+    def forward(self, x, u):
+        u16, u32, u64 = u.to(torch.uint16), (u * 30000).to(torch.uint32), (u * 3000000000).to(torch.uint64)
+        unsigned = (u16, u32, u64, u16.to(torch.int64) + 1, u32.to(torch.float32), u64.to(torch.int64) - u)
+        # randn * 2 stays far inside every float8 format's range (the smallest maximum is 240), so
+        # torch and ONNX Cast both round to nearest even and saturation never applies.
+        float8 = tuple(x.to(t).to(torch.float32) for t in FLOAT8)
+        return unsigned + float8
+
+
 def _onnx_ops_inputs(gen):
     return (randn(gen, 1, 4, 6, 8), randn(gen, 1, 2, 6, 8), randn(gen, 1, 2, 6, 8), randn(gen, 1, 2, 6, 8),
             torch.arange(6).reshape(1, 6))
@@ -1403,10 +1463,11 @@ FUSED_OPS = {
     "attention": {"default": {"Attention": 4}, "core": {}},
     "norm": {"default": {"RMSNormalization": 3}, "core": {"RMSNormalization": 3}},
     "rms_pattern": {"default": {"RMSNormalization": 4}, "core": {"RMSNormalization": 4}},
+    "rotary": {"default": {"RotaryEmbedding": 3}, "core": {"RotaryEmbedding": 3}},
     "onnx_ops": {ir: {"Attention": 2, "RotaryEmbedding": 1, "RMSNormalization": 1, "Split": 1} for ir in IRS},
 }
 # {case: opset}: cases that convert only from that opset on (torch.onnx.ops' Attention is opset 23).
-MIN_OPSET = {"onnx_ops": 23}
+MIN_OPSET = {"onnx_ops": 23, "dtypes": 19}  # float8 Cast is ONNX opset 19
 
 
 def _onnx_ops_reference(module, inputs):

@@ -227,6 +227,20 @@ def _qwen2():
     return Qwen2ForCausalLM(_decoder_cfg(Qwen2Config))
 
 
+def _falcon():
+    from transformers import FalconConfig, FalconForCausalLM
+    return FalconForCausalLM(FalconConfig(vocab_size=VOCAB, hidden_size=64, num_hidden_layers=2,
+                                          num_attention_heads=4, max_position_embeddings=64,
+                                          use_cache=False, bos_token_id=1, eos_token_id=2))
+
+
+def _mixtral():
+    # A Mixtral-style sparse MoE: 4 experts, 2 routed per token.
+    from transformers import MixtralConfig, MixtralForCausalLM
+    return MixtralForCausalLM(_decoder_cfg(MixtralConfig, num_local_experts=4, num_experts_per_tok=2,
+                                           sliding_window=None))
+
+
 def _t5_encoder():
     from transformers import T5Config, T5EncoderModel
     return T5EncoderModel(T5Config(vocab_size=VOCAB, d_model=64, d_kv=16, d_ff=128, num_layers=2,
@@ -248,6 +262,8 @@ model("gpt2", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_gpt2, False, LOG
 model("llama", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_llama, False, LOGITS))
 model("mistral", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_mistral, False, LOGITS))
 model("qwen2", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_qwen2, False, LOGITS))
+model("falcon", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_falcon, False, LOGITS))
+model("mixtral", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_mixtral, False, LOGITS))
 model("t5_encoder", "transformers", ["input_ids", "attention_mask"], TEXT_DYN)(_hf_text(_t5_encoder))
 model("clip_text", "transformers", ["input_ids", "attention_mask"], TEXT_DYN)(
     _hf_text(_clip_text, True, lambda o: (o.last_hidden_state, o.pooler_output)))
@@ -555,7 +571,7 @@ def _short(e):
 # Small zoo models as CI samples (--samples-out)
 # ----------------------------------------------------------------------------------------------
 
-SAMPLE_MODELS = ("bert", "llama", "t5_encoder", "whisper_encoder")  # tiny configs, < 1 MB each
+SAMPLE_MODELS = ("bert", "llama", "t5_encoder", "whisper_encoder", "falcon", "mixtral")  # tiny configs, < 1 MB each
 
 
 def write_samples(names, irs, out_dir: Path):

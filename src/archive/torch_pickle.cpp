@@ -1,6 +1,7 @@
 #include "archive/torch_pickle.h"
 
 #include <map>
+#include <string>
 #include <string_view>
 
 #include "common/error.h"
@@ -12,50 +13,28 @@ namespace {
 using Kind = PickleValue::Kind;
 using ir::DType;
 
-// Legacy typed storage classes (torch.storage._dtype_to_storage_type_map) and UntypedStorage,
-// which holds bytes (torch reads it as uint8).
-const std::map<std::string_view, DType> kStorageClasses = {
-    {"torch.ByteStorage", DType::kUInt8},
-    {"torch.CharStorage", DType::kInt8},
-    {"torch.ShortStorage", DType::kInt16},
-    {"torch.IntStorage", DType::kInt32},
-    {"torch.LongStorage", DType::kInt64},
-    {"torch.HalfStorage", DType::kFloat16},
-    {"torch.FloatStorage", DType::kFloat32},
-    {"torch.DoubleStorage", DType::kFloat64},
-    {"torch.ComplexHalfStorage", DType::kComplex32},
-    {"torch.ComplexFloatStorage", DType::kComplex64},
-    {"torch.ComplexDoubleStorage", DType::kComplex128},
-    {"torch.BoolStorage", DType::kBool},
-    {"torch.BFloat16Storage", DType::kBFloat16},
-    {"torch.UntypedStorage", DType::kUInt8},
-    {"torch.storage.UntypedStorage", DType::kUInt8},
-};
+// Legacy typed storage classes (torch.storage._dtype_to_storage_type_map, from ir/dtype_table.h)
+// and UntypedStorage, which holds bytes (torch reads it as uint8).
+const std::map<std::string, DType, std::less<>>& storage_classes() {
+  static const std::map<std::string, DType, std::less<>> table = [] {
+    std::map<std::string, DType, std::less<>> m{{"torch.UntypedStorage", DType::kUInt8},
+                                                {"torch.storage.UntypedStorage", DType::kUInt8}};
+    for (const ir::DTypeFacts& f : ir::kDTypeTable)
+      if (!f.storage_class.empty()) m.emplace(std::string(f.storage_class), f.dtype);
+    return m;
+  }();
+  return table;
+}
 
-// dtype globals, as torch.dtype.__reduce__ names them.
-const std::map<std::string_view, DType> kDTypes = {
-    {"torch.uint8", DType::kUInt8},
-    {"torch.int8", DType::kInt8},
-    {"torch.int16", DType::kInt16},
-    {"torch.int32", DType::kInt32},
-    {"torch.int64", DType::kInt64},
-    {"torch.float16", DType::kFloat16},
-    {"torch.float32", DType::kFloat32},
-    {"torch.float64", DType::kFloat64},
-    {"torch.complex32", DType::kComplex32},
-    {"torch.complex64", DType::kComplex64},
-    {"torch.complex128", DType::kComplex128},
-    {"torch.bool", DType::kBool},
-    {"torch.bfloat16", DType::kBFloat16},
-    {"torch.uint16", DType::kUInt16},
-    {"torch.uint32", DType::kUInt32},
-    {"torch.uint64", DType::kUInt64},
-    {"torch.float8_e4m3fn", DType::kFloat8E4M3FN},
-    {"torch.float8_e5m2", DType::kFloat8E5M2},
-    {"torch.float8_e4m3fnuz", DType::kFloat8E4M3FNUZ},
-    {"torch.float8_e5m2fnuz", DType::kFloat8E5M2FNUZ},
-    {"torch.float8_e8m0fnu", DType::kFloat8E8M0FNU},
-};
+// dtype globals, as torch.dtype.__reduce__ names them: "torch." + the table's torch name.
+const std::map<std::string, DType, std::less<>>& dtype_globals() {
+  static const std::map<std::string, DType, std::less<>> table = [] {
+    std::map<std::string, DType, std::less<>> m;
+    for (const ir::DTypeFacts& f : ir::kDTypeTable) m.emplace("torch." + std::string(f.torch_name), f.dtype);
+    return m;
+  }();
+  return table;
+}
 
 // Callables we interpret (never run).
 const std::string_view kCallables[] = {
@@ -181,7 +160,7 @@ PickleValuePtr rebuild_tensor(const PickleValue& args, const std::string& functi
   data.dtype = storage.dtype;
   if (v3) {
     const PickleValue& dtype = arg(args, 6, function);
-    if (dtype.kind != Kind::kGlobal || kDTypes.count(full_name(dtype)) == 0) {
+    if (dtype.kind != Kind::kGlobal || dtype_globals().count(full_name(dtype)) == 0) {
       fail(ErrorCode::kArchive,
            function + ": argument 6 is a " + describe_pickle_value(dtype) + ", expected a dtype");
     }
@@ -201,11 +180,11 @@ PickleValuePtr TorchPickleHandler::find_global(const std::string& module, const 
   PickleValuePtr global = PickleValue::make(Kind::kGlobal);
   global->module = module;
   global->name = name;
-  if (const auto found = kStorageClasses.find(full); found != kStorageClasses.end()) {
+  if (const auto found = storage_classes().find(full); found != storage_classes().end()) {
     global->dtype = found->second;
     return global;
   }
-  if (const auto found = kDTypes.find(full); found != kDTypes.end()) {
+  if (const auto found = dtype_globals().find(full); found != dtype_globals().end()) {
     global->dtype = found->second;
     return global;
   }
@@ -298,7 +277,7 @@ PickleValuePtr TorchPickleHandler::persistent_load(const PickleValue& id) {
   const PickleValue& storage_class = *id.items[1];
   const PickleValue& key = *id.items[2];
   const PickleValue& numel = *id.items[4];
-  if (storage_class.kind != Kind::kGlobal || kStorageClasses.count(full_name(storage_class)) == 0) {
+  if (storage_class.kind != Kind::kGlobal || storage_classes().count(full_name(storage_class)) == 0) {
     fail(ErrorCode::kArchive,
          "persistent id: storage class is a " + describe_pickle_value(storage_class));
   }

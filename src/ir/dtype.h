@@ -1,35 +1,12 @@
-// Element types, numbered as the export schema's ScalarType (not c10::ScalarType).
+// Element types (declared in dtype_table.h), numbered as the export schema's ScalarType.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
-namespace pt2onnx::ir {
+#include "ir/dtype_table.h"  // the enum and every fact about each type
 
-enum class DType : int {
-  kUnknown = 0,
-  kUInt8 = 1,
-  kInt8 = 2,
-  kInt16 = 3,
-  kInt32 = 4,
-  kInt64 = 5,
-  kFloat16 = 6,
-  kFloat32 = 7,
-  kFloat64 = 8,
-  kComplex32 = 9,
-  kComplex64 = 10,
-  kComplex128 = 11,
-  kBool = 12,
-  kBFloat16 = 13,
-  kUInt16 = 28,
-  kFloat8E4M3FN = 29,
-  kFloat8E5M2 = 30,
-  kFloat8E4M3FNUZ = 31,
-  kFloat8E5M2FNUZ = 32,
-  kFloat8E8M0FNU = 33,
-  kUInt32 = 34,
-  kUInt64 = 35,
-};
+namespace pt2onnx::ir {
 
 // Bytes per element; 0 for kUnknown.
 int64_t dtype_size(DType t);

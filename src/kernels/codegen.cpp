@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/error.h"
+#include "ir/dtype_table.h"
 #include "kernels/codegen_internal.h"
 #include "kernels/expr.h"
 #include "kernels/op_rules.h"
@@ -19,13 +20,8 @@ std::string dtype_name(int dtype) {
 }
 
 int dtype_bytes(int dtype) {
-  switch (dtype) {
-    case TensorProto::FLOAT: case TensorProto::INT32: return 4;
-    case TensorProto::FLOAT16: case TensorProto::BFLOAT16: return 2;
-    case TensorProto::INT64: case TensorProto::DOUBLE: return 8;
-    case TensorProto::BOOL: case TensorProto::UINT8: case TensorProto::INT8: return 1;
-    default: return 0;
-  }
+  const ir::DTypeFacts* f = ir::dtype_facts_for_onnx(dtype);
+  return f ? static_cast<int>(f->size) : 0;
 }
 
 namespace detail {
@@ -75,13 +71,11 @@ __device__ __forceinline__ T p2_block_reduce(T v, T* red, T identity, Op op) {
 }
 )";
 
+// The types kernels read and write (others are refused); their C types come from ir/dtype_table.h.
 std::string storage_c_type(int dtype) {
   switch (dtype) {
-    case TensorProto::FLOAT: return "float";
-    case TensorProto::FLOAT16: case TensorProto::BFLOAT16: return "unsigned short";
-    case TensorProto::INT64: return "long long";
-    case TensorProto::INT32: return "int";
-    case TensorProto::BOOL: return "unsigned char";
+    case TensorProto::FLOAT: case TensorProto::FLOAT16: case TensorProto::BFLOAT16: case TensorProto::INT64:
+    case TensorProto::INT32: case TensorProto::BOOL: return std::string(ir::dtype_facts_for_onnx(dtype)->c_type);
     default: fail(ErrorCode::kUnsupported, "--compile: dtype " + dtype_name(dtype) + " is not supported");
   }
 }

@@ -1,9 +1,10 @@
-// fuse_patterns: SDPA and RMS norm (aten.rms_norm and transformers' pow-mean-rsqrt-mul) rewritten
-// into the torch.onnx.ops nodes of ONNX Attention and RMSNormalization, where those say exactly
-// what torch computes. Each matcher checks everything it relies on and leaves the node alone
-// otherwise; the aten rules then decompose it as at any opset.
+// fuse_patterns: SDPA, RMS norm (aten.rms_norm and transformers' pow-mean-rsqrt-mul) and the
+// rotate-half rotary rewritten into the torch.onnx.ops nodes of ONNX Attention, RMSNormalization and
+// RotaryEmbedding, where those say exactly what torch computes. Each matcher checks everything it
+// relies on and leaves the node alone otherwise; the aten rules then decompose it as at any opset.
 #include "translate/fuse_patterns.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -280,13 +281,209 @@ bool rewrite_rms_pattern(ir::Node& node, const ir::Program& program, const Uses&
   return false;
 }
 
+// ---- rotate-half rotary -> onnx.RotaryEmbedding.opset23 ----------------------------------------
+
+// Whether the last dim of `value` is two equal halves: cat([a, a], -1), or an elementwise function of
+// one (cos, sin, a cast, a product with a constant number), as transformers builds cos and sin from
+// cat((freqs, freqs), -1). RotaryEmbedding takes only one half of each, so this is what makes it exact.
+bool equal_halves(const ir::Program& program, const Uses& uses, const std::string& value, int depth = 0) {
+  auto it = uses.producer.find(value);
+  if (depth > 8 || it == uses.producer.end()) return false;
+  const ir::Node& p = program.graph.nodes[it->second];
+  if (p.target == "aten.cat.default") {
+    const ir::Argument* list = p.input("tensors");
+    const auto* names = list ? std::get_if<ir::TensorListArg>(list) : nullptr;
+    const ir::TensorMeta* m = meta_of(program, value);
+    const std::optional<double> dim = number_arg(p, "dim");
+    if (!names || names->names.size() != 2 || names->names[0] != names->names[1] || !m || !dim) return false;
+    const auto rank = static_cast<double>(m->sizes.size());
+    return *dim == -1 || *dim == rank - 1;
+  }
+  static const std::set<std::string> kElementwise = {
+      "aten.cos.default", "aten.sin.default",  "aten.clone.default",         "aten.alias.default",
+      "aten.to.dtype",    "aten.to.device",    "aten.to.dtype_layout",       "aten._to_copy.default",
+      "aten.mul.Scalar",  "aten.mul.Tensor",   "aten.neg.default"};
+  if (!kElementwise.count(p.target)) return false;
+  if (p.target == "aten.mul.Tensor" || p.target == "aten.mul.Scalar")
+    if (!number_arg(p, "other")) return false;  // a product with a constant number only
+  const std::string* self = tensor_arg(p, "self");
+  return self && equal_halves(program, uses, *self, depth + 1);
+}
+
+// A constant int argument (absent or None: `fallback`).
+std::optional<int64_t> int_or(const ir::Node& node, const char* name, int64_t fallback) {
+  if (is_none(node, name)) return fallback;
+  const auto* i = std::get_if<ir::SymIntArg>(node.input(name));
+  const auto* v = i ? std::get_if<int64_t>(&i->v) : nullptr;
+  if (!v) return std::nullopt;
+  return *v;
+}
+
+// slice(x, last dim, start, end, 1) with the given start and an end at or past `end_at_least`.
+bool is_last_dim_slice(const ir::Program& program, const Uses& uses, const std::string& value, const std::string& x,
+                       int64_t start, int64_t end_at_least, int64_t end_at_most) {
+  auto it = uses.producer.find(value);
+  if (it == uses.producer.end()) return false;
+  const ir::Node& p = program.graph.nodes[it->second];
+  const std::string* self = tensor_arg(p, "self");
+  if (p.target != "aten.slice.Tensor" || !self || *self != x) return false;
+  const std::optional<int64_t> dim = int_or(p, "dim", 0), s = int_or(p, "start", 0),
+                               e = int_or(p, "end", INT64_MAX), step = int_or(p, "step", 1);
+  return dim && s && e && step && (*dim == 3 || *dim == -1) && *s == start && *e >= end_at_least &&
+         *e <= end_at_most && *step == 1;
+}
+
+// unsqueeze(c, 1) with c [B or 1, S, D] of x's dtype ([B, H, S, D]) whose last dim is equal halves: c.
+const std::string* rotary_table(const ir::Program& program, const Uses& uses, const std::string& value,
+                                const ir::TensorMeta& x) {
+  auto it = uses.producer.find(value);
+  if (it == uses.producer.end()) return nullptr;
+  const ir::Node& p = program.graph.nodes[it->second];
+  const std::string* c = tensor_arg(p, "self");
+  const std::optional<int64_t> dim = int_or(p, "dim", -99);
+  if (p.target != "aten.unsqueeze.default" || !c || (dim != 1 && dim != -3)) return nullptr;
+  const ir::TensorMeta* mc = meta_of(program, *c);
+  if (!mc || mc->dtype != x.dtype || mc->sizes.size() != 3) return nullptr;
+  const ir::Dim& b = mc->sizes[0];
+  if (!same_dim(b, x.sizes[0]) && !(b.is_static() && b.as_int() == 1)) return nullptr;
+  if (!same_dim(mc->sizes[1], x.sizes[2]) || !same_dim(mc->sizes[2], x.sizes[3])) return nullptr;
+  return equal_halves(program, uses, *c) ? c : nullptr;
+}
+
+// New nodes a rotary rewrite needs before it (the cos/sin halves), shared by every rewrite that reads
+// the same table at the same batch.
+struct RotaryTables {
+  std::map<std::string, std::string> made;              // "<table>|<batch>" -> value name
+  std::vector<std::pair<size_t, ir::Node>> inserts;     // (insert before node index, node)
+};
+
+std::string fresh_name(const ir::Program& program, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; program.graph.tensor_values.count(name) || program.graph.sym_int_values.count(name); ++i)
+    name = base + "_" + std::to_string(i);
+  return name;
+}
+
+// table[..., :half], expanded to x's batch when the table has batch 1: RotaryEmbedding's cache
+// without position_ids is [B, S, D/2].
+std::string rotary_half(ir::Program& program, RotaryTables& tables, size_t at, const std::string& table,
+                        const std::string& x, const ir::TensorMeta& mx) {
+  const ir::TensorMeta mt = program.graph.tensor_values.at(table);
+  const int64_t half = mx.sizes[3].as_int() / 2;
+  const bool expand = !same_dim(mt.sizes[0], mx.sizes[0]);
+  const ir::Dim& batch = mx.sizes[0];
+  const std::string key = table + "|" + (expand ? (batch.is_static() ? std::to_string(batch.as_int()) : to_string(batch.as_expr())) : "");
+  if (auto it = tables.made.find(key); it != tables.made.end()) return it->second;
+
+  ir::TensorMeta mh = mt;
+  mh.sizes[2] = ir::Dim{half};
+  mh.strides.clear();
+  ir::Node slice;
+  slice.name = fresh_name(program, table + "_rotary_half");
+  slice.target = "aten.slice.Tensor";
+  slice.inputs = {{"self", ir::TensorArg{table}},
+                  {"dim", ir::SymIntArg{int64_t{2}}},
+                  {"start", ir::SymIntArg{int64_t{0}}},
+                  {"end", ir::SymIntArg{half}},
+                  {"step", ir::SymIntArg{int64_t{1}}}};
+  slice.outputs = {ir::TensorArg{slice.name}};
+  program.graph.tensor_values[slice.name] = mh;
+  tables.inserts.emplace_back(at, slice);
+  std::string result = slice.name;
+  if (expand) {
+    ir::SymIntArg b{int64_t{0}};
+    if (batch.is_static()) {
+      b.v = batch.as_int();
+    } else {
+      ir::Node size;
+      size.name = fresh_name(program, x + "_rotary_batch");
+      size.target = "aten.sym_size.int";
+      size.inputs = {{"self", ir::TensorArg{x}}, {"dim", ir::SymIntArg{int64_t{0}}}};
+      size.outputs = {ir::SymIntArg{size.name}};
+      program.graph.sym_int_values[size.name] = batch;
+      tables.inserts.emplace_back(at, size);
+      b.v = size.name;
+    }
+    ir::Node ex;
+    ex.name = fresh_name(program, slice.name + "_expanded");
+    ex.target = "aten.expand.default";
+    ex.inputs = {{"self", ir::TensorArg{slice.name}},
+                 {"size", ir::SymIntListArg{{b, ir::SymIntArg{int64_t{-1}}, ir::SymIntArg{int64_t{-1}}}}}};
+    ex.outputs = {ir::TensorArg{ex.name}};
+    mh.sizes[0] = batch;
+    program.graph.tensor_values[ex.name] = mh;
+    tables.inserts.emplace_back(at, ex);
+    result = ex.name;
+  }
+  tables.made.emplace(key, result);
+  return result;
+}
+
+// transformers' apply_rotary_pos_emb at its add: x * unsqueeze(cos, 1) + rotate_half(x) * unsqueeze(sin, 1)
+// with rotate_half(x) = cat((-x[..., D/2:], x[..., :D/2]), -1), x float32 [B, H, S, D] (D static,
+// even), cos/sin [B or 1, S, D] with equal halves (above). Any operand order. A partial rotary
+// (x = q[..., :rot]) matches on its rotated part; the interleaved form does not match.
+bool rewrite_rotary(ir::Node& node, size_t index, const ir::Program& in, ir::Program& out, const Uses& uses,
+                    RotaryTables& tables) {
+  const auto operands = tensor_operands(node);
+  if (!operands || number_arg(node, "alpha").value_or(1.0) != 1.0) return false;
+  const ir::TensorMeta* mo = meta_of(in, node.name);
+  if (!mo || mo->dtype != DType::kFloat32 || mo->sizes.size() != 4 || !mo->sizes[3].is_static()) return false;
+  const int64_t d = mo->sizes[3].as_int();
+  if (d < 2 || d % 2 != 0) return false;
+  const int64_t h = d / 2;
+  for (int order = 0; order < 2; ++order) {
+    const ir::Node* plain = sole_producer(in, uses, order == 0 ? operands->first : operands->second, {"aten.mul.Tensor"});
+    const ir::Node* rotated = sole_producer(in, uses, order == 0 ? operands->second : operands->first, {"aten.mul.Tensor"});
+    const auto p_ops = plain ? tensor_operands(*plain) : std::nullopt;
+    const auto r_ops = rotated ? tensor_operands(*rotated) : std::nullopt;
+    if (!p_ops || !r_ops) continue;
+    for (int po = 0; po < 2; ++po) {
+      const std::string& x = po == 0 ? p_ops->first : p_ops->second;
+      const std::string& cos = po == 0 ? p_ops->second : p_ops->first;
+      const ir::TensorMeta* mx = meta_of(in, x);
+      if (!mx || mx->dtype != DType::kFloat32 || mx->sizes.size() != 4) continue;
+      bool same = true;
+      for (size_t i = 0; i < 4; ++i) same = same && same_dim(mx->sizes[i], mo->sizes[i]);
+      if (!same) continue;
+      const std::string* cos_table = rotary_table(in, uses, cos, *mx);
+      if (!cos_table) continue;
+      for (int ro = 0; ro < 2; ++ro) {
+        const std::string& rot = ro == 0 ? r_ops->first : r_ops->second;
+        const std::string& sin = ro == 0 ? r_ops->second : r_ops->first;
+        const ir::Node* cat = sole_producer(in, uses, rot, {"aten.cat.default"});
+        if (!cat) continue;
+        const ir::Argument* list = cat->input("tensors");
+        const auto* parts = list ? std::get_if<ir::TensorListArg>(list) : nullptr;
+        const std::optional<int64_t> cat_dim = int_or(*cat, "dim", 0);
+        if (!parts || parts->names.size() != 2 || !cat_dim || (*cat_dim != 3 && *cat_dim != -1)) continue;
+        const ir::Node* neg = sole_producer(in, uses, parts->names[0], {"aten.neg.default"});
+        const std::string* upper = neg ? tensor_arg(*neg, "self") : nullptr;
+        if (!upper || !is_last_dim_slice(in, uses, *upper, x, h, d, INT64_MAX) ||
+            !is_last_dim_slice(in, uses, parts->names[1], x, 0, h, h))
+          continue;
+        const std::string* sin_table = rotary_table(in, uses, sin, *mx);
+        if (!sin_table) continue;
+        const std::string cos_cache = rotary_half(out, tables, index, *cos_table, x, *mx);
+        const std::string sin_cache = rotary_half(out, tables, index, *sin_table, x, *mx);
+        node.target = "onnx.RotaryEmbedding.opset23";
+        node.inputs = {{"x", ir::TensorArg{x}}, {"cos_cache", ir::TensorArg{cos_cache}}, {"sin_cache", ir::TensorArg{sin_cache}}};
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 FusedProgram fuse_patterns(const ir::Program& program, const TranslateOptions& options) {
   FusedProgram result{program, {}};
   if (!options.fuse || options.opset < kMinFusedOpset) return result;
   const Uses uses(program);  // of the input program: a rewrite only ever removes readers
-  for (ir::Node& node : result.program.graph.nodes) {
+  RotaryTables tables;
+  for (size_t index = 0; index < result.program.graph.nodes.size(); ++index) {
+    ir::Node& node = result.program.graph.nodes[index];
     const std::string source = node.target;
     if (source == "aten.scaled_dot_product_attention.default" ||
         source == "aten._scaled_dot_product_flash_attention_for_cpu.default") {
@@ -296,7 +493,18 @@ FusedProgram fuse_patterns(const ir::Program& program, const TranslateOptions& o
     } else if (source == "aten.mul.Tensor") {
       if (rewrite_rms_pattern(node, program, uses))
         result.fused.push_back({node.name, "RMSNormalization", "pow-mean-rsqrt-mul pattern"});
+    } else if (source == "aten.add.Tensor") {
+      if (rewrite_rotary(node, index, program, result.program, uses, tables))
+        result.fused.push_back({node.name, "RotaryEmbedding", "rotate-half rotary pattern"});
     }
+  }
+  // The cos/sin halves go right before the first rotary that reads them (in order, from the back).
+  auto& nodes = result.program.graph.nodes;
+  for (auto it = tables.inserts.rbegin(); it != tables.inserts.rend();) {
+    const size_t at = it->first;
+    std::vector<ir::Node> group;
+    for (; it != tables.inserts.rend() && it->first == at; ++it) group.insert(group.begin(), it->second);
+    nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(at), group.begin(), group.end());
   }
   return result;
 }

@@ -18,6 +18,7 @@ void register_all_rules(RuleTable& table) {
   register_attention_rules(table);
   register_symint_rules(table);
   register_control_flow_rules(table);
+  register_moe_rules(table);
   register_onnx_ops_rules(table);
   register_recurrent_rules(table);
   register_window_rules(table);

@@ -22,6 +22,7 @@ void register_cast_rules(RuleTable& table);         // to, _to_copy, type_as, co
 void register_attention_rules(RuleTable& table);    // scaled_dot_product_attention and its CPU form
 void register_symint_rules(RuleTable& table);       // sym_size, Python int arithmetic on SymInts
 void register_control_flow_rules(RuleTable& table); // cond, while_loop, scan, map_impl, invoke_subgraph
+void register_moe_rules(RuleTable& table);         // transformers.grouped_mm_fallback (MoE experts)
 void register_onnx_ops_rules(RuleTable& table);     // torch.onnx.ops: onnx::Attention, _symbolic, ...
 void register_recurrent_rules(RuleTable& table);   // lstm, gru, rnn_tanh, rnn_relu as ONNX LSTM/GRU/RNN
 void register_window_rules(RuleTable& table);      // hann, hamming, blackman windows

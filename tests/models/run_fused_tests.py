@@ -29,10 +29,14 @@ OPSETS = (23, 24)
 FUSED = ("Attention", "RMSNormalization", "RotaryEmbedding")
 # Zoo samples (samples/zoo/MANIFEST.json) and the fused ops their conversion must emit.
 ZOO = {
-    "zoo_llama.default": {"Attention": 2, "RMSNormalization": 5},
-    "zoo_llama.core": {"RMSNormalization": 5},
+    "zoo_llama.default": {"Attention": 2, "RMSNormalization": 5, "RotaryEmbedding": 4},
+    "zoo_llama.core": {"RMSNormalization": 5, "RotaryEmbedding": 4},
     "zoo_t5_encoder.default": {"Attention": 2, "RMSNormalization": 5},
     "zoo_t5_encoder.core": {"RMSNormalization": 5},
+    "zoo_falcon.default": {"RotaryEmbedding": 4},
+    "zoo_falcon.core": {"RotaryEmbedding": 4},
+    "zoo_mixtral.default": {"Attention": 2, "RMSNormalization": 5, "RotaryEmbedding": 4},
+    "zoo_mixtral.core": {"RMSNormalization": 5, "RotaryEmbedding": 4},
 }
 
 

@@ -60,6 +60,12 @@ CASES = [
     # so the two blocks have different bodies.
     ("zoo/zoo_t5_encoder.default", ["T5Block"], {"T5Block": 1, "T5Block_1": 1}),
     ("zoo/zoo_t5_encoder.core", ["T5Block"], {"T5Block": 1, "T5Block_1": 1}),
+    # Falcon (rotary, parallel attention and MLP) and a Mixtral-style sparse MoE (4 experts, top 2,
+    # transformers' grouped_mm_fallback experts path): both decoder layers share one function.
+    ("zoo/zoo_falcon.default", ["FalconDecoderLayer"], {"FalconDecoderLayer": 2}),
+    ("zoo/zoo_falcon.core", ["FalconDecoderLayer"], {"FalconDecoderLayer": 2}),
+    ("zoo/zoo_mixtral.default", ["MixtralDecoderLayer"], {"MixtralDecoderLayer": 2}),
+    ("zoo/zoo_mixtral.core", ["MixtralDecoderLayer"], {"MixtralDecoderLayer": 2}),
 ]
 
 
