@@ -122,6 +122,11 @@ std::string instance_key(const Body& body, int index) {
   return key;
 }
 
+bool inside_instance(const Body& body, int index) {
+  const std::string key = instance_key(body, index);
+  return key.find_first_not_of('|') != std::string::npos;
+}
+
 namespace {
 
 const std::string& resolve(const std::map<std::string, std::string>& renames, const std::string& name) {

@@ -51,6 +51,8 @@ Body function_body(onnx::FunctionProto& function);
 // Which instance of each hiera type node `index` belongs to, as one string; "" with no types.
 // Two nodes may share values only when these are equal.
 std::string instance_key(const Body& body, int index);
+// Whether node `index` lies inside an instance of one of body.hiera_types.
+bool inside_instance(const Body& body, int index);
 
 // Replaces reads (subgraphs' outer reads too) by `renames` (followed transitively).
 void apply_renames(onnx::NodeProto& node, const std::map<std::string, std::string>& renames);

@@ -3,7 +3,8 @@
 // and core ATen IR writes permute(W) before mm/addmm. The new initializer is a strided view of
 // the weight's storage (WeightAccess::add_permuted), gathered while it is written, so memory
 // stays bounded. Only when every reader of the weight is a Transpose with the same perm: then the
-// original goes dead and the file holds the weight once, as before.
+// original goes dead and the file holds the weight once, as before. Transposes that --hiera will
+// fold into a function stay, so a function's inputs are the module's weights unchanged.
 #include <algorithm>
 #include <numeric>
 
@@ -53,7 +54,10 @@ int fold_weight_transposes(Body& body, WeightAccess& weights) {
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes.Get(i);
     taken.insert(node.output().begin(), node.output().end());
-    const bool transpose = node.op_type() == "Transpose" && node.domain().empty() && node.input_size() == 1;
+    // Not inside a --hiera instance: its function takes the module's weight as torch holds it
+    // (the signature kernel bundles and users see); the Transpose stays in the body.
+    const bool transpose = node.op_type() == "Transpose" && node.domain().empty() && node.input_size() == 1 &&
+                           !inside_instance(body, i);
     for (const std::string& in : node.input()) {
       if (transpose) readers[in].push_back(i);
       else other_reads.insert(in);

@@ -82,7 +82,11 @@ def check_same_initializers(model, flat_model):
     """Weights stay top-level initializers: the hiera model has the flat one's. The flat model
     also holds its constants as initializers (pt2onnx's last clean-up step), where the hiera
     model's function bodies keep them as Constant nodes (a function has no initializers): each
-    such flat-only initializer must be the value of a Constant node of the hiera model."""
+    such flat-only initializer must be the value of a Constant node of the hiera model. The flat
+    model may also hold a weight transposed (its Transpose folded into it), where the hiera
+    model's function reads the weight as torch holds it and keeps the Transpose: a permutation
+    of the axes matches too."""
+    import itertools
     import numpy as np
     from onnx import helper, numpy_helper
     def values(m, with_constants):
@@ -99,7 +103,8 @@ def check_same_initializers(model, flat_model):
         return out
 
     def found(want, pool):
-        return any(c.dtype == want.dtype and c.shape == want.shape and np.array_equal(c, want) for c in pool)
+        forms = [want.transpose(p) for p in itertools.permutations(range(want.ndim))] if want.ndim <= 4 else [want]
+        return any(c.dtype == w.dtype and c.shape == w.shape and np.array_equal(c, w) for c in pool for w in forms)
 
     flat = {t.name: t for t in flat_model.graph.initializer}
     hiera = {t.name: t for t in model.graph.initializer}
