@@ -185,6 +185,7 @@ onnx::NodeProto& EmitContext::emit_named(std::string_view op_type, const std::ve
 }
 
 std::string EmitContext::cast(const std::string& x, ir::DType to) {
+  require_opset_for(to, opset_);
   require_ir_version(min_ir_version_for(to));
   return emit("Cast", {x}, {Attr("to", int64_t{onnx_dtype(to)})});
 }

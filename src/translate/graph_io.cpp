@@ -56,6 +56,11 @@ std::set<std::string> graph_value_names(const onnx::GraphProto& graph) {
 }  // namespace
 
 onnx::ValueInfoProto tensor_value_info(const EmitContext& ctx, const std::string& name, const ir::TensorMeta& meta) {
+  try {
+    require_opset_for(meta.dtype, ctx.opset());
+  } catch (const Error& e) {
+    throw e.with_context("value " + name);
+  }
   onnx::ValueInfoProto info;
   info.set_name(name);
   set_tensor_type(ctx, info.mutable_type(), meta);
@@ -110,6 +115,11 @@ std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& prog
     onnx::TensorProto* init = graph.add_initializer();
     init->set_name(name);
     init->set_data_type(onnx_dtype(meta->dtype));
+    try {
+      require_opset_for(meta->dtype, ctx.opset());
+    } catch (const Error& e) {
+      throw e.with_context(std::string(kind_word(spec.kind)) + " " + spec.target);
+    }
     ctx.require_ir_version(min_ir_version_for(meta->dtype));
     for (const ir::Dim& d : meta->sizes) {
       PT2ONNX_CHECK(d.is_static(), ErrorCode::kUnsupported,

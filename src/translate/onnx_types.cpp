@@ -32,6 +32,14 @@ int64_t min_ir_version_for(ir::DType dtype) {
   return f ? f->min_ir_version : 3;
 }
 
+void require_opset_for(ir::DType dtype, int opset) {
+  const ir::DTypeFacts* f = ir::dtype_facts(dtype);
+  if (f && opset < f->min_opset)
+    fail(ErrorCode::kUnsupported, "element type " + std::string(f->torch_name) + " needs --opset " +
+                                      std::to_string(f->min_opset) + " or higher (opset " + std::to_string(opset) +
+                                      "'s operators do not take it)");
+}
+
 bool is_floating(ir::DType dtype) { return kind_of(dtype, ir::DTypeKind::kBool) == ir::DTypeKind::kFloat; }
 
 bool is_integral(ir::DType dtype) {

@@ -13,6 +13,9 @@ namespace pt2onnx::translate {
 int32_t onnx_dtype(ir::DType dtype);
 // The lowest IR version that can hold the element type (float8 needs 9).
 int64_t min_ir_version_for(ir::DType dtype);
+// Refuses (kUnsupported) an element type that `opset`'s operators do not take (float8 before 19,
+// float8_e8m0fnu before 24): ONNX would be written that its checker refuses.
+void require_opset_for(ir::DType dtype, int opset);
 
 bool is_floating(ir::DType dtype);  // float16/32/64, bfloat16, float8
 bool is_integral(ir::DType dtype);  // signed and unsigned ints, not bool

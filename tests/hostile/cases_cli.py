@@ -32,4 +32,8 @@ def cases(ctx: Context) -> list[Case]:
     add("nvrtc-flag-missing", 6, "/nonexistent/libnvrtc.so", compile_args + ["--nvrtc", "/nonexistent/libnvrtc.so"])
     add("nvrtc-flag-over-env", 6, not_a_library.name, compile_args + ["--nvrtc", str(not_a_library)],
         env={"PT2ONNX_NVRTC": "/nonexistent/other.so"})
+    # An element type the opset's operators do not take: refused by name, not written invalid.
+    dtypes = ctx.sample("ops/dtypes.default")
+    out.append(Case("command line", "float8-below-opset-19", dtypes, 4, "float8_e4m3fn needs --opset 19",
+                    OUT + ["--opset", "18"]))
     return out
