@@ -376,7 +376,7 @@ std::string rotary_half(ir::Program& program, RotaryTables& tables, size_t at, c
   if (auto it = tables.made.find(key); it != tables.made.end()) return it->second;
 
   ir::TensorMeta mh = mt;
-  mh.sizes[2] = ir::Dim{half};
+  mh.sizes[2].value.emplace<int64_t>(half);  // in place: GCC 12 -O2 ASan misreads a moved temporary Dim
   mh.strides.clear();
   ir::Node slice;
   slice.name = fresh_name(program, table + "_rotary_half");
