@@ -138,7 +138,8 @@ void build(const std::string& text, JsonDoc& doc, const std::string& source_name
     // Anything but whitespace after the root value is an error, as in any JSON parser.
     const char* rest = nullptr;
     if (document.current_location().get(rest) == simdjson::SUCCESS) {
-      for (const char* end = text.data() + text.size(); rest < end; ++rest)
+      // `rest` points into the buffer parsed (the padded copy when one was made), not into `text`.
+      for (const char* end = view.data() + view.length(); rest < end; ++rest)
         if (*rest != ' ' && *rest != '\n' && *rest != '\r' && *rest != '\t')
           malformed(source_name, "unexpected content after the document");
     }
