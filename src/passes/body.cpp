@@ -156,6 +156,21 @@ void rename_uses(Body& body, const std::string& from, const std::string& to) {
   for (onnx::NodeProto& node : *body.nodes) rename_in_node(node, from, to);
 }
 
+ValueUses value_uses(const Body& body) {
+  ValueUses uses;
+  const Nodes& nodes = *body.nodes;
+  for (int i = 0; i < nodes.size(); ++i) {
+    const onnx::NodeProto& node = nodes.Get(i);
+    for (const std::string& o : node.output()) uses.producer[o] = i;
+    for (const std::string& in : node.input()) ++uses.reads[in];
+    std::set<std::string> outer;
+    subgraph_reads(node, outer);
+    for (const std::string& in : outer) uses.reads[in] += 2;
+  }
+  for (const std::string& o : body.outputs) uses.reads[o] += 2;
+  return uses;
+}
+
 void subgraph_reads(const onnx::NodeProto& node, std::set<std::string>& names) {
   for (const onnx::AttributeProto& a : node.attribute()) {
     if (a.has_g()) collect_graph_reads(a.g(), names);

@@ -68,6 +68,14 @@ void rename_uses(Body& body, const std::string& from, const std::string& to);
 
 // Values read from outside by the subgraphs (GRAPH/GRAPHS attributes, recursively) of a node.
 void subgraph_reads(const onnx::NodeProto& node, std::set<std::string>& names);
+
+// Which node makes each value, and how often each value is read. A read from a subgraph or as a
+// scope output counts 2, so such a value is never "read once" (a fusion may not remove it).
+struct ValueUses {
+  std::map<std::string, int> producer;
+  std::map<std::string, int> reads;
+};
+ValueUses value_uses(const Body& body);
 bool has_subgraph(const onnx::NodeProto& node);
 
 const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name);

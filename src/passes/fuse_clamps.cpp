@@ -37,19 +37,10 @@ int fuse_clamps(Body& body) {
       if (!graph_inputs.count(t.name()))
         if (std::optional<ConstTensor> c = read_const(t)) constants.emplace(t.name(), std::move(*c));
   }
-  std::map<std::string, int> producer;
-  std::map<std::string, int> reads;
-  for (int i = 0; i < nodes.size(); ++i) {
-    const onnx::NodeProto& node = nodes.Get(i);
+  auto [producer, reads] = value_uses(body);
+  for (const onnx::NodeProto& node : nodes)
     if (node.output_size() == 1)
       if (std::optional<ConstTensor> c = constant_node_value(node)) constants.emplace(node.output(0), std::move(*c));
-    for (const std::string& o : node.output()) producer[o] = i;
-    for (const std::string& in : node.input()) ++reads[in];
-    std::set<std::string> outer;
-    subgraph_reads(node, outer);
-    for (const std::string& in : outer) reads[in] += 2;
-  }
-  for (const std::string& o : body.outputs) reads[o] += 2;
 
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
   int fused = 0;

@@ -19,17 +19,7 @@ std::optional<std::vector<int64_t>> explicit_perm(const onnx::NodeProto& node) {
 
 int fuse_transposes(Body& body) {
   Nodes& nodes = *body.nodes;
-  std::map<std::string, int> producer;
-  std::map<std::string, int> reads;
-  for (int i = 0; i < nodes.size(); ++i) {
-    const onnx::NodeProto& node = nodes.Get(i);
-    for (const std::string& o : node.output()) producer[o] = i;
-    for (const std::string& in : node.input()) ++reads[in];
-    std::set<std::string> outer;
-    subgraph_reads(node, outer);
-    for (const std::string& in : outer) reads[in] += 2;
-  }
-  for (const std::string& o : body.outputs) reads[o] += 2;
+  auto [producer, reads] = value_uses(body);
 
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
   std::map<std::string, std::string> renames;
