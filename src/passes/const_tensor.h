@@ -33,4 +33,9 @@ std::optional<ConstTensor> read_const(const onnx::TensorProto& tensor);
 std::optional<ConstTensor> constant_node_value(const onnx::NodeProto& node);
 onnx::TensorProto to_tensor_proto(const ConstTensor& value);
 
+// The dims a Reshape to `shape` gives an input of static `dims` (0 copies the input's dim unless
+// `allow_zero`, one -1 is inferred), or nullopt.
+std::optional<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& dims, const ConstTensor& shape,
+                                                   bool allow_zero);
+
 }  // namespace pt2onnx::passes

@@ -10,38 +10,6 @@ namespace pt2onnx::passes {
 
 namespace {
 
-// The dims a Reshape to `shape` gives an input of static `dims`, or nullopt.
-std::optional<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& dims, const ConstTensor& shape,
-                                                   bool allow_zero) {
-  if (!shape.is_integer() || shape.dims.size() != 1) return std::nullopt;
-  int64_t numel = 1;
-  for (int64_t d : dims) numel *= d;
-  std::vector<int64_t> out;
-  int infer = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < shape.ints.size(); ++i) {
-    int64_t d = shape.ints[i];
-    if (d == 0 && !allow_zero) {
-      if (i >= dims.size()) return std::nullopt;
-      d = dims[i];
-    }
-    if (d == -1) {
-      if (infer >= 0) return std::nullopt;
-      infer = static_cast<int>(i);
-    } else if (d < 0) {
-      return std::nullopt;
-    } else {
-      known *= d;
-    }
-    out.push_back(d);
-  }
-  if (infer >= 0) {
-    if (known == 0 || numel % known != 0) return std::nullopt;
-    out[static_cast<size_t>(infer)] = numel / known;
-  }
-  return out;
-}
-
 // Whether `c` is `neutral` everywhere and cannot broadcast a value of type `other` to a larger
 // shape (a scalar never does; all-1 dims do not when `other` has at least that rank).
 bool is_neutral(const ConstTensor& c, double neutral, const std::optional<ValueType>& other) {

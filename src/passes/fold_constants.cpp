@@ -147,29 +147,9 @@ std::optional<ConstTensor> fold_reshape(const FoldContext& c) {
   if (!all_present(c.in, 2) || !c.in[1]->is_integer()) return std::nullopt;
   const ConstTensor& x = *c.in[0];
   const bool allow_zero = int_attribute(c.node, "allowzero", 0) != 0;
-  std::vector<int64_t> dims;
-  int infer = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < c.in[1]->ints.size(); ++i) {
-    int64_t d = c.in[1]->ints[i];
-    if (d == 0 && !allow_zero) {
-      if (i >= x.dims.size()) return std::nullopt;
-      d = x.dims[i];
-    }
-    if (d == -1) {
-      if (infer >= 0) return std::nullopt;
-      infer = static_cast<int>(i);
-    } else if (d < 0) {
-      return std::nullopt;
-    } else {
-      known *= d;
-    }
-    dims.push_back(d);
-  }
-  if (infer >= 0) {
-    if (known == 0 || x.numel() % known != 0) return std::nullopt;
-    dims[static_cast<size_t>(infer)] = x.numel() / known;
-  }
+  const std::optional<std::vector<int64_t>> target = reshape_target(x.dims, *c.in[1], allow_zero);
+  if (!target) return std::nullopt;
+  const std::vector<int64_t>& dims = *target;
   if (product(dims, 0, dims.size()) != x.numel()) return std::nullopt;
   ConstTensor out = x;
   out.dims = dims;
