@@ -8,7 +8,10 @@
 namespace pt2onnx::import {
 
 namespace {
-constexpr size_t kArenaChunk = 1 << 20;
+// Arena chunks start small and double up to 1 MB, so that a small document (a config, a
+// weight config, a fuzz input) does not allocate and touch a megabyte.
+constexpr size_t kFirstArenaChunk = 4 << 10;
+constexpr size_t kMaxArenaChunk = 1 << 20;
 constexpr uint32_t kEmptySlot = UINT32_MAX;
 }  // namespace
 
@@ -59,8 +62,10 @@ uint32_t JsonDoc::intern(std::string_view s) {
   for (; table_[slot] != kEmptySlot; slot = (slot + 1) & (table_.size() - 1))
     if (strings_[table_[slot]] == s) return table_[slot];
   if (s.size() > arena_left_) {
-    size_t size = std::max(kArenaChunk, s.size());
-    arena_.push_back(std::make_unique<char[]>(size));
+    size_t chunk = arena_.empty() ? kFirstArenaChunk : std::min(kMaxArenaChunk, 2 * arena_chunk_);
+    arena_chunk_ = chunk;
+    size_t size = std::max(chunk, s.size());
+    arena_.push_back(std::make_unique_for_overwrite<char[]>(size));  // written before it is read
     arena_pos_ = arena_.back().get();
     arena_left_ = size;
   }

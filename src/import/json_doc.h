@@ -73,6 +73,7 @@ class JsonDoc {
   std::vector<std::unique_ptr<char[]>> arena_;  // chunks that strings_ point into
   char* arena_pos_ = nullptr;
   size_t arena_left_ = 0;
+  size_t arena_chunk_ = 0;  // the size of the last chunk, which the next one doubles
   size_t string_bytes_ = 0;
   // Interning table: open addressing over strings_ ids (UINT32_MAX = empty).
   std::vector<uint32_t> table_;
