@@ -1370,9 +1370,13 @@ def _freqs_cis(seq, half, theta=10000.0):
     return torch.polar(torch.ones_like(angles), angles)
 
 
-@case("complex_rotary", lambda g: (randn(g, 2, 5, 3, 8),))
+ROPE_SEQ = Dim("rope_seq", min=2, max=16)  # freqs_cis has 16 positions
+
+
+@case("complex_rotary", lambda g: (randn(g, 2, 5, 3, 8),), dynamic={"x": {1: ROPE_SEQ}},
+      second=lambda g: (randn(g, 2, 9, 3, 8),))
 class ComplexRotary(nn.Module):
-    """Llama rotary embedding through complex numbers: view_as_complex of x.reshape(..., -1, 2) times a complex freqs_cis buffer (sliced, viewed for broadcast), view_as_real, flatten."""
+    """Llama rotary embedding through complex numbers: view_as_complex of x.reshape(..., -1, 2) times a complex freqs_cis buffer (sliced to a dynamic length, viewed for broadcast), view_as_real, flatten."""
 
     def __init__(self):
         super().__init__()
