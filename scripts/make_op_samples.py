@@ -1420,6 +1420,17 @@ class FFT(nn.Module):
 
 
 
+@case("fft_extra", lambda g: (randn(g, 3, 8), randn(g, 2, 5)))
+class FFTExtra(nn.Module):
+    """torch.fft fftshift/ifftshift (complex and real, odd and even lengths), fftfreq/rfftfreq, hfft and ihfft (with n); core IR writes them as index_select, _conj and _fft_*."""
+
+    def forward(self, x, y):
+        f = torch.fft.fft(x)
+        return (torch.fft.fftshift(f), torch.fft.ifftshift(y), torch.fft.fftshift(y, dim=1), torch.fft.fftfreq(7),
+                torch.fft.rfftfreq(8, d=0.5), torch.fft.hfft(f[:, :5]), torch.fft.hfft(f, n=9, norm="ortho"),
+                torch.fft.ihfft(x).resolve_conj(), torch.fft.ihfft(y, n=6, norm="forward").resolve_conj())
+
+
 @case("stft", lambda g: (randn(g, 2, 64), randn(g, 50)), irs=("default",))
 class STFT(nn.Module):
     """stft (centred with reflect padding; a shorter window, not centred, normalized; a 1-D signal, no window, not onesided) and istft (with and without length) on hann and hamming windows; core IR writes them as unfold, _fft_r2c/_fft_c2r and index_put."""
@@ -1556,7 +1567,7 @@ FUSED_OPS = {
 }
 # {case: opset}: cases that convert only from that opset on (torch.onnx.ops' Attention is opset 23).
 MIN_OPSET = {"onnx_ops": 23, "dtypes": 19}  # float8 Cast is ONNX opset 19
-MIN_OPSET.update(fft=20, stft=20, stft_core=20)  # ONNX DFT with the axis as an input
+MIN_OPSET.update(fft=20, fft_extra=20, stft=20, stft_core=20)  # ONNX DFT with the axis as an input
 
 
 def _onnx_ops_reference(module, inputs):

@@ -138,8 +138,9 @@ def write_markdown(path: Path, ours, torchlib, rows):
         "  and their `2`/`n` forms, `stft`, `istft`) are ONNX `DFT` from opset 20 (the axis is an input",
         "  there) and refused below it, naming the opset. Several dims are a chain of one-axis DFTs;",
         "  torch's normalization is one factor at the end; `c2r` rebuilds the full spectrum of its last",
-        "  dim by conjugate symmetry. `istft` overlap-adds with `Col2Im`. Signal sizes must be static.",
-        "  `hfft`/`ihfft` have no rule yet. The `fft` sample is checked at the usual rtol 1e-4, atol 1e-5;",
+        "  dim by conjugate symmetry; `hfft`/`ihfft` are those with a conjugation. `istft` overlap-adds",
+        "  with `Col2Im`. Signal sizes must be static. `fftshift`/`ifftshift` (Slice + Concat) and",
+        "  `fftfreq`/`rfftfreq` need no DFT. The `fft` sample is checked at the usual rtol 1e-4, atol 1e-5;",
         "  its worst error is 1.8e-5 (rfft2 of a 5 x 7 input, values up to 11; float32 DFT error grows",
         "  with the transform length, up to about n * eps * |X|), 0.82 of the tolerance at worst (fftn).",
     ]

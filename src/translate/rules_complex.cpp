@@ -362,7 +362,7 @@ constexpr std::string_view kPairTransparent[] = {
     "aten.lift_fresh_copy.default", "aten.unsqueeze.default", "aten.squeeze.dim",      "aten.squeeze.dims",
     "aten.squeeze.default",   "aten.slice.Tensor",            "aten.select.int",       "aten.narrow.default",
     "aten.split.Tensor",      "aten.split_with_sizes.default", "aten.chunk.default",   "aten.unbind.int",
-    "aten.flip.default",
+    "aten.flip.default",      "aten.index_select.default",
 };
 
 }  // namespace

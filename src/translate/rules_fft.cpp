@@ -124,6 +124,13 @@ std::string c2r(EmitContext& ctx, std::string x, int64_t x_rank, const std::vect
   return scaled(ctx, re, sizes, 1 + forward_power(norm), component);
 }
 
+// The conjugate of pair `x`.
+std::string conjugated(EmitContext& ctx, const std::string& x, DType component) {
+  const std::string signs = ctx.concat({ctx.const_tensor(filled_tensor(1, component, {1}), "conj_re"),
+                                        ctx.const_tensor(filled_tensor(-1, component, {1}), "conj_im")}, 0);
+  return ctx.emit("Mul", {x, signs});
+}
+
 // ---- core IR ---------------------------------------------------------------------------------
 
 // _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
@@ -167,7 +174,7 @@ RuleResult aten_fft_c2r(EmitContext& ctx, const ir::Node& node) {
 
 // ---- default IR: torch.fft user ops ------------------------------------------------------------
 
-enum class Kind { kFft, kIfft, kRfft, kIrfft };
+enum class Kind { kFft, kIfft, kRfft, kIrfft, kHfft, kIhfft };
 
 // torch.fft's norm string for a transform in direction `forward`.
 Norm norm_string(const ArgReader& args, bool forward) {
@@ -235,7 +242,8 @@ RuleResult user_fft(EmitContext& ctx, const ir::Node& node, Kind kind) {
   const DType component = is_complex(out_type) ? complex_component(out_type) : out_type;
   const std::vector<int64_t> shape = need_static(static_sizes(args.meta("self")));
   const UserPlan plan = user_plan(args, node, rank);
-  const bool forward = kind == Kind::kFft || kind == Kind::kRfft;
+  // hfft is a forward transform written as an inverse real one, ihfft the other way round.
+  const bool forward = kind == Kind::kFft || kind == Kind::kRfft || kind == Kind::kHfft;
   const Norm norm = norm_string(args, forward);
   std::string x = args.tensor("self");
   x = complex_in ? cast_if_needed(ctx, x, complex_component(in_type), component) : cast_if_needed(ctx, x, in_type, component);
@@ -246,7 +254,7 @@ RuleResult user_fft(EmitContext& ctx, const ir::Node& node, Kind kind) {
   for (size_t i = 0; i < plan.dims.size(); ++i) {
     const int64_t d = plan.dims[i];
     const int64_t have = shape[static_cast<size_t>(d)];
-    const bool c2r_last = kind == Kind::kIrfft && i + 1 == plan.dims.size();
+    const bool c2r_last = (kind == Kind::kIrfft || kind == Kind::kHfft) && i + 1 == plan.dims.size();
     const int64_t want = plan.lengths[i].value_or(c2r_last ? 2 * (have - 1) : have);
     if (!c2r_last) x = resized(ctx, x, rank, complex_in, d, have, want);
     sizes.push_back(want);
@@ -255,11 +263,17 @@ RuleResult user_fft(EmitContext& ctx, const ir::Node& node, Kind kind) {
     case Kind::kRfft:
       PT2ONNX_CHECK(!complex_in, ErrorCode::kUnsupported, "rfft of a complex tensor");
       return emitted(ctx, r2c(ctx, x, plan.dims, sizes, norm, true, component));
-    case Kind::kIrfft: {
-      PT2ONNX_CHECK(complex_in, ErrorCode::kUnsupported, "irfft of a real tensor");  // torch makes it complex first
+    case Kind::kIrfft:
+    case Kind::kHfft: {
+      PT2ONNX_CHECK(complex_in, ErrorCode::kUnsupported, "irfft/hfft of a real tensor");  // torch makes it complex first
+      PT2ONNX_CHECK(kind == Kind::kIrfft || plan.dims.size() == 1, ErrorCode::kUnsupported, "hfft over several dims");
+      if (kind == Kind::kHfft) x = conjugated(ctx, x, component);  // hfft(x) = n * irfft(conj x)
       const int64_t last = plan.dims.back();
       return emitted(ctx, c2r(ctx, x, rank, plan.dims, shape[static_cast<size_t>(last)], sizes.back(), sizes, norm, component));
     }
+    case Kind::kIhfft:  // ihfft(x) = conj(rfft(x)) / n
+      PT2ONNX_CHECK(!complex_in && plan.dims.size() == 1, ErrorCode::kUnsupported, "ihfft of a complex tensor or over several dims");
+      return emitted(ctx, conjugated(ctx, r2c(ctx, x, plan.dims, sizes, norm, true, component), component));
     case Kind::kFft:
     case Kind::kIfft:
       if (!complex_in) {
@@ -272,6 +286,56 @@ RuleResult user_fft(EmitContext& ctx, const ir::Node& node, Kind kind) {
   }
   return RuleResult::kDeclined;
 }
+
+// fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+RuleResult aten_fft_hfft(EmitContext& ctx, const ir::Node& node) { return user_fft(ctx, node, Kind::kHfft); }
+// fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+RuleResult aten_fft_ihfft(EmitContext& ctx, const ir::Node& node) { return user_fft(ctx, node, Kind::kIhfft); }
+
+// fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor; fft_ifftshift: a roll of every dim (or
+// of `dim`) by n // 2 (ifftshift: by -(n // 2)) as Slice + Concat, real or a pair alike.
+RuleResult fft_shift(EmitContext& ctx, const ir::Node& node, bool inverse) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  std::vector<int64_t> dims;
+  if (args.has("dim")) {
+    dims = normalize_dims(args.ints("dim"), rank);
+  } else {
+    for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
+  }
+  const std::vector<int64_t> shape = need_static(static_sizes(args.meta("self")));
+  std::string x = args.tensor("self");
+  for (int64_t d : dims) {
+    const int64_t n = shape[static_cast<size_t>(d)];
+    const int64_t split = inverse ? n / 2 : n - n / 2;  // elements [split, n) move to the front
+    if (n < 2 || split == 0 || split == n) continue;
+    const std::string axes = ctx.const_i64s({d});
+    const std::string tail = ctx.emit("Slice", {x, ctx.const_i64s({split}), ctx.const_i64s({n}), axes});
+    const std::string head = ctx.emit("Slice", {x, ctx.const_i64s({0}), ctx.const_i64s({split}), axes});
+    x = ctx.concat({tail, head}, d);
+  }
+  return emitted(ctx, x);
+}
+RuleResult aten_fft_fftshift(EmitContext& ctx, const ir::Node& node) { return fft_shift(ctx, node, false); }
+RuleResult aten_fft_ifftshift(EmitContext& ctx, const ir::Node& node) { return fft_shift(ctx, node, true); }
+
+// fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, ...) -> Tensor: [0, 1, ..., -2, -1] / (d n);
+// fft_rfftfreq: [0, 1, ..., n // 2] / (d n)
+RuleResult fft_freq(EmitContext& ctx, const ir::Node& node, bool onesided) {
+  ArgReader args(ctx, node);
+  const int64_t n = args.get_int("n");
+  PT2ONNX_CHECK(n >= 1, ErrorCode::kUnsupported, "fftfreq of " + std::to_string(n) + " points");
+  const DType type = args.out_dtype();
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "fftfreq in " + std::string(ir::dtype_name(type)));
+  std::vector<int64_t> k;
+  for (int64_t i = 0; i <= (onesided ? n / 2 : (n - 1) / 2); ++i) k.push_back(i);
+  if (!onesided)
+    for (int64_t i = -(n / 2); i < 0; ++i) k.push_back(i);
+  const double scale = args.float_or("d", 1.0) * static_cast<double>(n);
+  return emitted(ctx, ctx.emit("Div", {ctx.cast(ctx.const_i64s(k), type), ctx.const_scalar(scale, type)}));
+}
+RuleResult aten_fft_fftfreq(EmitContext& ctx, const ir::Node& node) { return fft_freq(ctx, node, false); }
+RuleResult aten_fft_rfftfreq(EmitContext& ctx, const ir::Node& node) { return fft_freq(ctx, node, true); }
 
 // fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor; fft_fft2, fft_fftn
 RuleResult aten_fft_fft(EmitContext& ctx, const ir::Node& node) { return user_fft(ctx, node, Kind::kFft); }
@@ -398,6 +462,15 @@ void register_fft_rules(RuleTable& t) {
     t.add_complex(target, kDftOpset, aten_fft_rfft);
   for (const char* target : {"aten.fft_irfft.default", "aten.fft_irfft2.default", "aten.fft_irfftn.default"})
     t.add_complex(target, kDftOpset, aten_fft_irfft);
+  t.add_complex("aten.fft_hfft.default", kDftOpset, aten_fft_hfft);
+  t.add_complex("aten.fft_ihfft.default", kDftOpset, aten_fft_ihfft);
+  // real and complex alike: the dims are addressed by non-negative index
+  t.add("aten.fft_fftshift.default", 1, aten_fft_fftshift);
+  t.add_complex("aten.fft_fftshift.default", 1, aten_fft_fftshift);
+  t.add("aten.fft_ifftshift.default", 1, aten_fft_ifftshift);
+  t.add_complex("aten.fft_ifftshift.default", 1, aten_fft_ifftshift);
+  t.add("aten.fft_fftfreq.default", 1, aten_fft_fftfreq);
+  t.add("aten.fft_rfftfreq.default", 1, aten_fft_rfftfreq);
   t.add_complex("aten.stft.default", kDftOpset, aten_stft);
   t.add_complex("aten.istft.default", kDftOpset, aten_istft);
 }
