@@ -387,15 +387,12 @@ RuleResult aten_stft(EmitContext& ctx, const ir::Node& node) {
   const int64_t n_fft = args.get_int("n_fft"), hop = hop_of(args, n_fft), length = shape.back();
   PT2ONNX_CHECK(n_fft >= 1 && n_fft <= length, ErrorCode::kUnsupported, "an stft with n_fft past the signal");
   const int64_t frames = 1 + (length - n_fft) / hop;
-  std::vector<int64_t> index;
-  for (int64_t f = 0; f < frames; ++f)
-    for (int64_t k = 0; k < n_fft; ++k) index.push_back(f * hop + k);
-  onnx::TensorProto idx = int64_tensor(index);
-  idx.clear_dims();
-  idx.add_dims(frames);
-  idx.add_dims(n_fft);
+  // index[f, k] = f * hop + k, computed in the graph (a constant would be frames * n_fft int64s)
+  const std::string starts = ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(frames * hop), ctx.const_i64(hop)});
+  const std::string offsets = ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(n_fft), ctx.const_i64(1)});
+  const std::string index = ctx.emit("Add", {ctx.unsqueeze(starts, {1}), ctx.unsqueeze(offsets, {0})});
   const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), component);
-  std::string y = ctx.emit("Gather", {x, ctx.const_tensor(idx, "stft_frames")}, {Attr("axis", int64_t{-1})});
+  std::string y = ctx.emit("Gather", {x, index}, {Attr("axis", int64_t{-1})});
   y = ctx.emit("Mul", {y, padded_window(ctx, args, n_fft, component)});
   y = dft(ctx, ctx.unsqueeze(y, {-1}), rank, false, args.bool_or("onesided", true));  // [..., frames, bins, 2]
   y = ctx.transpose(y, rank == 1 ? std::vector<int64_t>{1, 0, 2} : std::vector<int64_t>{0, 2, 1, 3});
