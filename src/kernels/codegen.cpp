@@ -8,6 +8,7 @@
 #include "ir/dtype_table.h"
 #include "kernels/codegen_internal.h"
 #include "kernels/expr.h"
+#include "kernels/kernel_template.h"
 #include "kernels/op_rules.h"
 
 namespace pt2onnx::kernels {
@@ -458,29 +459,17 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
   const Dest dest = destination(last, last_dtype, out_shape);
 
   Scope scope;
-  Body b;
-  b.scope = &scope;
-  const std::string T = std::to_string(kTile), TK = std::to_string(kTileK);
-  b.line("__shared__ float p2_as[" + TK + "][" + T + " + 1];");
-  b.line("__shared__ float p2_bs[" + TK + "][" + T + " + 1];");
-  b.line("const long long p2_M = " + to_c(m) + ", p2_N = " + to_c(n) + ", p2_K = " + to_c(k) + ";");
-  const Idx bidx = delinearize(b, "(long long)blockIdx.z", batch);
-  b.line("const long long p2_m0 = (long long)blockIdx.y * " + T + ", p2_n0 = (long long)blockIdx.x * " + T + ";");
-  b.line("const int p2_tx = threadIdx.x % 16, p2_ty = threadIdx.x / 16;");
-  b.line("float p2_acc[4][4];");
-  b.line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) p2_acc[i][j] = 0.0f;");
-  b.line("for (long long p2_k0 = 0; p2_k0 < p2_K; p2_k0 += " + TK + ") {");
-  Body loop = b.child();
-  loop.line("for (int p2_l = threadIdx.x; p2_l < " + T + " * " + TK + "; p2_l += " + std::to_string(kBlock) + ") {");
-  Body tile = loop.child();
-  // A tile element (m, k) and B tile element (k, n).
-  tile.line("const long long p2_am = p2_m0 + p2_l / " + TK + ", p2_ak = p2_k0 + p2_l % " + TK + ";");
-  tile.line("const long long p2_bk = p2_k0 + p2_l / " + T + ", p2_bn = p2_n0 + p2_l % " + T + ";");
-  tile.line("float p2_av = 0.0f, p2_bv = 0.0f;");
+  auto block = [&](int depth) {
+    Body x;
+    x.scope = &scope;
+    x.indent = std::string(2 * depth, ' ');
+    return x;
+  };
+  Body bi = block(1);
+  const Idx bidx = delinearize(bi, "(long long)blockIdx.z", batch);
   auto operand_index = [&](const std::vector<SymExpr>& bshape, const std::string& row, const std::string& col, bool vec_is_a,
                            bool is_vec, bool trans) {
-    Idx batch_part = broadcast_index(bidx, batch, bshape);
-    Idx idx = batch_part;
+    Idx idx = broadcast_index(bidx, batch, bshape);
     if (is_vec) {
       idx.push_back(vec_is_a ? col : row);
       return idx;
@@ -494,40 +483,19 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
     }
     return idx;
   };
-  {
-    tile.line("if (p2_am < p2_M && p2_ak < p2_K) {");
-    Body inner = tile.child();
-    const Idx ia = operand_index(ba, "p2_am", "p2_ak", true, a_vec, trans_a);
-    inner.line("p2_av = " + convert(load(inner, a, ia), va.dtype, TensorProto::FLOAT) + ";");
-    tile.code += inner.code;
-    tile.line("}");
-  }
-  {
-    tile.line("if (p2_bk < p2_K && p2_bn < p2_N) {");
-    Body inner = tile.child();
-    const Idx ib = operand_index(bb, "p2_bk", "p2_bn", false, b_vec, trans_b);
-    inner.line("p2_bv = " + convert(load(inner, bname, ib), vb.dtype, TensorProto::FLOAT) + ";");
-    tile.code += inner.code;
-    tile.line("}");
-  }
-  tile.line("p2_as[p2_l % " + TK + "][p2_l / " + TK + "] = p2_av;");
-  tile.line("p2_bs[p2_l / " + T + "][p2_l % " + T + "] = p2_bv;");
-  loop.code += tile.code;
-  loop.line("}");
-  loop.line("__syncthreads();");
-  loop.line("for (int kk = 0; kk < " + TK + "; ++kk) {");
-  loop.line("  float a[4], bq[4];");
-  loop.line("  for (int i = 0; i < 4; ++i) a[i] = p2_as[kk][p2_ty + 16 * i];");
-  loop.line("  for (int j = 0; j < 4; ++j) bq[j] = p2_bs[kk][p2_tx + 16 * j];");
-  loop.line("  for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) p2_acc[i][j] = fmaf(a[i], bq[j], p2_acc[i][j]);");
-  loop.line("}");
-  loop.line("__syncthreads();");
-  b.code += loop.code;
-  b.line("}");
-  b.line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) {");
-  Body epi = b.child();
-  epi.line("const long long p2_m = p2_m0 + p2_ty + 16 * i, p2_n = p2_n0 + p2_tx + 16 * j;");
-  epi.line("if (p2_m >= p2_M || p2_n >= p2_N) continue;");
+  // Statements setting p2_av (p2_bv) from the operand at (p2_am, p2_ak) ((p2_bk, p2_bn)), `depth` deep.
+  auto load_a = [&](int depth) {
+    Body x = block(depth);
+    x.line("p2_av = " + convert(load(x, a, operand_index(ba, "p2_am", "p2_ak", true, a_vec, trans_a)), va.dtype, TensorProto::FLOAT) + ";");
+    return x.code;
+  };
+  auto load_b = [&](int depth) {
+    Body x = block(depth);
+    x.line("p2_bv = " + convert(load(x, bname, operand_index(bb, "p2_bk", "p2_bn", false, b_vec, trans_b)), vb.dtype, TensorProto::FLOAT) + ";");
+    return x.code;
+  };
+  const std::string simt_load_a = load_a(4), simt_load_b = load_b(4);
+  Body epi = block(2);
   std::string result = "p2_acc[i][j]";
   if (alpha != 1.0) result = float_literal(alpha) + " * " + result;
   if (!c.empty() && beta != 0.0) {
@@ -551,12 +519,15 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
     }
   }
   epi.line(dest.pointer + "[" + linear_index(oidx, full) + "] = " + store(result, result_dtype, dest.storage_dtype) + ";");
-  b.code += epi.code;
-  b.line("}");
+  const Holes simt{{"BLOCK", std::to_string(kBlock)}, {"T", std::to_string(kTile)}, {"TK", std::to_string(kTileK)},
+                   {"M", to_c(m)}, {"N", to_c(n)}, {"K", to_c(k)}, {"BATCH_INDEX", bi.code},
+                   {"LOAD_A", simt_load_a}, {"LOAD_B", simt_load_b}, {"EPILOGUE", epi.code}};
+  const std::string body = render_template("gemm_simt", simt);
+  int smem = 2 * kTileK * (kTile + 1) * 4;
   const SymExpr nb = product(batch);
   if (!const_value(nb)) plan_.preconditions.push_back(to_manifest(nb) + " <= 65535");
   else if (*const_value(nb) > 65535) unsupported(node, "batch of more than 65535 matrices");
-  add_kernel(computes, dest.pointer, scope, b.code, 2 * kTileK * (kTile + 1) * 4,
+  add_kernel(computes, dest.pointer, scope, body, smem,
              {to_manifest(ir::sym_apply(ir::SymOp::kCeilDiv, {n, ir::sym_int(kTile)})),
               to_manifest(ir::sym_apply(ir::SymOp::kCeilDiv, {m, ir::sym_int(kTile)})), to_manifest(nb)});
   if (chain.empty()) {
