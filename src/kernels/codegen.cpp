@@ -287,6 +287,11 @@ void Generator::define_stored(const std::string& name, int dtype, const std::vec
   v.dtype = dtype;
   v.shape = shape;
   v.pointer = dest.pointer;
+  if (dest.storage_dtype == dtype) {
+    v.strided_pointer = dest.pointer;
+    v.strides.assign(shape.size(), ir::sym_int(1));
+    for (size_t i = shape.size(); i-- > 1;) v.strides[i - 1] = product(shape, i);
+  }
   const std::string pointer = dest.pointer;
   const int storage = dest.storage_dtype;
   v.load = [pointer, storage, shape, dtype](Body& b, const Idx& idx) {
@@ -522,8 +527,44 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
   const Holes simt{{"BLOCK", std::to_string(kBlock)}, {"T", std::to_string(kTile)}, {"TK", std::to_string(kTileK)},
                    {"M", to_c(m)}, {"N", to_c(n)}, {"K", to_c(k)}, {"BATCH_INDEX", bi.code},
                    {"LOAD_A", simt_load_a}, {"LOAD_B", simt_load_b}, {"EPILOGUE", epi.code}};
-  const std::string body = render_template("gemm_simt", simt);
+  std::string body = render_template("gemm_simt", simt);
   int smem = 2 * kTileK * (kTile + 1) * 4;
+  // fp16 x fp16 or bf16 x bf16 matrices: tensor cores on sm_80+ (the SIMT body elsewhere).
+  const bool tensor = !a_vec && !b_vec && va.dtype == vb.dtype &&
+                      (va.dtype == TensorProto::FLOAT16 || va.dtype == TensorProto::BFLOAT16);
+  if (tensor) {
+    static_assert(kTile == 64 && kBlock == 256, "gemm_mma.cu's warp layout is 8 warps over a 64 x 64 tile");
+    const bool f16 = va.dtype == TensorProto::FLOAT16;
+    // cp.async of a chunk of 8 consecutive k: the operand is a (permuted) view of a buffer of its
+    // own 16-bit type whose k axis has stride 1; rows, range and alignment are checked per chunk.
+    auto async = [&](const Value& v, const std::vector<SymExpr>& bshape, bool is_a, bool trans, const std::string& tile) {
+      if (v.strided_pointer.empty() || pointer_info_.at(v.strided_pointer).second != v.dtype) return std::string();
+      const size_t r = v.shape.size();
+      const size_t kaxis = (is_a != trans) ? r - 1 : r - 2;  // A [.., M, K], B [.., K, N]; swapped when transposed
+      if (!is_const(v.strides[kaxis], 1)) return std::string();
+      const std::string row = is_a ? "p2_am" : "p2_bn", bound = is_a ? "p2_M" : "p2_N";
+      const Idx idx = is_a ? operand_index(bshape, row, "(p2_k0 + p2_cc)", true, false, trans)
+                           : operand_index(bshape, "(p2_k0 + p2_cc)", row, false, false, trans);
+      std::string offset;
+      for (size_t i = 0; i < r; ++i) offset += (i ? " + " : "") + idx[i] + "*(" + to_c(v.strides[i]) + ")";
+      scope.pointers.insert(v.strided_pointer);
+      Body x = block(4);
+      x.line("if (" + row + " < " + bound + " && p2_k0 + p2_cc + 8 <= p2_K) {");
+      x.line("  const unsigned short* p2_src = &" + v.strided_pointer + "[" + offset + "];");
+      x.line("  if (p2_aligned16(p2_src)) {");
+      x.line("    p2_cp_async16(&" + tile + "[p2_st][p2_cr][p2_cc], p2_src);");
+      x.line("    p2_async = true;");
+      x.line("  }");
+      x.line("}");
+      return x.code;
+    };
+    Holes mma{{"T", std::to_string(kTile)}, {"M", to_c(m)}, {"N", to_c(n)}, {"K", to_c(k)}, {"BATCH_INDEX", bi.code},
+              {"A_ASYNC", async(va, ba, true, trans_a, "p2_as")}, {"B_ASYNC", async(vb, bb, false, trans_b, "p2_bs")},
+              {"LOAD_A", load_a(6)}, {"LOAD_B", load_b(6)}, {"TO_16", f16 ? "p2_f2h" : "p2_f2b"},
+              {"MMA", f16 ? "p2_mma_f16" : "p2_mma_bf16"}, {"EPILOGUE", epi.code}, {"SIMT", body}};
+    body = render_template("gemm_mma", mma);
+    smem = std::max(smem, 2 * 2 * kTile * (32 + 8) * 2 + kTile * (kTile + 4) * 4);
+  }
   const SymExpr nb = product(batch);
   if (!const_value(nb)) plan_.preconditions.push_back(to_manifest(nb) + " <= 65535");
   else if (*const_value(nb) > 65535) unsupported(node, "batch of more than 65535 matrices");
@@ -788,7 +829,9 @@ KernelPlan Generator::run() {
       plan_.buffers.empty()
           ? ir::sym_int(0)
           : sym_align(ir::sym_apply(ir::SymOp::kAdd, {plan_.buffers.back().offset, plan_.buffers.back().bytes}), 256);
-  plan_.source = std::string(kPrelude) + (constants_.empty() ? "" : "\n" + constants_) + kernel_code_;
+  // The tensor-core helpers only where a kernel uses them (other bundles keep their text).
+  const bool mma = kernel_code_.find("p2_mma_") != std::string::npos;
+  plan_.source = std::string(kPrelude) + (mma ? render_template("mma_prelude", {}) : std::string()) + (constants_.empty() ? "" : "\n" + constants_) + kernel_code_;
   plan_.op_types.assign(ops.begin(), ops.end());
   std::sort(plan_.preconditions.begin(), plan_.preconditions.end());
   plan_.preconditions.erase(std::unique(plan_.preconditions.begin(), plan_.preconditions.end()), plan_.preconditions.end());
