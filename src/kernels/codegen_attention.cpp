@@ -324,11 +324,29 @@ bool Generator::emit_attention(const AttentionMatch& m) {
                     {"PER_LANE", std::to_string(per_lane)}, {"HALF_LANES", std::to_string(kLanes / 2)},
                     {"L", to_c(L)}, {"S", to_c(S)}, {"BATCH_INDEX", bi.code}, {"JEND", jend},
                     {"LOAD_Q", load_q}, {"LOAD_K", load_k}, {"SCORE", score.code}, {"LOAD_V", load_v}, {"STORE", st.code}};
-  const std::string body = render_template("attention_simt", holes);
+  std::string body = render_template("attention_simt", holes);
+  int smem = (kRows * (static_cast<int>(*e) + 1) + kKeys * (kv_width + 1) + kRows * (kKeys + 1)) * 4;
+  // fp16 / bf16 q', k', v: both products on tensor cores on sm_80+ (the SIMT body elsewhere).
+  if (vq.dtype == vk.dtype && vq.dtype == vv.dtype &&
+      (vq.dtype == TensorProto::FLOAT16 || vq.dtype == TensorProto::BFLOAT16)) {
+    static_assert(kRows == 32 && kKeys == 32 && kLanes == 8, "attention_mma.cu: 2 x 4 m16n8 score tiles, one per warp");
+    const bool f16 = vq.dtype == TensorProto::FLOAT16;
+    const int ep = static_cast<int>((*e + 15) / 16 * 16), evp = static_cast<int>((*ev + 15) / 16 * 16);
+    const int fw = std::max(kKeys, evp) + 4;
+    Holes mma = holes;
+    mma["EP"] = std::to_string(ep);
+    mma["EVP"] = std::to_string(evp);
+    mma["FW"] = std::to_string(fw);
+    mma["TO_16"] = f16 ? "p2_f2h" : "p2_f2b";
+    mma["MMA"] = f16 ? "p2_mma_f16" : "p2_mma_bf16";
+    mma["SIMT"] = body;
+    mma.erase("KV_WIDTH");
+    body = render_template("attention_mma", mma);
+    smem = std::max(smem, ((kRows + kKeys) * (ep + 8) + (evp + kRows) * (kKeys + 8)) * 2 + kRows * fw * 4);
+  }
   std::string computes = "attention (";
   for (int n : m.deferred()) computes += function_.node(n).op_type() + ", ";
   computes += "MatMul) -> " + out;
-  const int smem = (kRows * (static_cast<int>(*e) + 1) + kKeys * (kv_width + 1) + kRows * (kKeys + 1)) * 4;
   add_kernel(computes, dest.pointer, scope, body, smem, {to_manifest(nb), to_manifest(tiles), "1"});
   define_stored(out, dtype, out_shape, dest);
   // The scores, weights and guard values exist only inside the kernel.
