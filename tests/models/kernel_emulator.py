@@ -83,8 +83,9 @@ template <typename T> T __shfl_xor_sync(unsigned, T v, int o) {
   p2_yield(P2_AT_WARP);
   return r;
 }
-// The emulated architecture: the tensor-core paths of the templates (sm_80+) are the ones run.
-#define __CUDA_ARCH__ 800
+// The emulated architecture (build(arch=...)): 800 runs the templates' tensor-core paths, 750
+// their SIMT fallbacks.
+#define __CUDA_ARCH__ P2_EMULATED_ARCH
 #define __align__(n) __attribute__((aligned(n)))
 """
 
@@ -233,7 +234,7 @@ extern "C" int p2cpu_launch(const char* symbol, unsigned gx, unsigned gy, unsign
 SIGNATURE = re.compile(r'extern "C" __global__ void __launch_bounds__\(\d+\) (\w+)\((.*)\) \{')
 
 
-def build(bundle: Path, manifest: dict, work: Path) -> ctypes.CDLL:
+def build(bundle: Path, manifest: dict, work: Path, arch: int = 800) -> ctypes.CDLL:
     src = (bundle / manifest["source"]["file"]).read_text()
     # The helpers written in inline PTX (one a line); HALF and MMA replace them.
     lines = [l for l in src.splitlines() if not re.search(r"\basm\b", l)]
@@ -249,10 +250,10 @@ def build(bundle: Path, manifest: dict, work: Path) -> ctypes.CDLL:
         table.append(f'{{"{sym}", p2cpu_{sym}}}')
     wrappers.append("struct P2Entry { const char* name; p2cpu_fn fn; };")
     wrappers.append("static const P2Entry p2cpu_table[] = {" + ", ".join(table) + "};")
-    text = (SHIM + HALF + MMA + "#define p2_h2f p2_half_to_float\n#define p2_f2h p2_float_to_half\n" + body + "\n"
+    text = (f"#define P2_EMULATED_ARCH {arch}\n" + SHIM + HALF + MMA + "#define p2_h2f p2_half_to_float\n#define p2_f2h p2_float_to_half\n" + body + "\n"
             + "\n".join(wrappers) + TAIL)
     # One file per bundle directory: a shared object must never be rewritten while loaded.
-    stem = f"{bundle.parent.name}.{bundle.name}"
+    stem = f"{bundle.parent.name}.{bundle.name}.sm{arch}"
     cpp = work / (stem + ".cpu.cpp")
     so = work / (stem + ".cpu.so")
     cpp.write_text(text)
