@@ -55,6 +55,8 @@ RUNS = [
     ("decoder_bf16.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("decoder_fp16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("decoder_bf16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
+    ("odd_mlp_fp16_dynamic.default", ["OddMLP"], 0),
+    ("odd_mlp_bf16_dynamic.default", ["OddMLP"], 0),
 ]
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "INT64": np.int64, "INT32": np.int32,
              "BOOL": np.bool_}
