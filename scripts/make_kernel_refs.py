@@ -59,6 +59,9 @@ RUNS = [
     # only every other one is 16-byte aligned for cp.async), N = 72 and 40, M = 3 and 130 rows
     # (one partial tile, and three tiles), a bias + GELU epilogue; fp16 and bf16.
     ("odd_mlp_fp16_dynamic.default", "odd_mlp_fp16_dynamic", ["OddMLP"], (3, 130)),
+    # A wide block in fp16: the tensor-core attention at head dim 64 (four k16 steps, eight
+    # P x V tiles) over three key blocks and three query tiles at sequence 70, GEMMs of 2-3 K tiles.
+    ("wide_fp16.default", "wide_fp16", ["DecoderAttention", "GatedMLP"], (5, 70)),
     ("odd_mlp_bf16_dynamic.default", "odd_mlp_bf16_dynamic", ["OddMLP"], (3, 130)),
 ]
 
@@ -108,6 +111,23 @@ def export_float_mask():
     spec = build_float_mask()
     ep = torch.export.export(spec["module"], spec["inputs"])
     path = ROOT / "samples" / "kernels" / "float_mask.default.pt2"
+    torch.export.save(ep, str(path))
+    print(f"  {path.relative_to(ROOT)}")
+
+
+def build_wide_fp16():
+    """A smaller wide block (dim 64, one head of 64, hidden 96) in fp16, sequence 2..80."""
+    torch.manual_seed(make_samples.SEED)
+    m = WideBlock(dim=64, heads=1, hidden=96, max_seq=80).to(torch.float16).eval()
+    x = torch.randn(2, 40, 64, generator=torch.Generator().manual_seed(make_samples.SEED + 9)).to(torch.float16)
+    return {"module": m, "inputs": (x,), "dynamic_shapes": {"x": {1: torch.export.Dim("seq", min=2, max=80)}}}
+
+
+def export_wide_fp16():
+    """samples/kernels/wide_fp16.default.pt2: the wide block in fp16, dynamic sequence length."""
+    spec = build_wide_fp16()
+    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec["dynamic_shapes"])
+    path = ROOT / "samples" / "kernels" / "wide_fp16.default.pt2"
     torch.export.save(ep, str(path))
     print(f"  {path.relative_to(ROOT)}")
 
@@ -170,7 +190,7 @@ def export_odd_mlp_as(name, dtype):
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
                 decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
-                odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16))
+                odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16))
 
 
 def sample_path(stem):
@@ -195,7 +215,7 @@ def export_decoder_as(name, dtype, dynamic=False):
     print(f"  {path.relative_to(ROOT)}")
 
 
-EXPORTS = {"wide.default": export_wide, "float_mask.default": export_float_mask,
+EXPORTS = {"wide.default": export_wide, "wide_fp16.default": export_wide_fp16, "float_mask.default": export_float_mask,
            "decoder_fp16.default": lambda: export_decoder_as("decoder_fp16", torch.float16),
            "decoder_bf16.default": lambda: export_decoder_as("decoder_bf16", torch.bfloat16),
            "decoder_fp16_dynamic.default": lambda: export_decoder_as("decoder_fp16_dynamic", torch.float16, dynamic=True),

@@ -56,6 +56,7 @@ RUNS = [
     ("decoder_fp16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("decoder_bf16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("odd_mlp_fp16_dynamic.default", ["OddMLP"], 0),
+    ("wide_fp16.default", ["DecoderAttention", "GatedMLP"], 0),
     ("odd_mlp_bf16_dynamic.default", ["OddMLP"], 0),
 ]
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "INT64": np.int64, "INT32": np.int32,
@@ -350,7 +351,7 @@ def main():
                 # fp16/bf16 bundles: the tensor-core paths (sm_80) and, for the dynamic samples,
                 # also the SIMT fallbacks the same source has for older archs (sm_75).
                 sixteen = any(i["dtype"] in ("FLOAT16", "BFLOAT16") for i in manifest["inputs"])
-                archs = [800, 750] if sixteen and stem.endswith("_dynamic.default") else [800]
+                archs = [800, 750] if sixteen and (stem.endswith("_dynamic.default") or stem == "wide_fp16.default") else [800]
                 for arch in archs:
                     lib = kernel_emulator.build(bundle, manifest, Path(tmp), arch)
                     for k, case in enumerate(load_cases(npz, manifest)):
