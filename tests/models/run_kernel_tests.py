@@ -59,6 +59,8 @@ RUNS = [
     ("wide_fp16.default", ["DecoderAttention", "GatedMLP"], 0),
     ("odd_mlp_bf16_dynamic.default", ["OddMLP"], 0),
 ]
+# fp16/bf16 samples whose bundles are also emulated as sm_75 (no mma.sync: the SIMT bodies).
+SIMT_FALLBACK_EMULATED = ("odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default", "wide_fp16.default")
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "INT64": np.int64, "INT32": np.int32,
              "BOOL": np.bool_}
 # Bundles against torch's own fp16/bf16 results (samples/kernels/decoder_fp16|bf16): torch rounds
@@ -348,10 +350,9 @@ def main():
                                                                  ("--arch", "sm_80")):
                 if npz is None:
                     continue
-                # fp16/bf16 bundles: the tensor-core paths (sm_80) and, for the dynamic samples,
-                # also the SIMT fallbacks the same source has for older archs (sm_75).
-                sixteen = any(i["dtype"] in ("FLOAT16", "BFLOAT16") for i in manifest["inputs"])
-                archs = [800, 750] if sixteen and (stem.endswith("_dynamic.default") or stem == "wide_fp16.default") else [800]
+                # The tensor-core paths (sm_80); for the samples made for the tensor-core kernels'
+                # edges also the SIMT fallbacks the same source has for older archs (sm_75).
+                archs = [800, 750] if stem in SIMT_FALLBACK_EMULATED else [800]
                 for arch in archs:
                     lib = kernel_emulator.build(bundle, manifest, Path(tmp), arch)
                     for k, case in enumerate(load_cases(npz, manifest)):
