@@ -890,6 +890,21 @@ class UpsampleAntialias(nn.Module):
                 F.interpolate(x, scale_factor=0.5, mode="bicubic", antialias=True))
 
 
+@case("embedding_renorm", lambda g: (torch.tensor([[1, 2, 1], [7, 3, 0]]), torch.tensor([4, 4, 9, 2])))
+class EmbeddingRenorm(nn.Module):
+    """nn.Embedding(max_norm=...): embedding_renorm(_) of the looked-up rows (2-norm and 1-norm), then embedding."""
+
+    def __init__(self):
+        super().__init__()
+        self.e2 = nn.Embedding(10, 4, max_norm=1.5)
+        self.e1 = nn.Embedding(10, 3, max_norm=2.0, norm_type=1.0)
+        with torch.no_grad():
+            self.e2.weight.mul_(torch.linspace(0.2, 2.0, 10)[:, None])  # some rows below max_norm
+
+    def forward(self, i, j):
+        return self.e2(i), self.e1(j)
+
+
 # ----------------------------------------------------------------------------------------------
 # Ops the model zoo (scripts/zoo.py) brought in
 # ----------------------------------------------------------------------------------------------
@@ -1618,6 +1633,9 @@ def make_case(c: Case, out_dir: Path):
     """Exports case c in its IRs, checks each against eager, then writes its files. Returns
     {stem: manifest entry}."""
     module, inputs, second = c.build()
+    # A forward may change its own parameters (nn.Embedding(max_norm=...) renormalises rows in
+    # place); the archives keep the values the first eager call started from.
+    initial = {k: v.detach().clone() for k, v in module.state_dict().items()}
     exported = {}
     for ir in c.irs:
         ep = torch.export.export(module, inputs, dynamic_shapes=_dynamic_shapes(c, module))
@@ -1631,6 +1649,11 @@ def make_case(c: Case, out_dir: Path):
         exported[ir] = (ep, outputs, outputs2)
 
     entries = {}
+    with torch.no_grad():
+        for ep, _, _ in exported.values():
+            for k, v in ep.state_dict.items():
+                if k in initial:
+                    v.copy_(initial[k])
     for ir, (ep, outputs, outputs2) in exported.items():
         stem = f"{c.name}.{ir}"
         pt2, npz = out_dir / f"{stem}.pt2", out_dir / f"{stem}.io.npz"
