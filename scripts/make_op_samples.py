@@ -871,10 +871,10 @@ def _erfcx_inputs(gen):
 
 @case("special_erfcx", _erfcx_inputs)
 class SpecialErfcx(nn.Module):
-    """special_erfcx over [-12, 12] and out to +-100, 1e30, +-inf (inf where torch overflows)."""
+    """special_erfcx over [-12, 12] and out to +-100, 1e30, +-inf (inf where torch overflows); special_log_ndtr."""
 
     def forward(self, x):
-        return torch.special.erfcx(x)
+        return torch.special.erfcx(x), torch.special.log_ndtr(x)
 
 
 @case("upsample_aa", lambda g: (randn(g, 1, 2, 12, 15),))
