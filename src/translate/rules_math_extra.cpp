@@ -214,7 +214,8 @@ RuleResult aten_special_log_ndtr(EmitContext& ctx, const ir::Node& node) {
   const DType f = DType::kFloat32;
   auto c = [&](double v) { return ctx.const_scalar(v, f); };
   const std::string x = cast_if_needed(ctx, args.tensor("self"), in, f);
-  const std::string half_e = ctx.emit("Mul", {c(0.5), erfcx_of_nonnegative(ctx, ctx.emit("Mul", {ctx.emit("Abs", {x}), c(std::numbers::sqrt2 / 2)}))});
+  const std::string z = ctx.emit("Mul", {ctx.emit("Abs", {x}), c(std::numbers::sqrt2 / 2)});
+  const std::string half_e = ctx.emit("Mul", {c(0.5), erfcx_of_nonnegative(ctx, z)});
   const std::string half_sq = ctx.emit("Mul", {ctx.emit("Mul", {x, x}), c(0.5)});
   const std::string negative = ctx.emit("Sub", {ctx.emit("Log", {half_e}), half_sq});
   const std::string q = ctx.emit("Mul", {half_e, ctx.emit("Exp", {ctx.emit("Neg", {half_sq})})});
