@@ -834,6 +834,77 @@ class ItemFloat(nn.Module):
         return x * x.sum().item()
 
 
+@case("item_scalars", lambda g: (randn(g, 3, 5), randint(g, 1, 6, 4)))
+class ItemScalars(nn.Module):
+    """item() of bool, int and float64 tensors in Python arithmetic: sym_ite, sym_float, truediv."""
+
+    def forward(self, x, i):
+        b = (x > 0).any().item()
+        n = i.max().item()
+        d = x.double().mean().item()
+        return x * b, x * (n * 0.5), x.double() - d / 3, x / (x.abs().sum().item() + n)
+
+
+def _logcumsumexp_inputs(gen):
+    x = randn(gen, 3, 6, scale=3.0)
+    # Values spread wider than float32's exp range: log(cumsum(exp(x))) gives -inf/inf here, even
+    # shifted by the row's max.
+    x[0] = torch.tensor([-200.0, 0.0, -300.0, 50.0, 120.0, -1e4])
+    x[1, :2] = -float("inf")
+    return x, randn(gen, 4, 2, 3)
+
+
+@case("logcumsumexp", _logcumsumexp_inputs)
+class LogCumSumExp(nn.Module):
+    """logcumsumexp (a Scan of logaddexp steps) over values spanning more than float32's exp range, -inf, dims."""
+
+    def forward(self, x, y):
+        return torch.logcumsumexp(x, 1), torch.logcumsumexp(x, 0), torch.logcumsumexp(y, -2)
+
+
+def _erfcx_inputs(gen):
+    grid = torch.linspace(-12.0, 12.0, 961)
+    special = torch.tensor([-100.0, -50.0, -9.5, -9.3825, -9.38, -9.0, -6.1, 26.0, 50.0, 100.0, 1e10, 1e30,
+                            float("inf"), -float("inf")])
+    return torch.cat([grid, special, randn(gen, 25)]),
+
+
+@case("special_erfcx", _erfcx_inputs)
+class SpecialErfcx(nn.Module):
+    """special_erfcx over [-12, 12] and out to +-100, 1e30, +-inf (inf where torch overflows); special_log_ndtr."""
+
+    def forward(self, x):
+        return torch.special.erfcx(x), torch.special.log_ndtr(x)
+
+
+@case("upsample_aa", lambda g: (randn(g, 1, 2, 12, 15),))
+class UpsampleAntialias(nn.Module):
+    """F.interpolate(antialias=True) bilinear/bicubic, down and up, by sizes and by scale factors."""
+
+    def forward(self, x):
+        return (F.interpolate(x, size=(5, 7), mode="bilinear", antialias=True),
+                F.interpolate(x, size=(20, 31), mode="bilinear", antialias=True),
+                F.interpolate(x, scale_factor=(0.4, 0.55), mode="bilinear", antialias=True),
+                F.interpolate(x, size=(5, 31), mode="bicubic", antialias=True),
+                F.interpolate(x, scale_factor=(1.7, 2.3), mode="bicubic", antialias=True),
+                F.interpolate(x, scale_factor=0.5, mode="bicubic", antialias=True))
+
+
+@case("embedding_renorm", lambda g: (torch.tensor([[1, 2, 1], [7, 3, 0]]), torch.tensor([4, 4, 9, 2])))
+class EmbeddingRenorm(nn.Module):
+    """nn.Embedding(max_norm=...): embedding_renorm(_) of the looked-up rows (2-norm and 1-norm), then embedding."""
+
+    def __init__(self):
+        super().__init__()
+        self.e2 = nn.Embedding(10, 4, max_norm=1.5)
+        self.e1 = nn.Embedding(10, 3, max_norm=2.0, norm_type=1.0)
+        with torch.no_grad():
+            self.e2.weight.mul_(torch.linspace(0.2, 2.0, 10)[:, None])  # some rows below max_norm
+
+    def forward(self, i, j):
+        return self.e2(i), self.e1(j)
+
+
 # ----------------------------------------------------------------------------------------------
 # Ops the model zoo (scripts/zoo.py) brought in
 # ----------------------------------------------------------------------------------------------
@@ -1668,6 +1739,9 @@ def make_case(c: Case, out_dir: Path):
     """Exports case c in its IRs, checks each against eager, then writes its files. Returns
     {stem: manifest entry}."""
     module, inputs, second = c.build()
+    # A forward may change its own parameters (nn.Embedding(max_norm=...) renormalises rows in
+    # place); the archives keep the values the first eager call started from.
+    initial = {k: v.detach().clone() for k, v in module.state_dict().items()}
     exported = {}
     for ir in c.irs:
         ep = torch.export.export(module, inputs, dynamic_shapes=_dynamic_shapes(c, module))
@@ -1681,6 +1755,11 @@ def make_case(c: Case, out_dir: Path):
         exported[ir] = (ep, outputs, outputs2)
 
     entries = {}
+    with torch.no_grad():
+        for ep, _, _ in exported.values():
+            for k, v in ep.state_dict.items():
+                if k in initial:
+                    v.copy_(initial[k])
     for ir, (ep, outputs, outputs2) in exported.items():
         stem = f"{c.name}.{ir}"
         pt2, npz = out_dir / f"{stem}.pt2", out_dir / f"{stem}.io.npz"

@@ -269,6 +269,14 @@ std::string ArgReader::scalar(const std::string& name, ir::DType dtype) const {
     const std::string value = ctx_.sym_int(*s);
     return dtype == ir::DType::kInt64 ? value : ctx_.cast(value, dtype);
   }
+  if (const auto* f = std::get_if<ir::SymFloatArg>(&a); f && std::holds_alternative<std::string>(f->v)) {
+    const std::string value = ctx_.sym_float(*f);
+    return dtype == ir::DType::kFloat64 ? value : ctx_.cast(value, dtype);
+  }
+  if (const auto* b = std::get_if<ir::SymBoolArg>(&a); b && std::holds_alternative<std::string>(b->v)) {
+    const std::string value = ctx_.sym_bool(*b);
+    return dtype == ir::DType::kBool ? value : ctx_.cast(value, dtype);
+  }
   return ctx_.const_scalar(get_float(name), dtype);
 }
 

@@ -159,6 +159,10 @@ class EmitContext {
   std::string sym_expr(const ir::SymExpr& expr);
   // 1-D int64 of a SymInt list: a constant when all are static, else Concat of pieces.
   std::string sym_ints(const std::vector<ir::SymIntArg>& items);
+  // A SymFloat as a 0-D float64 value (a Python float is a double) and a SymBool as a 0-D bool:
+  // a constant, or the value of the node that produced it (item(), Python arithmetic).
+  std::string sym_float(const ir::SymFloatArg& arg);
+  std::string sym_bool(const ir::SymBoolArg& arg);
   // The value of a symbol, from the shape of the first user input that has it as a dimension
   // (or, failing that, one whose dimension is k*symbol or symbol + c).
   std::string symbol_value(const std::string& symbol);

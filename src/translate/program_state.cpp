@@ -2,6 +2,7 @@
 #include "translate/program_state.h"
 
 #include <map>
+#include <set>
 
 #include "common/error.h"
 #include "translate/liveness.h"
@@ -31,6 +32,56 @@ std::string first_name(const ir::Argument& arg) {
   std::vector<std::string> names;
   collect_value_names(arg, names);
   return names.empty() ? std::string() : names.front();
+}
+
+bool is_embedding_renorm(std::string_view target) {
+  return target == "aten.embedding_renorm_.default" || target == "aten.embedding_renorm.default";
+}
+
+// nn.Embedding(max_norm=...) renormalises the rows it looks up in its weight, in place. When those
+// lookups are all that reads the weight (through views, embedding_renorm and then embedding of the
+// same indices), each call's results equal those from the untouched weight (a renormalised row is
+// not scaled again), so the update needs no ONNX state; any other reader (tied weights) would see
+// rows renormalised by earlier calls.
+struct RenormReaders {
+  bool renormed = false;       // an embedding_renorm reads the weight
+  bool other_readers = false;  // something else does too
+};
+
+RenormReaders renorm_readers(const ir::Program& program, const std::string& placeholder) {
+  RenormReaders result;
+  std::set<std::string> weight = {placeholder};  // the weight, its views, renormalised copies
+  std::set<std::string> renormed_indices;        // indices of the renorms seen so far
+  for (const ir::Node& node : program.graph.nodes) {
+    std::vector<std::string> read;
+    for (const ir::NamedArgument& in : node.inputs) collect_value_names(in.arg, read);
+    bool reads = false;
+    for (const std::string& name : read) reads = reads || weight.count(name) != 0;
+    if (!reads) continue;
+    const ir::Argument* self = node.input(node.target == "aten.embedding.default" ? "weight" : "self");
+    const ir::Argument* indices = node.input("indices");
+    const bool self_is_weight = self && weight.count(first_name(*self)) != 0;
+    if (is_view_target(node.target) && self_is_weight) {
+      // a view of the weight is the weight
+    } else if (is_embedding_renorm(node.target) && self_is_weight && indices) {
+      result.renormed = true;
+      renormed_indices.insert(first_name(*indices));
+    } else if (node.target == "aten.embedding.default" && self_is_weight && indices &&
+               renormed_indices.count(first_name(*indices)) != 0 && read.size() == 2) {
+      continue;  // a lookup of renormalised rows: its output is not the weight
+    } else {
+      result.other_readers = true;
+      continue;
+    }
+    for (const ir::Argument& out : node.outputs) {
+      std::vector<std::string> names;
+      collect_value_names(out, names);
+      weight.insert(names.begin(), names.end());
+    }
+  }
+  for (const ir::OutputSpec& out : program.signature.outputs)
+    if (is_returned_output(out) && weight.count(first_name(out.arg)) != 0) result.other_readers = true;
+  return result;
 }
 
 }  // namespace
@@ -97,11 +148,21 @@ std::vector<StateUpdate> find_state_updates(const ir::Program& program) {
     PT2ONNX_CHECK(out.kind != ir::OutputKind::kGradientToParameter && out.kind != ir::OutputKind::kGradientToUserInput,
                   ErrorCode::kUnsupported,
                   "the program returns gradients (a joint training graph): '" + out.target + "' has no ONNX form");
-  std::vector<StateUpdate> updates = list_state_updates(program);
-  for (const StateUpdate& u : updates)
+  std::vector<StateUpdate> updates;
+  for (const StateUpdate& u : list_state_updates(program)) {
+    if (u.kind == ir::InputKind::kParameter) {
+      const RenormReaders readers = renorm_readers(program, u.placeholder);
+      if (readers.renormed && !readers.other_readers) continue;
+      PT2ONNX_CHECK(!readers.renormed, ErrorCode::kUnsupported,
+                    "the program renormalises looked-up rows of '" + u.target + "' in place (nn.Embedding(max_norm=...), " +
+                        u.how + ") and reads that weight otherwise too (tied weights?): torch's results then depend on "
+                        "earlier calls");
+    }
     PT2ONNX_CHECK(u.kind == ir::InputKind::kBuffer || u.kind == ir::InputKind::kUserInput, ErrorCode::kUnsupported,
                   std::string("the program updates ") + state_kind_word(u.kind) + " '" + u.target + "' (" + u.how +
                       "); only buffers and user inputs become ONNX state (parameter updates belong to training)");
+    updates.push_back(u);
+  }
   return updates;
 }
 

@@ -1,6 +1,7 @@
 // Indexing rules: embedding, index_select/gather/scatter (also scatter_reduce, masked_scatter),
 // nonzero, advanced indexing (index.Tensor, index_put), index_copy, copy.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "common/error.h"
@@ -21,6 +22,35 @@ using ir::DType;
 RuleResult aten_embedding(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   return emitted(ctx, ctx.emit("Gather", {args.tensor("weight"), args.tensor("indices")}, {Attr("axis", 0)}));
+}
+
+// embedding_renorm(Tensor self, Tensor indices, float max_norm, float norm_type) -> Tensor, and the
+// in-place embedding_renorm_ that nn.Embedding(max_norm=...) writes: the weight with each looked-up
+// row whose norm_type-norm exceeds max_norm scaled by max_norm / (norm + 1e-7), as torch does. The
+// rows are gathered, scaled and scattered back (a repeated index writes the same row twice).
+// find_state_updates drops the weight update when the lookups are its only readers.
+RuleResult aten_embedding_renorm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string w = args.tensor("self");
+  const std::string idx = ctx.reshape(cast_if_needed(ctx, args.tensor("indices"), args.dtype_of("indices"), DType::kInt64),
+                                      ctx.const_i64s({-1, 1}));
+  const std::string rows = ctx.emit("GatherND", {w, idx});
+  const double p = args.get_float("norm_type");
+  const std::vector<int64_t> axis = {1};
+  std::string norm;
+  if (p == 2) norm = ctx.reduce("ReduceL2", rows, axis, true);
+  else if (p == 1) norm = ctx.reduce("ReduceL1", rows, axis, true);
+  else if (std::isinf(p) && p > 0) norm = ctx.reduce("ReduceMax", ctx.emit("Abs", {rows}), axis, true);
+  else {
+    PT2ONNX_CHECK(p > 0 && std::isfinite(p), ErrorCode::kUnsupported, "embedding_renorm with norm_type " + std::to_string(p));
+    const std::string sum = ctx.reduce("ReduceSum", ctx.emit("Pow", {ctx.emit("Abs", {rows}), ctx.const_scalar(p, type)}), axis, true);
+    norm = ctx.emit("Pow", {sum, ctx.const_scalar(1.0 / p, type)});
+  }
+  const std::string max_norm = ctx.const_scalar(args.get_float("max_norm"), type);
+  const std::string scale = ctx.emit("Div", {max_norm, ctx.emit("Add", {norm, ctx.const_scalar(1e-7, type)})});
+  const std::string factor = ctx.emit("Where", {ctx.emit("Greater", {norm, max_norm}), scale, ctx.const_scalar(1, type)});
+  return emitted(ctx, ctx.emit("ScatterND", {w, idx, ctx.emit("Mul", {rows, factor})}));
 }
 
 // _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False,
@@ -451,6 +481,8 @@ RuleResult aten_index_fill(EmitContext& ctx, const ir::Node& node) {
 
 void register_indexing_rules(RuleTable& t) {
   t.add("aten.embedding.default", 1, aten_embedding);
+  t.add("aten.embedding_renorm.default", 1, aten_embedding_renorm);
+  t.add("aten.embedding_renorm_.default", 1, aten_embedding_renorm);
   t.add("aten._embedding_bag.default", 1, aten_embedding_bag, "embedding_bag max mode needs opset 18");
   t.add("aten._embedding_bag_forward_only.default", 1, aten_embedding_bag, "embedding_bag max mode needs opset 18");
   t.add("aten.embedding_bag.padding_idx", 1, aten_embedding_bag, "embedding_bag max mode needs opset 18");

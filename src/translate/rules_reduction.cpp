@@ -1,5 +1,5 @@
 // Reduction rules: mean/sum/prod/amax/amin, max/min with indices, argmax/argmin, any/all,
-// var/std, logsumexp, vector norms, cumsum. Reduce* take their axes as opset-dependent
+// var/std, logsumexp, vector norms, cumsum, logcumsumexp. Reduce* take their axes as opset-dependent
 // attribute or input (EmitContext::reduce); an empty or absent dim list reduces everything.
 #include <cmath>
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include "translate/onnx_types.h"
 #include "translate/register_all.h"
 #include "translate/rule_helpers.h"
+#include "translate/subgraph_body.h"
 
 namespace pt2onnx::translate {
 
@@ -205,6 +206,56 @@ RuleResult aten_cumsum(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   return emitted(ctx, ctx.emit("CumSum", {self_as_result(ctx, args), ctx.const_i64(dim)}));
+}
+
+// A formal input/output of a Scan body: its element type, shape left open.
+onnx::ValueInfoProto body_value(const std::string& name, DType type) {
+  onnx::ValueInfoProto info;
+  info.set_name(name);
+  info.mutable_type()->mutable_tensor_type()->set_elem_type(onnx_dtype(type));
+  return info;
+}
+
+// logcumsumexp(Tensor self, int dim) -> Tensor
+// A Scan along `dim` whose state is the running result r (from -inf): r' = max(r, x) +
+// log(1 + exp(min - max)), the same infinity kept as is. Each step is exact to rounding whatever
+// the spread of the values (log(cumsum(exp(x - max))) underflows to -inf at small early values).
+// 16-bit floats are computed in float32.
+RuleResult aten_logcumsumexp(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const DType out = result_dtype(args, args.dtype_of("self"));
+  const DType type = out == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  if (rank == 0) return emitted(ctx, cast_if_needed(ctx, x, type, out));
+  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
+
+  const std::string one = ctx.const_scalar(1, type);
+  onnx::GraphProto body;
+  body.set_name(ctx.fresh_name(node.name + "_step"));
+  const std::string r = ctx.fresh_name("running");
+  const std::string xt = ctx.fresh_name("x_t");
+  *body.add_input() = body_value(r, type);
+  *body.add_input() = body_value(xt, type);
+  auto step = [&](const std::string& op, const std::vector<std::string>& in) { return append_body_node(ctx, body, op, in); };
+  const std::string hi = step("Max", {r, xt});
+  const std::string lo = step("Min", {r, xt});
+  const std::string tail = step("Log", {step("Add", {step("Exp", {step("Sub", {lo, hi})}), one})});
+  const std::string same_inf = step("And", {step("IsInf", {hi}), step("Equal", {hi, lo})});
+  const std::string next = step("Where", {same_inf, hi, step("Add", {hi, tail})});
+  const std::string each = step("Identity", {next});
+  *body.add_output() = body_value(next, type);
+  *body.add_output() = body_value(each, type);
+
+  const std::string slice_shape =
+      ctx.concat({ctx.shape_slice(x, 0, dim), ctx.shape_slice(x, dim + 1, INT64_MAX)}, 0);
+  const std::string start = ctx.emit("Expand", {ctx.const_scalar(-INFINITY, type), slice_shape});
+  const std::vector<std::string> scan =
+      ctx.emit("Scan", {start, x},
+               {Attr("body", std::move(body)), Attr("num_scan_inputs", int64_t{1}),
+                Attr("scan_input_axes", std::vector<int64_t>{dim}), Attr("scan_output_axes", std::vector<int64_t>{dim})},
+               2);
+  return emitted(ctx, cast_if_needed(ctx, scan[1], type, out));
 }
 
 // diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
@@ -422,6 +473,7 @@ void register_reduction_rules(RuleTable& t) {
   t.add("aten.std_mean.dim", 1, aten_std_mean);
   t.add("aten.linalg_vector_norm.default", 1, aten_linalg_vector_norm);
   t.add("aten.cumsum.default", 1, aten_cumsum);
+  t.add("aten.logcumsumexp.default", 9, aten_logcumsumexp);
   t.add("aten.diff.default", 1, aten_diff);
   t.add("aten.topk.default", 1, aten_topk);
   t.add("aten.sort.default", 1, aten_sort);

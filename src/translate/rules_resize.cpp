@@ -1,6 +1,9 @@
 // Resampling rules: upsample_{nearest,linear,bilinear,bicubic,trilinear}*d become ONNX Resize with
 // the coordinate mapping torch uses (asymmetric+floor for nearest, pytorch_half_pixel or
-// align_corners for the interpolating modes, cubic coefficient -0.75); grid_sampler as GridSample.
+// align_corners for the interpolating modes, cubic coefficient -0.75); antialiased bilinear/bicubic
+// (F.interpolate(antialias=True)) as Resize(antialias=1) from opset 18; grid_sampler as GridSample.
+#include <optional>
+
 #include "common/error.h"
 #include "translate/register_all.h"
 #include "translate/rule_helpers.h"
@@ -62,6 +65,49 @@ RuleResult aten_upsample_linear(EmitContext& ctx, const ir::Node& node) { return
 // upsample_bicubic2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 RuleResult aten_upsample_bicubic(EmitContext& ctx, const ir::Node& node) { return emit_resize(ctx, node, Interpolation::kCubic); }
 
+// A 1-D float Resize scales constant [1, 1, factors...].
+std::string scales_constant(EmitContext& ctx, const std::vector<double>& factors, const std::string& base) {
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto_DataType_FLOAT);
+  tensor.add_dims(static_cast<int64_t>(factors.size() + 2));
+  tensor.add_float_data(1.0f);
+  tensor.add_float_data(1.0f);
+  for (double f : factors) tensor.add_float_data(static_cast<float>(f));
+  return ctx.const_tensor(tensor, base);
+}
+
+// _upsample_bilinear2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)
+// and .default(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None);
+// _upsample_bicubic2d_aa alike. torch's antialiased filter is ONNX Resize with antialias=1, half_pixel
+// centres, taps outside the input dropped and the weights renormalised (exclude_outside=1), and
+// cubic_coeff_a -0.5 (checked against torch: down- and upscaling, by sizes and by scale factors,
+// within 6e-6). Given scale factors map coordinates by 1/scale, as torch's do. Refused:
+// align_corners=True (ONNX's align_corners mapping with antialias differs from torch's: errors of
+// 0.6 on unit-variance inputs) and opsets below 18 (Resize has no antialias before).
+RuleResult upsample_aa(EmitContext& ctx, const ir::Node& node, Interpolation mode) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(ctx.opset() >= 18, ErrorCode::kUnsupported,
+                "antialiased interpolation (" + node.target + ") needs opset 18 (Resize antialias), asked for " +
+                    std::to_string(ctx.opset()));
+  PT2ONNX_CHECK(!args.bool_or("align_corners", false), ErrorCode::kUnsupported,
+                "antialiased interpolation with align_corners=True: ONNX Resize's align_corners mapping under "
+                "antialias does not match torch's filter");
+  const std::string input_name = node.input("input") ? "input" : "self";
+  const std::string x = args.tensor(input_name);
+  std::vector<Attr> attrs = {Attr("mode", mode == Interpolation::kCubic ? "cubic" : "linear"), Attr("antialias", int64_t{1}),
+                             Attr("exclude_outside", int64_t{1}), Attr("coordinate_transformation_mode", "half_pixel")};
+  if (mode == Interpolation::kCubic) attrs.push_back(Attr("cubic_coeff_a", -0.5));
+  std::optional<std::vector<double>> factors;
+  if (args.has("scale_factors")) factors = args.floats("scale_factors");
+  else if (args.has("scales_h") && args.has("scales_w")) factors = std::vector<double>{args.get_float("scales_h"), args.get_float("scales_w")};
+  if (factors) return emitted(ctx, ctx.emit("Resize", {x, "", scales_constant(ctx, *factors, node.name + "_scales")}, attrs));
+  PT2ONNX_CHECK(args.has("output_size"), ErrorCode::kUnsupported, "resize with neither output sizes nor scale factors");
+  const std::string sizes = ctx.concat({ctx.shape_slice(x, 0, 2), args.ints_value("output_size")}, 0);
+  return emitted(ctx, ctx.emit("Resize", {x, "", "", sizes}, attrs));
+}
+RuleResult aten_upsample_bilinear2d_aa(EmitContext& ctx, const ir::Node& node) { return upsample_aa(ctx, node, Interpolation::kLinear); }
+RuleResult aten_upsample_bicubic2d_aa(EmitContext& ctx, const ir::Node& node) { return upsample_aa(ctx, node, Interpolation::kCubic); }
+
 // grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)
 // -> Tensor; grid_sampler.default alike (also 5-D from opset 20). torch numbers the modes
 // (0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection); GridSample names
@@ -102,6 +148,10 @@ void register_resize_rules(RuleTable& t) {
     t.add(target, 1, aten_upsample_linear);
   t.add("aten.upsample_bicubic2d.vec", 1, aten_upsample_bicubic);
   t.add("aten.upsample_bicubic2d.default", 1, aten_upsample_bicubic);
+  for (const char* target : {"aten._upsample_bilinear2d_aa.vec", "aten._upsample_bilinear2d_aa.default"})
+    t.add(target, 1, aten_upsample_bilinear2d_aa);
+  for (const char* target : {"aten._upsample_bicubic2d_aa.vec", "aten._upsample_bicubic2d_aa.default"})
+    t.add(target, 1, aten_upsample_bicubic2d_aa);
   t.add("aten.grid_sampler_2d.default", 20, aten_grid_sampler_opset20);
   t.add("aten.grid_sampler_2d.default", 1, aten_grid_sampler);
   t.add("aten.grid_sampler.default", 20, aten_grid_sampler_opset20);

@@ -35,7 +35,7 @@ onnx::ValueInfoProto info_of(const EmitContext& ctx, const ir::Graph& fx, const 
                              const std::string& name) {
   if (std::holds_alternative<ir::SymIntArg>(arg)) return scalar_info(name, ir::DType::kInt64);
   if (std::holds_alternative<ir::SymBoolArg>(arg)) return scalar_info(name, ir::DType::kBool);
-  if (std::holds_alternative<ir::SymFloatArg>(arg)) return scalar_info(name, ir::DType::kFloat32);
+  if (std::holds_alternative<ir::SymFloatArg>(arg)) return scalar_info(name, ir::DType::kFloat64);
   const std::string fx_name = single_name(arg);
   auto it = fx.tensor_values.find(fx_name);
   PT2ONNX_CHECK(it != fx.tensor_values.end(), ErrorCode::kUnsupported,

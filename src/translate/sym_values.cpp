@@ -178,4 +178,21 @@ std::string EmitContext::sym_ints(const std::vector<ir::SymIntArg>& items) {
   return concat(pieces, 0);
 }
 
+std::string EmitContext::sym_float(const ir::SymFloatArg& arg) {
+  if (const auto* v = std::get_if<double>(&arg.v)) return const_scalar(*v, ir::DType::kFloat64);
+  const std::string& name = std::get<std::string>(arg.v);
+  PT2ONNX_CHECK(is_bound(name), ErrorCode::kUnsupported,
+                "symbolic float '" + name + "' is not produced by a node of the graph (a float expression over "
+                "input sizes is not supported)");
+  return value_of(name);
+}
+
+std::string EmitContext::sym_bool(const ir::SymBoolArg& arg) {
+  if (const auto* v = std::get_if<bool>(&arg.v)) return const_bool(*v);
+  const std::string& name = std::get<std::string>(arg.v);
+  PT2ONNX_CHECK(is_bound(name), ErrorCode::kUnsupported,
+                "symbolic bool '" + name + "' is not produced by a node of the graph");
+  return value_of(name);
+}
+
 }  // namespace pt2onnx::translate

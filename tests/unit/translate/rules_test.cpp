@@ -376,5 +376,44 @@ TEST_CASE("constants: half and bfloat16 bit patterns round to nearest even") {
   CHECK(t.int64_data(0) == INT64_MAX);  // saturates rather than overflowing
 }
 
+TEST_CASE("antialiased interpolation is Resize(antialias=1) from opset 18; align_corners and older opsets are refused") {
+  const std::vector<ir::NamedArgument> args = {{"input", tensor("x")}, {"output_size", ints({3, 4})},
+                                               {"align_corners", boolean(false)}, {"scale_factors", none()}};
+  const onnx::ModelProto at18 = one_node("aten._upsample_bicubic2d_aa.vec", args, {1, 2, 9, 9}, {1, 2, 3, 4}, 18);
+  const onnx::NodeProto* resize = find_op(at18, "Resize");
+  REQUIRE(resize != nullptr);
+  CHECK(attribute(*resize, "antialias")->i() == 1);
+  CHECK(attribute(*resize, "exclude_outside")->i() == 1);
+  CHECK(attribute(*resize, "cubic_coeff_a")->f() == doctest::Approx(-0.5));
+  CHECK(attribute(*resize, "coordinate_transformation_mode")->s() == "half_pixel");
+  // No check_and_infer: the C++ onnx linked here (Debian's 1.12) predates Resize-18's antialias;
+  // the upsample_aa op samples pass onnx 1.23's checker and onnxruntime.
+  CHECK_THROWS_WITH_AS(one_node("aten._upsample_bicubic2d_aa.vec", args, {1, 2, 9, 9}, {1, 2, 3, 4}, 17),
+                       doctest::Contains("needs opset 18"), Error);
+  std::vector<ir::NamedArgument> corners = args;
+  corners[2] = {"align_corners", boolean(true)};
+  CHECK_THROWS_WITH_AS(one_node("aten._upsample_bilinear2d_aa.vec", corners, {1, 2, 9, 9}, {1, 2, 3, 4}, 18),
+                       doctest::Contains("align_corners=True"), Error);
+}
+
+TEST_CASE("special_erfcx is a float32 approximation without Erf; float64 is refused") {
+  const std::vector<ir::NamedArgument> args = {{"self", tensor("x")}};
+  const onnx::ModelProto f32 = one_node("aten.special_erfcx.default", args, {5}, {5});
+  CHECK(find_op(f32, "Erf") == nullptr);
+  CHECK_NOTHROW(check_and_infer(f32));
+  CHECK_THROWS_WITH_AS(one_node("aten.special_erfcx.default", args, {5}, {5}, 18, DType::kFloat64, DType::kFloat64),
+                       doctest::Contains("float32-accurate"), Error);
+}
+
+TEST_CASE("logcumsumexp is a Scan along its dim") {
+  const std::vector<ir::NamedArgument> args = {{"self", tensor("x")}, {"dim", integer(-1)}};
+  const onnx::ModelProto m = one_node("aten.logcumsumexp.default", args, {2, 3, 4}, {2, 3, 4});
+  const onnx::NodeProto* scan = find_op(m, "Scan");
+  REQUIRE(scan != nullptr);
+  CHECK(attribute(*scan, "scan_input_axes")->ints(0) == 2);
+  CHECK(attribute(*scan, "scan_output_axes")->ints(0) == 2);
+  CHECK_NOTHROW(check_and_infer(m));
+}
+
 }  // namespace
 }  // namespace pt2onnx::translate
