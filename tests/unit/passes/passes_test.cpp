@@ -236,6 +236,50 @@ g (float[2] x) => (int64[3] a, int32[2] b, int64[2] c, float[2,3] d) {
   CHECK(d->floats == std::vector<double>(6, 1.5));
 }
 
+TEST_CASE("a static mask built by Expand, Concat, Transpose, comparisons, Where, Mod and Clip folds") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,2] x) => (float[2,3] w, bool[2,3] k, int64[3] mo, int64[3] cl, float[N,2] y) {
+  zero = Constant <value = float {0}> ()
+  shp = Constant <value = int64[2] {3, 2}> ()
+  z = Expand(zero, shp)
+  col = Constant <value = float[3,1] {1, 2, 3}> ()
+  zc = Concat <axis = 1> (z, col)
+  t = Transpose <perm = [1, 0]> (zc)
+  st = Constant <value = int64[1] {1}> ()
+  en = Constant <value = int64[1] {3}> ()
+  s = Slice(t, st, en)
+  lim = Constant <value = float {2}> ()
+  less = Less(s, lim)
+  neg = Constant <value = float {-100}> ()
+  w = Where(less, zero, neg)
+  eq = Equal(s, zero)
+  k = Not(eq)
+  iv = Constant <value = int64[3] {-7, 4, 8}> ()
+  three = Constant <value = int64 {3}> ()
+  mo = Mod(iv, three)
+  cm = Mod <fmod = 1> (iv, three)
+  lo = Constant <value = int64 {0}> ()
+  hi = Constant <value = int64 {1}> ()
+  cl = Clip(cm, lo, hi)
+  xl = Less(x, lim)
+  y = Where(xl, x, zero)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Constant") == 4);
+  CHECK(counts.at("Less") == 1);  // of x: dynamic, kept
+  CHECK(counts.at("Where") == 1);
+  std::optional<ConstTensor> w = constant_node_value(*producer(m.graph(), "w"));
+  REQUIRE(w.has_value());
+  CHECK(w->dims == std::vector<int64_t>{2, 3});
+  CHECK(w->floats == std::vector<double>{0, 0, 0, 0, -100, -100});  // rows 1, 2 of t: 0 0 0 / 1 2 3
+  std::optional<ConstTensor> k = constant_node_value(*producer(m.graph(), "k"));
+  REQUIRE(k.has_value());
+  CHECK(k->ints == std::vector<int64_t>{0, 0, 0, 1, 1, 1});
+  CHECK(constant_ints(m.graph(), "mo") == std::vector<int64_t>{2, 1, 2});  // Python's %
+  CHECK(constant_ints(m.graph(), "cl") == std::vector<int64_t>{0, 1, 1});  // C's % is -1, 1, 2
+}
+
 TEST_CASE("a Div that would round differently from torch's floor is not folded") {
   onnx::ModelProto m = parse(R"(
 g (float[2] x) => (int64[1] y) {
