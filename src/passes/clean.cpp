@@ -27,6 +27,12 @@ void clean_body(Body& body, CleanReport& report) {
     n = drop_identities(body);
     report.identities += n;
     changed += n;
+    n = fold_batched_matmuls(body);
+    report.merged_nodes += n;
+    changed += n;
+    n = compose_reshapes(body);
+    report.merged_nodes += n;
+    changed += n;
     n = drop_index_wraps(body);
     report.identities += n;
     changed += n;

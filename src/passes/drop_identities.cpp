@@ -1,5 +1,6 @@
 // Nodes that pass an input through unchanged: Identity, a Cast to the type the input already
-// has, a Reshape to the static shape the input already has, and arithmetic with the neutral
+// has, a Reshape to the static shape the input already has (or a Reshape/Expand whose result
+// the types show to have the input's dims, symbolic ones included), and arithmetic with the neutral
 // element (x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1) where the constant cannot broadcast x to a
 // larger shape. Their readers read that input instead; when the output is a scope output, the
 // input's producer is renamed to it instead.
@@ -40,6 +41,10 @@ int identity_input(const onnx::NodeProto& node, const KnownTypes& known,
   const std::optional<ValueType> in = known.lookup(node.input(0));
   if (!in) return -1;
   if (op == "Cast") return in->elem_type != 0 && in->elem_type == int_attribute(node, "to", -1) ? 0 : -1;
+  // A Reshape or Expand whose result has the input's dims (static, or the same symbols of the
+  // export) changes nothing.
+  if ((op == "Reshape" || op == "Expand") && node.input_size() == 2)
+    if (const std::optional<ValueType> out = known.lookup(node.output(0)); out && same_shape(*in, *out)) return 0;
   if (op == "Reshape" && node.input_size() == 2 && in->static_shape()) {
     auto shape = constants.find(node.input(1));
     if (shape == constants.end()) return -1;

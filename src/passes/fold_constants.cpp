@@ -1,7 +1,8 @@
 // Constant folding of shape arithmetic: a node of a rule below whose inputs are all constants
 // (or, for Shape/Size, whose input's dims are all static) becomes one Constant node with the same
-// output name. Integer arithmetic only (plus casts and data movement of any folded type), so no
-// float rounding moves; nothing whose value depends on a dynamic dim is ever folded.
+// output name. Integer arithmetic only (plus casts, comparisons, selections and data movement of
+// any folded type), so no float rounding moves; nothing whose value depends on a dynamic dim is ever folded.
+#include <functional>
 #include <map>
 #include <string_view>
 
@@ -400,6 +401,182 @@ std::optional<ConstTensor> fold_neg(const FoldContext& c) {
   return out;
 }
 
+// ---- selection, comparison and data movement of small static tensors ---------------------------
+// (the static masks models build at run time, e.g. Swin's shifted-window mask: no rounding, since
+// these only compare, select and move elements)
+
+// The elements of `ins` broadcast together (numpy rules); `emit` gets each output index's flat
+// index into every input.
+template <typename Emit>
+std::optional<ConstTensor> broadcast_map(const std::vector<const ConstTensor*>& ins, ConstTensor out, Emit emit) {
+  std::vector<int64_t> dims;
+  for (const ConstTensor* t : ins) {
+    const std::optional<std::vector<int64_t>> d = broadcast_dims(dims, t->dims);
+    if (!d) return std::nullopt;
+    dims = *d;
+  }
+  out.dims = dims;
+  const int64_t total = out.numel();
+  if (total > kMaxFoldElements) return std::nullopt;
+  std::vector<int64_t> index(dims.size(), 0), flat(ins.size());
+  for (int64_t e = 0; e < total; ++e) {
+    for (size_t k = 0; k < ins.size(); ++k) flat[k] = broadcast_index(ins[k]->dims, index);
+    if (!emit(flat, out)) return std::nullopt;
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+double element(const ConstTensor& t, int64_t i) {
+  return t.is_integer() ? static_cast<double>(t.ints[static_cast<size_t>(i)]) : t.floats[static_cast<size_t>(i)];
+}
+
+std::optional<ConstTensor> fold_expand(const FoldContext& c) {
+  if (!all_present(c.in, 2) || !c.in[1]->is_integer()) return std::nullopt;
+  for (int64_t d : c.in[1]->ints)
+    if (d < 0) return std::nullopt;
+  ConstTensor shape = like(*c.in[0], c.in[1]->ints);  // only its dims take part
+  return broadcast_map({&*c.in[0], &shape}, like(*c.in[0], {}), [&](const std::vector<int64_t>& i, ConstTensor& out) {
+    copy_element(*c.in[0], i[0], out);
+    return true;
+  });
+}
+
+// Equal, Less, ...: exact on integers and on floats alike.
+template <typename Cmp>
+std::optional<ConstTensor> fold_compare(const FoldContext& c, Cmp cmp) {
+  if (!all_present(c.in, 2) || c.in[0]->elem_type != c.in[1]->elem_type) return std::nullopt;
+  ConstTensor out;
+  out.elem_type = onnx::TensorProto_DataType_BOOL;
+  const ConstTensor &a = *c.in[0], &b = *c.in[1];
+  return broadcast_map({&a, &b}, out, [&](const std::vector<int64_t>& i, ConstTensor& o) {
+    const bool v = a.is_integer() ? cmp(a.ints[static_cast<size_t>(i[0])], b.ints[static_cast<size_t>(i[1])])
+                                  : cmp(a.floats[static_cast<size_t>(i[0])], b.floats[static_cast<size_t>(i[1])]);
+    o.ints.push_back(v ? 1 : 0);
+    return true;
+  });
+}
+std::optional<ConstTensor> fold_equal(const FoldContext& c) { return fold_compare(c, std::equal_to<>()); }
+std::optional<ConstTensor> fold_less(const FoldContext& c) { return fold_compare(c, std::less<>()); }
+std::optional<ConstTensor> fold_less_equal(const FoldContext& c) { return fold_compare(c, std::less_equal<>()); }
+std::optional<ConstTensor> fold_greater(const FoldContext& c) { return fold_compare(c, std::greater<>()); }
+std::optional<ConstTensor> fold_greater_equal(const FoldContext& c) { return fold_compare(c, std::greater_equal<>()); }
+
+template <typename Op>
+std::optional<ConstTensor> fold_logical(const FoldContext& c, Op op) {
+  if (!all_present(c.in, 2) || c.in[0]->elem_type != onnx::TensorProto_DataType_BOOL ||
+      c.in[1]->elem_type != onnx::TensorProto_DataType_BOOL)
+    return std::nullopt;
+  const ConstTensor &a = *c.in[0], &b = *c.in[1];
+  return broadcast_map({&a, &b}, like(a, {}), [&](const std::vector<int64_t>& i, ConstTensor& o) {
+    o.ints.push_back(op(a.ints[static_cast<size_t>(i[0])] != 0, b.ints[static_cast<size_t>(i[1])] != 0) ? 1 : 0);
+    return true;
+  });
+}
+std::optional<ConstTensor> fold_and(const FoldContext& c) { return fold_logical(c, std::logical_and<>()); }
+std::optional<ConstTensor> fold_or(const FoldContext& c) { return fold_logical(c, std::logical_or<>()); }
+
+std::optional<ConstTensor> fold_not(const FoldContext& c) {
+  if (!all_present(c.in, 1) || c.in[0]->elem_type != onnx::TensorProto_DataType_BOOL) return std::nullopt;
+  ConstTensor out = *c.in[0];
+  for (int64_t& v : out.ints) v = v == 0 ? 1 : 0;
+  return out;
+}
+
+std::optional<ConstTensor> fold_where(const FoldContext& c) {
+  if (!all_present(c.in, 3) || c.in[0]->elem_type != onnx::TensorProto_DataType_BOOL ||
+      c.in[1]->elem_type != c.in[2]->elem_type)
+    return std::nullopt;
+  const ConstTensor &cond = *c.in[0], &x = *c.in[1], &y = *c.in[2];
+  return broadcast_map({&cond, &x, &y}, like(x, {}), [&](const std::vector<int64_t>& i, ConstTensor& o) {
+    if (cond.ints[static_cast<size_t>(i[0])] != 0) copy_element(x, i[1], o);
+    else copy_element(y, i[2], o);
+    return true;
+  });
+}
+
+// Min/Max (variadic) and Clip select one of their inputs' elements; NaN is left to the runtime.
+std::optional<ConstTensor> fold_select(const FoldContext& c, bool max) {
+  if (c.in.empty() || !all_present(c.in, c.in.size())) return std::nullopt;
+  std::vector<const ConstTensor*> ins;
+  for (const auto& t : c.in) {
+    if (t->elem_type != c.in[0]->elem_type || t->elem_type == onnx::TensorProto_DataType_BOOL) return std::nullopt;
+    for (double v : t->floats)
+      if (v != v) return std::nullopt;
+    ins.push_back(&*t);
+  }
+  return broadcast_map(ins, like(*ins[0], {}), [&](const std::vector<int64_t>& i, ConstTensor& o) {
+    size_t best = 0;
+    for (size_t k = 1; k < ins.size(); ++k) {
+      const double v = element(*ins[k], i[k]), b = element(*ins[best], i[best]);
+      if (max ? v > b : v < b) best = k;
+    }
+    copy_element(*ins[best], i[best], o);
+    return true;
+  });
+}
+std::optional<ConstTensor> fold_min(const FoldContext& c) { return fold_select(c, false); }
+std::optional<ConstTensor> fold_max(const FoldContext& c) { return fold_select(c, true); }
+
+std::optional<ConstTensor> fold_clip(const FoldContext& c) {
+  if (!all_present(c.in, 1)) return std::nullopt;
+  std::optional<ConstTensor> v = c.in[0];
+  for (size_t k = 1; k < c.in.size() && k < 3; ++k) {
+    if (c.node.input(static_cast<int>(k)).empty()) continue;  // an omitted bound
+    if (!c.in[k] || c.in[k]->numel() != 1) return std::nullopt;
+    const Inputs pair = {v, c.in[k]};
+    v = fold_select(FoldContext{c.node, pair, nullptr}, /*max=*/k == 1);
+    if (!v) return std::nullopt;
+  }
+  return v;
+}
+
+// Integer Mod: fmod = 0 takes the divisor's sign (Python's %), fmod = 1 the dividend's (C's %).
+std::optional<ConstTensor> fold_mod(const FoldContext& c) {
+  const bool c_style = int_attribute(c.node, "fmod", 0) != 0;
+  return fold_binary(c, [c_style](int64_t a, int64_t b) -> std::optional<int64_t> {
+    if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
+    int64_t r = a % b;
+    if (!c_style && r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  });
+}
+
+std::optional<ConstTensor> fold_transpose(const FoldContext& c) {
+  if (!all_present(c.in, 1)) return std::nullopt;
+  const ConstTensor& x = *c.in[0];
+  const size_t rank = x.dims.size();
+  std::vector<int64_t> perm;
+  if (const onnx::AttributeProto* a = find_attribute(c.node, "perm")) perm.assign(a->ints().begin(), a->ints().end());
+  else
+    for (size_t d = rank; d-- > 0;) perm.push_back(static_cast<int64_t>(d));
+  if (perm.size() != rank) return std::nullopt;
+  std::vector<bool> seen(rank, false);
+  std::vector<int64_t> dims, strides(rank, 1);
+  for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * x.dims[d];
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) return std::nullopt;
+    seen[static_cast<size_t>(p)] = true;
+    dims.push_back(x.dims[static_cast<size_t>(p)]);
+  }
+  ConstTensor out = like(x, dims);
+  const int64_t total = out.numel();
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t e = 0; e < total; ++e) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < rank; ++d) flat += index[d] * strides[static_cast<size_t>(perm[d])];
+    copy_element(x, flat, out);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
 const std::map<std::string_view, Rule>& rules() {
   static const std::map<std::string_view, Rule> table = {
       {"Identity", fold_identity}, {"Shape", fold_shape},     {"Size", fold_size},
@@ -407,7 +584,12 @@ const std::map<std::string_view, Rule>& rules() {
       {"Concat", fold_concat},     {"Gather", fold_gather},   {"Slice", fold_slice},
       {"Cast", fold_cast},         {"Range", fold_range},     {"ConstantOfShape", fold_constant_of_shape},
       {"Add", fold_add},           {"Sub", fold_sub},         {"Mul", fold_mul},
-      {"Div", fold_div},           {"Neg", fold_neg},
+      {"Div", fold_div},           {"Neg", fold_neg},         {"Mod", fold_mod},
+      {"Expand", fold_expand},     {"Transpose", fold_transpose}, {"Where", fold_where},
+      {"Equal", fold_equal},       {"Less", fold_less},       {"LessOrEqual", fold_less_equal},
+      {"Greater", fold_greater},   {"GreaterOrEqual", fold_greater_equal},
+      {"And", fold_and},           {"Or", fold_or},           {"Not", fold_not},
+      {"Min", fold_min},           {"Max", fold_max},         {"Clip", fold_clip},
   };
   return table;
 }
@@ -428,7 +610,9 @@ void make_constant(onnx::NodeProto& node, const ConstTensor& value) {
 int fold_constants(Body& body) {
   const KnownTypes known = known_types(body);
   std::map<std::string, ConstTensor> constants;
+  std::set<std::string> weights;  // initializers
   if (body.graph) {
+    for (const auto& t : body.graph->initializer()) weights.insert(t.name());
     std::set<std::string> graph_inputs;  // an initializer that is also an input can be overridden
     for (const auto& v : body.graph->input()) graph_inputs.insert(v.name());
     for (const auto& t : body.graph->initializer())
@@ -444,6 +628,11 @@ int fold_constants(Body& body) {
     if (!node.domain().empty() || node.output_size() != 1 || has_subgraph(node)) continue;
     const auto rule = rules().find(node.op_type());
     if (rule == rules().end()) continue;
+    // A transposed or broadcast copy of a weight would hold it twice in the file (weight
+    // Transposes are fold_weight_transposes' job, as views of the archive's storage).
+    if ((node.op_type() == "Transpose" || node.op_type() == "Expand") && node.input_size() > 0 &&
+        weights.count(node.input(0)))
+      continue;
     Inputs in;
     for (const std::string& name : node.input()) {
       auto found = constants.find(name);

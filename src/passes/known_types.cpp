@@ -32,6 +32,27 @@ ValueType from_dims(int32_t elem_type, const std::vector<int64_t>& dims) {
 
 }  // namespace
 
+bool same_dims(const ValueType& a, size_t a_from, const ValueType& b, size_t b_from, size_t count) {
+  if (!a.shape_known || !b.shape_known || a.symbols.size() != a.dims.size() || b.symbols.size() != b.dims.size() ||
+      a_from + count > a.dims.size() || b_from + count > b.dims.size())
+    return false;
+  for (size_t k = 0; k < count; ++k) {
+    const std::optional<int64_t>& da = a.dims[a_from + k];
+    const std::optional<int64_t>& db = b.dims[b_from + k];
+    if (da || db) {
+      if (!da || !db || *da != *db) return false;
+      continue;
+    }
+    const std::string& sa = a.symbols[a_from + k];
+    if (sa.empty() || sa != b.symbols[b_from + k]) return false;
+  }
+  return true;
+}
+
+bool same_shape(const ValueType& a, const ValueType& b) {
+  return a.shape_known && b.shape_known && a.dims.size() == b.dims.size() && same_dims(a, 0, b, 0, a.dims.size());
+}
+
 std::optional<ValueType> KnownTypes::lookup(const std::string& name) const {
   auto found = declared_.find(name);
   if (found != declared_.end()) return found->second;

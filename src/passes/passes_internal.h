@@ -18,10 +18,22 @@ class KnownTypes {
 
  private:
   friend KnownTypes known_types(const Body& body);
+
+// Whether `count` dims of a from `a_from` and of b from `b_from` are provably equal at run time:
+// each the same static size or the same symbolic expression of the export.
+bool same_dims(const ValueType& a, size_t a_from, const ValueType& b, size_t b_from, size_t count);
+// Same rank and same_dims over all of it.
+bool same_shape(const ValueType& a, const ValueType& b);
   std::map<std::string, ValueType> declared_;
   TypeOracle oracle_;
 };
 KnownTypes known_types(const Body& body);
+
+// Whether `count` dims of a from `a_from` and of b from `b_from` are provably equal at run time:
+// each the same static size or the same symbolic expression of the export.
+bool same_dims(const ValueType& a, size_t a_from, const ValueType& b, size_t b_from, size_t count);
+// Same rank and same_dims over all of it.
+bool same_shape(const ValueType& a, const ValueType& b);
 
 // Nodes whose outputs nothing reads (scope outputs and subgraphs' outer reads count), then, in
 // the main graph, initializers and value_info entries that nothing refers to any more.
@@ -42,6 +54,11 @@ int drop_index_wraps(Body& body);
 int fuse_clamps(Body& body);
 // Transpose(Transpose(x, p1), p2) -> Transpose(x, p1 o p2), or x when that is the identity.
 int fuse_transposes(Body& body);
+// Reshape -> MatMul (or Gemm) -> Reshape chains that only merge and split leading batch dims ->
+// one broadcasting MatMul (+ Add of the Gemm's bias) on the unreshaped operands.
+int fold_batched_matmuls(Body& body);
+// Reshape(Reshape(x, s1), s2) -> Reshape(x, s) with s written from the types of x and the result.
+int compose_reshapes(Body& body);
 // Constant nodes of the main graph -> initializers of the same name (the graph's last step).
 int constants_to_initializers(Body& body);
 

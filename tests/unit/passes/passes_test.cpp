@@ -236,6 +236,50 @@ g (float[2] x) => (int64[3] a, int32[2] b, int64[2] c, float[2,3] d) {
   CHECK(d->floats == std::vector<double>(6, 1.5));
 }
 
+TEST_CASE("a static mask built by Expand, Concat, Transpose, comparisons, Where, Mod and Clip folds") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,2] x) => (float[2,3] w, bool[2,3] k, int64[3] mo, int64[3] cl, float[N,2] y) {
+  zero = Constant <value = float {0}> ()
+  shp = Constant <value = int64[2] {3, 2}> ()
+  z = Expand(zero, shp)
+  col = Constant <value = float[3,1] {1, 2, 3}> ()
+  zc = Concat <axis = 1> (z, col)
+  t = Transpose <perm = [1, 0]> (zc)
+  st = Constant <value = int64[1] {1}> ()
+  en = Constant <value = int64[1] {3}> ()
+  s = Slice(t, st, en)
+  lim = Constant <value = float {2}> ()
+  less = Less(s, lim)
+  neg = Constant <value = float {-100}> ()
+  w = Where(less, zero, neg)
+  eq = Equal(s, zero)
+  k = Not(eq)
+  iv = Constant <value = int64[3] {-7, 4, 8}> ()
+  three = Constant <value = int64 {3}> ()
+  mo = Mod(iv, three)
+  cm = Mod <fmod = 1> (iv, three)
+  lo = Constant <value = int64 {0}> ()
+  hi = Constant <value = int64 {1}> ()
+  cl = Clip(cm, lo, hi)
+  xl = Less(x, lim)
+  y = Where(xl, x, zero)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Constant") == 4);
+  CHECK(counts.at("Less") == 1);  // of x: dynamic, kept
+  CHECK(counts.at("Where") == 1);
+  std::optional<ConstTensor> w = constant_node_value(*producer(m.graph(), "w"));
+  REQUIRE(w.has_value());
+  CHECK(w->dims == std::vector<int64_t>{2, 3});
+  CHECK(w->floats == std::vector<double>{0, 0, 0, 0, -100, -100});  // rows 1, 2 of t: 0 0 0 / 1 2 3
+  std::optional<ConstTensor> k = constant_node_value(*producer(m.graph(), "k"));
+  REQUIRE(k.has_value());
+  CHECK(k->ints == std::vector<int64_t>{0, 0, 0, 1, 1, 1});
+  CHECK(constant_ints(m.graph(), "mo") == std::vector<int64_t>{2, 1, 2});  // Python's %
+  CHECK(constant_ints(m.graph(), "cl") == std::vector<int64_t>{0, 1, 1});  // C's % is -1, 1, 2
+}
+
 TEST_CASE("a Div that would round differently from torch's floor is not folded") {
   onnx::ModelProto m = parse(R"(
 g (float[2] x) => (int64[1] y) {
@@ -676,4 +720,166 @@ g (float[2,3] x) => (float[2,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}> {
 }
 
 }  // namespace
+}  // namespace pt2onnx::passes
+
+namespace pt2onnx::passes {
+namespace {
+
+// An oracle of float types written as "N,4,3": numbers are static dims, anything else a symbol.
+TypeOracle float_types(std::map<std::string, std::string> specs) {
+  return [specs = std::move(specs)](const std::string& name) -> std::optional<ValueType> {
+    auto found = specs.find(name);
+    if (found == specs.end()) return std::nullopt;
+    ValueType t{onnx::TensorProto_DataType_FLOAT, {}, {}, true};
+    std::string rest = found->second;
+    while (!rest.empty()) {
+      const size_t comma = rest.find(',');
+      const std::string d = rest.substr(0, comma);
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+      const bool number = !d.empty() && d.find_first_not_of("0123456789") == std::string::npos;
+      t.dims.push_back(number ? std::optional<int64_t>(std::stoll(d)) : std::nullopt);
+      t.symbols.push_back(number ? "" : d);
+    }
+    return t;
+  };
+}
+
+// view(a, [4N, 3, 2]) and view(b, [4N, 2, 5]) -> bmm -> view [N, 4, 3, 5], shapes computed from N.
+const char* kBatchedChain = R"(
+g (float[N,4,3,2] a, float[N,4,2,5] b) => (float[N,4,3,5] c, float[4,N,3,5] e) {
+  s = Shape(a)
+  i0 = Constant <value = int64 {0}> ()
+  four = Constant <value = int64 {4}> ()
+  n = Gather <axis = 0> (s, i0)
+  n4 = Mul(n, four)
+  axes = Constant <value = int64[1] {0}> ()
+  n4u = Unsqueeze(n4, axes)
+  nu = Unsqueeze(n, axes)
+  mk = Constant <value = int64[2] {3, 2}> ()
+  kn = Constant <value = int64[2] {2, 5}> ()
+  sa = Concat <axis = 0> (n4u, mk)
+  sb = Concat <axis = 0> (n4u, kn)
+  a2 = Reshape(a, sa)
+  b2 = Reshape(b, sb)
+  c2 = MatMul(a2, b2)
+  four1 = Constant <value = int64[1] {4}> ()
+  mn = Constant <value = int64[2] {3, 5}> ()
+  sc = Concat <axis = 0> (nu, four1, mn)
+  c = Reshape(c2, sc)
+  e2 = MatMul(a2, b2)
+  se = Concat <axis = 0> (four1, nu, mn)
+  e = Reshape(e2, se)
+})";
+
+}  // namespace
+
+TEST_CASE("Reshape -> MatMul -> Reshape over merged batch dims is one broadcasting MatMul") {
+  onnx::ModelProto m = parse(kBatchedChain);
+  CleanOptions options;
+  // e's view splits 4N as [4, N], not as a's [N, 4]: its chain must stay.
+  options.types = float_types({{"a2", "4*N,3,2"}, {"b2", "4*N,2,5"}, {"c2", "4*N,3,5"}, {"e2", "4*N,3,5"}});
+  clean(m, options);
+  const onnx::NodeProto* c = producer(m.graph(), "c");
+  REQUIRE(c != nullptr);
+  CHECK(c->op_type() == "MatMul");
+  CHECK(c->input(0) == "a");
+  CHECK(c->input(1) == "b");
+  CHECK(producer(m.graph(), "e")->op_type() == "Reshape");
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("MatMul") == 2);
+  CHECK(counts.at("Reshape") == 3);  // a2, b2 (read by e's chain) and e
+}
+
+TEST_CASE("a batched chain stays where the types do not prove the batch dims the same") {
+  onnx::ModelProto m = parse(kBatchedChain);
+  CleanOptions options;
+  options.types = float_types({{"b2", "4*N,2,5"}, {"c2", "4*N,3,5"}});  // a2's dims unknown
+  clean(m, options);
+  CHECK(producer(m.graph(), "c")->op_type() == "Reshape");
+  CHECK(producer(m.graph(), "e")->op_type() == "Reshape");
+}
+
+TEST_CASE("view -> addmm -> view of a linear is MatMul + Add on the unreshaped input") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,8] x, float[8,6] w, float[6] bias, float[6,8] wt) => (float[N,S,6] y, float[N,S,6] z) {
+  flat = Constant <value = int64[2] {-1, 8}> ()
+  x2 = Reshape(x, flat)
+  y2 = Gemm(x2, w, bias)
+  z2 = Gemm <transB = 1> (x2, wt, bias)
+  back = Constant <value = int64[3] {0, 0, 6}> ()
+  s = Shape(x)
+  i1 = Constant <value = int64[2] {0, 1}> ()
+  ns = Gather <axis = 0> (s, i1)
+  six = Constant <value = int64[1] {6}> ()
+  sy = Concat <axis = 0> (ns, six)
+  y = Reshape(y2, sy)
+  z = Reshape(z2, sy)
+})");
+  CleanOptions options;
+  options.types = float_types({{"x2", "N*S,8"}, {"y2", "N*S,6"}, {"z2", "N*S,6"}});
+  clean(m, options);
+  const onnx::NodeProto* y = producer(m.graph(), "y");
+  REQUIRE(y != nullptr);
+  CHECK(y->op_type() == "Add");
+  CHECK(y->input(1) == "bias");
+  const onnx::NodeProto* mm = producer(m.graph(), y->input(0));
+  REQUIRE(mm != nullptr);
+  CHECK(mm->op_type() == "MatMul");
+  CHECK(mm->input(0) == "x");
+  CHECK(mm->input(1) == "w");
+  CHECK(producer(m.graph(), "z")->op_type() == "Reshape");  // transB: kept
+}
+
+TEST_CASE("a Reshape or Expand to the input's own symbolic dims is bypassed; to other dims it stays") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,8] x, int64[S,N] ids) => (float[N,S,8] y, float[N,S,8] z, float[S,N,8] w) {
+  s = Shape(ids)
+  i0 = Constant <value = int64 {0}> ()
+  i1 = Constant <value = int64 {1}> ()
+  axes = Constant <value = int64[1] {0}> ()
+  sd = Gather <axis = 0> (s, i0)
+  nd = Gather <axis = 0> (s, i1)
+  su = Unsqueeze(sd, axes)
+  nu = Unsqueeze(nd, axes)
+  eight = Constant <value = int64[1] {8}> ()
+  nse = Concat <axis = 0> (nu, su, eight)
+  r = Reshape(x, nse)
+  y = Relu(r)
+  e = Expand(x, nse)
+  z = Relu(e)
+  sne = Concat <axis = 0> (su, nu, eight)
+  w = Reshape(x, sne)
+})");
+  CleanOptions options;
+  options.types = float_types({{"r", "N,S,8"}, {"e", "N,S,8"}});
+  clean(m, options);
+  CHECK(producer(m.graph(), "y")->input(0) == "x");
+  CHECK(producer(m.graph(), "z")->input(0) == "x");
+  CHECK(op_counts(m.graph()).count("Expand") == 0);
+  CHECK(producer(m.graph(), "w")->op_type() == "Reshape");  // [S, N, 8] is not x's [N, S, 8]
+}
+
+TEST_CASE("Reshape of a Reshape is one Reshape, its shape written from the types") {
+  onnx::ModelProto m = parse(R"(
+g (float[K,8] x, float[M,8] u) => (float[N,6,2,4] z, float[N,S,2,4] v) {
+  s1 = Constant <value = int64[3] {-1, 6, 8}> ()
+  y = Reshape(x, s1)
+  s2 = Constant <value = int64[4] {0, 6, 2, 4}> ()
+  z = Reshape(y, s2)
+  t = Reshape(u, s1)
+  v = Reshape(t, s2)
+})");
+  CleanOptions options;
+  // x is [6N, 8]; u is [N*S, 8], where two dims of v are neither static nor u's: v's pair stays.
+  options.types = float_types({{"x", "6*N,8"}, {"y", "N,6,8"}, {"z", "N,6,2,4"},
+                               {"u", "N*S,8"}, {"t", "N,S,8"}, {"v", "N,S,2,4"}});
+  clean(m, options);
+  const onnx::NodeProto* z = producer(m.graph(), "z");
+  REQUIRE(z != nullptr);
+  CHECK(z->input(0) == "x");
+  CHECK(constant_ints(m.graph(), z->input(1)) == std::vector<int64_t>{-1, 6, 2, 4});
+  CHECK(producer(m.graph(), "y") == nullptr);
+  CHECK(producer(m.graph(), "v")->input(0) == "t");
+}
+
 }  // namespace pt2onnx::passes
