@@ -12,8 +12,8 @@ Default mode (CI; needs NVRTC, skips with a message if it cannot be loaded):
   * the torch reference data (samples/kernels/*.io.npz) agrees with onnxruntime running the
     bundle's ONNX function on the same inputs (fp32: rtol 1e-4, atol 1e-5), so the manifest's
     input order and the references are consistent;
-  * a type with an op that has no template (Conv) is refused naming the op, exit 4, ONNX
-    written; a missing NVRTC (--nvrtc /nonexistent) fails with exit 6 saying what to install and
+  * a type with an op that has no template (an opaque plugin node) is refused naming the op,
+    exit 4, ONNX written; a missing NVRTC (--nvrtc /nonexistent) fails with exit 6 saying what to install and
     writes nothing; --arch sm_70 fails with exit 2 listing the supported architectures.
 --launch: runs bundle_launcher on every bundle with reference cases (exit 77 when no GPU).
 --emulate: runs every bundle with reference cases on the CPU (tests/models/kernel_emulator.py:
@@ -36,13 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
-# (sample, --compile types, expected exit status). In the decoder.core run RMSNorm is folded inside
-# DecoderLayer: DecoderLayer's kernels inline its calls, and RMSNorm alone is refused (exit 4: it
-# has no call site of its own) while everything else is written.
+# (sample, --compile types, expected exit status). In the decoder.core run RMSNorm is called only
+# inside DecoderLayer: DecoderLayer's kernels inline its calls, and RMSNorm's own bundle takes its
+# input types from those calls (four sites: two norms in each of two layers).
 RUNS = [
     ("decoder.default", ["DecoderAttention", "RMSNorm", "GatedMLP", "LayerNorm", "Embedding"], 0),
     ("decoder.default", ["DecoderLayer"], 0),
-    ("decoder.core", ["DecoderLayer", "LayerNorm", "RMSNorm"], 4),
+    ("decoder.core", ["DecoderLayer", "LayerNorm", "RMSNorm"], 0),
     ("mlp_dynamic.default", ["Linear"], 0),
     ("wide.default", ["DecoderAttention", "GatedMLP", "LayerNorm", "RMSNorm"], 0),
     ("attention.default", ["SelfAttention"], 0),
@@ -51,6 +51,8 @@ RUNS = [
     ("decoder_bf16.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("decoder_fp16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("decoder_bf16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
+    ("convnet.default", ["Conv1dBlock", "GroupedConv2d", "PoolBlock", "SplitMix"], 0),
+    ("cnn.default", ["Conv2d"], 0),
 ]
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "INT64": np.int64, "INT32": np.int32,
              "BOOL": np.bool_}
@@ -386,16 +388,22 @@ def main():
 
         ref = work / "ref"
         ref.mkdir()
-        r = convert(args.pt2onnx, args.samples, "cnn.default", ["Conv2d"], ref)
-        check(r.returncode == 4 and "op Conv" in r.stderr and (ref / "model.onnx").exists() and not list(ref.glob("*.kernels")),
-              f"cnn --compile Conv2d refused naming the op, ONNX written (exit {r.returncode}: {r.stderr.strip()[:160]})")
+        r = convert(args.pt2onnx, args.samples, "decoder.default", ["DecoderLayer"], ref,
+                    extra=("--config", args.samples / "hiera" / "decoder.opaque.config.json"))
+        check(r.returncode == 4 and "op DecoderAttentionPlugin" in r.stderr and (ref / "model.onnx").exists()
+              and not list(ref.glob("*.kernels")),
+              f"a type holding an op with no template is refused naming the op, ONNX written (exit {r.returncode}: {r.stderr.strip()[:160]})")
 
         nested = work / "nested"
         nested.mkdir()
-        r = convert(args.pt2onnx, args.samples, "decoder.core", ["DecoderLayer", "RMSNorm"], nested)
-        check(r.returncode == 4 and "only called from inside DecoderLayer (compiled here" in r.stderr
-              and (nested / "DecoderLayer.kernels").is_dir() and not (nested / "RMSNorm.kernels").exists(),
-              f"a type called only inside another function: refused naming its caller ({r.stderr.strip()[:200]})")
+        r = convert(args.pt2onnx, args.samples, "decoder.core", ["RMSNorm"], nested, extra=("--hiera", "DecoderLayer"))
+        sites = []
+        if (nested / "RMSNorm.kernels").is_dir():
+            sites = [s["node"] for s in json.loads((nested / "RMSNorm.kernels" / "manifest.json").read_text())["call_sites"]]
+        check(r.returncode == 0 and not (nested / "DecoderLayer.kernels").exists() and len(sites) == 4
+              and all(s.startswith(("layers.0/", "layers.1/")) for s in sites),
+              f"a type called only inside another (not compiled) function gets a bundle from the calls there: {sites} "
+              f"(exit {r.returncode}: {r.stderr.strip()[:200]})")
 
         nv = work / "nonvrtc"
         nv.mkdir()
