@@ -19,7 +19,8 @@ Default mode (CI; needs NVRTC, skips with a message if it cannot be loaded):
 --emulate: runs every bundle with reference cases on the CPU (tests/models/kernel_emulator.py:
   the generated CUDA C built with g++ against a shim that runs a block's threads as fibers, replayed as the
   manifest says) and compares with torch's outputs at the manifest's tolerance.
---prepare DIR: writes bundles, case directories and the launcher into DIR for scripts/gpu_check.sh.
+--prepare DIR: writes bundles, case directories, the benchmark's bundles (DIR/bench) and the launcher into
+  DIR for scripts/gpu_check.sh.
 """
 from __future__ import annotations
 
@@ -289,6 +290,13 @@ def main():
                 shutil.copytree(bundle, dest / "bundles" / name)
                 write_case_dirs(npz, manifest, dest / "cases" / name)
                 print(f"  prepared {name}")
+            # The benchmark's bundles (bundle_launcher --bench; every size dynamic, no references).
+            (dest / "bench").mkdir()
+            r = convert(args.pt2onnx, args.samples, "bench.default", ["BenchMatMul", "BenchAttention", "BenchRMSNorm", "BenchLayerNorm"],
+                        dest / "bench")
+            if r.returncode != 0:
+                failures.append(f"bench.default --compile: exit {r.returncode}: {r.stderr.strip()}")
+            print(f"  prepared {len(list((dest / 'bench').glob('*.kernels')))} benchmark bundles")
         return 1 if failures else 0
 
     if args.emulate:
