@@ -73,10 +73,23 @@ struct Device {
 void bench_bundle(Device& d, const fs::path& bundle, const k::Peaks& peaks, std::vector<std::string>& summary) {
   const json m = read_manifest(bundle);
   const std::string fn = m["function"]["name"];
+  // As the replay picks: the exact sm_XY, else the highest plain sm_XZ with Z <= Y.
   const std::string arch = "sm_" + std::to_string(d.facts.sm_major * 10 + d.facts.sm_minor);
   std::string chosen;
-  for (const auto& [a, img] : m["images"].items())
-    if (a == arch || (chosen.empty() && a.substr(0, 4) == arch.substr(0, 4) && a <= arch)) chosen = a;
+  int best_minor = -1;
+  for (const auto& [a, img] : m["images"].items()) {
+    if (a == arch) {
+      chosen = a;
+      break;
+    }
+    const std::string digits = a.substr(3);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int sm = std::stoi(digits);
+    if (sm / 10 == d.facts.sm_major && sm % 10 <= d.facts.sm_minor && sm % 10 > best_minor) {
+      best_minor = sm % 10;
+      chosen = a;
+    }
+  }
   if (chosen.empty()) throw std::runtime_error(fn + ": no image for " + arch);
   const std::vector<char> cubin = read_bytes(bundle / m["images"][chosen]["file"].get<std::string>());
   launcher::CUmodule module = nullptr;
