@@ -12,6 +12,8 @@ Default mode (CI; needs NVRTC, skips with a message if it cannot be loaded):
   * the torch reference data (samples/kernels/*.io.npz) agrees with onnxruntime running the
     bundle's ONNX function on the same inputs (fp32: rtol 1e-4, atol 1e-5), so the manifest's
     input order and the references are consistent;
+  * the benchmark's bundles (samples/kernels/bench.default.pt2) resolve at every benchmark size
+    (`bundle_launcher --bench --dry-run`);
   * a type with an op that has no template (an opaque plugin node) is refused naming the op,
     exit 4, ONNX written; a missing NVRTC (--nvrtc /nonexistent) fails with exit 6 saying what to install and
     writes nothing; --arch sm_70 fails with exit 2 listing the supported architectures.
@@ -412,6 +414,16 @@ def main():
               and all(s.startswith(("layers.0/", "layers.1/")) for s in sites),
               f"a type called only inside another (not compiled) function gets a bundle from the calls there: {sites} "
               f"(exit {r.returncode}: {r.stderr.strip()[:200]})")
+
+        # The benchmark's bundles and what --bench would launch at every size (no GPU needed).
+        bench = work / "bench"
+        bench.mkdir()
+        r = convert(args.pt2onnx, args.samples, "bench.default", ["BenchMatMul", "BenchAttention", "BenchRMSNorm", "BenchLayerNorm"],
+                    bench, extra=("--arch", "sm_90"))
+        d = run([args.launcher, "--bench", "--dry-run", *sorted(bench.glob("*.kernels"))])
+        check(r.returncode == 0 and d.returncode == 0 and "13 cases" in d.stdout and "GEMM 4096^3" in d.stdout,
+              f"bench.default: 4 bundles, bundle_launcher --bench --dry-run resolves every case (exit {r.returncode}/{d.returncode}: "
+              f"{(r.stderr + d.stdout).strip()[-200:]})")
 
         nv = work / "nonvrtc"
         nv.mkdir()

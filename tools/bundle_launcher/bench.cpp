@@ -63,6 +63,54 @@ std::vector<char> fill(const std::string& dtype, size_t bytes) {
   return h;
 }
 
+// The manifest's symbols at a case's sizes (each symbol is read from an input's axis).
+std::map<std::string, int64_t> resolve_symbols(const json& m, const k::BenchCase& c) {
+  std::map<std::string, int64_t> syms;
+  for (const auto& [sym, spec] : m["symbols"].items()) {
+    const std::string key = spec["from"]["input"].get<std::string>() + "." + std::to_string(spec["from"]["axis"].get<int>());
+    auto it = c.dims.find(key);
+    if (it == c.dims.end()) throw std::runtime_error(c.function + ": the case " + c.label + " gives no size for " + key);
+    syms[sym] = it->second;
+  }
+  return syms;
+}
+
+size_t tensor_bytes(const json& io, const std::map<std::string, int64_t>& syms) {
+  size_t n = element_bytes(io["dtype"]);
+  for (const auto& dim : io["shape"]) n *= static_cast<size_t>(eval(dim, syms));
+  return n;
+}
+
+// --dry-run: what a benchmark run would allocate and launch, without a GPU.
+int dry_run(int argc, char** argv) {
+  int cases = 0;
+  for (int i = 3; i < argc; ++i) {
+    const json m = read_manifest(argv[i]);
+    const std::string fn = m["function"]["name"];
+    for (const k::BenchCase& c : k::bench_cases()) {
+      if (c.function != fn) continue;
+      const auto syms = resolve_symbols(m, c);
+      size_t bytes = static_cast<size_t>(eval(m["workspace"]["bytes"], syms));
+      for (const auto& io : m["inputs"]) bytes += tensor_bytes(io, syms);
+      for (const auto& io : m["outputs"]) bytes += tensor_bytes(io, syms);
+      std::string grids;
+      for (const auto& l : m["launches"]) {
+        grids += " [";
+        for (size_t g = 0; g < 3; ++g) {  // appends: GCC 12 warns falsely (-Wrestrict) on "," + to_string()
+          if (g) grids.append(",");
+          grids.append(std::to_string(eval(l["grid"][g], syms)));
+        }
+        grids += "]";
+      }
+      std::printf("%-44s %zu launch(es)%s, %.1f MiB of device memory, %.3g FLOP, %.3g bytes\n", c.label.c_str(),
+                  m["launches"].size(), grids.c_str(), static_cast<double>(bytes) / (1 << 20), c.flops, c.bytes);
+      ++cases;
+    }
+  }
+  std::printf("%d cases\n", cases);
+  return cases ? 0 : 1;
+}
+
 struct Device {
   launcher::Driver drv{};
   launcher::CUdevice dev = 0;
@@ -102,13 +150,7 @@ void bench_bundle(Device& d, const fs::path& bundle, const k::Peaks& peaks, std:
   }
   for (const k::BenchCase& c : k::bench_cases()) {
     if (c.function != fn) continue;
-    std::map<std::string, int64_t> syms;
-    for (const auto& [sym, spec] : m["symbols"].items()) {
-      const std::string key = spec["from"]["input"].get<std::string>() + "." + std::to_string(spec["from"]["axis"].get<int>());
-      auto it = c.dims.find(key);
-      if (it == c.dims.end()) throw std::runtime_error(fn + ": the case " + c.label + " gives no size for " + key);
-      syms[sym] = it->second;
-    }
+    const std::map<std::string, int64_t> syms = resolve_symbols(m, c);
     std::vector<std::pair<CUdeviceptr, size_t>> allocs;
     auto alloc = [&](size_t bytes) {
       CUdeviceptr p = 0;
@@ -118,17 +160,12 @@ void bench_bundle(Device& d, const fs::path& bundle, const k::Peaks& peaks, std:
     };
     std::map<std::string, CUdeviceptr> inputs, outputs, buffers;
     for (const auto& in : m["inputs"]) {
-      size_t n = element_bytes(in["dtype"]);
-      for (const auto& dim : in["shape"]) n *= static_cast<size_t>(eval(dim, syms));
+      const size_t n = tensor_bytes(in, syms);
       inputs[in["name"]] = alloc(n);
       const std::vector<char> host = fill(in["dtype"], n);
       d.drv.check(d.drv.cuMemcpyHtoD(inputs[in["name"]], host.data(), n), "copy of an input");
     }
-    for (const auto& out : m["outputs"]) {
-      size_t n = element_bytes(out["dtype"]);
-      for (const auto& dim : out["shape"]) n *= static_cast<size_t>(eval(dim, syms));
-      outputs[out["name"]] = alloc(n);
-    }
+    for (const auto& out : m["outputs"]) outputs[out["name"]] = alloc(tensor_bytes(out, syms));
     const CUdeviceptr ws = alloc(static_cast<size_t>(eval(m["workspace"]["bytes"], syms)));
     for (const auto& [name, b] : m["workspace"]["buffers"].items()) buffers[name] = ws + static_cast<CUdeviceptr>(eval(b["offset"], syms));
     struct Prepared {
@@ -202,6 +239,7 @@ void bench_bundle(Device& d, const fs::path& bundle, const k::Peaks& peaks, std:
 
 int bench_main(int argc, char** argv) {
   try {
+    if (argc >= 3 && std::string(argv[2]) == "--dry-run") return dry_run(argc, argv);
     Device d;
     std::string why;
     if (!d.drv.load(why)) {
