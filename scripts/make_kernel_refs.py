@@ -61,6 +61,14 @@ RUNS = [
     # Two Conv2d instances of different channel counts share a function (symbolic channels);
     # the BatchNorm-folded one gets its own.
     ("cnn.default", "cnn", ["Conv2d"], (8, 16)),
+    # Tensor-core GEMM edges: K = 100 and 72 (partial K tiles; weight rows 200 bytes apart, so
+    # only every other one is 16-byte aligned for cp.async), N = 72 and 40, M = 3 and 130 rows
+    # (one partial tile, and three tiles), a bias + GELU epilogue; fp16 and bf16.
+    ("odd_mlp_fp16_dynamic.default", "odd_mlp_fp16_dynamic", ["OddMLP"], (3, 130)),
+    # A wide block in fp16: the tensor-core attention at head dim 64 (four k16 steps, eight
+    # P x V tiles) over three key blocks and three query tiles at sequence 70, GEMMs of 2-3 K tiles.
+    ("wide_fp16.default", "wide_fp16", ["DecoderAttention", "GatedMLP"], (5, 70)),
+    ("odd_mlp_bf16_dynamic.default", "odd_mlp_bf16_dynamic", ["OddMLP"], (3, 130)),
 ]
 
 
@@ -200,6 +208,23 @@ def export_convnet():
     print(f"  {path.relative_to(ROOT)}")
 
 
+def build_wide_fp16():
+    """A smaller wide block (dim 64, one head of 64, hidden 96) in fp16, sequence 2..80."""
+    torch.manual_seed(make_samples.SEED)
+    m = WideBlock(dim=64, heads=1, hidden=96, max_seq=80).to(torch.float16).eval()
+    x = torch.randn(2, 40, 64, generator=torch.Generator().manual_seed(make_samples.SEED + 9)).to(torch.float16)
+    return {"module": m, "inputs": (x,), "dynamic_shapes": {"x": {1: torch.export.Dim("seq", min=2, max=80)}}}
+
+
+def export_wide_fp16():
+    """samples/kernels/wide_fp16.default.pt2: the wide block in fp16, dynamic sequence length."""
+    spec = build_wide_fp16()
+    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec["dynamic_shapes"])
+    path = ROOT / "samples" / "kernels" / "wide_fp16.default.pt2"
+    torch.export.save(ep, str(path))
+    print(f"  {path.relative_to(ROOT)}")
+
+
 def build_decoder_as(dtype):
     def build():
         spec = make_samples.MODELS["decoder"]()
@@ -216,9 +241,50 @@ def build_decoder_dynamic_as(dtype):
     return build
 
 
+class OddMLP(torch.nn.Module):
+    """Linear(100, 72) -> GELU -> Linear(72, 40): sizes that are not multiples of the GEMM tiles."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(100, 72)
+        self.down = torch.nn.Linear(72, 40)
+
+    def forward(self, x):
+        return self.down(torch.nn.functional.gelu(self.up(x)))
+
+
+class OddMLPModel(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mlp = OddMLP()
+
+    def forward(self, x):
+        return self.mlp(x)
+
+
+def build_odd_mlp_as(dtype):
+    def build():
+        torch.manual_seed(make_samples.SEED)
+        m = OddMLPModel().to(dtype).eval()
+        x = torch.randn(8, 100, generator=torch.Generator().manual_seed(make_samples.SEED + 13)).to(dtype)
+        return {"module": m, "inputs": (x,), "dynamic_shapes": {"x": {0: torch.export.Dim("batch", min=2, max=256)}}}
+    return build
+
+
+def export_odd_mlp_as(name, dtype):
+    """samples/kernels/<name>.default.pt2 (torch.export, default IR, dynamic batch)."""
+    spec = build_odd_mlp_as(dtype)()
+    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec["dynamic_shapes"])
+    path = ROOT / "samples" / "kernels" / f"{name}.default.pt2"
+    torch.export.save(ep, str(path))
+    print(f"  {path.relative_to(ROOT)}")
+
+
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
-                decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16), convnet=build_convnet)
+                decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
+                odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16),
+                convnet=build_convnet)
 
 
 def sample_path(stem):
@@ -243,11 +309,14 @@ def export_decoder_as(name, dtype, dynamic=False):
     print(f"  {path.relative_to(ROOT)}")
 
 
-EXPORTS = {"wide.default": export_wide, "convnet.default": export_convnet, "float_mask.default": export_float_mask,
+EXPORTS = {"wide.default": export_wide, "wide_fp16.default": export_wide_fp16, "convnet.default": export_convnet,
+           "float_mask.default": export_float_mask,
            "decoder_fp16.default": lambda: export_decoder_as("decoder_fp16", torch.float16),
            "decoder_bf16.default": lambda: export_decoder_as("decoder_bf16", torch.bfloat16),
            "decoder_fp16_dynamic.default": lambda: export_decoder_as("decoder_fp16_dynamic", torch.float16, dynamic=True),
-           "decoder_bf16_dynamic.default": lambda: export_decoder_as("decoder_bf16_dynamic", torch.bfloat16, dynamic=True)}
+           "decoder_bf16_dynamic.default": lambda: export_decoder_as("decoder_bf16_dynamic", torch.bfloat16, dynamic=True),
+           "odd_mlp_fp16_dynamic.default": lambda: export_odd_mlp_as("odd_mlp_fp16_dynamic", torch.float16),
+           "odd_mlp_bf16_dynamic.default": lambda: export_odd_mlp_as("odd_mlp_bf16_dynamic", torch.bfloat16)}
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "INT64": np.int64, "INT32": np.int32, "BOOL": np.bool_}
 TORCH_FLOATS = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BFLOAT16": torch.bfloat16}
 

@@ -1358,6 +1358,105 @@ class Window(nn.Module):
                 torch.blackman_window(6, dtype=torch.float64))
 
 
+# ----------------------------------------------------------------------------------------------
+# Complex values (as real pairs in the ONNX) and FFTs
+# ----------------------------------------------------------------------------------------------
+
+
+def _freqs_cis(seq, half, theta=10000.0):
+    """Meta's Llama precompute_freqs_cis: complex64 [seq, half] of unit length."""
+    freqs = 1.0 / (theta ** (torch.arange(0, 2 * half, 2).float() / (2 * half)))
+    angles = torch.outer(torch.arange(seq).float(), freqs)
+    return torch.polar(torch.ones_like(angles), angles)
+
+
+ROPE_SEQ = Dim("rope_seq", min=2, max=16)  # freqs_cis has 16 positions
+
+
+@case("complex_rotary", lambda g: (randn(g, 2, 5, 3, 8),), dynamic={"x": {1: ROPE_SEQ}},
+      second=lambda g: (randn(g, 2, 9, 3, 8),))
+class ComplexRotary(nn.Module):
+    """Llama rotary embedding through complex numbers: view_as_complex of x.reshape(..., -1, 2) times a complex freqs_cis buffer (sliced to a dynamic length, viewed for broadcast), view_as_real, flatten."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("freqs_cis", _freqs_cis(16, 4))
+
+    def forward(self, x):
+        seq = x.shape[1]
+        xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+        f = self.freqs_cis[0:seq].view(1, seq, 1, xc.shape[-1])
+        return torch.view_as_real(xc * f).flatten(3).type_as(x)
+
+
+@case("complex_ops", lambda g: (randn(g, 3, 4), randn(g, 3, 4), randn(g, 4), torch.randn(3, 4, dtype=torch.complex64, generator=g)))
+class ComplexOps(nn.Module):
+    """complex, polar, real, imag, abs, angle, conj, exp, neg and mul/div/add/sub of complex by complex, real tensors, real and complex Scalars; permute, transpose, unsqueeze, reshape, cat, slice, select on complex; a complex graph input and output (real pairs)."""
+
+    def forward(self, a, b, r, c):
+        z = torch.complex(a, b)
+        p = torch.polar(a.abs() + 0.5, b)
+        w = (z * p + z / (p + 1) - z * r + r / (p * 2 + 1j)) * 0.5 - (1 - 2j) * z
+        y = torch.cat([w.unsqueeze(0), z.t().reshape(1, 3, 4), torch.exp(p * 0.3).unsqueeze(0)], 0).permute(2, 0, 1)
+        return (torch.view_as_real(w), z.real, z.imag, p.abs(), w.angle(), torch.view_as_real(y[1:3].conj().resolve_conj()),
+                torch.view_as_real(-y.select(1, 2)), c * z + c.conj() / 3, (c * 1j).abs(), torch.view_as_real(z.flatten()))
+
+
+@case("fft", lambda g: (randn(g, 3, 6, 8), randn(g, 2, 5, 7)))
+class FFT(nn.Module):
+    """torch.fft rfft, irfft (n), fft (ortho, n), ifft, fftn and ifftn over two dims, rfft2, irfftn (s), rfftn of an odd length; fft_* in the default IR, _fft_r2c/_fft_c2c/_fft_c2r in core IR (ONNX DFT, opset 20)."""
+
+    def forward(self, x, y):
+        r = torch.fft.rfft(x)
+        f = torch.fft.fft(x, n=6, norm="ortho")
+        i = torch.fft.irfft(r, n=x.shape[-1])
+        j = torch.fft.ifft(f, norm="forward")
+        n2 = torch.fft.fftn(x, dim=(-2, -1))
+        back = torch.fft.ifftn(n2, dim=(-2, -1)).real
+        r2 = torch.fft.rfft2(y)
+        ir2 = torch.fft.irfftn(r2, s=y.shape[-2:])
+        odd = torch.fft.rfftn(y, dim=(0, 2), norm="forward")
+        return r, f, i, j, n2, back, r2, ir2, torch.fft.irfft(odd, n=9, dim=2), r.abs(), torch.fft.fft(y, n=10, dim=1)
+
+
+
+@case("fft_extra", lambda g: (randn(g, 3, 8), randn(g, 2, 5)))
+class FFTExtra(nn.Module):
+    """torch.fft fftshift/ifftshift (complex and real, odd and even lengths), fftfreq/rfftfreq, hfft and ihfft (with n); core IR writes them as index_select, _conj and _fft_*."""
+
+    def forward(self, x, y):
+        f = torch.fft.fft(x)
+        return (torch.fft.fftshift(f), torch.fft.ifftshift(y), torch.fft.fftshift(y, dim=1), torch.fft.fftfreq(7),
+                torch.fft.rfftfreq(8, d=0.5), torch.fft.hfft(f[:, :5]), torch.fft.hfft(f, n=9, norm="ortho"),
+                torch.fft.ihfft(x).resolve_conj(), torch.fft.ihfft(y, n=6, norm="forward").resolve_conj())
+
+
+@case("stft", lambda g: (randn(g, 2, 64), randn(g, 50)), irs=("default",))
+class STFT(nn.Module):
+    """stft (centred with reflect padding; a shorter window, not centred, normalized; a 1-D signal, no window, not onesided) and istft (with and without length) on hann and hamming windows; core IR writes them as unfold, _fft_r2c/_fft_c2r and index_put."""
+
+    def forward(self, x, y):
+        w = torch.hann_window(16)
+        s = torch.stft(x, 16, hop_length=4, window=w, return_complex=True)
+        s2 = torch.stft(x, 16, hop_length=5, win_length=12, window=torch.hamming_window(12), center=False,
+                        normalized=True, return_complex=True)
+        s3 = torch.stft(y, 8, hop_length=3, center=False, onesided=False, return_complex=True)
+        back = torch.istft(s, 16, hop_length=4, window=w, length=x.shape[-1])
+        s4 = torch.stft(x, 16, hop_length=4, win_length=12, window=torch.hamming_window(12), normalized=True,
+                        return_complex=True)
+        back2 = torch.istft(s4, 16, hop_length=4, win_length=12, window=torch.hamming_window(12), normalized=True)
+        return s, s2, s3, back, back2
+
+
+@case("stft_core", lambda g: (randn(g, 2, 12),), irs=("core",))
+class STFTCore(nn.Module):
+    """stft and istft in core IR (unfold, _fft_r2c, _fft_c2r, index_put overlap-add), short so that the sample stays small."""
+
+    def forward(self, x):
+        w = torch.hann_window(8)
+        s = torch.stft(x, 8, hop_length=4, window=w, return_complex=True)
+        return s, torch.istft(s, 8, hop_length=4, window=w, length=x.shape[-1])
+
 def _stats(t, low, high, mean, mean_tol, std, std_tol):
     """What a random sample can be checked by: its shape and dtype (ones summed over the last dim:
     the leading dims as the result's, the last as its values), its range and its first two moments,
@@ -1468,6 +1567,7 @@ FUSED_OPS = {
 }
 # {case: opset}: cases that convert only from that opset on (torch.onnx.ops' Attention is opset 23).
 MIN_OPSET = {"onnx_ops": 23, "dtypes": 19}  # float8 Cast is ONNX opset 19
+MIN_OPSET.update(fft=20, fft_extra=20, stft=20, stft_core=20)  # ONNX DFT with the axis as an input
 
 
 def _onnx_ops_reference(module, inputs):
@@ -1488,6 +1588,12 @@ REFERENCE = {"onnx_ops": _onnx_ops_reference}
 # ----------------------------------------------------------------------------------------------
 # Making the samples
 # ----------------------------------------------------------------------------------------------
+
+
+def _pairs(a):
+    """A complex array as the real pairs pt2onnx's ONNX carries it in (trailing axis of 2: real,
+    imaginary), as torch.view_as_real writes it; other arrays as they are."""
+    return np.ascontiguousarray(np.stack([a.real, a.imag], -1)) if np.iscomplexobj(a) else a
 
 
 def _run(fn, inputs):
@@ -1589,11 +1695,11 @@ def make_case(c: Case, out_dir: Path):
         else:
             changed = ms._write_if_changed(pt2, data)
 
-        arrays = {f"input_{k}": ms._np(t) for k, t in enumerate(inputs)}
-        arrays.update({f"output_{k}": o for k, o in enumerate(outputs)})
+        arrays = {f"input_{k}": _pairs(ms._np(t)) for k, t in enumerate(inputs)}
+        arrays.update({f"output_{k}": _pairs(o) for k, o in enumerate(outputs)})
         if second:
-            arrays.update({f"b2_input_{k}": ms._np(t) for k, t in enumerate(second)})
-            arrays.update({f"b2_output_{k}": o for k, o in enumerate(outputs2)})
+            arrays.update({f"b2_input_{k}": _pairs(ms._np(t)) for k, t in enumerate(second)})
+            arrays.update({f"b2_output_{k}": _pairs(o) for k, o in enumerate(outputs2)})
         changed |= ms._write_if_changed(npz, ms._npz_bytes(arrays))
 
         entries[stem] = describe(c, module, ep, ir, pt2, npz, arrays, len(outputs))

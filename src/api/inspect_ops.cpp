@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "api/inspect_summary.h"
+#include "translate/complex_values.h"
 #include "translate/custom_op_rule.h"
 #include "translate/liveness.h"
 
@@ -12,8 +13,9 @@ namespace pt2onnx::inspection {
 
 namespace {
 
+// `complex`: the node reads or writes a complex tensor, which only complex rules translate.
 OpSummary classify(const std::string& target, const translate::RuleTable& rules, int opset,
-                   const std::vector<translate::CustomOpRule>& custom) {
+                   const std::vector<translate::CustomOpRule>& custom, bool complex) {
   OpSummary op;
   op.target = target;
   const auto by_config = std::find_if(custom.begin(), custom.end(), [&](const translate::CustomOpRule& rule) {
@@ -24,11 +26,13 @@ OpSummary classify(const std::string& target, const translate::RuleTable& rules,
     op.rule = by_config->origin;
   } else if (translate::is_dropped_target(target)) {
     op.support = OpSupport::kDropped;
-  } else if (rules.supports(target, opset)) {
+  } else if (rules.supports(target, opset, complex)) {
     op.support = OpSupport::kSupported;
-  } else if (const std::vector<translate::Rule>* list = rules.find(target); list && !list->empty()) {
+  } else if (const std::vector<translate::Rule>* list = rules.find(target);
+             list && std::any_of(list->begin(), list->end(), [&](const translate::Rule& r) { return r.complex == complex; })) {
     op.support = OpSupport::kNeedsOpset;
-    op.min_opset = list->back().min_opset;  // rules are kept newest first
+    for (const translate::Rule& r : *list)  // the lowest opset of a rule of the node's kind
+      if (r.complex == complex && (op.min_opset == 0 || r.min_opset < op.min_opset)) op.min_opset = r.min_opset;
   } else {
     op.support = OpSupport::kUnsupported;
   }
@@ -40,8 +44,13 @@ void count_ops(const ir::Graph& graph, const std::vector<bool>& live, bool reach
                int opset, const std::vector<translate::CustomOpRule>& custom, std::map<std::string, OpSummary>& by_target) {
   const auto& nodes = graph.nodes;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    auto it = by_target.find(nodes[i].target);
-    if (it == by_target.end()) it = by_target.emplace(nodes[i].target, classify(nodes[i].target, rules, opset, custom)).first;
+    // A complex node that no complex rule takes is its own row, as convert names it.
+    const bool complex = translate::touches_complex(graph.tensor_values, nodes[i]);
+    OpSummary op = classify(nodes[i].target, rules, opset, custom, complex);
+    if (complex && (op.support == OpSupport::kUnsupported || op.support == OpSupport::kNeedsOpset))
+      op.target += " on complex values";
+    auto it = by_target.find(op.target);
+    if (it == by_target.end()) it = by_target.emplace(op.target, std::move(op)).first;
     ++it->second.count;
     const bool used = reached && live[i];
     if (!used) ++it->second.unused;

@@ -15,6 +15,8 @@
 #include "emit/serialize_model.h"
 #include "emit/tensor_copier.h"
 #include "emit/tensor_layout.h"
+#include "translate/complex_values.h"
+#include "translate/onnx_types.h"
 
 namespace pt2onnx::emit {
 
@@ -87,13 +89,16 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
                                     (binding.is_constant ? "constants" : "weights"));
 
     const archive::TensorData& tensor = *weight.tensor;
-    const std::optional<int32_t> data_type = onnx_data_type(tensor.dtype);
+    // A complex tensor is written as its real pairs, the same bytes (translate/complex_values.h).
+    const bool complex = translate::is_complex(tensor.dtype);
+    const std::optional<int32_t> data_type =
+        onnx_data_type(complex ? translate::complex_component(tensor.dtype) : tensor.dtype);
     if (!data_type)
       fail(ErrorCode::kUnsupported, weight.what + ": element type " + std::string(ir::dtype_name(tensor.dtype)) +
                                         " has no ONNX tensor type we can write");
     const onnx::TensorProto& initializer = *weight.initializer;
     const std::vector<int64_t> declared_dims(initializer.dims().begin(), initializer.dims().end());
-    if (*data_type != initializer.data_type() || declared_dims != tensor.sizes)
+    if (*data_type != initializer.data_type() || declared_dims != translate::lowered_dims(tensor.dtype, tensor.sizes))
       fail(ErrorCode::kArchive, weight.what + ": the archive holds " + std::string(ir::dtype_name(tensor.dtype)) +
                                     format_dims(tensor.sizes) + " (" + onnx_data_type_name(*data_type) +
                                     ") but the initializer declares " +

@@ -281,6 +281,7 @@ std::vector<CompiledBundle> compile_bundles(const Nvrtc& nvrtc, const std::vecto
         image.options = {"--gpu-architecture=" + image.arch, "-std=c++17"};
         NvrtcResult r = nvrtc.compile(plan.source, plan.name + ".cu", image.options);
         image.cubin = std::move(r.cubin);
+        image.ptx = std::move(r.ptx);
         image.log = std::move(r.log);
         check_cubin(image, plan);
       } catch (...) {
@@ -298,6 +299,9 @@ std::vector<CompiledBundle> compile_bundles(const Nvrtc& nvrtc, const std::vecto
     if (e) std::rethrow_exception(e);
   return out;
 }
+
+// The PTX of an image, beside the source it was compiled from.
+static std::string ptx_file(const std::string& name, const std::string& arch) { return "src/" + name + "." + arch + ".ptx"; }
 
 std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvrtc_minor, const std::string& model_file) {
   const KernelPlan& p = bundle.planned->plan;
@@ -337,6 +341,8 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
                         {"nvrtc", nv},
                         {"nvrtc_options", img.options},
                         {"min_driver", nvrtc_major * 1000 + nvrtc_minor * 10}};
+    if (!img.ptx.empty())
+      images[img.arch]["ptx"] = {{"file", ptx_file(p.name, img.arch)}, {"sha256", sha256_hex(img.ptx)}, {"bytes", img.ptx.size()}};
   }
   m["images"] = images;
   m["source"] = {{"file", "src/" + p.name + ".cu"}, {"sha256", sha256_hex(p.source)}};
@@ -405,7 +411,10 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
       const std::string manifest = manifest_json(b, nvrtc_major, nvrtc_minor, model_file);
       put("manifest.json", manifest.data(), manifest.size());
       put(fs::path("src") / (p.name + ".cu"), p.source.data(), p.source.size());
-      for (const auto& img : b.images) put(fs::path(img.arch) / (p.name + ".cubin"), img.cubin.data(), img.cubin.size());
+      for (const auto& img : b.images) {
+        put(fs::path(img.arch) / (p.name + ".cubin"), img.cubin.data(), img.cubin.size());
+        if (!img.ptx.empty()) put(ptx_file(p.name, img.arch), img.ptx.data(), img.ptx.size());
+      }
       written.push_back(w);
     }
     for (size_t i = 0; i < bundles.size(); ++i) {

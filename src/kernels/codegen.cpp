@@ -8,6 +8,7 @@
 #include "ir/dtype_table.h"
 #include "kernels/codegen_internal.h"
 #include "kernels/expr.h"
+#include "kernels/kernel_template.h"
 #include "kernels/op_rules.h"
 
 namespace pt2onnx::kernels {
@@ -286,6 +287,11 @@ void Generator::define_stored(const std::string& name, int dtype, const std::vec
   v.dtype = dtype;
   v.shape = shape;
   v.pointer = dest.pointer;
+  if (dest.storage_dtype == dtype) {
+    v.strided_pointer = dest.pointer;
+    v.strides.assign(shape.size(), ir::sym_int(1));
+    for (size_t i = shape.size(); i-- > 1;) v.strides[i - 1] = product(shape, i);
+  }
   const std::string pointer = dest.pointer;
   const int storage = dest.storage_dtype;
   v.load = [pointer, storage, shape, dtype](Body& b, const Idx& idx) {
@@ -465,29 +471,17 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
   const Dest dest = destination(last, last_dtype, out_shape);
 
   Scope scope;
-  Body b;
-  b.scope = &scope;
-  const std::string T = std::to_string(kTile), TK = std::to_string(kTileK);
-  b.line("__shared__ float p2_as[" + TK + "][" + T + " + 1];");
-  b.line("__shared__ float p2_bs[" + TK + "][" + T + " + 1];");
-  b.line("const long long p2_M = " + to_c(m) + ", p2_N = " + to_c(n) + ", p2_K = " + to_c(k) + ";");
-  const Idx bidx = delinearize(b, "(long long)blockIdx.z", batch);
-  b.line("const long long p2_m0 = (long long)blockIdx.y * " + T + ", p2_n0 = (long long)blockIdx.x * " + T + ";");
-  b.line("const int p2_tx = threadIdx.x % 16, p2_ty = threadIdx.x / 16;");
-  b.line("float p2_acc[4][4];");
-  b.line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) p2_acc[i][j] = 0.0f;");
-  b.line("for (long long p2_k0 = 0; p2_k0 < p2_K; p2_k0 += " + TK + ") {");
-  Body loop = b.child();
-  loop.line("for (int p2_l = threadIdx.x; p2_l < " + T + " * " + TK + "; p2_l += " + std::to_string(kBlock) + ") {");
-  Body tile = loop.child();
-  // A tile element (m, k) and B tile element (k, n).
-  tile.line("const long long p2_am = p2_m0 + p2_l / " + TK + ", p2_ak = p2_k0 + p2_l % " + TK + ";");
-  tile.line("const long long p2_bk = p2_k0 + p2_l / " + T + ", p2_bn = p2_n0 + p2_l % " + T + ";");
-  tile.line("float p2_av = 0.0f, p2_bv = 0.0f;");
+  auto block = [&](int depth) {
+    Body x;
+    x.scope = &scope;
+    x.indent = std::string(2 * depth, ' ');
+    return x;
+  };
+  Body bi = block(1);
+  const Idx bidx = delinearize(bi, "(long long)blockIdx.z", batch);
   auto operand_index = [&](const std::vector<SymExpr>& bshape, const std::string& row, const std::string& col, bool vec_is_a,
                            bool is_vec, bool trans) {
-    Idx batch_part = broadcast_index(bidx, batch, bshape);
-    Idx idx = batch_part;
+    Idx idx = broadcast_index(bidx, batch, bshape);
     if (is_vec) {
       idx.push_back(vec_is_a ? col : row);
       return idx;
@@ -501,40 +495,19 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
     }
     return idx;
   };
-  {
-    tile.line("if (p2_am < p2_M && p2_ak < p2_K) {");
-    Body inner = tile.child();
-    const Idx ia = operand_index(ba, "p2_am", "p2_ak", true, a_vec, trans_a);
-    inner.line("p2_av = " + convert(load(inner, a, ia), va.dtype, TensorProto::FLOAT) + ";");
-    tile.code += inner.code;
-    tile.line("}");
-  }
-  {
-    tile.line("if (p2_bk < p2_K && p2_bn < p2_N) {");
-    Body inner = tile.child();
-    const Idx ib = operand_index(bb, "p2_bk", "p2_bn", false, b_vec, trans_b);
-    inner.line("p2_bv = " + convert(load(inner, bname, ib), vb.dtype, TensorProto::FLOAT) + ";");
-    tile.code += inner.code;
-    tile.line("}");
-  }
-  tile.line("p2_as[p2_l % " + TK + "][p2_l / " + TK + "] = p2_av;");
-  tile.line("p2_bs[p2_l / " + T + "][p2_l % " + T + "] = p2_bv;");
-  loop.code += tile.code;
-  loop.line("}");
-  loop.line("__syncthreads();");
-  loop.line("for (int kk = 0; kk < " + TK + "; ++kk) {");
-  loop.line("  float a[4], bq[4];");
-  loop.line("  for (int i = 0; i < 4; ++i) a[i] = p2_as[kk][p2_ty + 16 * i];");
-  loop.line("  for (int j = 0; j < 4; ++j) bq[j] = p2_bs[kk][p2_tx + 16 * j];");
-  loop.line("  for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) p2_acc[i][j] = fmaf(a[i], bq[j], p2_acc[i][j]);");
-  loop.line("}");
-  loop.line("__syncthreads();");
-  b.code += loop.code;
-  b.line("}");
-  b.line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) {");
-  Body epi = b.child();
-  epi.line("const long long p2_m = p2_m0 + p2_ty + 16 * i, p2_n = p2_n0 + p2_tx + 16 * j;");
-  epi.line("if (p2_m >= p2_M || p2_n >= p2_N) continue;");
+  // Statements setting p2_av (p2_bv) from the operand at (p2_am, p2_ak) ((p2_bk, p2_bn)), `depth` deep.
+  auto load_a = [&](int depth) {
+    Body x = block(depth);
+    x.line("p2_av = " + convert(load(x, a, operand_index(ba, "p2_am", "p2_ak", true, a_vec, trans_a)), va.dtype, TensorProto::FLOAT) + ";");
+    return x.code;
+  };
+  auto load_b = [&](int depth) {
+    Body x = block(depth);
+    x.line("p2_bv = " + convert(load(x, bname, operand_index(bb, "p2_bk", "p2_bn", false, b_vec, trans_b)), vb.dtype, TensorProto::FLOAT) + ";");
+    return x.code;
+  };
+  const std::string simt_load_a = load_a(4), simt_load_b = load_b(4);
+  Body epi = block(2);
   std::string result = "p2_acc[i][j]";
   if (alpha != 1.0) result = float_literal(alpha) + " * " + result;
   if (!c.empty() && beta != 0.0) {
@@ -558,12 +531,51 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
     }
   }
   epi.line(dest.pointer + "[" + linear_index(oidx, full) + "] = " + store(result, result_dtype, dest.storage_dtype) + ";");
-  b.code += epi.code;
-  b.line("}");
+  const Holes simt{{"BLOCK", std::to_string(kBlock)}, {"T", std::to_string(kTile)}, {"TK", std::to_string(kTileK)},
+                   {"M", to_c(m)}, {"N", to_c(n)}, {"K", to_c(k)}, {"BATCH_INDEX", bi.code},
+                   {"LOAD_A", simt_load_a}, {"LOAD_B", simt_load_b}, {"EPILOGUE", epi.code}};
+  std::string body = render_template("gemm_simt", simt);
+  int smem = 2 * kTileK * (kTile + 1) * 4;
+  // fp16 x fp16 or bf16 x bf16 matrices: tensor cores on sm_80+ (the SIMT body elsewhere).
+  const bool tensor = !a_vec && !b_vec && va.dtype == vb.dtype &&
+                      (va.dtype == TensorProto::FLOAT16 || va.dtype == TensorProto::BFLOAT16);
+  if (tensor) {
+    static_assert(kTile == 64 && kBlock == 256, "gemm_mma.cu's warp layout is 8 warps over a 64 x 64 tile");
+    const bool f16 = va.dtype == TensorProto::FLOAT16;
+    // cp.async of a chunk of 8 consecutive k: the operand is a (permuted) view of a buffer of its
+    // own 16-bit type whose k axis has stride 1; rows, range and alignment are checked per chunk.
+    auto async = [&](const Value& v, const std::vector<SymExpr>& bshape, bool is_a, bool trans, const std::string& tile) {
+      if (v.strided_pointer.empty() || pointer_info_.at(v.strided_pointer).second != v.dtype) return std::string();
+      const size_t r = v.shape.size();
+      const size_t kaxis = (is_a != trans) ? r - 1 : r - 2;  // A [.., M, K], B [.., K, N]; swapped when transposed
+      if (!is_const(v.strides[kaxis], 1)) return std::string();
+      const std::string row = is_a ? "p2_am" : "p2_bn", bound = is_a ? "p2_M" : "p2_N";
+      const Idx idx = is_a ? operand_index(bshape, row, "(p2_k0 + p2_cc)", true, false, trans)
+                           : operand_index(bshape, "(p2_k0 + p2_cc)", row, false, false, trans);
+      std::string offset;
+      for (size_t i = 0; i < r; ++i) offset += (i ? " + " : "") + idx[i] + "*(" + to_c(v.strides[i]) + ")";
+      scope.pointers.insert(v.strided_pointer);
+      Body x = block(4);
+      x.line("if (" + row + " < " + bound + " && p2_k0 + p2_cc + 8 <= p2_K) {");
+      x.line("  const unsigned short* p2_src = &" + v.strided_pointer + "[" + offset + "];");
+      x.line("  if (p2_aligned16(p2_src)) {");
+      x.line("    p2_cp_async16(&" + tile + "[p2_st][p2_cr][p2_cc], p2_src);");
+      x.line("    p2_async = true;");
+      x.line("  }");
+      x.line("}");
+      return x.code;
+    };
+    Holes mma{{"T", std::to_string(kTile)}, {"M", to_c(m)}, {"N", to_c(n)}, {"K", to_c(k)}, {"BATCH_INDEX", bi.code},
+              {"A_ASYNC", async(va, ba, true, trans_a, "p2_as")}, {"B_ASYNC", async(vb, bb, false, trans_b, "p2_bs")},
+              {"LOAD_A", load_a(6)}, {"LOAD_B", load_b(6)}, {"TO_16", f16 ? "p2_f2h" : "p2_f2b"},
+              {"MMA", f16 ? "p2_mma_f16" : "p2_mma_bf16"}, {"EPILOGUE", epi.code}, {"SIMT", body}};
+    body = render_template("gemm_mma", mma);
+    smem = std::max(smem, 2 * 2 * kTile * (32 + 8) * 2 + kTile * (kTile + 4) * 4);
+  }
   const SymExpr nb = product(batch);
   if (!const_value(nb)) plan_.preconditions.push_back(to_manifest(nb) + " <= 65535");
   else if (*const_value(nb) > 65535) unsupported(node, "batch of more than 65535 matrices");
-  add_kernel(computes, dest.pointer, scope, b.code, 2 * kTileK * (kTile + 1) * 4,
+  add_kernel(computes, dest.pointer, scope, body, smem,
              {to_manifest(ir::sym_apply(ir::SymOp::kCeilDiv, {n, ir::sym_int(kTile)})),
               to_manifest(ir::sym_apply(ir::SymOp::kCeilDiv, {m, ir::sym_int(kTile)})), to_manifest(nb)});
   if (chain.empty()) {
@@ -832,7 +844,9 @@ KernelPlan Generator::run() {
       plan_.buffers.empty()
           ? ir::sym_int(0)
           : sym_align(ir::sym_apply(ir::SymOp::kAdd, {plan_.buffers.back().offset, plan_.buffers.back().bytes}), 256);
-  plan_.source = std::string(kPrelude) + (constants_.empty() ? "" : "\n" + constants_) + kernel_code_;
+  // The tensor-core helpers only where a kernel uses them (other bundles keep their text).
+  const bool mma = kernel_code_.find("p2_mma_") != std::string::npos;
+  plan_.source = std::string(kPrelude) + (mma ? render_template("mma_prelude", {}) : std::string()) + (constants_.empty() ? "" : "\n" + constants_) + kernel_code_;
   plan_.op_types.assign(ops.begin(), ops.end());
   std::sort(plan_.preconditions.begin(), plan_.preconditions.end());
   plan_.preconditions.erase(std::unique(plan_.preconditions.begin(), plan_.preconditions.end()), plan_.preconditions.end());

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "kernels/codegen_internal.h"
 #include "kernels/expr.h"
+#include "kernels/kernel_template.h"
 
 namespace pt2onnx::kernels::detail {
 
@@ -276,150 +277,77 @@ bool Generator::emit_attention(const AttentionMatch& m) {
   const int kv_width = static_cast<int>(std::max(*e, *ev));
   const int per_lane = static_cast<int>((*ev + kLanes - 1) / kLanes);
   Scope scope;
-  Body b;
-  b.scope = &scope;
-  // +1 padding: rows of a 2-D tile read down a column do not share a bank.
-  b.line("__shared__ float p2_q[" + R + "][" + Es + " + 1];");
-  b.line("__shared__ float p2_kv[" + K + "][" + std::to_string(kv_width) + " + 1];");
-  b.line("__shared__ float p2_p[" + R + "][" + K + " + 1];");
-  b.line("const long long p2_L = " + to_c(L) + ", p2_S = " + to_c(S) + ";");
-  const Idx bidx = delinearize(b, "(long long)blockIdx.x", batch);
-  b.line("const long long p2_i0 = (long long)blockIdx.y * " + R + ";");
-  b.line("const int p2_r = threadIdx.x / " + NL + ", p2_g = threadIdx.x % " + NL + ";");
-  b.line("const long long p2_i = p2_i0 + p2_r;");
+  auto block = [&](int depth) {
+    Body x;
+    x.scope = &scope;
+    x.indent = std::string(2 * depth, ' ');
+    return x;
+  };
+  Body bi = block(1);
+  const Idx bidx = delinearize(bi, "(long long)blockIdx.x", batch);
   auto with_batch = [&](const std::vector<SymExpr>& bshape, const std::string& r, const std::string& c) {
     Idx idx = broadcast_index(bidx, batch, bshape);
     idx.push_back(r);
     idx.push_back(c);
     return idx;
   };
-  // q' tile, staged once; rows past L are zero and never stored.
-  b.line("for (int p2_l = threadIdx.x; p2_l < " + R + " * " + Es + "; p2_l += 256) {");
+  // Statements setting p2_v to an operand element (as float), `depth` deep.
+  auto load_operand = [&](int depth, const std::string& name, const Value& v, const std::vector<SymExpr>& bshape,
+                          const std::string& r, const std::string& c) {
+    Body x = block(depth);
+    x.line("p2_v = " + convert(load(x, name, with_batch(bshape, r, c)), v.dtype, TensorProto::FLOAT) + ";");
+    return x.code;
+  };
+  const std::string load_q = load_operand(3, qn, vq, bq, "p2_qi", "p2_qe");
+  const std::string load_k = load_operand(4, kn, vk, bk, "p2_ke", "p2_kj");
+  Body score = block(4);
   {
-    Body in = b.child();
-    in.line("const long long p2_qi = p2_i0 + p2_l / " + Es + ", p2_qe = p2_l % " + Es + ";");
-    in.line("float p2_v = 0.0f;");
-    in.line("if (p2_qi < p2_L) {");
-    Body g = in.child();
-    g.line("p2_v = " + convert(load(g, qn, with_batch(bq, "p2_qi", "p2_qe")), vq.dtype, TensorProto::FLOAT) + ";");
-    in.code += g.code;
-    in.line("}");
-    in.line("p2_q[p2_l / " + Es + "][p2_l % " + Es + "] = p2_v;");
-    b.code += in.code;
-  }
-  b.line("}");
-  b.line("float p2_m = -P2_INF, p2_sum = 0.0f;  // running max and sum of exp(score - max) of row p2_i");
-  b.line("float p2_o[" + std::to_string(per_lane) + "];  // output columns p2_g + " + NL + " * w");
-  b.line("for (int w = 0; w < " + std::to_string(per_lane) + "; ++w) p2_o[w] = 0.0f;");
-  if (causal) {
-    // Keys past this tile's last row are -inf for every row: they would add exp(-inf) = 0.
-    b.line("const long long p2_jend = p2_min(p2_S, p2_i0 + " + R + ");  // causal: key j <= row i");
-  } else {
-    b.line("const long long p2_jend = p2_S;");
-  }
-  b.line("for (long long p2_j0 = 0; p2_j0 < p2_jend; p2_j0 += " + K + ") {");
-  Body loop = b.child();
-  loop.line("__syncthreads();  // q staged / the previous block's v no longer read");
-  loop.line("for (int p2_l = threadIdx.x; p2_l < " + K + " * " + Es + "; p2_l += 256) {");
-  {
-    Body in = loop.child();
-    in.line("const long long p2_kj = p2_j0 + p2_l / " + Es + ", p2_ke = p2_l % " + Es + ";");
-    in.line("float p2_v = 0.0f;");
-    in.line("if (p2_kj < p2_S) {");
-    Body g = in.child();
-    g.line("p2_v = " + convert(load(g, kn, with_batch(bk, "p2_ke", "p2_kj")), vk.dtype, TensorProto::FLOAT) + ";");
-    in.code += g.code;
-    in.line("}");
-    in.line("p2_kv[p2_l / " + Es + "][p2_l % " + Es + "] = p2_v;");
-    loop.code += in.code;
-  }
-  loop.line("}");
-  loop.line("__syncthreads();");
-  loop.line("float p2_sc[" + K + " / " + NL + "];");
-  loop.line("float p2_bm = -P2_INF;");
-  loop.line("for (int u = 0; u < " + K + " / " + NL + "; ++u) {");
-  {
-    Body in = loop.child();
-    in.line("const int p2_c = p2_g + " + NL + " * u;");
-    in.line("const long long p2_j = p2_j0 + p2_c;");
-    in.line("float p2_x = -P2_INF;  // out of range: no weight");
-    in.line("if (p2_i < p2_L && p2_j < p2_S) {");
-    Body g = in.child();
-    g.line("float p2_s = 0.0f;");
-    g.line("for (int p2_e = 0; p2_e < " + Es + "; ++p2_e) p2_s = fmaf(p2_q[p2_r][p2_e], p2_kv[p2_c][p2_e], p2_s);");
     Idx sidx = bidx;
     sidx.push_back("p2_i");
     sidx.push_back("p2_j");
-    g.line("p2_x = " + convert(load(g, masked, sidx), masked_dtype, TensorProto::FLOAT) + ";");
-    in.code += g.code;
-    in.line("}");
-    in.line("p2_sc[u] = p2_x;");
-    in.line("p2_bm = fmaxf(p2_bm, p2_x);");
-    loop.code += in.code;
+    score.line("p2_x = " + convert(load(score, masked, sidx), masked_dtype, TensorProto::FLOAT) + ";");
   }
-  loop.line("}");
-  loop.line("// The 8 lanes of a row are 8 consecutive threads of one warp.");
-  loop.line("for (int o = " + std::to_string(kLanes / 2) + "; o > 0; o >>= 1) p2_bm = fmaxf(p2_bm, __shfl_xor_sync(0xffffffffu, p2_bm, o));");
-  loop.line("const float p2_mn = fmaxf(p2_m, p2_bm);");
-  loop.line("// While every score so far is -inf nothing is accumulated (exp(-inf - -inf) is NaN).");
-  loop.line("const bool p2_none = p2_mn == -P2_INF;");
-  loop.line("const float p2_alpha = p2_none ? 1.0f : expf(p2_m - p2_mn);");
-  loop.line("float p2_bs = 0.0f;");
-  loop.line("for (int u = 0; u < " + K + " / " + NL + "; ++u) {");
-  loop.line("  const float p2_pv = p2_none ? 0.0f : expf(p2_sc[u] - p2_mn);");
-  loop.line("  p2_p[p2_r][p2_g + " + NL + " * u] = p2_pv;");
-  loop.line("  p2_bs += p2_pv;");
-  loop.line("}");
-  loop.line("for (int o = " + std::to_string(kLanes / 2) + "; o > 0; o >>= 1) p2_bs += __shfl_xor_sync(0xffffffffu, p2_bs, o);");
-  loop.line("p2_sum = p2_sum * p2_alpha + p2_bs;");
-  loop.line("p2_m = p2_mn;");
-  loop.line("for (int w = 0; w < " + std::to_string(per_lane) + "; ++w) p2_o[w] *= p2_alpha;");
-  loop.line("__syncthreads();  // k no longer read: v goes in its place");
-  loop.line("for (int p2_l = threadIdx.x; p2_l < " + K + " * " + EVs + "; p2_l += 256) {");
+  const std::string load_v = load_operand(4, vn, vv, bv, "p2_vj", "p2_ve");
+  Body st = block(2);
   {
-    Body in = loop.child();
-    in.line("const long long p2_vj = p2_j0 + p2_l / " + EVs + ", p2_ve = p2_l % " + EVs + ";");
-    in.line("float p2_v = 0.0f;");
-    in.line("if (p2_vj < p2_S) {");
-    Body g = in.child();
-    g.line("p2_v = " + convert(load(g, vn, with_batch(bv, "p2_vj", "p2_ve")), vv.dtype, TensorProto::FLOAT) + ";");
-    in.code += g.code;
-    in.line("}");
-    in.line("p2_kv[p2_l / " + EVs + "][p2_l % " + EVs + "] = p2_v;");
-    loop.code += in.code;
-  }
-  loop.line("}");
-  loop.line("__syncthreads();");
-  loop.line("for (int p2_c = 0; p2_c < " + K + "; ++p2_c) {");
-  loop.line("  const float p2_pv = p2_p[p2_r][p2_c];");
-  loop.line("  for (int w = 0; w < " + std::to_string(per_lane) + "; ++w) {");
-  loop.line("    const int p2_e = p2_g + " + NL + " * w;");
-  loop.line("    if (p2_e < " + EVs + ") p2_o[w] = fmaf(p2_pv, p2_kv[p2_c][p2_e], p2_o[w]);");
-  loop.line("  }");
-  loop.line("}");
-  b.code += loop.code;
-  b.line("}");
-  b.line("if (p2_i >= p2_L) return;");
-  // A row with no finite score: the guard's 0, or the NaN the unguarded softmax gives.
-  b.line("const bool p2_empty = p2_m == -P2_INF;");
-  b.line("for (int w = 0; w < " + std::to_string(per_lane) + "; ++w) {");
-  {
-    Body in = b.child();
-    in.line("const long long p2_e = p2_g + " + NL + " * w;");
-    in.line("if (p2_e >= " + EVs + ") break;");
     Idx oidx = bidx;
     oidx.push_back("p2_i");
     oidx.push_back("p2_e");
+    // A row with no finite score: the guard's 0, or the NaN the unguarded softmax gives.
     const std::string r = std::string("(p2_empty ? ") + (zero_rows ? "0.0f" : "P2_NAN") + " : p2_o[w] / p2_sum)";
-    in.line(dest.pointer + "[" + linear_index(oidx, out_shape) + "] = " + store(r, TensorProto::FLOAT, dest.storage_dtype) + ";");
-    b.code += in.code;
+    st.line(dest.pointer + "[" + linear_index(oidx, out_shape) + "] = " + store(r, TensorProto::FLOAT, dest.storage_dtype) + ";");
   }
-  b.line("}");
+  // Keys past this tile's last row are -inf for every row: they would add exp(-inf) = 0.
+  const std::string jend = causal ? "  const long long p2_jend = p2_min(p2_S, p2_i0 + " + R + ");  // causal: key j <= row i\n"
+                                  : std::string("  const long long p2_jend = p2_S;\n");
+  const Holes holes{{"R", R}, {"K", K}, {"E", Es}, {"EV", EVs}, {"NL", NL}, {"KV_WIDTH", std::to_string(kv_width)},
+                    {"PER_LANE", std::to_string(per_lane)}, {"HALF_LANES", std::to_string(kLanes / 2)},
+                    {"L", to_c(L)}, {"S", to_c(S)}, {"BATCH_INDEX", bi.code}, {"JEND", jend},
+                    {"LOAD_Q", load_q}, {"LOAD_K", load_k}, {"SCORE", score.code}, {"LOAD_V", load_v}, {"STORE", st.code}};
+  std::string body = render_template("attention_simt", holes);
+  int smem = (kRows * (static_cast<int>(*e) + 1) + kKeys * (kv_width + 1) + kRows * (kKeys + 1)) * 4;
+  // fp16 / bf16 q', k', v: both products on tensor cores on sm_80+ (the SIMT body elsewhere).
+  if (vq.dtype == vk.dtype && vq.dtype == vv.dtype &&
+      (vq.dtype == TensorProto::FLOAT16 || vq.dtype == TensorProto::BFLOAT16)) {
+    static_assert(kRows == 32 && kKeys == 32 && kLanes == 8, "attention_mma.cu: 2 x 4 m16n8 score tiles, one per warp");
+    const bool f16 = vq.dtype == TensorProto::FLOAT16;
+    const int ep = static_cast<int>((*e + 15) / 16 * 16), evp = static_cast<int>((*ev + 15) / 16 * 16);
+    const int fw = std::max(kKeys, evp) + 4;
+    Holes mma = holes;
+    mma["EP"] = std::to_string(ep);
+    mma["EVP"] = std::to_string(evp);
+    mma["FW"] = std::to_string(fw);
+    mma["TO_16"] = f16 ? "p2_f2h" : "p2_f2b";
+    mma["MMA"] = f16 ? "p2_mma_f16" : "p2_mma_bf16";
+    mma["SIMT"] = body;
+    mma.erase("KV_WIDTH");
+    body = render_template("attention_mma", mma);
+    smem = std::max(smem, ((kRows + kKeys) * (ep + 8) + (evp + kRows) * (kKeys + 8)) * 2 + kRows * fw * 4);
+  }
   std::string computes = "attention (";
   for (int n : m.deferred()) computes += function_.node(n).op_type() + ", ";
   computes += "MatMul) -> " + out;
-  const int smem = (kRows * (static_cast<int>(*e) + 1) + kKeys * (kv_width + 1) + kRows * (kKeys + 1)) * 4;
-  add_kernel(computes, dest.pointer, scope, b.code, smem, {to_manifest(nb), to_manifest(tiles), "1"});
+  add_kernel(computes, dest.pointer, scope, body, smem, {to_manifest(nb), to_manifest(tiles), "1"});
   define_stored(out, dtype, out_shape, dest);
   // The scores, weights and guard values exist only inside the kernel.
   for (int n : m.deferred()) {

@@ -45,6 +45,10 @@ struct Value {
   std::optional<std::vector<double>> floats;   // known contents of small float constants
   Loader load;                                 // C expression (compute type) at an index
   std::string pointer;                         // set when the value is stored in a buffer
+  // Set when the value is a buffer of its own dtype or a permutation of one (Transpose): element
+  // idx is strided_pointer[sum idx[i] * strides[i]]; lets a GEMM copy tiles with cp.async.
+  std::string strided_pointer;
+  std::vector<SymExpr> strides;
 };
 
 // Helpers (codegen.cpp).

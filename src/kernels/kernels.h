@@ -55,6 +55,7 @@ BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::Program& progr
 struct CompiledImage {
   std::string arch;  // "sm_80"
   std::vector<char> cubin;
+  std::string ptx;  // written as src/<name>.<arch>.ptx beside the source
   std::vector<std::string> options;
   std::string log;
   std::map<std::string, std::pair<int, uint64_t>> resources;  // symbol -> (registers, .nv.shared bytes)

@@ -31,6 +31,8 @@ struct Nvrtc::Api {
   Status (*log)(Program, char*);
   Status (*cubin_size)(Program, size_t*);
   Status (*cubin)(Program, char*);
+  Status (*ptx_size)(Program, size_t*);
+  Status (*ptx)(Program, char*);
 };
 
 namespace {
@@ -84,6 +86,8 @@ Nvrtc Nvrtc::load(const std::string& explicit_path) {
   resolve(handle, "nvrtcGetProgramLog", api->log, library);
   resolve(handle, "nvrtcGetCUBINSize", api->cubin_size, library);
   resolve(handle, "nvrtcGetCUBIN", api->cubin, library);
+  resolve(handle, "nvrtcGetPTXSize", api->ptx_size, library);
+  resolve(handle, "nvrtcGetPTX", api->ptx, library);
 
   Nvrtc n;
   n.api_ = api;
@@ -120,6 +124,12 @@ NvrtcResult Nvrtc::compile(const std::string& source, const std::string& name,
     if (api_->cubin_size(program, &size) == 0 && size > 0) {
       result.cubin.resize(size);
       api_->cubin(program, result.cubin.data());
+    }
+    // The PTX NVRTC made on the way to the cubin (NUL-terminated).
+    if (api_->ptx_size(program, &size) == 0 && size > 1) {
+      result.ptx.resize(size);
+      api_->ptx(program, result.ptx.data());
+      result.ptx.resize(size - 1);
     }
   }
   api_->destroy_program(&program);

@@ -14,6 +14,7 @@ namespace pt2onnx::kernels {
 
 struct NvrtcResult {
   std::vector<char> cubin;
+  std::string ptx;  // the PTX the cubin was assembled from
   std::string log;
 };
 
@@ -28,7 +29,7 @@ class Nvrtc {
   // SM numbers NVRTC can compile for, e.g. {75, 80, 86, ..., 121}.
   const std::vector<int>& supported_archs() const { return archs_; }
 
-  // Compiles `source` (named `name` in messages) with `options` to a cubin. Throws Error(kCompile)
+  // Compiles `source` (named `name` in messages) with `options` to a cubin (and its PTX). Throws Error(kCompile)
   // holding the program log when compilation fails or yields no cubin.
   NvrtcResult compile(const std::string& source, const std::string& name, const std::vector<std::string>& options) const;
 

@@ -31,6 +31,11 @@ void transpose(OpContext& ctx) {
     for (size_t i = 0; i < perm.size(); ++i) src[static_cast<size_t>(perm[i])] = idx[i];
     return src;
   });
+  if (!x.strided_pointer.empty()) {  // still a strided view of the same buffer
+    Value& v = ctx.value(ctx.out);
+    v.strided_pointer = x.strided_pointer;
+    for (int64_t p : perm) v.strides.push_back(x.strides[ctx.norm_axis(p, r)]);
+  }
 }
 
 void reshape(OpContext& ctx) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "translate/complex_values.h"
 #include "translate/liveness.h"
 #include "translate/onnx_types.h"
 
@@ -55,8 +56,10 @@ std::set<std::string> graph_value_names(const onnx::GraphProto& graph) {
 
 }  // namespace
 
-onnx::ValueInfoProto tensor_value_info(const EmitContext& ctx, const std::string& name, const ir::TensorMeta& meta) {
+onnx::ValueInfoProto tensor_value_info(const EmitContext& ctx, const std::string& name, const ir::TensorMeta& fx_meta) {
+  ir::TensorMeta meta;
   try {
+    meta = lowered_meta(fx_meta);  // complex values are real pairs (complex_values.h)
     require_opset_for(meta.dtype, ctx.opset());
   } catch (const Error& e) {
     throw e.with_context("value " + name);
@@ -112,16 +115,18 @@ std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& prog
     PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported,
                   std::string(kind_word(spec.kind)) + " " + spec.target + " has no tensor_values entry");
     const std::string name = ctx.fresh_name(spec.target);
-    onnx::TensorProto* init = graph.add_initializer();
-    init->set_name(name);
-    init->set_data_type(onnx_dtype(meta->dtype));
+    ir::TensorMeta stored;  // complex weights are real pairs, their bytes unchanged (complex_values.h)
     try {
-      require_opset_for(meta->dtype, ctx.opset());
+      stored = lowered_meta(*meta);
+      require_opset_for(stored.dtype, ctx.opset());
     } catch (const Error& e) {
       throw e.with_context(std::string(kind_word(spec.kind)) + " " + spec.target);
     }
-    ctx.require_ir_version(min_ir_version_for(meta->dtype));
-    for (const ir::Dim& d : meta->sizes) {
+    onnx::TensorProto* init = graph.add_initializer();
+    init->set_name(name);
+    init->set_data_type(onnx_dtype(stored.dtype));
+    ctx.require_ir_version(min_ir_version_for(stored.dtype));
+    for (const ir::Dim& d : stored.sizes) {
       PT2ONNX_CHECK(d.is_static(), ErrorCode::kUnsupported,
                     std::string(kind_word(spec.kind)) + " " + spec.target + " has a symbolic size");
       init->add_dims(d.as_int());

@@ -30,6 +30,8 @@ void register_random_rules(RuleTable& table);      // rand, randn, randint, norm
 void register_unique_rules(RuleTable& table);      // _unique2, unique_dim, unique_consecutive
 void register_math_extra_rules(RuleTable& table);  // bit shifts, deg2rad, angle, isclose, det
 void register_grouped_mm_rules(RuleTable& table);  // _grouped_mm (mixture-of-experts)
+void register_complex_rules(RuleTable& table);      // complex tensors as real pairs (complex_values.h)
+void register_fft_rules(RuleTable& table);          // _fft_*, fft_*, stft/istft as ONNX DFT (opset 20)
 void register_alias_rules(RuleTable& table);        // second names of targets above (_unsafe_index); last
 
 }  // namespace pt2onnx::translate

@@ -45,6 +45,10 @@ ir::DType torch_result_type(const ArgReader& args, const std::vector<std::string
 // static size, Shape gathers where it is symbolic.
 std::string sizes_value(EmitContext& ctx, const std::string& fx_name, const std::vector<int64_t>& axes);
 
+// C's atan2(y, x) of two values of floating `type`, through every quadrant, signed zeros,
+// infinities and NaNs (ONNX has no Atan2). Defined with the elementwise rules.
+std::string atan2_values(EmitContext& ctx, std::string y, std::string x, ir::DType type);
+
 // Python floor division of two integer values, exact for either sign: (a - a mod b) / b.
 std::string int_floor_div(EmitContext& ctx, const std::string& a, const std::string& b);
 

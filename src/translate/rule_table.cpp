@@ -7,11 +7,22 @@
 
 namespace pt2onnx::translate {
 
-void RuleTable::add(std::string_view target, int min_opset, RuleFn fn, std::string_view note) {
-  std::vector<Rule>& list = rules_[std::string(target)];
+namespace {
+
+void insert_rule(std::vector<Rule>& list, Rule rule) {
   // Insert after every rule at least as new, so equal min_opsets keep their registration order.
-  auto pos = std::find_if(list.begin(), list.end(), [&](const Rule& r) { return r.min_opset < min_opset; });
-  list.insert(pos, Rule{min_opset, fn, note});
+  auto pos = std::find_if(list.begin(), list.end(), [&](const Rule& r) { return r.min_opset < rule.min_opset; });
+  list.insert(pos, rule);
+}
+
+}  // namespace
+
+void RuleTable::add(std::string_view target, int min_opset, RuleFn fn, std::string_view note) {
+  insert_rule(rules_[std::string(target)], Rule{min_opset, fn, note, false});
+}
+
+void RuleTable::add_complex(std::string_view target, int min_opset, RuleFn fn, std::string_view note) {
+  insert_rule(rules_[std::string(target)], Rule{min_opset, fn, note, true});
 }
 
 const std::vector<Rule>* RuleTable::find(std::string_view target) const {
@@ -23,6 +34,13 @@ bool RuleTable::supports(std::string_view target, int opset) const {
   const std::vector<Rule>* list = find(target);
   if (!list) return false;
   return std::any_of(list->begin(), list->end(), [&](const Rule& r) { return r.min_opset <= opset; });
+}
+
+bool RuleTable::supports(std::string_view target, int opset, bool complex) const {
+  const std::vector<Rule>* list = find(target);
+  if (!list) return false;
+  return std::any_of(list->begin(), list->end(),
+                     [&](const Rule& r) { return r.min_opset <= opset && r.complex == complex; });
 }
 
 std::vector<std::string> RuleTable::targets() const {

@@ -23,6 +23,9 @@ struct Rule {
   int min_opset = 1;
   RuleFn fn = nullptr;
   std::string_view note;  // why a rule may decline; shown when every rule declines
+  // A complex rule is tried only on nodes that read or write a complex tensor (complex_values.h),
+  // and only complex rules are: the real rules know nothing of the real/imaginary pair axis.
+  bool complex = false;
 };
 
 class RuleTable {
@@ -30,10 +33,14 @@ class RuleTable {
   // Adds a rule; several rules of one target are kept newest (highest min_opset) first, rules of
   // equal min_opset in the order added.
   void add(std::string_view target, int min_opset, RuleFn fn, std::string_view note = {});
+  // Adds a rule for nodes with complex operands or results (see Rule::complex).
+  void add_complex(std::string_view target, int min_opset, RuleFn fn, std::string_view note = {});
   // All rules of `target`, newest first, or nullptr.
   const std::vector<Rule>* find(std::string_view target) const;
   // True when some rule of `target` is valid at `opset`.
   bool supports(std::string_view target, int opset) const;
+  // True when some rule of `target` for real (complex = false) or complex nodes is valid at `opset`.
+  bool supports(std::string_view target, int opset, bool complex) const;
   // Registered targets, sorted (feeds `list-ops`).
   std::vector<std::string> targets() const;
 

@@ -156,7 +156,12 @@ RuleResult aten_atan2(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   DType type = arithmetic_dtype(args, {"self", "other"});
   if (!is_floating(type)) type = DType::kFloat32;
-  std::string y = operand_as(ctx, args, "self", type), x = operand_as(ctx, args, "other", type);
+  return emitted(ctx, atan2_values(ctx, operand_as(ctx, args, "self", type), operand_as(ctx, args, "other", type), type));
+}
+
+}  // namespace
+
+std::string atan2_values(EmitContext& ctx, std::string y, std::string x, DType type) {
   const std::string zero = ctx.const_scalar(0, type);
   // Both infinite: the angle is that of (sign y, sign x), a multiple of pi/4.
   const std::string both_inf = ctx.emit("And", {ctx.emit("IsInf", {x}), ctx.emit("IsInf", {y})});
@@ -180,8 +185,10 @@ RuleResult aten_atan2(EmitContext& ctx, const ir::Node& node) {
   result = ctx.emit("Where", {ctx.emit("Equal", {y, zero}), ctx.emit("Where", {x_negative, shift, y}), result});
   // A NaN operand gives NaN (x + y is NaN then).
   const std::string any_nan = ctx.emit("Or", {ctx.emit("IsNaN", {x}), ctx.emit("IsNaN", {y})});
-  return emitted(ctx, ctx.emit("Where", {any_nan, ctx.emit("Add", {x, y}), result}));
+  return ctx.emit("Where", {any_nan, ctx.emit("Add", {x, y}), result});
 }
+
+namespace {
 
 // square(Tensor self) -> Tensor
 RuleResult aten_square(EmitContext& ctx, const ir::Node& node) {

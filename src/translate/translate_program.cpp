@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "translate/complex_values.h"
 #include "translate/driver.h"
 #include "translate/emit_context.h"
 #include "translate/graph_io.h"
@@ -75,9 +76,10 @@ void translate_node(EmitContext& ctx, const ir::Graph& graph, size_t index, cons
     return;
   }
   const std::vector<Rule>* list = rules.find(node.target);
+  const bool complex = touches_complex(graph.tensor_values, node);
   std::string notes;
   for (const Rule& rule : *list) {
-    if (rule.min_opset > ctx.opset()) continue;
+    if (rule.min_opset > ctx.opset() || rule.complex != complex) continue;
     const int before = ctx.node_count();
     if (rule.fn(ctx, node) == RuleResult::kEmitted) {
       const bool inplace = is_inplace_target(node.target);
@@ -127,6 +129,8 @@ void translate_subgraph(EmitContext& ctx, const ir::Graph& graph, const RuleTabl
   }
 }
 
+constexpr std::string_view kOnComplex = " on complex values";
+
 struct Missing {
   int count = 0;
   const ir::Node* example = nullptr;
@@ -143,12 +147,15 @@ void collect_missing(const ir::Graph& graph, const std::vector<bool>& live, cons
     for (const ir::GraphArg* sub : subgraphs_of(nodes[i]))
       collect_missing(*sub->graph, analyze_liveness(*sub->graph).live, rules, opset, custom,
                       "in subgraph " + sub->name + " of node " + nodes[i].name, missing, order);
-    if (rules.supports(nodes[i].target, opset) || find_custom_rule(custom, nodes[i].target) >= 0) continue;
-    Missing& m = missing[nodes[i].target];
+    const bool complex = touches_complex(graph.tensor_values, nodes[i]);
+    if (rules.supports(nodes[i].target, opset, complex) || find_custom_rule(custom, nodes[i].target) >= 0) continue;
+    // A complex node the real rules cannot take is listed apart: "aten.exp.default on complex values".
+    const std::string key = complex ? nodes[i].target + std::string(kOnComplex) : nodes[i].target;
+    Missing& m = missing[key];
     if (m.count++ == 0) {
       m.example = &nodes[i];
       m.where = where;
-      order.push_back(nodes[i].target);
+      order.push_back(key);
     }
   }
 }
@@ -227,8 +234,13 @@ void check_supported(const ir::Program& program, const std::vector<bool>& live, 
     const Missing& m = missing[order[i]];
     message += (i ? "; " : "") + order[i] + " \u00d7" + std::to_string(m.count) + " (e.g. " +
                describe_node(*m.example, /*with_target=*/false) + (m.where.empty() ? "" : " " + m.where) + ")";
-    if (const std::vector<Rule>* list = rules.find(order[i]); list && !list->empty())
-      message += " [needs opset " + std::to_string(list->back().min_opset) + " or newer]";
+    const bool complex = order[i].ends_with(kOnComplex);
+    const std::string target = complex ? order[i].substr(0, order[i].size() - kOnComplex.size()) : order[i];
+    int needs = 0;  // the lowest opset of a rule of the node's kind (real or complex), 0: none
+    if (const std::vector<Rule>* list = rules.find(target))
+      for (const Rule& rule : *list)
+        if (rule.complex == complex && (needs == 0 || rule.min_opset < needs)) needs = rule.min_opset;
+    if (needs) message += " [needs opset " + std::to_string(needs) + " or newer]";
   }
   fail(ErrorCode::kUnsupported, message);
 }

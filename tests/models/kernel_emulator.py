@@ -83,6 +83,51 @@ template <typename T> T __shfl_xor_sync(unsigned, T v, int o) {
   p2_yield(P2_AT_WARP);
   return r;
 }
+// The emulated architecture (build(arch=...)): 800 runs the templates' tensor-core paths, 750
+// their SIMT fallbacks.
+#define __CUDA_ARCH__ P2_EMULATED_ARCH
+#define __align__(n) __attribute__((aligned(n)))
+"""
+
+# The device helpers of templates/mma_prelude.cu, which are inline PTX there. mma.sync is
+# warp-collective: every lane publishes its A/B fragment registers, the warp meets, each lane
+# rebuilds the 16 x 16 A and 16 x 8 B tiles from the PTX ISA's fragment layout and computes its
+# own four accumulators (fp32, k in order), the warp meets again. cp.async is a plain copy and
+# its commit/wait are no-ops (the copy is complete when issued).
+MMA = r"""
+struct P2MmaLane { unsigned a[4], b[2]; };
+inline float p2_bf16_bits_to_float(unsigned short b) { return __uint_as_float(((unsigned)b) << 16); }
+template <bool BF16> void p2_mma(float* d, const unsigned* a, const unsigned* b) {
+  static P2MmaLane lanes[1024];
+  const unsigned t = threadIdx.x, base = t & ~31u, lane = t & 31u;
+  for (int i = 0; i < 4; ++i) lanes[t].a[i] = a[i];
+  for (int i = 0; i < 2; ++i) lanes[t].b[i] = b[i];
+  p2_yield(P2_AT_WARP);
+  auto half = [](unsigned reg, unsigned hi) {
+    const unsigned short bits = (unsigned short)(hi ? reg >> 16 : reg & 0xffffu);
+    return BF16 ? p2_bf16_bits_to_float(bits) : p2_half_to_float(bits);
+  };
+  // A (row r, col c): lane (r % 8) * 4 + (c % 8) / 2, register (r >= 8) + 2 * (c >= 8), half c % 2.
+  auto A = [&](unsigned r, unsigned c) {
+    return half(lanes[base + (r % 8) * 4 + (c % 8) / 2].a[(r >= 8 ? 1 : 0) + (c >= 8 ? 2 : 0)], c % 2);
+  };
+  // B (k, n): lane n * 4 + (k % 8) / 2, register k >= 8, half k % 2.
+  auto B = [&](unsigned k, unsigned n) { return half(lanes[base + n * 4 + (k % 8) / 2].b[k >= 8 ? 1 : 0], k % 2); };
+  const unsigned g = lane / 4, tg = lane % 4;
+  for (int i = 0; i < 4; ++i) {
+    const unsigned row = g + 8 * (i / 2), col = 2 * tg + i % 2;
+    float acc = d[i];
+    for (unsigned k = 0; k < 16; ++k) acc += A(row, k) * B(k, col);
+    d[i] = acc;
+  }
+  p2_yield(P2_AT_WARP);
+}
+inline void p2_mma_f16(float* d, const unsigned* a, const unsigned* b) { p2_mma<false>(d, a, b); }
+inline void p2_mma_bf16(float* d, const unsigned* a, const unsigned* b) { p2_mma<true>(d, a, b); }
+inline void p2_cp_async16(void* smem, const void* gmem) { std::memcpy(smem, gmem, 16); }
+inline void p2_cp_async_commit() {}
+inline void p2_cp_async_wait_prior1() {}
+inline void p2_cp_async_wait_all() {}
 """
 
 # fp16 conversions without the PTX of the GPU prelude.
@@ -189,9 +234,10 @@ extern "C" int p2cpu_launch(const char* symbol, unsigned gx, unsigned gy, unsign
 SIGNATURE = re.compile(r'extern "C" __global__ void __launch_bounds__\(\d+\) (\w+)\((.*)\) \{')
 
 
-def build(bundle: Path, manifest: dict, work: Path) -> ctypes.CDLL:
+def build(bundle: Path, manifest: dict, work: Path, arch: int = 800) -> ctypes.CDLL:
     src = (bundle / manifest["source"]["file"]).read_text()
-    lines = [l for l in src.splitlines() if "asm(" not in l]  # the PTX fp16 helpers; HALF replaces them
+    # The helpers written in inline PTX (one a line); HALF and MMA replace them.
+    lines = [l for l in src.splitlines() if not re.search(r"\basm\b", l)]
     body = "\n".join(lines)
     wrappers = ["using p2cpu_fn = void (*)(const uint64_t*);"]
     table = []
@@ -204,15 +250,15 @@ def build(bundle: Path, manifest: dict, work: Path) -> ctypes.CDLL:
         table.append(f'{{"{sym}", p2cpu_{sym}}}')
     wrappers.append("struct P2Entry { const char* name; p2cpu_fn fn; };")
     wrappers.append("static const P2Entry p2cpu_table[] = {" + ", ".join(table) + "};")
-    text = (SHIM + HALF + "#define p2_h2f p2_half_to_float\n#define p2_f2h p2_float_to_half\n" + body + "\n"
+    text = (f"#define P2_EMULATED_ARCH {arch}\n" + SHIM + HALF + MMA + "#define p2_h2f p2_half_to_float\n#define p2_f2h p2_float_to_half\n" + body + "\n"
             + "\n".join(wrappers) + TAIL)
     # One file per bundle directory: a shared object must never be rewritten while loaded.
-    stem = f"{bundle.parent.name}.{bundle.name}"
+    stem = f"{bundle.parent.name}.{bundle.name}.sm{arch}"
     cpp = work / (stem + ".cpu.cpp")
     so = work / (stem + ".cpu.so")
     cpp.write_text(text)
     extra = os.environ.get("P2CPU_CXXFLAGS", "").split()
-    r = subprocess.run(["g++", "-std=c++20", "-O1", "-shared", "-fPIC", "-w", *extra, str(cpp), "-o", str(so)],
+    r = subprocess.run(["g++", "-std=c++20", "-O1", "-fno-strict-aliasing", "-shared", "-fPIC", "-w", *extra, str(cpp), "-o", str(so)],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"g++ failed for {bundle.name}:\n{r.stderr[:3000]}")

@@ -7,6 +7,10 @@ Default mode (CI; needs NVRTC, skips with a message if it cannot be loaded):
   * every manifest validates against schema/kernel-manifest.schema.json (a small validator for
     the keywords that schema uses) and `bundle_launcher --verify` checks the cubins against it
     with pt2onnx's own ELF reader (e_flags SM, entry symbols, parameter sizes, sha256);
+  * every image's PTX is in src/ as the manifest names it (sha256, size, one .entry per kernel);
+    the GEMM and attention kernels have mma.sync (tensor cores) exactly when the bundle's inputs
+    are fp16/bf16, and the fp16 decoder's DecoderAttention and GatedMLP have them (and cp.async
+    in a GEMM) in both archs;
   * the ONNX is byte-identical with --compile and with --hiera of the same types; two runs give
     byte-identical bundles; --kernels-dir is honoured;
   * the torch reference data (samples/kernels/*.io.npz) agrees with onnxruntime running the
@@ -56,7 +60,12 @@ RUNS = [
     ("decoder_bf16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("convnet.default", ["Conv1dBlock", "GroupedConv2d", "PoolBlock", "SplitMix"], 0),
     ("cnn.default", ["Conv2d"], 0),
+    ("odd_mlp_fp16_dynamic.default", ["OddMLP"], 0),
+    ("wide_fp16.default", ["DecoderAttention", "GatedMLP"], 0),
+    ("odd_mlp_bf16_dynamic.default", ["OddMLP"], 0),
 ]
+# fp16/bf16 samples whose bundles are also emulated as sm_75 (no mma.sync: the SIMT bodies).
+SIMT_FALLBACK_EMULATED = ("odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default", "wide_fp16.default")
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, "INT64": np.int64, "INT32": np.int32,
              "BOOL": np.bool_}
 # Bundles against torch's own fp16/bf16 results (samples/kernels/decoder_fp16|bf16): torch rounds
@@ -79,6 +88,7 @@ def check(cond, what):
     print(("  ok    " if cond else "  FAIL  ") + what)
     if not cond:
         failures.append(what)
+    return cond
 
 
 def run(cmd, **kw):
@@ -254,6 +264,46 @@ def bundles_with_refs(pt2onnx, samples, work: Path, only=None, extra=()):
             yield stem, bundle, manifest, npz if npz.exists() else None
 
 
+PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
+MMA_PTX = "mma.sync.aligned.m16n8k16.row.col.f32."
+
+
+def ptx_entries(text: str) -> dict:
+    """Kernel symbol -> its PTX (from its .entry line to the next one)."""
+    marks = [(m.group(1), m.start()) for m in PTX_ENTRY.finditer(text)]
+    return {sym: text[start:(marks[i + 1][1] if i + 1 < len(marks) else len(text))] for i, (sym, start) in enumerate(marks)}
+
+
+def ptx_checks(label: str, bundle: Path, manifest) -> dict:
+    """The PTX beside the source, as the manifest names it; GEMM and attention kernels use
+    tensor cores (mma.sync) exactly when the bundle's inputs are fp16/bf16. Returns counts."""
+    import hashlib
+    sixteen = any(i["dtype"] in ("FLOAT16", "BFLOAT16") for i in manifest["inputs"])
+    counts = {"gemm": 0, "attention": 0, "gemm_cp_async": 0}
+    for arch, img in manifest["images"].items():
+        ptx = img.get("ptx")
+        if not check(ptx is not None and (bundle / ptx["file"]).is_file(), f"{label} {arch}: PTX named in the manifest and written"):
+            continue
+        data = (bundle / ptx["file"]).read_bytes()
+        check(hashlib.sha256(data).hexdigest() == ptx["sha256"] and len(data) == ptx["bytes"], f"{label} {arch}: PTX sha256 and size")
+        entries = ptx_entries(data.decode())
+        for key, k in manifest["kernels"].items():
+            body = entries.get(k["symbol"])
+            if not check(body is not None, f"{label} {arch}: PTX has entry {k['symbol']}"):
+                continue
+            kind = "attention" if k["computes"].startswith("attention") else (
+                "gemm" if k["computes"].split(" ")[0] in ("MatMul", "Gemm") else None)
+            if kind is None:
+                continue
+            has_mma = MMA_PTX in body
+            counts[kind] += 1
+            if kind == "gemm" and "cp.async.cg.shared.global" in body:
+                counts["gemm_cp_async"] += 1
+            check(has_mma == sixteen, f"{label} {arch}: {kind} kernel {key} ({k['computes'][:40]}) "
+                                      f"{'has' if has_mma else 'has no'} {MMA_PTX}* (inputs {'16-bit' if sixteen else 'fp32'})")
+    return counts
+
+
 def nvrtc_available(pt2onnx, samples) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         r = convert(pt2onnx, samples, "mlp_dynamic.default", ["Linear"], Path(tmp))
@@ -312,19 +362,23 @@ def main():
                                                                  ("--arch", "sm_80")):
                 if npz is None:
                     continue
-                lib = kernel_emulator.build(bundle, manifest, Path(tmp))
-                for k, case in enumerate(load_cases(npz, manifest)):
-                    syms = {s.split("=")[0]: int(s.split("=")[1]) for s in case["symbols"]}
-                    got = kernel_emulator.run_case(lib, manifest, syms, {i["name"]: case[f"in.{i['name']}"] for i in manifest["inputs"]})
-                    for o in manifest["outputs"]:
-                        ref = as_float64(case[f"out.{o['name']}"], o["dtype"])
-                        tol = TORCH_16BIT_TOLERANCE.get(o["dtype"]) or manifest["numerics"]["tolerance"].get(
-                            o["dtype"], {"rtol": 0, "atol": 0})
-                        g = as_float64(got[o["name"]], o["dtype"])
-                        err = float(np.max(np.abs(g - ref))) if ref.size else 0.0
-                        ok = bool(np.allclose(g, ref, rtol=tol["rtol"], atol=tol["atol"]))
-                        check(ok, f"{stem} {bundle.name} case{k} {syms}: output {o['name']} {o['dtype']} {list(ref.shape)} on the CPU emulator, "
-                                  f"max abs err {err:.3g} (rtol {tol['rtol']}, atol {tol['atol']})")
+                # The tensor-core paths (sm_80); for the samples made for the tensor-core kernels'
+                # edges also the SIMT fallbacks the same source has for older archs (sm_75).
+                archs = [800, 750] if stem in SIMT_FALLBACK_EMULATED else [800]
+                for arch in archs:
+                    lib = kernel_emulator.build(bundle, manifest, Path(tmp), arch)
+                    for k, case in enumerate(load_cases(npz, manifest)):
+                        syms = {s.split("=")[0]: int(s.split("=")[1]) for s in case["symbols"]}
+                        got = kernel_emulator.run_case(lib, manifest, syms, {i["name"]: case[f"in.{i['name']}"] for i in manifest["inputs"]})
+                        for o in manifest["outputs"]:
+                            ref = as_float64(case[f"out.{o['name']}"], o["dtype"])
+                            tol = TORCH_16BIT_TOLERANCE.get(o["dtype"]) or manifest["numerics"]["tolerance"].get(
+                                o["dtype"], {"rtol": 0, "atol": 0})
+                            g = as_float64(got[o["name"]], o["dtype"])
+                            err = float(np.max(np.abs(g - ref))) if ref.size else 0.0
+                            ok = bool(np.allclose(g, ref, rtol=tol["rtol"], atol=tol["atol"]))
+                            check(ok, f"{stem} {bundle.name} sm_{arch // 10} case{k} {syms}: output {o['name']} {o['dtype']} {list(ref.shape)} "
+                                      f"on the CPU emulator, max abs err {err:.3g} (rtol {tol['rtol']}, atol {tol['atol']})")
         if failures:
             print(f"\n{len(failures)} failure(s)")
             return 1
@@ -355,6 +409,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         seen = 0
+        fp16_ptx_seen = 0
         for stem, bundle, manifest, npz in bundles_with_refs(args.pt2onnx, args.samples, work / "a"):
             seen += 1
             label = f"{stem} {bundle.name}"
@@ -362,14 +417,23 @@ def main():
             check(not errors, f"{label}: manifest matches the schema {errors[:3] if errors else ''}")
             files = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
             fname = manifest["function"]["name"]
-            expect = {"manifest.json", f"src/{fname}.cu", f"sm_80/{fname}.cubin", f"sm_90/{fname}.cubin"}
+            expect = {"manifest.json", f"src/{fname}.cu", f"sm_80/{fname}.cubin", f"sm_90/{fname}.cubin",
+                      f"src/{fname}.sm_80.ptx", f"src/{fname}.sm_90.ptx"}
             check(files == expect, f"{label}: files {sorted(files)}")
+            counts = ptx_checks(label, bundle, manifest)
+            if stem == "decoder_fp16.default" and fname in ("DecoderAttention", "GatedMLP"):
+                # The fp16 decoder: its GEMMs and its attention on tensor cores in both archs' PTX.
+                want = {"gemm": 1, "attention": 1 if fname == "DecoderAttention" else 0, "gemm_cp_async": 1}
+                check(all(counts[k] >= 2 * v for k, v in want.items()),
+                      f"{label}: tensor-core kernels in the PTX of sm_80 and sm_90: {counts}")
+                fp16_ptx_seen += 1
             r = run([args.launcher, "--verify", bundle])
             check(r.returncode == 0, f"{label}: bundle_launcher --verify (cubins vs manifest)\n{r.stdout}")
             if npz is not None:
                 ok, detail = ort_check(bundle.parent / "model.onnx", manifest, npz)
                 check(ok, f"{label}: torch references == onnxruntime on the function ({detail})")
         check(seen >= 8, f"{seen} bundles made (expected at least 8)")
+        check(fp16_ptx_seen == 2, f"fp16 decoder DecoderAttention and GatedMLP PTX checked ({fp16_ptx_seen})")
 
         # The llama-style sample's attention: ONNX identical to --hiera, bundles deterministic.
         for i, (stem, types, expect_rc) in enumerate(RUNS):

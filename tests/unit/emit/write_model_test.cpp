@@ -403,13 +403,22 @@ TEST_CASE("missing weights, type or shape disagreements and complex tensors are 
     CHECK(contains(error.what(), "[2,2]"));
     CHECK(contains(error.what(), "[4]"));
   }
-  SUBCASE("complex") {
+  SUBCASE("complex not declared as real pairs") {
+    // A complex64 [4] weight is float32 [4, 2] in the ONNX (translate/complex_values.h).
     TensorMap weights{{"w", make_tensor(ir::DType::kComplex64, {4}, storage)}};
     translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
     const Error error =
         capture_error([&] { write_model(translation, FakeArchive(), weights, {}, options_for(out / "m.onnx")); });
-    CHECK(error.code() == ErrorCode::kUnsupported);
+    CHECK(error.code() == ErrorCode::kArchive);
     CHECK(contains(error.what(), "complex64"));
+  }
+  SUBCASE("complex32 has no real pairs ONNX runtimes compute like torch") {
+    TensorMap weights{{"w", make_tensor(ir::DType::kComplex32, {4}, storage)}};
+    translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat16, {4, 2}, "w").build();
+    const Error error =
+        capture_error([&] { write_model(translation, FakeArchive(), weights, {}, options_for(out / "m.onnx")); });
+    CHECK(error.code() == ErrorCode::kUnsupported);
+    CHECK(contains(error.what(), "complex32"));
   }
   CHECK(list_dir(out.path()).size() <= 1);  // only the one success case writes m.onnx
 }

@@ -5,6 +5,7 @@
 
 #include <iostream>
 #include <optional>
+#include <string>
 
 #include "common/error.h"
 #include "function_builder.h"
@@ -107,6 +108,10 @@ TEST_CASE("every template compiles for every dtype and supported architecture") 
       const CubinInfo info = read_cubin(img.cubin);
       CHECK(info.kernels.size() == cb.planned->plan.kernels.size());
       CHECK_MESSAGE(img.log.find("warning") == std::string::npos, img.arch << ": " << img.log);
+      // Tensor cores for the 16-bit GEMMs and attention from sm_80 on (the SIMT fallback below).
+      const bool sixteen = &cb != &compiled[0];
+      const bool mma = img.ptx.find("mma.sync.aligned.m16n8k16") != std::string::npos;
+      CHECK_MESSAGE(mma == (sixteen && std::stoi(img.arch.substr(3)) >= 80), img.arch << (sixteen ? " 16-bit" : " fp32"));
     }
   }
   MESSAGE("compiled " << bundles[0].plan.kernels.size() << " kernels x 3 dtypes x " << archs.size() << " archs");
