@@ -36,8 +36,8 @@ import make_samples  # noqa: E402
 RUNS = [
     ("decoder.default", "decoder", ["DecoderAttention", "RMSNorm", "GatedMLP", "LayerNorm", "Embedding"], ()),
     ("decoder.default", "decoder", ["DecoderLayer"], ()),
-    # RMSNorm is folded inside DecoderLayer here: its calls are inlined into DecoderLayer's
-    # kernels, and RMSNorm itself gets no bundle (it has no call site of its own).
+    # RMSNorm is called only inside DecoderLayer here: its bundle's types come from those calls
+    # (the sites name the layer's weights, so the module is found as for main-graph calls).
     ("decoder.core", "decoder", ["DecoderLayer", "LayerNorm", "RMSNorm"], ()),
     ("mlp_dynamic.default", "mlp_dynamic", ["Linear"], (3, 61)),
     # Wider than a GEMM tile and a reduction block, with a dynamic sequence length.
@@ -55,6 +55,12 @@ RUNS = [
     # The same with a dynamic sequence length, at two sizes (a partial and a full 16-row RoPE table).
     ("decoder_fp16_dynamic.default", "decoder_fp16_dynamic", ["DecoderAttention", "GatedMLP", "RMSNorm"], (3, 16)),
     ("decoder_bf16_dynamic.default", "decoder_bf16_dynamic", ["DecoderAttention", "GatedMLP", "RMSNorm"], (3, 16)),
+    # Conv (1-D and 2-D, groups, dilation, stride, padding), pooling and Split, with dynamic
+    # spatial sizes tried at 9 and 20 (odd and even; windows that hit the padding).
+    ("convnet.default", "convnet", ["Conv1dBlock", "GroupedConv2d", "PoolBlock", "SplitMix"], (9, 20)),
+    # Two Conv2d instances of different channel counts share a function (symbolic channels);
+    # the BatchNorm-folded one gets its own.
+    ("cnn.default", "cnn", ["Conv2d"], (8, 16)),
     # Tensor-core GEMM edges: K = 100 and 72 (partial K tiles; weight rows 200 bytes apart, so
     # only every other one is 16-byte aligned for cp.async), N = 72 and 40, M = 3 and 130 rows
     # (one partial tile, and three tiles), a bias + GELU epilogue; fp16 and bf16.
@@ -111,6 +117,93 @@ def export_float_mask():
     spec = build_float_mask()
     ep = torch.export.export(spec["module"], spec["inputs"])
     path = ROOT / "samples" / "kernels" / "float_mask.default.pt2"
+    torch.export.save(ep, str(path))
+    print(f"  {path.relative_to(ROOT)}")
+
+
+class Conv1dBlock(torch.nn.Module):
+    """1-D convolution: stride 2, padding 2, dilation 2, bias; a ReLU after it."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv1d(4, 8, 3, stride=2, padding=2, dilation=2)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
+class GroupedConv2d(torch.nn.Module):
+    """2-D convolutions: two groups with per-axis stride, padding and dilation and a bias, then a
+    depthwise 3x3 with a bias, then a 1x3 one with no bias; GELU between them."""
+
+    def __init__(self):
+        super().__init__()
+        self.grouped = torch.nn.Conv2d(6, 8, 3, stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2)
+        self.depthwise = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.wide = torch.nn.Conv2d(8, 5, (1, 3), bias=False)
+
+    def forward(self, x):
+        return self.wide(self.depthwise(torch.nn.functional.gelu(self.grouped(x))))
+
+
+class PoolBlock(torch.nn.Module):
+    """A 1x1 convolution, then max pooling (3, stride 2, padding 1), average pooling (2, stride 2,
+    padding 1, padding not counted) and a global average; two outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        m = torch.nn.functional.max_pool2d(self.conv(x), 3, stride=2, padding=1)
+        a = torch.nn.functional.avg_pool2d(m, 2, stride=2, padding=1, count_include_pad=False)
+        return m, torch.nn.functional.adaptive_avg_pool2d(a, 1)
+
+
+class SplitMix(torch.nn.Module):
+    """A projection split three ways (sizes 8, 16, 16) and in halves (chunk): two outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 40)
+
+    def forward(self, x):
+        a, b, c = self.proj(x).split([8, 16, 16], dim=-1)
+        lo, hi = c.chunk(2, dim=-1)
+        return a * 2.0, torch.sigmoid(b) * torch.cat([hi, lo], dim=-1)
+
+
+class ConvNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = Conv1dBlock()
+        self.c2 = GroupedConv2d()
+        self.pool = PoolBlock()
+        self.split = SplitMix()
+
+    def forward(self, seq, img, rgb):
+        y1 = self.c1(seq)
+        s1, s2 = self.split(y1.transpose(1, 2))
+        m, g = self.pool(rgb)
+        return self.c2(img), m, g, s1, s2
+
+
+def build_convnet():
+    torch.manual_seed(make_samples.SEED)
+    gen = torch.Generator().manual_seed(make_samples.SEED + 13)
+    inputs = (torch.randn(2, 4, 12, generator=gen), torch.randn(2, 6, 10, 11, generator=gen),
+              torch.randn(2, 3, 10, 11, generator=gen))
+    dyn = {"seq": {2: torch.export.Dim("length", min=8, max=64)},
+           "img": {2: torch.export.Dim("h", min=8, max=64), 3: torch.export.Dim("w", min=8, max=64)},
+           "rgb": {2: torch.export.Dim("rh", min=8, max=64), 3: torch.export.Dim("rw", min=8, max=64)}}
+    return {"module": ConvNet().eval(), "inputs": inputs, "dynamic_shapes": dyn}
+
+
+def export_convnet():
+    """samples/kernels/convnet.default.pt2 (torch.export, default IR, dynamic spatial sizes)."""
+    spec = build_convnet()
+    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec["dynamic_shapes"])
+    path = ROOT / "samples" / "kernels" / "convnet.default.pt2"
     torch.export.save(ep, str(path))
     print(f"  {path.relative_to(ROOT)}")
 
@@ -190,7 +283,8 @@ def export_odd_mlp_as(name, dtype):
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
                 decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
-                odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16))
+                odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16),
+                convnet=build_convnet)
 
 
 def sample_path(stem):
@@ -215,7 +309,8 @@ def export_decoder_as(name, dtype, dynamic=False):
     print(f"  {path.relative_to(ROOT)}")
 
 
-EXPORTS = {"wide.default": export_wide, "wide_fp16.default": export_wide_fp16, "float_mask.default": export_float_mask,
+EXPORTS = {"wide.default": export_wide, "wide_fp16.default": export_wide_fp16, "convnet.default": export_convnet,
+           "float_mask.default": export_float_mask,
            "decoder_fp16.default": lambda: export_decoder_as("decoder_fp16", torch.float16),
            "decoder_bf16.default": lambda: export_decoder_as("decoder_bf16", torch.bfloat16),
            "decoder_fp16_dynamic.default": lambda: export_decoder_as("decoder_fp16_dynamic", torch.float16, dynamic=True),
@@ -252,6 +347,12 @@ def cases_for(manifest, root, dynamic_sizes):
         for p in params[1:]:
             while prefix and not p.startswith(prefix + "."):
                 prefix = ".".join(prefix.split(".")[:-1])
+        # The parameters may all belong to one child (PoolBlock's conv): walk up to the function's type.
+        up = prefix
+        while up and type(root.get_submodule(up)).__name__ != manifest["function"]["name"]:
+            up = ".".join(up.split(".")[:-1])
+        if up:
+            prefix = up
         module = root.get_submodule(prefix) if prefix else root
         fixed, dynamic = {}, []
         for sym, spec in manifest["symbols"].items():

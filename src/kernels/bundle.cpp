@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "common/error.h"
@@ -108,76 +109,147 @@ void check_cubin(CompiledImage& image, const KernelPlan& plan) {
 
 }  // namespace
 
+namespace {
+
+// Plans functions on demand: the input types of a function come from its calls in the main
+// graph and, for a type called inside other functions, from the plans of those callers (the
+// generator records the operand types of every call it inlines). Plans are kept, so a caller
+// that is compiled too is generated once.
+class Planner {
+ public:
+  Planner(const onnx::ModelProto& model, const ir::Program& program, const std::string& domain)
+      : model_(model), program_(program), domain_(domain) {
+    for (const auto& f : model.functions()) library_.push_back(&f);
+  }
+
+  const onnx::FunctionProto* find(const std::string& name) const {
+    for (const auto& f : model_.functions())
+      if (f.name() == name && f.domain() == domain_) return &f;
+    return nullptr;
+  }
+
+  // The plan of `fn` and its call sites; throws Error(kUnsupported) naming what is missing.
+  const PlannedBundle& plan(const onnx::FunctionProto& fn) {
+    if (auto it = plans_.find(fn.name()); it != plans_.end()) return it->second;
+    PT2ONNX_CHECK(!in_progress_.count(fn.name()), ErrorCode::kUnsupported,
+                  "--compile: function " + fn.name() + " calls itself");
+    in_progress_.insert(fn.name());
+    PlannedBundle pb;
+    std::vector<std::vector<TensorType>> site_types;
+    collect_main_sites(fn, pb.call_sites, site_types);
+    collect_nested_sites(fn, pb.call_sites, site_types);
+    in_progress_.erase(fn.name());
+    PT2ONNX_CHECK(!site_types.empty(), ErrorCode::kUnsupported,
+                  "--compile: function " + fn.name() + " is never called, so its input types are unknown");
+    pb.plan = generate_kernels(fn, merge(fn, site_types), library_);
+    return plans_.emplace(fn.name(), std::move(pb)).first->second;
+  }
+
+ private:
+  void collect_main_sites(const onnx::FunctionProto& fn, std::vector<CallSite>& sites,
+                          std::vector<std::vector<TensorType>>& site_types) const {
+    for (const auto& node : model_.graph().node()) {
+      if (node.op_type() != fn.name() || node.domain() != domain_) continue;
+      std::vector<TensorType> types;
+      for (const auto& in : node.input()) {
+        auto t = lookup_type(model_, program_, in);
+        PT2ONNX_CHECK(t.has_value(), ErrorCode::kUnsupported,
+                      "--compile: function " + fn.name() + ": no type known for call input '" + in + "'");
+        types.push_back(*t);
+      }
+      sites.push_back({node.name(), {node.input().begin(), node.input().end()}, {node.output().begin(), node.output().end()}});
+      site_types.push_back(std::move(types));
+    }
+  }
+
+  // Calls inside other functions: one site per (caller's site, inlined call), the operands that
+  // are the caller's inputs named as at the caller's site, the others "<caller>/<value>".
+  void collect_nested_sites(const onnx::FunctionProto& fn, std::vector<CallSite>& sites,
+                            std::vector<std::vector<TensorType>>& site_types) {
+    for (const auto& caller : model_.functions()) {
+      bool calls = false;
+      for (const auto& n : caller.node()) calls = calls || (n.op_type() == fn.name() && n.domain() == domain_);
+      if (!calls || &caller == &fn) continue;
+      const PlannedBundle* outer = nullptr;
+      try {
+        outer = &plan(caller);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::kUnsupported) throw;
+        fail(ErrorCode::kUnsupported, "--compile: function " + fn.name() + " is called inside " + caller.name() +
+                                          ", whose calls give no types: " + e.what());
+      }
+      std::map<std::string, size_t> formal;
+      for (int i = 0; i < caller.input_size(); ++i) formal.emplace(caller.input(i), static_cast<size_t>(i));
+      for (const auto& call : outer->plan.nested_calls) {
+        if (call.function != fn.name() || call.domain != domain_) continue;
+        for (size_t i = 0; i < call.types.size(); ++i)
+          PT2ONNX_CHECK(call.types[i].dtype != 0, ErrorCode::kUnsupported,
+                        "--compile: function " + fn.name() + ": call " + call.node + " inside " + caller.name() +
+                            " leaves input " + std::to_string(i) + " out");
+        for (const auto& outer_site : outer->call_sites) {
+          CallSite site{outer_site.node + "/" + call.node, {}, {}};
+          for (const auto& in : call.inputs) {
+            auto it = formal.find(in);
+            site.inputs.push_back(it != formal.end() && it->second < outer_site.inputs.size() ? outer_site.inputs[it->second]
+                                                                                              : caller.name() + "/" + in);
+          }
+          for (const auto& o : call.outputs) site.outputs.push_back(caller.name() + "/" + o);
+          sites.push_back(std::move(site));
+          site_types.push_back(call.types);
+        }
+      }
+    }
+  }
+
+  // Dims on which call sites disagree become symbols; dims that take the same values at every
+  // call site share one symbol (so a contraction stays provably equal). So does a dim computed
+  // from the model's symbols (a conv's output length): the bundle reads it from the input like
+  // any other.
+  static std::vector<TensorType> merge(const onnx::FunctionProto& fn, const std::vector<std::vector<TensorType>>& site_types) {
+    std::vector<TensorType> types = site_types.front();
+    std::map<std::string, ir::SymExpr> by_values;
+    for (size_t i = 0; i < types.size(); ++i) {
+      for (const auto& other : site_types)
+        PT2ONNX_CHECK(other[i].dtype == types[i].dtype && other[i].shape.size() == types[i].shape.size(),
+                      ErrorCode::kUnsupported,
+                      "--compile: function " + fn.name() + ": call sites give input " + fn.input(static_cast<int>(i)) +
+                          " different dtypes or ranks");
+      for (size_t a = 0; a < types[i].shape.size(); ++a) {
+        std::string key;
+        bool differ = false;
+        for (const auto& other : site_types) {
+          key += ir::to_string(other[i].shape[a]) + ";";
+          differ = differ || ir::to_string(other[i].shape[a]) != ir::to_string(types[i].shape[a]);
+        }
+        const ir::SymOp op = types[i].shape[a]->op;
+        if (!differ && (op == ir::SymOp::kInt || op == ir::SymOp::kSymbol)) continue;
+        auto [it, fresh] = by_values.emplace(key, nullptr);
+        if (fresh) it->second = ir::sym_symbol(fn.input(static_cast<int>(i)) + "_d" + std::to_string(a));
+        types[i].shape[a] = it->second;
+      }
+    }
+    return types;
+  }
+
+  const onnx::ModelProto& model_;
+  const ir::Program& program_;
+  const std::string domain_;
+  std::vector<const onnx::FunctionProto*> library_;
+  std::map<std::string, PlannedBundle> plans_;
+  std::set<std::string> in_progress_;
+};
+
+}  // namespace
+
 BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::Program& program, const std::vector<std::string>& functions,
                          const std::string& domain) {
   BundlePlans out;
+  Planner planner(model, program, domain);
   for (const std::string& fname : functions) {
-    const onnx::FunctionProto* fn = nullptr;
-    for (const auto& f : model.functions())
-      if (f.name() == fname && f.domain() == domain) fn = &f;
+    const onnx::FunctionProto* fn = planner.find(fname);
     PT2ONNX_CHECK(fn != nullptr, ErrorCode::kInternal, "--compile: no function " + domain + "::" + fname);
     try {
-      PlannedBundle pb;
-      std::vector<std::vector<TensorType>> site_types;
-      for (const auto& node : model.graph().node()) {
-        if (node.op_type() != fname || node.domain() != domain) continue;
-        CallSite site{node.name(), {node.input().begin(), node.input().end()}, {node.output().begin(), node.output().end()}};
-        std::vector<TensorType> types;
-        for (const auto& in : node.input()) {
-          auto t = lookup_type(model, program, in);
-          PT2ONNX_CHECK(t.has_value(), ErrorCode::kUnsupported,
-                        "--compile: function " + fname + ": no type known for call input '" + in + "'");
-          types.push_back(*t);
-        }
-        pb.call_sites.push_back(std::move(site));
-        site_types.push_back(std::move(types));
-      }
-      if (site_types.empty()) {
-        // Input types come from the main graph (its inputs, initializers, FX metadata); a call
-        // inside another function reads that function's local values, which have none. Name the
-        // callers, whose own bundles inline these calls.
-        std::string callers, compiled;
-        for (const auto& f : model.functions())
-          for (const auto& n : f.node())
-            if (n.op_type() == fname && n.domain() == domain) {
-              const bool listed = std::find(functions.begin(), functions.end(), f.name()) != functions.end();
-              std::string& list = listed ? compiled : callers;
-              list += (list.empty() ? "" : ", ") + f.name();
-              break;
-            }
-        std::string why = "--compile: function " + fname + " gets no bundle of its own: it is only called from inside ";
-        if (!compiled.empty()) why += compiled + " (compiled here: its kernels inline these calls)";
-        if (!callers.empty()) why += (compiled.empty() ? "" : " and ") + callers + " (compile that type to run these calls)";
-        if (compiled.empty() && callers.empty()) why += "other functions";
-        fail(ErrorCode::kUnsupported, why + "; input types are known only at calls in the main graph");
-      }
-      // Dims on which call sites disagree become symbols; dims that take the same values at
-      // every call site share one symbol (so a contraction stays provably equal).
-      std::vector<TensorType> types = site_types.front();
-      std::map<std::string, ir::SymExpr> by_values;
-      for (size_t i = 0; i < types.size(); ++i) {
-        for (const auto& other : site_types)
-          PT2ONNX_CHECK(other[i].dtype == types[i].dtype && other[i].shape.size() == types[i].shape.size(),
-                        ErrorCode::kUnsupported,
-                        "--compile: function " + fname + ": call sites give input " + fn->input(static_cast<int>(i)) +
-                            " different dtypes or ranks");
-        for (size_t a = 0; a < types[i].shape.size(); ++a) {
-          std::string key;
-          bool differ = false;
-          for (const auto& other : site_types) {
-            key += ir::to_string(other[i].shape[a]) + ";";
-            differ = differ || ir::to_string(other[i].shape[a]) != ir::to_string(types[i].shape[a]);
-          }
-          if (!differ) continue;
-          auto [it, fresh] = by_values.emplace(key, nullptr);
-          if (fresh) it->second = ir::sym_symbol(fn->input(static_cast<int>(i)) + "_d" + std::to_string(a));
-          types[i].shape[a] = it->second;
-        }
-      }
-      std::vector<const onnx::FunctionProto*> library;
-      for (const auto& f : model.functions()) library.push_back(&f);
-      pb.plan = generate_kernels(*fn, types, library);
-      out.bundles.push_back(std::move(pb));
+      out.bundles.push_back(planner.plan(*fn));
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kUnsupported) throw;
       out.refused.push_back({fname, e.what()});

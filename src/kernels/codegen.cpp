@@ -396,6 +396,13 @@ void Generator::emit_copy(const std::string& value_name, const Dest& dest, const
              {to_manifest(ir::sym_apply(ir::SymOp::kCeilDiv, {n, ir::sym_int(kBlock)})), "1", "1"});
 }
 
+void Generator::materialize(const std::string& name, const std::string& computes) {
+  const Value v = value(name);
+  const Dest dest = destination(name, v.dtype, v.shape);
+  emit_copy(name, dest, computes);
+  define_stored(name, v.dtype, v.shape, dest);
+}
+
 // ---- GEMM -----------------------------------------------------------------------------------------
 
 void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, const std::string& bname, bool trans_a,
@@ -738,6 +745,14 @@ void Generator::visit_or_inline(const onnx::NodeProto& node, std::set<std::strin
   if (f == nullptr) unsupported(node, "domain " + node.domain() + " is not generated");
   if (depth > 16) unsupported(node, "functions nested too deeply");
   // Formal names map to the caller's values; the callee's own values get a unique prefix.
+  NestedCall call{f->domain(), f->name(), !node.name().empty() ? node.name() : node.output_size() ? node.output(0) : "?", {}, {}, {}};
+  call.outputs.assign(node.output().begin(), node.output().end());
+  for (const auto& in : node.input()) {
+    call.inputs.push_back(in);
+    const bool known = !in.empty() && has(in);
+    call.types.push_back(known ? TensorType{value(in).dtype, value(in).shape} : TensorType{});
+  }
+  plan_.nested_calls.push_back(std::move(call));
   const std::string prefix = "inl" + std::to_string(inlined_++) + "/";
   const int saved_node = current_node_;
   current_node_ = -1;  // no epilogue fusion across inlined bodies

@@ -69,6 +69,14 @@ struct SymbolSource {
   int axis = 0;
 };
 
+// A call of another library function that the plan inlined, with the types of its operands as
+// the generator knew them (in this plan's symbols): the callee's own bundle is planned from them.
+struct NestedCall {
+  std::string domain, function, node;  // node: the calling node's name (or first output)
+  std::vector<std::string> inputs, outputs;  // names as the caller's body has them
+  std::vector<TensorType> types;       // dtype 0 for a missing optional operand
+};
+
 struct KernelPlan {
   std::string domain, name, overload;
   std::vector<std::string> input_names, output_names;
@@ -81,6 +89,7 @@ struct KernelPlan {
   std::vector<Launch> launches;
   std::string source;                  // the whole .cu
   std::vector<std::string> op_types;   // distinct op types of the body, sorted
+  std::vector<NestedCall> nested_calls;  // calls inlined from the body, in body order
 };
 
 // ONNX dtype name as in TensorProto.DataType ("FLOAT", "FLOAT16", ...).

@@ -85,6 +85,9 @@ class Generator {
                     bool keepdims, const std::string& out, const std::string& scale = {}, const std::string& bias = {},
                     double epsilon = 0);
   void visit(const onnx::NodeProto& node);  // dispatches to the op rule (op_context.cpp)
+  // Writes value `name` with a kernel of its own (one thread per element) and redefines it as
+  // that stored buffer, so consumers read it instead of recomputing it (pooling windows).
+  void materialize(const std::string& name, const std::string& computes);
   int opset() const { return opset_; }
 
   // Attention as our translator decomposes it (codegen_attention.cpp): node indices of

@@ -83,6 +83,7 @@ void register_constant_op_rules(OpRuleTable& t);   // Constant, Shape, ConstantO
 void register_view_op_rules(OpRuleTable& t);       // Identity, Transpose, Reshape, Slice, Gather, Concat, ...
 void register_kernel_op_rules(OpRuleTable& t);     // MatMul, Gemm, softmax, reductions, LayerNormalization
 void register_pointwise_op_rules(OpRuleTable& t);  // the pointwise table
+void register_conv_pool_op_rules(OpRuleTable& t);  // Conv (implicit GEMM), pooling, BatchNormalization
 
 // Shared by the families (op_context.cpp).
 Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<SymExpr>& shape);

@@ -260,6 +260,43 @@ void concat(OpContext& ctx) {
   ctx.gen.define(ctx.out, std::move(v));
 }
 
+// Every output is a slice of the input along `axis` (sizes from input 1, or num_outputs equal
+// parts with a smaller last one, as ONNX defines them).
+void split(OpContext& ctx) {
+  const Value& x = ctx.value(ctx.input(0));
+  const size_t axis = ctx.norm_axis(ctx.attr_int("axis", 0), x.shape.size());
+  const int outs = ctx.node.output_size();
+  std::vector<SymExpr> sizes;
+  if (!ctx.input(1).empty()) {
+    sizes = ctx.known_ints(1, "split");
+  } else {
+    const int64_t parts = ctx.attr_int("num_outputs", outs);
+    const auto d = const_value(x.shape[axis]);
+    if (!d) ctx.unsupported("equal parts of a symbolic dimension");
+    const int64_t each = (*d + parts - 1) / parts;
+    for (int64_t i = 0; i < parts; ++i) sizes.push_back(ir::sym_int(std::min(each, *d - i * each)));
+  }
+  if (static_cast<int>(sizes.size()) != outs)
+    ctx.unsupported(std::to_string(sizes.size()) + " sizes for " + std::to_string(outs) + " outputs");
+  SymExpr offset = ir::sym_int(0);
+  for (int o = 0; o < outs; ++o) {
+    const std::string name = ctx.node.output(o), first = to_c(offset), src = ctx.input(0);
+    if (!name.empty()) {
+      Value v;
+      v.dtype = x.dtype;
+      v.shape = x.shape;
+      v.shape[axis] = sizes[static_cast<size_t>(o)];
+      v.load = [g = &ctx.gen, src, axis, first](Body& b, const Idx& idx) {
+        Idx s = idx;
+        if (first != "(0LL)") s[axis] = "(" + idx[axis] + " + " + first + ")";
+        return g->load(b, src, s);
+      };
+      ctx.gen.define(name, std::move(v));
+    }
+    offset = ir::sym_apply(ir::SymOp::kAdd, {offset, sizes[static_cast<size_t>(o)]});
+  }
+}
+
 }  // namespace
 
 void register_view_op_rules(OpRuleTable& t) {
@@ -273,6 +310,7 @@ void register_view_op_rules(OpRuleTable& t) {
   t.add("Slice", slice);
   t.add("Gather", gather);
   t.add("Concat", concat);
+  t.add("Split", split, false, /*multi_output=*/true);
 }
 
 }  // namespace pt2onnx::kernels::detail

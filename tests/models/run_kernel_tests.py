@@ -16,14 +16,17 @@ Default mode (CI; needs NVRTC, skips with a message if it cannot be loaded):
   * the torch reference data (samples/kernels/*.io.npz) agrees with onnxruntime running the
     bundle's ONNX function on the same inputs (fp32: rtol 1e-4, atol 1e-5), so the manifest's
     input order and the references are consistent;
-  * a type with an op that has no template (Conv) is refused naming the op, exit 4, ONNX
-    written; a missing NVRTC (--nvrtc /nonexistent) fails with exit 6 saying what to install and
+  * the benchmark's bundles (samples/kernels/bench.default.pt2) resolve at every benchmark size
+    (`bundle_launcher --bench --dry-run`);
+  * a type with an op that has no template (an opaque plugin node) is refused naming the op,
+    exit 4, ONNX written; a missing NVRTC (--nvrtc /nonexistent) fails with exit 6 saying what to install and
     writes nothing; --arch sm_70 fails with exit 2 listing the supported architectures.
 --launch: runs bundle_launcher on every bundle with reference cases (exit 77 when no GPU).
 --emulate: runs every bundle with reference cases on the CPU (tests/models/kernel_emulator.py:
   the generated CUDA C built with g++ against a shim that runs a block's threads as fibers, replayed as the
   manifest says) and compares with torch's outputs at the manifest's tolerance.
---prepare DIR: writes bundles, case directories and the launcher into DIR for scripts/gpu_check.sh.
+--prepare DIR: writes bundles, case directories, the benchmark's bundles (DIR/bench) and the launcher into
+  DIR for scripts/gpu_check.sh.
 """
 from __future__ import annotations
 
@@ -40,13 +43,13 @@ from pathlib import Path
 
 import numpy as np
 
-# (sample, --compile types, expected exit status). In the decoder.core run RMSNorm is folded inside
-# DecoderLayer: DecoderLayer's kernels inline its calls, and RMSNorm alone is refused (exit 4: it
-# has no call site of its own) while everything else is written.
+# (sample, --compile types, expected exit status). In the decoder.core run RMSNorm is called only
+# inside DecoderLayer: DecoderLayer's kernels inline its calls, and RMSNorm's own bundle takes its
+# input types from those calls (four sites: two norms in each of two layers).
 RUNS = [
     ("decoder.default", ["DecoderAttention", "RMSNorm", "GatedMLP", "LayerNorm", "Embedding"], 0),
     ("decoder.default", ["DecoderLayer"], 0),
-    ("decoder.core", ["DecoderLayer", "LayerNorm", "RMSNorm"], 4),
+    ("decoder.core", ["DecoderLayer", "LayerNorm", "RMSNorm"], 0),
     ("mlp_dynamic.default", ["Linear"], 0),
     ("wide.default", ["DecoderAttention", "GatedMLP", "LayerNorm", "RMSNorm"], 0),
     ("attention.default", ["SelfAttention"], 0),
@@ -55,6 +58,8 @@ RUNS = [
     ("decoder_bf16.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("decoder_fp16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
     ("decoder_bf16_dynamic.default", ["DecoderAttention", "GatedMLP", "RMSNorm"], 0),
+    ("convnet.default", ["Conv1dBlock", "GroupedConv2d", "PoolBlock", "SplitMix"], 0),
+    ("cnn.default", ["Conv2d"], 0),
     ("odd_mlp_fp16_dynamic.default", ["OddMLP"], 0),
     ("wide_fp16.default", ["DecoderAttention", "GatedMLP"], 0),
     ("odd_mlp_bf16_dynamic.default", ["OddMLP"], 0),
@@ -337,6 +342,13 @@ def main():
                 shutil.copytree(bundle, dest / "bundles" / name)
                 write_case_dirs(npz, manifest, dest / "cases" / name)
                 print(f"  prepared {name}")
+            # The benchmark's bundles (bundle_launcher --bench; every size dynamic, no references).
+            (dest / "bench").mkdir()
+            r = convert(args.pt2onnx, args.samples, "bench.default", ["BenchMatMul", "BenchAttention", "BenchRMSNorm", "BenchLayerNorm"],
+                        dest / "bench")
+            if r.returncode != 0:
+                failures.append(f"bench.default --compile: exit {r.returncode}: {r.stderr.strip()}")
+            print(f"  prepared {len(list((dest / 'bench').glob('*.kernels')))} benchmark bundles")
         return 1 if failures else 0
 
     if args.emulate:
@@ -450,16 +462,32 @@ def main():
 
         ref = work / "ref"
         ref.mkdir()
-        r = convert(args.pt2onnx, args.samples, "cnn.default", ["Conv2d"], ref)
-        check(r.returncode == 4 and "op Conv" in r.stderr and (ref / "model.onnx").exists() and not list(ref.glob("*.kernels")),
-              f"cnn --compile Conv2d refused naming the op, ONNX written (exit {r.returncode}: {r.stderr.strip()[:160]})")
+        r = convert(args.pt2onnx, args.samples, "decoder.default", ["DecoderLayer"], ref,
+                    extra=("--config", args.samples / "hiera" / "decoder.opaque.config.json"))
+        check(r.returncode == 4 and "op DecoderAttentionPlugin" in r.stderr and (ref / "model.onnx").exists()
+              and not list(ref.glob("*.kernels")),
+              f"a type holding an op with no template is refused naming the op, ONNX written (exit {r.returncode}: {r.stderr.strip()[:160]})")
 
         nested = work / "nested"
         nested.mkdir()
-        r = convert(args.pt2onnx, args.samples, "decoder.core", ["DecoderLayer", "RMSNorm"], nested)
-        check(r.returncode == 4 and "only called from inside DecoderLayer (compiled here" in r.stderr
-              and (nested / "DecoderLayer.kernels").is_dir() and not (nested / "RMSNorm.kernels").exists(),
-              f"a type called only inside another function: refused naming its caller ({r.stderr.strip()[:200]})")
+        r = convert(args.pt2onnx, args.samples, "decoder.core", ["RMSNorm"], nested, extra=("--hiera", "DecoderLayer"))
+        sites = []
+        if (nested / "RMSNorm.kernels").is_dir():
+            sites = [s["node"] for s in json.loads((nested / "RMSNorm.kernels" / "manifest.json").read_text())["call_sites"]]
+        check(r.returncode == 0 and not (nested / "DecoderLayer.kernels").exists() and len(sites) == 4
+              and all(s.startswith(("layers.0/", "layers.1/")) for s in sites),
+              f"a type called only inside another (not compiled) function gets a bundle from the calls there: {sites} "
+              f"(exit {r.returncode}: {r.stderr.strip()[:200]})")
+
+        # The benchmark's bundles and what --bench would launch at every size (no GPU needed).
+        bench = work / "bench"
+        bench.mkdir()
+        r = convert(args.pt2onnx, args.samples, "bench.default", ["BenchMatMul", "BenchAttention", "BenchRMSNorm", "BenchLayerNorm"],
+                    bench, extra=("--arch", "sm_90"))
+        d = run([args.launcher, "--bench", "--dry-run", *sorted(bench.glob("*.kernels"))])
+        check(r.returncode == 0 and d.returncode == 0 and "13 cases" in d.stdout and "GEMM 4096^3" in d.stdout,
+              f"bench.default: 4 bundles, bundle_launcher --bench --dry-run resolves every case (exit {r.returncode}/{d.returncode}: "
+              f"{(r.stderr + d.stdout).strip()[-200:]})")
 
         nv = work / "nonvrtc"
         nv.mkdir()

@@ -40,7 +40,12 @@ bool Driver::load(std::string& why) {
          resolve(h, "cuFuncGetAttribute", cuFuncGetAttribute, why) && resolve(h, "cuMemAlloc_v2", cuMemAlloc, why) &&
          resolve(h, "cuMemFree_v2", cuMemFree, why) && resolve(h, "cuMemcpyHtoD_v2", cuMemcpyHtoD, why) &&
          resolve(h, "cuMemcpyDtoH_v2", cuMemcpyDtoH, why) && resolve(h, "cuMemsetD8_v2", cuMemsetD8, why) &&
-         resolve(h, "cuLaunchKernel", cuLaunchKernel, why) && resolve(h, "cuGetErrorString", cuGetErrorString, why);
+         resolve(h, "cuLaunchKernel", cuLaunchKernel, why) && resolve(h, "cuGetErrorString", cuGetErrorString, why) &&
+         resolve(h, "cuEventCreate", cuEventCreate, why) && resolve(h, "cuEventRecord", cuEventRecord, why) &&
+         resolve(h, "cuEventSynchronize", cuEventSynchronize, why) &&
+         (resolve(h, "cuEventElapsedTime_v2", cuEventElapsedTime, why) ||
+          resolve(h, "cuEventElapsedTime", cuEventElapsedTime, why)) &&
+         resolve(h, "cuEventDestroy_v2", cuEventDestroy, why);
 }
 
 void Driver::check(CUresult r, const std::string& what) const {

@@ -15,10 +15,15 @@ using CUmodule = void*;
 using CUfunction = void*;
 using CUstream = void*;
 using CUdeviceptr = unsigned long long;
+using CUevent = void*;
 
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kFuncAttrMaxThreadsPerBlock = 0;
+constexpr int kAttrClockRate = 13;            // kHz
+constexpr int kAttrMultiprocessorCount = 16;
+constexpr int kAttrMemoryClockRate = 36;      // kHz
+constexpr int kAttrGlobalMemoryBusWidth = 37; // bits
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -43,6 +48,12 @@ struct Driver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                              void**, void**);
   CUresult (*cuGetErrorString)(CUresult, const char**);
+  // Timing (--bench).
+  CUresult (*cuEventCreate)(CUevent*, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
 
   // Loads libcuda.so.1 (or $PT2ONNX_LIBCUDA); false with `why` set when it is absent.
   bool load(std::string& why);

@@ -1,5 +1,6 @@
 // bundle_launcher BUNDLE_DIR CASE_DIR...
 // bundle_launcher --verify BUNDLE_DIR
+// bundle_launcher --bench BUNDLE_DIR...   (bench.h)
 //
 // --verify (no GPU needed) checks the bundle against its manifest with pt2onnx's own cubin reader:
 // sha256 of every file, ELF machine/type, the SM in e_flags against the image key, every kernel
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench.h"
 #include "cuda_driver.h"
 #include "kernels/cubin.h"
 #include "kernels/expr.h"
@@ -269,6 +271,7 @@ int verify(const fs::path& bundle, const json& m) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "--bench") return bench_main(argc, argv);
   if (argc == 3 && std::string(argv[1]) == "--verify") {
     try {
       const fs::path bundle = argv[2];

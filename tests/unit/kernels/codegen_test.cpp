@@ -16,6 +16,8 @@ namespace {
 
 using onnx::TensorProto;
 using testing::FunctionBuilder;
+using testing::set_int;
+using testing::set_ints;
 using testing::tensor;
 
 int64_t grid_x(const KernelPlan& p, size_t launch, std::map<std::string, int64_t> syms) {
@@ -119,16 +121,39 @@ TEST_CASE("generation is deterministic") {
 }
 
 TEST_CASE("refusals name the op") {
-  FunctionBuilder f("Conv");
+  FunctionBuilder f("ConvT");
   f.input("x").input("w").output("y");
-  f.node("Conv", {"x", "w"}, {"y"});
+  f.node("ConvTranspose", {"x", "w"}, {"y"});
   try {
-    generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"1", "3", "8", "8"}), tensor(TensorProto::FLOAT, {"4", "3", "3", "3"})});
-    FAIL("Conv was accepted");
+    generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"1", "3", "8", "8"}), tensor(TensorProto::FLOAT, {"3", "4", "3", "3"})});
+    FAIL("ConvTranspose was accepted");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kUnsupported);
-    CHECK(std::string(e.what()).find("op Conv") != std::string::npos);
+    CHECK(std::string(e.what()).find("op ConvTranspose") != std::string::npos);
   }
+  // Conv forms without a template are refused by name and reason.
+  FunctionBuilder same("Same");
+  same.input("x").input("w").output("y");
+  onnx::NodeProto& sn = same.node("Conv", {"x", "w"}, {"y"});
+  auto* ap = sn.add_attribute();
+  ap->set_name("auto_pad");
+  ap->set_type(onnx::AttributeProto::STRING);
+  ap->set_s("SAME_UPPER");
+  try {
+    generate_kernels(same.get(), {tensor(TensorProto::FLOAT, {"1", "3", "8", "8"}), tensor(TensorProto::FLOAT, {"4", "3", "3", "3"})});
+    FAIL("auto_pad SAME_UPPER was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("op Conv") != std::string::npos);
+    CHECK(std::string(e.what()).find("auto_pad SAME_UPPER") != std::string::npos);
+  }
+  FunctionBuilder ceil("Ceil");
+  ceil.input("x").output("y");
+  onnx::NodeProto& cn = ceil.node("MaxPool", {"x"}, {"y"});
+  set_ints(cn, "kernel_shape", {2, 2});
+  set_ints(cn, "strides", {2, 2});
+  set_int(cn, "ceil_mode", 1);
+  CHECK_THROWS_WITH_AS(generate_kernels(ceil.get(), {tensor(TensorProto::FLOAT, {"1", "3", "h", "8"})}),
+                       doctest::Contains("ceil_mode with a symbolic spatial size"), Error);
   FunctionBuilder g("Dbl");
   g.input("x").output("y");
   g.node("Relu", {"x"}, {"y"});
@@ -140,6 +165,58 @@ TEST_CASE("refusals name the op") {
   h.input("a").input("b").output("c");
   h.node("Add", {"a", "b"}, {"c"});
   CHECK_THROWS_AS(generate_kernels(h.get(), {tensor(TensorProto::FLOAT, {"s0"}), tensor(TensorProto::FLOAT, {"s1"})}), Error);
+}
+
+TEST_CASE("Conv is one GEMM over a patch view; its output a reshape of the product") {
+  // [N, 4, h, w] -> [N, 6, ...], 2 groups, stride 2, padding 1, dilation 2, bias.
+  FunctionBuilder f("Conv2");
+  f.input("x").input("w").input("b").output("y");
+  onnx::NodeProto& n = f.node("Conv", {"x", "w", "b"}, {"c"});
+  set_int(n, "group", 2);
+  set_ints(n, "strides", {2, 2});
+  set_ints(n, "pads", {1, 1, 1, 1});
+  set_ints(n, "dilations", {2, 2});
+  f.node("Relu", {"c"}, {"y"});
+  const KernelPlan p = generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"2", "4", "h", "w"}),
+                                                  tensor(TensorProto::FLOAT, {"6", "2", "3", "3"}),
+                                                  tensor(TensorProto::FLOAT, {"6"})});
+  REQUIRE(p.kernels.size() == 2);  // the GEMM, then the copy that adds bias and ReLU
+  CHECK(p.kernels[0].computes.rfind("Conv -> ", 0) == 0);
+  REQUIRE(p.outputs.size() == 1);
+  const std::map<std::string, int64_t> syms{{"h", 9}, {"w", 20}};
+  // (9 + 2 - 5) // 2 + 1 = 4, (20 + 2 - 5) // 2 + 1 = 9
+  CHECK(eval_expr(to_manifest(p.outputs[0].shape[2]), syms) == 4);
+  CHECK(eval_expr(to_manifest(p.outputs[0].shape[3]), syms) == 9);
+  // Batched over (N, groups): grid.z = 2 * 2; the workspace holds the [2, 2, 3, 36] product.
+  CHECK(eval_expr(p.launches[0].grid[2], syms) == 4);
+  REQUIRE(p.buffers.size() == 1);
+  CHECK(eval_expr(to_manifest(p.buffers[0].bytes), syms) == 2 * 2 * 3 * 36 * 4);
+}
+
+TEST_CASE("pooling: one kernel per pooled value; Split outputs are views") {
+  FunctionBuilder f("Pool");
+  f.input("x").output("m").output("i").output("a").output("s0");
+  onnx::NodeProto& mp = f.node("MaxPool", {"x"}, {"m", "i"});
+  set_ints(mp, "kernel_shape", {3, 3});
+  set_ints(mp, "strides", {2, 2});
+  set_ints(mp, "pads", {1, 1, 1, 1});
+  onnx::NodeProto& ap = f.node("AveragePool", {"m"}, {"a"});
+  set_ints(ap, "kernel_shape", {2, 2});
+  set_ints(ap, "strides", {2, 2});
+  set_int(ap, "ceil_mode", 1);
+  f.ints("sizes", {1, 3});
+  onnx::NodeProto& sp = f.node("Split", {"a", "sizes"}, {"s0", "s1"});
+  set_int(sp, "axis", 1);
+  const KernelPlan p = generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"1", "4", "9", "9"})});
+  REQUIRE(p.outputs.size() == 4);
+  CHECK(p.outputs[1].dtype == TensorProto::INT64);
+  // 9 -> (9 + 2 - 3) // 2 + 1 = 5 -> ceil((5 - 2) / 2) + 1 = 3; the split takes channel 0.
+  CHECK(ir::to_string(p.outputs[0].shape[2]) == "5");
+  CHECK(ir::to_string(p.outputs[2].shape[3]) == "3");
+  CHECK(ir::to_string(p.outputs[3].shape[1]) == "1");
+  // MaxPool's two outputs and AveragePool write the outputs; the split output is a copy.
+  CHECK(p.kernels.size() == 4);
+  CHECK(p.buffers.empty());
 }
 
 }  // namespace
