@@ -1,6 +1,7 @@
 // Code generator driver: values, stored buffers, the kernel templates (copy/pointwise, tiled GEMM,
 // row reductions) and the launch plan.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 
@@ -195,11 +196,19 @@ Body Body::child(const std::string& more_indent) const {
 
 std::string constant_array(Generator& g, const std::vector<double>& data, bool integral) {
   const std::string name = "p2_c" + std::to_string(g.next_constant_++);
-  std::string text = std::string("__device__ const ") + (integral ? "long long " : "float ") + name + "[" +
+  // Floats are stored as their bit patterns (read with __uint_as_float): a __device__ array needs
+  // constant initialisers, and NVRTC without headers has no constant spelling of inf or NaN.
+  std::string text = std::string("__device__ const ") + (integral ? "long long " : "unsigned int ") + name + "[" +
                      std::to_string(data.size()) + "] = {";
   for (size_t i = 0; i < data.size(); ++i) {
     if (i) text += ", ";
-    text += integral ? std::to_string(static_cast<int64_t>(data[i])) + "LL" : float_literal(data[i]);
+    if (integral) {
+      text += std::to_string(static_cast<int64_t>(data[i])) + "LL";
+    } else {
+      char bits[16];
+      std::snprintf(bits, sizeof bits, "0x%08xu", std::bit_cast<uint32_t>(static_cast<float>(data[i])));
+      text += bits;
+    }
   }
   g.constants_ += text + "};\n";
   return name;

@@ -148,6 +148,7 @@ class Generator {
   friend std::string constant_array(Generator& g, const std::vector<double>& data, bool integral);
 };
 
+// A __device__ array of the constant's values: long long, or float bit patterns to read with __uint_as_float.
 std::string constant_array(Generator& g, const std::vector<double>& data, bool integral);
 
 }  // namespace pt2onnx::kernels::detail

@@ -128,7 +128,7 @@ void constant(OpContext& ctx) {
       v.load = [lit](Body&, const Idx&) { return lit; };
     } else {
       const std::string arr = constant_array(ctx.gen, c.floats, false);
-      v.load = [arr, shape](Body& b, const Idx& idx) { return b.let("float", arr + "[" + linear_index(idx, shape) + "]"); };
+      v.load = [arr, shape](Body& b, const Idx& idx) { return b.let("float", "__uint_as_float(" + arr + "[" + linear_index(idx, shape) + "])"); };
     }
   }
   if (!v.load) ctx.unsupported("constant too large");
