@@ -49,7 +49,9 @@ class PayloadReader {
   std::map<std::string, TensorData> read() {
     dom::parser parser;
     dom::element root;
-    if (simdjson::error_code e = parser.parse(simdjson::padded_string(zip_.read_text(config_entry_))).get(root))
+    const std::string text = zip_.read_text(config_entry_);
+    static_assert(simdjson::SIMDJSON_PADDING <= ZipContainer::kTextPadding);
+    if (simdjson::error_code e = parser.parse(text.data(), text.size(), /*realloc_if_needed=*/false).get(root))
       fail(ErrorCode::kArchive, zip_.describe(config_entry_) + ": not valid JSON: " + simdjson_text(e));
     const std::optional<dom::element> config = member(root, "config");
     if (!config || !config->is_object()) {
