@@ -51,6 +51,8 @@ int eliminate_dead_initializers(Body& body) {
   onnx::GraphProto& graph = *body.graph;
   NameSet read(body.outputs.begin(), body.outputs.end());
   NameSet defined;
+  read.reserve(static_cast<size_t>(graph.node_size()) * 3);
+  defined.reserve(static_cast<size_t>(graph.node_size() + graph.initializer_size()));
   std::set<std::string> outer;
   for (const onnx::NodeProto& node : graph.node()) {
     read.insert(node.input().begin(), node.input().end());
