@@ -5,8 +5,8 @@
    block is 4 FX nodes: 2 weight placeholders, linear, gelu, so 25,000 blocks are ~100k nodes) with
    torch.export and saves them with torch.export.save into a cache folder outside the repo
    (~/.cache/pt2onnx/scale/, reused while the configuration is the same; --rebuild forces it).
-2. Times, --runs times each (median; wall and user+sys CPU, which a loaded machine disturbs less), `pt2onnx ARCHIVE -o OUT` for every size, `pt2onnx ARCHIVE
-   -o OUT --hiera Block` for the largest, and `pt2onnx inspect ARCHIVE` for every size, recording
+2. Times, --runs times each (median; wall and user+sys CPU, which a loaded machine disturbs less), `pt2onnx ARCHIVE -o OUT` and `pt2onnx ARCHIVE
+   -o OUT --hiera Block` for every size, and `pt2onnx inspect ARCHIVE` for every size, recording
    the peak RSS of each run from os.wait4 (ru_maxrss). With --baseline OLD_BINARY the same runs
    are made with OLD_BINARY, interleaved run by run so that a load that comes and goes hits both.
 3. Prints one table per binary: wall (median), peak RSS (median), FX nodes per second, and the
@@ -33,6 +33,7 @@ CONVERT_TARGET_S = 1.0
 RSS_TARGET_MB = 200.0
 EXPONENT_TARGET = 1.05
 INSPECT_TARGET_S = 0.5
+HIERA_EXPONENT_TARGET = 1.2  # "not quadratic": clearly below 2, with room for the noise of a shared machine
 STAMP_VERSION = 1
 
 
@@ -133,12 +134,14 @@ def main() -> int:
         cases = []  # (label, blocks, argv without the binary)
         for b in blocks:
             cases.append(("convert", b, [str(archives[b]), "-o", out, "-q"]))
-        if not args.no_hiera:
-            cases.append(("convert --hiera Block", largest, [str(archives[largest]), "-o", out, "-q", "--hiera", "Block"]))
+        if not args.no_hiera:  # every size, so that its growth is measured too
+            for b in blocks:
+                cases.append(("convert --hiera Block", b, [str(archives[b]), "-o", out, "-q", "--hiera", "Block"]))
         for b in blocks:
             cases.append(("inspect", b, ["inspect", str(archives[b])]))
 
         results: dict[str, dict[tuple[str, int], tuple[float, float, float]]] = {k: {} for k in binaries}
+        load_before = os.getloadavg()
         for label, b, argv in cases:
             samples: dict[str, list[tuple[float, float, float]]] = {k: [] for k in binaries}
             for k, binary in binaries.items():  # one warm-up run each (page cache)
@@ -149,6 +152,10 @@ def main() -> int:
             for k in binaries:
                 results[k][(label, b)] = tuple(statistics.median(column) for column in zip(*samples[k]))
 
+    load_after = os.getloadavg()
+    print(f"\nmachine: {os.cpu_count()} CPUs, load average (1/5/15 min) before "
+          f"{'/'.join(f'{x:.1f}' for x in load_before)}, after {'/'.join(f'{x:.1f}' for x in load_after)}"
+          " (wall times on a loaded machine are noisy; the CPU column is steadier)")
     failed = False
     for k, binary in binaries.items():
         print(f"\n{k}: {binary} (median of {args.runs}, D={args.dim})")
@@ -158,28 +165,39 @@ def main() -> int:
             print(f"{label:<24}{b:>8}{nodes:>10}{wall:>9.3f}{cpu:>9.3f}{rss:>9.1f}{nodes / wall:>11,.0f}")
         if len(blocks) < 2:
             continue
-        for label in ("convert", "inspect"):
+        for label in ("convert", "convert --hiera Block", "inspect"):
+            if (label, blocks[0]) not in results[k]:
+                continue
             exponent = fit_exponent(blocks, [results[k][(label, b)][0] for b in blocks])
             cpu_exponent = fit_exponent(blocks, [results[k][(label, b)][1] for b in blocks])
             print(f"growth exponent of {label} over {blocks[0]}..{blocks[-1]} blocks: wall {exponent:.3f}, cpu {cpu_exponent:.3f}")
-        if k != "new" or blocks != DEFAULT_BLOCKS:
+        if k != "new":
             continue
-        wall, _, rss = results[k][("convert", largest)]
-        hwall, _, hrss = results[k].get(("convert --hiera Block", largest), (wall, 0.0, rss))
-        iwall = results[k][("inspect", largest)][0]
+        wall, cpu, rss = results[k][("convert", largest)]
+        hwall, hcpu, hrss = results[k].get(("convert --hiera Block", largest), (wall, cpu, rss))
+        iwall, icpu, _ = results[k][("inspect", largest)]
         exponent = fit_exponent(blocks, [results[k][("convert", b)][0] for b in blocks])
+        hiera_exponent = (fit_exponent(blocks, [results[k][("convert --hiera Block", b)][0] for b in blocks])
+                          if ("convert --hiera Block", blocks[0]) in results[k] else None)
         checks = [
-            (f"convert {largest} blocks < {CONVERT_TARGET_S} s", wall < CONVERT_TARGET_S),
-            (f"convert {largest} blocks < {RSS_TARGET_MB:.0f} MB", rss < RSS_TARGET_MB),
-            (f"convert --hiera {largest} blocks < {CONVERT_TARGET_S} s", hwall < CONVERT_TARGET_S),
-            (f"convert --hiera {largest} blocks < {RSS_TARGET_MB:.0f} MB", hrss < RSS_TARGET_MB),
-            (f"convert growth exponent <= {EXPONENT_TARGET}", exponent <= EXPONENT_TARGET),
-            (f"inspect {largest} blocks < {INSPECT_TARGET_S} s", iwall < INSPECT_TARGET_S),
+            (f"convert {largest} blocks < {CONVERT_TARGET_S} s wall (wall {wall:.3f}, cpu {cpu:.3f})",
+             wall < CONVERT_TARGET_S),
+            (f"convert {largest} blocks < {RSS_TARGET_MB:.0f} MB (peak {rss:.1f})", rss < RSS_TARGET_MB),
+            (f"convert --hiera {largest} blocks < {CONVERT_TARGET_S} s wall (wall {hwall:.3f}, cpu {hcpu:.3f})",
+             hwall < CONVERT_TARGET_S),
+            (f"convert --hiera {largest} blocks < {RSS_TARGET_MB:.0f} MB (peak {hrss:.1f})", hrss < RSS_TARGET_MB),
+            (f"convert growth exponent <= {EXPONENT_TARGET} (wall {exponent:.3f})", exponent <= EXPONENT_TARGET),
+            *([(f"convert --hiera growth exponent < {HIERA_EXPONENT_TARGET}, not quadratic (wall {hiera_exponent:.3f})",
+                hiera_exponent < HIERA_EXPONENT_TARGET)] if hiera_exponent is not None else []),
+            (f"inspect {largest} blocks < {INSPECT_TARGET_S} s wall (wall {iwall:.3f}, cpu {icpu:.3f})",
+             iwall < INSPECT_TARGET_S),
         ]
-        print("targets (issue 14):")
+        official = blocks == DEFAULT_BLOCKS
+        print("targets (issue 14)" + ("" if official else
+              f" -- informational: they are set for --blocks {' '.join(map(str, DEFAULT_BLOCKS))}") + ":")
         for text, ok in checks:
             print(f"  {'PASS' if ok else 'FAIL'}  {text}")
-            failed |= not ok
+            failed |= official and not ok
     return 1 if failed else 0
 
 

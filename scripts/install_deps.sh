@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential cmake pkg-config libonnx-dev libprotobuf-dev protobuf-compiler
       nlohmann-json3-dev libsimdjson-dev libzip-dev zipcmp zipmerge ziptool libcli11-dev
-      doctest-dev libdeflate-dev python3-venv
+      doctest-dev libdeflate-dev libmimalloc-dev python3-venv
       ninja-build dpkg-dev file lintian  # the install_package and deb_package tests
       clang-16 libclang-rt-16-dev)  # libFuzzer harnesses (scripts/fuzz.sh); clang 16 reads C++20 aggregate ()-init
 missing=()

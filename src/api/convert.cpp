@@ -203,7 +203,9 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   if (config) translate_options.custom_ops = config->op_rules;
   translate_options.fuse = options.fuse;
   translate::Translation translation = clock.run("translate", [&] {
-    program = translate::fuse_patterns(program, translate_options).program;
+    // Without fusion the pass returns a copy of the program: skip it (a 100k-node copy).
+    if (translate_options.fuse && translate_options.opset >= translate::kMinFusedOpset)
+      program = translate::fuse_patterns(program, translate_options).program;
     return api::with_context(input_name, [&] { return translate::translate_program(program, translate_options); });
   });
   add_dim_names_metadata(translation.model, dim_names);

@@ -27,8 +27,13 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
   model.range_constraints = summarize_range_constraints(program);
   model.state = summarize_state(program);
 
-  // Nodes inside subgraphs belong to modules too (a cond inside a block).
-  ModuleTree tree = summarize_modules(with_subgraph_nodes(program.graph));
+  // Nodes inside subgraphs belong to modules too (a cond inside a block); without subgraphs the
+  // graph is summarized as it is, not copied.
+  const bool flat = count_nodes(program.graph) == static_cast<int64_t>(program.graph.nodes.size());
+  ir::Graph nested;
+  if (!flat) nested = with_subgraph_nodes(program.graph);
+  const ir::Graph& modules_of = flat ? program.graph : nested;
+  ModuleTree tree = summarize_modules(modules_of);
   model.modules = std::move(tree.modules);
   model.module_types = std::move(tree.module_types);
   model.nodes_outside_modules = tree.nodes_outside_modules;
@@ -40,8 +45,10 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
     if (op.blocks_conversion()) model.unsupported_nodes += op.count - op.unused;
   translate::TranslateOptions fuse_options;
   fuse_options.opset = opset;
-  for (const translate::FusedOp& f : translate::fuse_patterns(program, fuse_options).fused)
-    ++model.fused_ops[{f.op_type, f.source}];
+  // Below the fused ops' opset nothing fuses, and the pass would only copy the program.
+  if (fuse_options.opset >= translate::kMinFusedOpset)
+    for (const translate::FusedOp& f : translate::fuse_patterns(program, fuse_options).fused)
+      ++model.fused_ops[{f.op_type, f.source}];
   return model;
 }
 

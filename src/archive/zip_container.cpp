@@ -155,7 +155,8 @@ std::string ZipContainer::read_text(const std::string& relative_name, uint64_t m
                                   " bytes is more than the " + std::to_string(max_bytes) +
                                   " this entry may have");
   }
-  std::string text = allocate<std::string>(bytes->size(), describe(relative_name));
+  std::string text = allocate<std::string>(bytes->size() + kTextPadding, describe(relative_name));
+  text.resize(bytes->size());  // keeps the capacity
   bytes->read(0, text.size(), text.data());
   return text;
 }

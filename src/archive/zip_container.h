@@ -48,7 +48,9 @@ class ZipContainer {
   // and DEFLATE entries that would inflate past limits().inflate_ratio.
   std::shared_ptr<const Storage> storage(const std::string& relative_name) const;
   // The whole entry as text (CRC-checked); refuses entries over `max_bytes`, by default
-  // limits().entry_bytes.
+  // limits().entry_bytes. The string's capacity holds kTextPadding more bytes, so that the JSON
+  // readers (simdjson reads up to 64 bytes past the end) parse it in place instead of copying it.
+  static constexpr size_t kTextPadding = 64;
   std::string read_text(const std::string& relative_name, uint64_t max_bytes = 0) const;
 
  private:

@@ -29,6 +29,11 @@ JsonDoc::Value& JsonDoc::add(JsonType type) {
   return v;
 }
 
+void JsonDoc::reserve(size_t text_bytes) {
+  values_.reserve(text_bytes / 16 + 16);
+  children_.reserve(text_bytes / 16 + 16);
+}
+
 void JsonDoc::start_container(JsonType type) {
   Id id = static_cast<Id>(values_.size());
   add(type);

@@ -114,7 +114,9 @@ class Builder {
 
 // Fills `doc` from `text`; throws Error(kArchive) on malformed text.
 void build(const std::string& text, JsonDoc& doc, const std::string& source_name) {
-  // On-Demand reads up to SIMDJSON_PADDING bytes past the end: copy only when the string lacks them.
+  // On-Demand reads up to SIMDJSON_PADDING bytes past the end: copy only when the string lacks them
+  // (ZipContainer::read_text leaves them).
+  doc.reserve(text.size());
   simdjson::padded_string copy;
   simdjson::padded_string_view view(text);
   if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) {

@@ -3,6 +3,8 @@
 #include "passes/passes.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <string_view>
 
 #include "passes/passes_internal.h"
 #include "ir/sym_expr.h"
@@ -15,31 +17,40 @@ namespace {
 // Enough for every chain seen in practice; each round is linear in the graph.
 constexpr int kMaxRounds = 8;
 
+// Whether the scope has a node of one of `ops` (any domain): a pass that rewrites only such
+// nodes is skipped without building its indexes when there is none (one scan instead of maps of
+// every value name; most of a large graph's clean-up time went to passes with nothing to do).
+bool has_op(const Body& body, std::initializer_list<std::string_view> ops) {
+  for (const onnx::NodeProto& node : *body.nodes)
+    if (std::find(ops.begin(), ops.end(), node.op_type()) != ops.end()) return true;
+  return false;
+}
+
 void clean_body(Body& body, CleanReport& report) {
   for (int round = 0; round < kMaxRounds; ++round) {
     int changed = 0;
     int n = fold_constants(body);
     report.folded_constants += n;
     changed += n;
-    n = resolve_shape_operands(body);
+    n = has_op(body, {"Gather", "Reshape", "Expand"}) ? resolve_shape_operands(body) : 0;
     report.folded_constants += n;
     changed += n;
     n = drop_identities(body);
     report.identities += n;
     changed += n;
-    n = fold_batched_matmuls(body);
+    n = has_op(body, {"MatMul", "Gemm"}) ? fold_batched_matmuls(body) : 0;
     report.merged_nodes += n;
     changed += n;
-    n = compose_reshapes(body);
+    n = has_op(body, {"Reshape"}) ? compose_reshapes(body) : 0;
     report.merged_nodes += n;
     changed += n;
-    n = drop_index_wraps(body);
+    n = has_op(body, {"Where"}) ? drop_index_wraps(body) : 0;
     report.identities += n;
     changed += n;
-    n = fuse_clamps(body);
+    n = has_op(body, {"Min", "Max"}) ? fuse_clamps(body) : 0;
     report.merged_nodes += n;
     changed += n;
-    n = fuse_transposes(body);
+    n = has_op(body, {"Transpose"}) ? fuse_transposes(body) : 0;
     report.merged_nodes += n;
     changed += n;
     n = merge_duplicates(body);
@@ -64,7 +75,7 @@ CleanReport clean_translation(translate::Translation& translation, const CleanOp
   clean_body(body, report);
   if (options.fold_weights) {
     // After merging (identical Transposes are one) and before dropping the weights they free.
-    report.transposes_folded = fold_weight_transposes(body, *options.fold_weights);
+    report.transposes_folded = has_op(body, {"Transpose"}) ? fold_weight_transposes(body, *options.fold_weights) : 0;
     if (report.transposes_folded) clean_body(body, report);
   }
   // --hiera clones Constants into function bodies; with it, this waits for clean_functions.

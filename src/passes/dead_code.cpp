@@ -1,12 +1,32 @@
 // Dead nodes, initializers and value_info: one backward sweep from the scope's outputs.
 // Subgraphs (If/Loop/Scan bodies) read outer values by name; those reads keep them alive.
+#include <string_view>
+#include <unordered_set>
+
 #include "passes/passes_internal.h"
 
 namespace pt2onnx::passes {
 
+namespace {
+
+// Names are views of the scope's own strings (nothing is renamed while these sets live); the
+// names that subgraphs read from outside are kept in `outer`.
+using NameSet = std::unordered_set<std::string_view>;
+
+void add_subgraph_reads(const onnx::NodeProto& node, std::set<std::string>& outer, NameSet& names) {
+  if (!has_subgraph(node)) return;
+  std::set<std::string> reads;
+  subgraph_reads(node, reads);
+  for (const std::string& r : reads) names.insert(*outer.insert(r).first);
+}
+
+}  // namespace
+
 int eliminate_dead_nodes(Body& body) {
-  std::set<std::string> live = body.outputs;
+  NameSet live(body.outputs.begin(), body.outputs.end());
+  std::set<std::string> outer;
   const Nodes& nodes = *body.nodes;
+  live.reserve(static_cast<size_t>(nodes.size()) * 2);
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), false);
   int removed = 0;
   for (int i = nodes.size(); i-- > 0;) {
@@ -20,7 +40,7 @@ int eliminate_dead_nodes(Body& body) {
     keep[static_cast<size_t>(i)] = true;
     for (const std::string& in : node.input())
       if (!in.empty()) live.insert(in);
-    subgraph_reads(node, live);
+    add_subgraph_reads(node, outer, live);
   }
   if (removed) erase_nodes(body, keep);
   return removed;
@@ -29,14 +49,17 @@ int eliminate_dead_nodes(Body& body) {
 int eliminate_dead_initializers(Body& body) {
   if (!body.graph) return 0;
   onnx::GraphProto& graph = *body.graph;
-  std::set<std::string> read = body.outputs;
-  std::set<std::string> defined;
+  NameSet read(body.outputs.begin(), body.outputs.end());
+  NameSet defined;
+  read.reserve(static_cast<size_t>(graph.node_size()) * 3);
+  defined.reserve(static_cast<size_t>(graph.node_size() + graph.initializer_size()));
+  std::set<std::string> outer;
   for (const onnx::NodeProto& node : graph.node()) {
     read.insert(node.input().begin(), node.input().end());
-    subgraph_reads(node, read);
+    add_subgraph_reads(node, outer, read);
     defined.insert(node.output().begin(), node.output().end());
   }
-  std::set<std::string> inputs;
+  NameSet inputs;
   for (const auto& v : graph.input()) inputs.insert(v.name());
 
   int removed = 0;
@@ -45,7 +68,7 @@ int eliminate_dead_initializers(Body& body) {
   for (int i = 0; i < initializers->size(); ++i) {
     const std::string& name = initializers->Get(i).name();
     if (!read.count(name) && !inputs.count(name)) {
-      body.inputs.erase(name);
+      body.inputs.erase(name);  // `name` is alive until the RemoveLast below
       ++removed;
       continue;
     }

@@ -4,6 +4,9 @@
 // element (x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1) where the constant cannot broadcast x to a
 // larger shape. Their readers read that input instead; when the output is a scope output, the
 // input's producer is renamed to it instead.
+#include <string_view>
+#include <unordered_map>
+
 #include "passes/const_tensor.h"
 #include "passes/passes_internal.h"
 
@@ -22,9 +25,23 @@ bool is_neutral(const ConstTensor& c, double neutral, const std::optional<ValueT
   return other && other->shape_known && other->dims.size() >= c.dims.size();
 }
 
+// The scope's types, gathered on the first question (most graphs ask none).
+class LazyTypes {
+ public:
+  explicit LazyTypes(const Body& body) : body_(body) {}
+  std::optional<ValueType> lookup(const std::string& name) {
+    if (!known_) known_ = known_types(body_);
+    return known_->lookup(name);
+  }
+
+ private:
+  const Body& body_;
+  std::optional<KnownTypes> known_;
+};
+
 // The input a node passes through unchanged, or -1.
-int identity_input(const onnx::NodeProto& node, const KnownTypes& known,
-                   const std::map<std::string, ConstTensor>& constants) {
+int identity_input(const onnx::NodeProto& node, LazyTypes& known,
+                   const std::unordered_map<std::string, ConstTensor>& constants) {
   if (!node.domain().empty() || node.output_size() != 1 || node.input_size() < 1 || node.input(0).empty())
     return -1;
   const std::string& op = node.op_type();
@@ -38,6 +55,7 @@ int identity_input(const onnx::NodeProto& node, const KnownTypes& known,
     }
     return -1;
   }
+  if (op != "Cast" && op != "Reshape") return -1;
   const std::optional<ValueType> in = known.lookup(node.input(0));
   if (!in) return -1;
   if (op == "Cast") return in->elem_type != 0 && in->elem_type == int_attribute(node, "to", -1) ? 0 : -1;
@@ -60,10 +78,10 @@ int identity_input(const onnx::NodeProto& node, const KnownTypes& known,
 }  // namespace
 
 int drop_identities(Body& body) {
-  const KnownTypes known = known_types(body);
+  LazyTypes known(body);
   Nodes& nodes = *body.nodes;
-  std::map<std::string, ConstTensor> constants;
-  std::map<std::string, int> producer;  // value -> node index
+  std::unordered_map<std::string, ConstTensor> constants;
+  std::unordered_map<std::string_view, int> producer;  // value -> node index (names stable until the renames)
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes.Get(i);
     for (const std::string& out : node.output()) producer[out] = i;

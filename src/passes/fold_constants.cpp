@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "passes/const_tensor.h"
 #include "passes/passes_internal.h"
@@ -608,12 +610,12 @@ void make_constant(onnx::NodeProto& node, const ConstTensor& value) {
 }  // namespace
 
 int fold_constants(Body& body) {
-  const KnownTypes known = known_types(body);
-  std::map<std::string, ConstTensor> constants;
-  std::set<std::string> weights;  // initializers
+  std::optional<KnownTypes> known;
+  std::unordered_map<std::string, ConstTensor> constants;
+  std::unordered_set<std::string_view> weights;  // initializers
   if (body.graph) {
     for (const auto& t : body.graph->initializer()) weights.insert(t.name());
-    std::set<std::string> graph_inputs;  // an initializer that is also an input can be overridden
+    std::unordered_set<std::string_view> graph_inputs;  // an initializer that is also an input can be overridden
     for (const auto& v : body.graph->input()) graph_inputs.insert(v.name());
     for (const auto& t : body.graph->initializer())
       if (!graph_inputs.count(t.name()))
@@ -638,8 +640,12 @@ int fold_constants(Body& body) {
       auto found = constants.find(name);
       in.push_back(found == constants.end() ? std::nullopt : std::optional<ConstTensor>(found->second));
     }
+    // Only Shape and Size read what is known of input 0 (the types are gathered on first need).
     std::optional<ValueType> shape0;
-    if (node.input_size() > 0) shape0 = known.lookup(node.input(0));
+    if (node.input_size() > 0 && (node.op_type() == "Shape" || node.op_type() == "Size")) {
+      if (!known) known = known_types(body);
+      shape0 = known->lookup(node.input(0));
+    }
     const FoldContext context{node, in, shape0 ? &*shape0 : nullptr};
     std::optional<ConstTensor> value = rule->second(context);
     if (!value) continue;

@@ -7,6 +7,8 @@
 // fold into a function stay, so a function's inputs are the module's weights unchanged.
 #include <algorithm>
 #include <numeric>
+#include <string_view>
+#include <unordered_map>
 
 #include "passes/passes.h"
 #include "passes/passes_internal.h"
@@ -27,11 +29,6 @@ std::vector<int64_t> transpose_perm(const onnx::NodeProto& node, int rank) {
   return perm;
 }
 
-const onnx::TensorProto* find_initializer(const onnx::GraphProto& graph, const std::string& name) {
-  for (const onnx::TensorProto& t : graph.initializer())
-    if (t.name() == name) return &t;
-  return nullptr;
-}
 
 // A declaration: the data comes from a weight binding at emit, not from the proto.
 bool is_declaration(const onnx::TensorProto& t) {
@@ -67,12 +64,17 @@ int fold_weight_transposes(Body& body, WeightAccess& weights) {
   std::set<std::string> graph_inputs;
   for (const auto& v : body.graph->input()) graph_inputs.insert(v.name());
 
+  // By name, once (a search per weight was quadratic); protobuf keeps elements in place on Add.
+  std::unordered_map<std::string_view, const onnx::TensorProto*> initializer_by_name;
+  for (const onnx::TensorProto& t : body.graph->initializer()) initializer_by_name.emplace(t.name(), &t);
+
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
   std::map<std::string, std::string> renames;
   int folded = 0;
   for (const auto& [weight, transposes] : readers) {
     if (other_reads.count(weight) || graph_inputs.count(weight)) continue;
-    const onnx::TensorProto* w = find_initializer(*body.graph, weight);
+    auto found = initializer_by_name.find(weight);
+    const onnx::TensorProto* w = found == initializer_by_name.end() ? nullptr : found->second;
     if (!w || !is_declaration(*w)) continue;
     const std::vector<int64_t> perm = transpose_perm(nodes.Get(transposes.front()), w->dims_size());
     bool same = perm.size() == static_cast<size_t>(w->dims_size());

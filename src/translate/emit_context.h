@@ -24,6 +24,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -209,8 +211,8 @@ class EmitContext {
 
   // What every context of one model shares: names, warnings, functions, the driver.
   struct Shared {
-    std::set<std::string> names;
-    std::map<std::string, int> next_suffix;
+    std::unordered_set<std::string> names;  // hashed: a 100k-node graph asks for every name
+    std::unordered_map<std::string, int> next_suffix;
     std::vector<std::string> warnings;
     int64_t min_ir_version = 3;
     LocalFunctions functions;
@@ -226,12 +228,13 @@ class EmitContext {
   bool isolated_ = false;
   int opset_;
   std::shared_ptr<Shared> shared_;
-  std::map<std::string, std::string> values_;       // FX name -> ONNX value
-  std::map<std::string, int> producer_;             // ONNX value -> index of its node in graph_
-  std::map<std::string, std::string> scope_of_;     // ONNX value -> module scope that made it
-  std::set<std::string> pinned_;
-  std::map<std::string, std::string> constants_;    // cache key -> value
-  std::map<std::string, std::string> shapes_;       // value -> Shape(value)
+  // Lookups only, never iterated (so hashed: the order of the output does not depend on them).
+  std::unordered_map<std::string, std::string> values_;     // FX name -> ONNX value
+  std::unordered_map<std::string, int> producer_;           // ONNX value -> index of its node in graph_
+  std::unordered_map<std::string, std::string> scope_of_;   // ONNX value -> module scope that made it
+  std::unordered_set<std::string> pinned_;
+  std::unordered_map<std::string, std::string> constants_;  // cache key -> value
+  std::unordered_map<std::string, std::string> shapes_;     // value -> Shape(value)
   std::map<std::pair<std::string, int64_t>, std::string> dims_;
   std::map<std::string, std::string> symbols_;      // symbol -> value
   std::map<std::string, std::string> sym_exprs_;    // canonical text -> value
