@@ -37,15 +37,11 @@ void KernelStage::prepare(const onnx::ModelProto& model, const ir::Program& prog
 }
 
 std::vector<std::filesystem::path> KernelStage::planned_files(const std::filesystem::path& output) const {
-  // As write_bundles() names them: <dir>/<Function>.kernels/{manifest.json, src/F.cu, sm_XX/F.cubin}.
   const std::filesystem::path dir = options_.kernels_dir.empty() ? output.parent_path() : options_.kernels_dir;
   std::vector<std::filesystem::path> files;
   for (const kernels::PlannedBundle& bundle : plans_.bundles) {
-    const std::string& name = bundle.plan.name;
-    const std::filesystem::path root = dir / (name + ".kernels");
-    files.push_back(root / "manifest.json");
-    files.push_back(root / "src" / (name + ".cu"));
-    for (const std::string& arch : archs_) files.push_back(root / arch / (name + ".cubin"));
+    const std::filesystem::path root = dir / kernels::BundleLayout::dir_name(bundle.plan.name);
+    for (const auto& rel : kernels::BundleLayout::files(bundle.plan.name, archs_)) files.push_back(root / rel);
   }
   return files;
 }

@@ -300,8 +300,6 @@ std::vector<CompiledBundle> compile_bundles(const Nvrtc& nvrtc, const std::vecto
   return out;
 }
 
-// The PTX of an image, beside the source it was compiled from.
-static std::string ptx_file(const std::string& name, const std::string& arch) { return "src/" + name + "." + arch + ".ptx"; }
 
 std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvrtc_minor, const std::string& model_file) {
   const KernelPlan& p = bundle.planned->plan;
@@ -341,8 +339,9 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
                         {"nvrtc", nv},
                         {"nvrtc_options", img.options},
                         {"min_driver", nvrtc_major * 1000 + nvrtc_minor * 10}};
-    if (!img.ptx.empty())
-      images[img.arch]["ptx"] = {{"file", ptx_file(p.name, img.arch)}, {"sha256", sha256_hex(img.ptx)}, {"bytes", img.ptx.size()}};
+    images[img.arch]["ptx"] = {{"file", BundleLayout::ptx(p.name, img.arch).generic_string()},
+                               {"sha256", sha256_hex(img.ptx)},
+                               {"bytes", img.ptx.size()}};
   }
   m["images"] = images;
   m["source"] = {{"file", "src/" + p.name + ".cu"}, {"sha256", sha256_hex(p.source)}};
@@ -397,7 +396,7 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
       PT2ONNX_CHECK(::mkdir(tmp.c_str(), 0777) == 0, ErrorCode::kOutput,
                     tmp.string() + ": cannot create: " + std::strerror(errno));
       staged.push_back(tmp);
-      WrittenBundle w{p.name, dir / (p.name + ".kernels"), static_cast<int>(p.kernels.size()), 0};
+      WrittenBundle w{p.name, dir / BundleLayout::dir_name(p.name), static_cast<int>(p.kernels.size()), 0};
       auto put = [&](const fs::path& rel, const char* data, size_t size) {
         const fs::path path = tmp / rel;
         fs::create_directories(path.parent_path(), ec);
@@ -409,11 +408,11 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
         w.bytes += static_cast<int64_t>(size);
       };
       const std::string manifest = manifest_json(b, nvrtc_major, nvrtc_minor, model_file);
-      put("manifest.json", manifest.data(), manifest.size());
-      put(fs::path("src") / (p.name + ".cu"), p.source.data(), p.source.size());
+      put(BundleLayout::manifest(), manifest.data(), manifest.size());
+      put(BundleLayout::source(p.name), p.source.data(), p.source.size());
       for (const auto& img : b.images) {
-        put(fs::path(img.arch) / (p.name + ".cubin"), img.cubin.data(), img.cubin.size());
-        if (!img.ptx.empty()) put(ptx_file(p.name, img.arch), img.ptx.data(), img.ptx.size());
+        put(BundleLayout::cubin(p.name, img.arch), img.cubin.data(), img.cubin.size());
+        put(BundleLayout::ptx(p.name, img.arch), img.ptx.data(), img.ptx.size());
       }
       written.push_back(w);
     }

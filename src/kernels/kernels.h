@@ -74,6 +74,28 @@ std::vector<CompiledBundle> compile_bundles(const Nvrtc& nvrtc, const std::vecto
 // The manifest JSON text (ends with a newline). `model_file` is the ONNX file name it refers to.
 std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvrtc_minor, const std::string& model_file);
 
+// The files of `<Function>.kernels/`, relative to it: one place that names them, for the writer
+// and for --list-outputs. Every image has its cubin and the PTX of the same compile.
+struct BundleLayout {
+  static std::filesystem::path dir_name(const std::string& function) { return function + ".kernels"; }
+  static std::filesystem::path manifest() { return "manifest.json"; }
+  static std::filesystem::path source(const std::string& function) { return std::filesystem::path("src") / (function + ".cu"); }
+  static std::filesystem::path cubin(const std::string& function, const std::string& arch) {
+    return std::filesystem::path(arch) / (function + ".cubin");
+  }
+  static std::filesystem::path ptx(const std::string& function, const std::string& arch) {
+    return std::filesystem::path("src") / (function + "." + arch + ".ptx");
+  }
+  static std::vector<std::filesystem::path> files(const std::string& function, const std::vector<std::string>& archs) {
+    std::vector<std::filesystem::path> out{manifest(), source(function)};
+    for (const std::string& arch : archs) {
+      out.push_back(cubin(function, arch));
+      out.push_back(ptx(function, arch));
+    }
+    return out;
+  }
+};
+
 struct WrittenBundle {
   std::string function;
   std::filesystem::path dir;

@@ -136,6 +136,7 @@ NvrtcResult Nvrtc::compile(const std::string& source, const std::string& name,
   PT2ONNX_CHECK(compiled == 0, ErrorCode::kCompile,
                 name + ": NVRTC failed (" + api_->get_error_string(compiled) + "): " + result.log);
   PT2ONNX_CHECK(!result.cubin.empty(), ErrorCode::kCompile, name + ": NVRTC produced no cubin (virtual architecture?)");
+  PT2ONNX_CHECK(!result.ptx.empty(), ErrorCode::kCompile, name + ": NVRTC produced no PTX");
   return result;
 }
 

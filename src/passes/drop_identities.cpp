@@ -55,7 +55,7 @@ int identity_input(const onnx::NodeProto& node, LazyTypes& known,
     }
     return -1;
   }
-  if (op != "Cast" && op != "Reshape") return -1;
+  if (op != "Cast" && op != "Reshape" && op != "Expand") return -1;
   const std::optional<ValueType> in = known.lookup(node.input(0));
   if (!in) return -1;
   if (op == "Cast") return in->elem_type != 0 && in->elem_type == int_attribute(node, "to", -1) ? 0 : -1;

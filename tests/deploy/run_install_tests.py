@@ -149,7 +149,7 @@ def check_compile_consumer(source: Path, work: Path, prefix: Path, samples: Path
     bundle = build / "kernels/DecoderAttention.kernels"
     want = sorted(str(build / "kernels" / f) for f in [
         "decoder.onnx", "DecoderAttention.kernels/manifest.json", "DecoderAttention.kernels/src/DecoderAttention.cu",
-        "DecoderAttention.kernels/sm_80/DecoderAttention.cubin"])
+        "DecoderAttention.kernels/sm_80/DecoderAttention.cubin", "DecoderAttention.kernels/src/DecoderAttention.sm_80.ptx"])
     if declared != want:
         raise CheckFailed(f"declared outputs {declared}, expected {want}")
     proc = run(["ninja", "decoder_kernels"], cwd=build, check=False)
