@@ -4,7 +4,9 @@
 # a seed corpus extracted from samples/ for SECONDS seconds each (default 15; CI uses 10).
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]
 # PT2ONNX_FUZZ_RUNS=N runs N executions per harness instead (the long runs of docs/fuzzing.md),
-# under nice, keeping the corpus in build-fuzz/corpus/ across runs and each log in
+# under nice, in processes of at most PT2ONNX_FUZZ_CHUNK (500k) executions each (ASan's allocator
+# caches grow with every run and would pass -rss_limit_mb in about a million), keeping the
+# corpus in build-fuzz/corpus/ across runs and each log in
 # build-fuzz/logs/. Findings are written to build-fuzz/findings/<harness>/; each one is fixed
 # and its input kept in tests/fuzz/regressions/<harness>/.
 set -euo pipefail
@@ -13,6 +15,7 @@ seconds=${1:-15}
 shift || true
 build=${PT2ONNX_FUZZ_BUILD:-$here/build-fuzz}
 runs=${PT2ONNX_FUZZ_RUNS:-}
+chunk=${PT2ONNX_FUZZ_CHUNK:-500000}
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(sym_expr program_json pickle archive config onnx_text)
 # The largest input each harness is given: what its seeds need, and small enough to stay fast
@@ -35,8 +38,9 @@ if [ -z "$runs" ] || [ ! -d "$build/corpus" ]; then
 fi
 # detect_stack_use_after_return=0: with it, every exception unwinds through ASan's fake stacks,
 # and most fuzz inputs end in one (a refusal): it costs a third of the time and finds heap bugs
-# no better. Leaks are checked.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:detect_stack_use_after_return=0}
+# no better. Leaks are checked. malloc_context_size=10 (of 30): ASan's depot of distinct allocation
+# stacks otherwise grows through the recursive parsers and takes a third of a long run's time.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:detect_stack_use_after_return=0:malloc_context_size=10}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The archive harness writes its input to a file per run: keep that off the disk.
 [ -d /dev/shm ] && [ -w /dev/shm ] && export TMPDIR=/dev/shm
@@ -51,16 +55,21 @@ for h in "${harnesses[@]}"; do
     grep -E "^Executed" "$build/logs/regressions_$h.log" | tail -1
   fi
   mkdir -p "$build/findings/$h" "$build/corpus/$h"
-  if [ -n "$runs" ]; then
-    budget=(-runs="$runs"); log="$build/logs/fuzz_$h.$(date -u +%Y%m%dT%H%M%S).log"; niceness=(nice -n 10)
-    echo "== fuzz_$h: $runs executions (log $log)"
-  else
-    budget=(-max_total_time="$seconds"); log="$build/logs/fuzz_$h.log"; niceness=()
-    echo "== fuzz_$h: ${seconds}s"
-  fi
-  # -rss_limit_mb: a small input that makes us allocate past it is a finding too.
-  "${niceness[@]}" "$bin" "${budget[@]}" -max_len="${max_len[$h]}" -rss_limit_mb=2048 -timeout=20 \
-    -print_final_stats=1 -artifact_prefix="$build/findings/$h/" "$build/corpus/$h" 2>"$log" ||
-    { tail -40 "$log"; echo "fuzz.sh: fuzz_$h found a defect (input in $build/findings/$h/)" >&2; exit 1; }
-  grep -E "^#[0-9]+.*(DONE|pulse)|stat::number_of_executed_units" "$log" | tail -2
+  left=${runs:-0}
+  while :; do
+    if [ -n "$runs" ]; then
+      n=$((left < chunk ? left : chunk)); left=$((left - n))
+      budget=(-runs="$n"); log="$build/logs/fuzz_$h.$(date -u +%Y%m%dT%H%M%S).$left.log"; niceness=(nice -n 10)
+      echo "== fuzz_$h: $n executions, $left after them (log $log)"
+    else
+      budget=(-max_total_time="$seconds"); log="$build/logs/fuzz_$h.log"; niceness=()
+      echo "== fuzz_$h: ${seconds}s"
+    fi
+    # -rss_limit_mb: a small input that makes us allocate past it is a finding too.
+    "${niceness[@]}" "$bin" "${budget[@]}" -max_len="${max_len[$h]}" -rss_limit_mb=2048 -timeout=20 \
+      -print_final_stats=1 -artifact_prefix="$build/findings/$h/" "$build/corpus/$h" 2>"$log" ||
+      { tail -40 "$log"; echo "fuzz.sh: fuzz_$h found a defect (input in $build/findings/$h/)" >&2; exit 1; }
+    grep -E "^#[0-9]+.*(DONE|pulse)|stat::number_of_executed_units" "$log" | tail -2
+    [ "$left" -gt 0 ] || break
+  done
 done

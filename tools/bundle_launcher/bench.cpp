@@ -54,8 +54,9 @@ size_t element_bytes(const std::string& d) {
 std::vector<char> fill(const std::string& dtype, size_t bytes) {
   std::vector<char> h(bytes, 0);
   if (dtype == "FLOAT16" || dtype == "BFLOAT16") {
-    const uint16_t f16[] = {0x2E66, 0xB266, 0x34CD}, b16[] = {0x3DCD, 0xBE4D, 0x3E9A};
-    for (size_t i = 0; i + 1 < bytes; i += 2) std::memcpy(&h[i], &(dtype == "FLOAT16" ? f16 : b16)[(i / 2) % 3], 2);
+    static constexpr uint16_t kF16[3] = {0x2E66, 0xB266, 0x34CD}, kB16[3] = {0x3DCD, 0xBE4D, 0x3E9A};
+    const uint16_t* values = dtype == "FLOAT16" ? kF16 : kB16;
+    for (size_t k = 0; 2 * k + 1 < bytes; ++k) std::memcpy(h.data() + 2 * k, values + k % 3, 2);
   } else if (dtype == "FLOAT") {
     const float v[] = {0.1f, -0.2f, 0.3f};
     for (size_t i = 0; i + 3 < bytes; i += 4) std::memcpy(&h[i], &v[(i / 4) % 3], 4);
