@@ -46,13 +46,7 @@ int compose_reshapes(Body& body) {
   Nodes& nodes = *body.nodes;
   const KnownTypes known = known_types(body);
   const ValueUses uses = value_uses(body);
-  std::set<std::string> taken;
-  for (const onnx::NodeProto& n : nodes)
-    for (const std::string& o : n.output()) taken.insert(o);
-  if (body.graph) {
-    for (const auto& t : body.graph->initializer()) taken.insert(t.name());
-    for (const auto& v : body.graph->input()) taken.insert(v.name());
-  }
+  FreshNames fresh(body);
 
   std::vector<std::pair<int, onnx::NodeProto>> inserts;
   int composed = 0;
@@ -67,9 +61,7 @@ int compose_reshapes(Body& body) {
     if (!x || !out) continue;
     const std::optional<ConstTensor> shape = typed_operand(*x, *out);
     if (!shape) continue;
-    std::string name = outer.output(0) + "_shape";
-    for (int k = 1; taken.count(name); ++k) name = outer.output(0) + "_shape_" + std::to_string(k);
-    taken.insert(name);
+    const std::string name = fresh(outer.output(0) + "_shape");
     onnx::NodeProto constant;
     constant.set_name(name);
     constant.set_op_type("Constant");

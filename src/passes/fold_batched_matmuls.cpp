@@ -55,13 +55,7 @@ int fold_batched_matmuls(Body& body) {
     auto found = producer.find(v);
     return found == producer.end() ? -1 : found->second;
   };
-  std::set<std::string> taken;
-  for (const onnx::NodeProto& n : nodes)
-    for (const std::string& o : n.output()) taken.insert(o);
-  if (body.graph) {
-    for (const auto& t : body.graph->initializer()) taken.insert(t.name());
-    for (const auto& v : body.graph->input()) taken.insert(v.name());
-  }
+  FreshNames fresh(body);
 
   std::vector<bool> used(static_cast<size_t>(nodes.size()), false);
   std::vector<std::pair<int, onnx::NodeProto>> inserts;
@@ -120,9 +114,7 @@ int fold_batched_matmuls(Body& body) {
       rewritten.add_input(a);
       rewritten.add_input(b);
     } else {
-      std::string mm = c + "_MatMul";
-      for (int k = 1; taken.count(mm); ++k) mm = c + "_MatMul_" + std::to_string(k);
-      taken.insert(mm);
+      const std::string mm = fresh(c + "_MatMul");
       onnx::NodeProto matmul;
       matmul.set_name(mm);
       matmul.set_op_type("MatMul");

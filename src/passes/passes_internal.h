@@ -4,11 +4,34 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "passes/body.h"
 
 namespace pt2onnx::passes {
+
+// Names for values a pass adds: none of the scope's node outputs, initializers or graph inputs,
+// nor one handed out before (base, then base_1, base_2, ...).
+class FreshNames {
+ public:
+  explicit FreshNames(const Body& body) {
+    for (const onnx::NodeProto& n : *body.nodes) taken_.insert(n.output().begin(), n.output().end());
+    if (body.graph) {
+      for (const auto& t : body.graph->initializer()) taken_.insert(t.name());
+      for (const auto& v : body.graph->input()) taken_.insert(v.name());
+    }
+  }
+  std::string operator()(const std::string& base) {
+    std::string name = base;
+    for (int i = 1; taken_.count(name); ++i) name = base + "_" + std::to_string(i);
+    taken_.insert(name);
+    return name;
+  }
+
+ private:
+  std::set<std::string> taken_;
+};
 
 // What the scope itself declares of its values' types (graph inputs, outputs, value_info,
 // initializers, Constant nodes), then the body's oracle.

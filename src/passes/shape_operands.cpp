@@ -20,18 +20,13 @@ struct DimValue {
 
 class Graph {
  public:
-  explicit Graph(const Body& body) : known_(known_types(body)) {
+  explicit Graph(const Body& body) : known_(known_types(body)), fresh_(body) {
     const Nodes& nodes = *body.nodes;
     for (int i = 0; i < nodes.size(); ++i)
       for (const std::string& o : nodes.Get(i).output()) producer_[o] = &nodes.Get(i);
     for (const onnx::NodeProto& n : nodes)
       if (n.output_size() == 1)
         if (std::optional<ConstTensor> c = constant_node_value(n)) constants_.emplace(n.output(0), std::move(*c));
-    if (body.graph) {
-      for (const auto& t : body.graph->initializer()) taken_.insert(t.name());
-      for (const auto& v : body.graph->input()) taken_.insert(v.name());
-    }
-    for (const auto& [name, node] : producer_) taken_.insert(name);
   }
 
   const KnownTypes& known() const { return known_; }
@@ -44,10 +39,7 @@ class Graph {
     return found == producer_.end() ? nullptr : found->second;
   }
   std::string fresh(const std::string& base) {
-    std::string name = base;
-    for (int i = 1; taken_.count(name); ++i) name = base + "_" + std::to_string(i);
-    taken_.insert(name);
-    return name;
+    return fresh_(base);
   }
 
   // The dims `Gather(Shape(v), indices)` reads, when `shape` is a Shape of a value of known rank.
@@ -134,7 +126,7 @@ class Graph {
   KnownTypes known_;
   std::map<std::string, const onnx::NodeProto*> producer_;
   std::map<std::string, ConstTensor> constants_;
-  std::set<std::string> taken_;
+  FreshNames fresh_;
 };
 
 bool same_dim(const DimValue& piece, const std::optional<int64_t>& size, const std::string& symbol) {
