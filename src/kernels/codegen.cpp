@@ -480,12 +480,7 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
   const Dest dest = destination(last, last_dtype, out_shape);
 
   Scope scope;
-  auto block = [&](int depth) {
-    Body x;
-    x.scope = &scope;
-    x.indent = std::string(2 * depth, ' ');
-    return x;
-  };
+  auto block = [&](int depth) { return Body::at_depth(scope, depth); };
   Body bi = block(1);
   const Idx bidx = delinearize(bi, "(long long)blockIdx.z", batch);
   auto operand_index = [&](const std::vector<SymExpr>& bshape, const std::string& row, const std::string& col, bool vec_is_a,

@@ -277,12 +277,7 @@ bool Generator::emit_attention(const AttentionMatch& m) {
   const int kv_width = static_cast<int>(std::max(*e, *ev));
   const int per_lane = static_cast<int>((*ev + kLanes - 1) / kLanes);
   Scope scope;
-  auto block = [&](int depth) {
-    Body x;
-    x.scope = &scope;
-    x.indent = std::string(2 * depth, ' ');
-    return x;
-  };
+  auto block = [&](int depth) { return Body::at_depth(scope, depth); };
   Body bi = block(1);
   const Idx bidx = delinearize(bi, "(long long)blockIdx.x", batch);
   auto with_batch = [&](const std::vector<SymExpr>& bshape, const std::string& r, const std::string& c) {

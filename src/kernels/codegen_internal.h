@@ -30,6 +30,13 @@ struct Body {
   std::string code;
   std::map<std::string, std::string> memo;
 
+  // An empty body of `scope`, indented `depth` levels (a template hole at that depth).
+  static Body at_depth(Scope& scope, int depth) {
+    Body b;
+    b.scope = &scope;
+    b.indent = std::string(2 * static_cast<size_t>(depth), ' ');
+    return b;
+  }
   std::string let(const std::string& ctype, const std::string& expr);
   Body child(const std::string& more_indent = "  ") const;
   void line(const std::string& text) { code += indent + text + "\n"; }

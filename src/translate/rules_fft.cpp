@@ -79,6 +79,13 @@ std::vector<int64_t> need_static(const std::optional<std::vector<int64_t>>& size
   return *sizes;
 }
 
+// The sizes of `shape` at `dims`.
+std::vector<int64_t> sizes_at(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> sizes;
+  for (int64_t d : dims) sizes.push_back(shape[static_cast<size_t>(d)]);
+  return sizes;
+}
+
 // Forward (or inverse, unscaled by ONNX's 1/n undone) c2c of pair `x` over `dims`, with torch's
 // normalization over `sizes` (the signal sizes).
 std::string c2c(EmitContext& ctx, std::string x, const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes,
@@ -138,9 +145,7 @@ RuleResult aten_fft_r2c(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType component = complex_component(args.out_dtype());
   const std::vector<int64_t> dims = fft_dims(args, args.rank_of("self"));
-  const std::vector<int64_t> shape = need_static(static_sizes(args.meta("self")));
-  std::vector<int64_t> sizes;
-  for (int64_t d : dims) sizes.push_back(shape[static_cast<size_t>(d)]);
+  const std::vector<int64_t> sizes = sizes_at(need_static(static_sizes(args.meta("self"))), dims);
   const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), component);
   return emitted(ctx, r2c(ctx, x, dims, sizes, norm_arg(args), args.get_bool("onesided"), component));
 }
@@ -150,9 +155,7 @@ RuleResult aten_fft_c2c(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType component = complex_component(args.out_dtype());
   const std::vector<int64_t> dims = fft_dims(args, args.rank_of("self"));
-  const std::vector<int64_t> shape = need_static(static_sizes(args.meta("self")));
-  std::vector<int64_t> sizes;
-  for (int64_t d : dims) sizes.push_back(shape[static_cast<size_t>(d)]);
+  const std::vector<int64_t> sizes = sizes_at(need_static(static_sizes(args.meta("self"))), dims);
   const std::string x = cast_if_needed(ctx, args.tensor("self"), complex_component(args.dtype_of("self")), component);
   return emitted(ctx, c2c(ctx, x, dims, sizes, norm_arg(args), args.get_bool("forward"), component));
 }
