@@ -268,32 +268,10 @@ def main(argv=None):
     torch.use_deterministic_algorithms(True)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    man_path = out_dir / "MANIFEST.json"
-    manifest = json.loads(man_path.read_text()) if man_path.exists() else {}
-    manifest.setdefault("samples", {})
-    manifest["generator"] = SCRIPT
-    manifest["tolerance"] = {"rtol": 1e-4, "atol": 1e-5}
-    manifest["checks"] = "light"
-    manifest["extra_opsets"] = EXTRA_OPSETS
-    failed = []
-    for n in names:
-        try:
-            manifest["samples"].update(make_case(CASES[n], out_dir))
-        except Exception as e:  # report every failing case, keep its previous files and entries
-            failed.append(n)
-            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            print(f"  FAILED    {n}: {type(e).__name__}: {first[:400]}", flush=True)
-    if not args.only:
-        stems = {f"{n}.{ir}" for n, c in CASES.items() for ir in c.irs}
-        for st in [s for s in manifest["samples"] if s not in stems]:
-            del manifest["samples"][st]
-        for f in sorted(out_dir.iterdir()):
-            stem = f.name[:-len(".io.npz")] if f.name.endswith(".io.npz") else f.name[:-len(".pt2")]
-            if f.name.endswith((".pt2", ".io.npz")) and stem not in stems:
-                f.unlink()
-    manifest["samples"] = dict(sorted(manifest["samples"].items()))
-    text = json.dumps(manifest, indent=2) + "\n"
-    print(f"  {'written' if ms._write_if_changed(man_path, text.encode()) else 'unchanged':9s} {man_path.name}")
+    header = {"generator": SCRIPT, "tolerance": {"rtol": 1e-4, "atol": 1e-5}, "checks": "light",
+              "extra_opsets": EXTRA_OPSETS}
+    stems = None if args.only else {f"{n}.{ir}" for n, c in CASES.items() for ir in c.irs}
+    failed = ms.make_into_manifest(out_dir, header, names, lambda n: make_case(CASES[n], out_dir), stems)
     if failed:
         print(f"make_control_flow_samples: {len(failed)} case(s) failed: {', '.join(failed)}", file=sys.stderr)
         return 1

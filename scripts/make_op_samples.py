@@ -1801,17 +1801,7 @@ def describe(c: Case, module, ep, ir, pt2: Path, npz: Path, arrays, n_out):
         "ir": ir,
         "covers": c.covers,
         "torch_version": torch.__version__,
-        "archive_layout": ms._layout_name(info["entries"]),
-        "archive_entries": info["entries"],
-        "model_json_entry": info["model_json"],
-        "weights_config_entry": info["weights_config_json"],
-        "schema_version": info.get("schema_version"),
-        "json_conventions": {
-            "unions_single_key": info.get("unions_single_key"),
-            "argument_union_keys": info.get("argument_union_keys"),
-            "named_args_carry_kind": info.get("named_args_carry_kind"),
-            "named_arg_kinds": info.get("named_arg_kinds"),
-        },
+        **ms.archive_fields(info),
         "made_by": {"script": SCRIPT, "function": c.cls.__name__, "seed": c.seed(),
                     "ir_step": "torch.export.export" + (" + run_decompositions()" if ir == "core" else "")},
         "user_inputs": user_in,
@@ -1919,34 +1909,11 @@ def main(argv=None):
     print(f"make_op_samples: torch {torch.__version__}, numpy {np.__version__}, {len(names)} cases "
           f"({sum(len(CASES[n].irs) for n in names)} samples) to {out_dir}", flush=True)
 
-    manifest = json.loads(man_path.read_text()) if man_path.exists() else {}
-    manifest.setdefault("samples", {})
-    manifest["generator"] = SCRIPT
-    manifest["tolerance"] = {"rtol": 1e-4, "atol": 1e-5}
-    manifest["checks"] = "light"  # run_model_tests.py: opset 18 only (no external data, other opsets)
-    failed = []
-    for n in names:
-        try:
-            manifest["samples"].update(make_case(CASES[n], out_dir))
-        except Exception as e:  # report every failing case, keep its previous files and entries
-            failed.append(n)
-            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            print(f"  FAILED    {n}: {type(e).__name__}: {first[:400]}", flush=True)
-
-    # Entries and files of cases that no longer exist (full runs only; --only keeps the others).
-    if not args.only:
-        stems = {f"{n}.{ir}" for n, c in CASES.items() for ir in c.irs}
-        for st in [s for s in manifest["samples"] if s not in stems]:
-            print(f"  dropping  manifest entry {st} (no such case)")
-            del manifest["samples"][st]
-        for f in sorted(out_dir.iterdir()):
-            stem = f.name[:-len(".io.npz")] if f.name.endswith(".io.npz") else f.name[:-len(".pt2")]
-            if f.name.endswith((".pt2", ".io.npz")) and stem not in stems:
-                print(f"  removing  {f.name} (no such case)")
-                f.unlink()
-    manifest["samples"] = dict(sorted(manifest["samples"].items()))
-    text = json.dumps(manifest, indent=2) + "\n"
-    print(f"  {'written' if ms._write_if_changed(man_path, text.encode()) else 'unchanged':9s} {man_path.name}")
+    header = {"generator": SCRIPT, "tolerance": {"rtol": 1e-4, "atol": 1e-5},
+              "checks": "light"}  # run_model_tests.py: opset 18 only (no external data, other opsets)
+    stems = None if args.only else {f"{n}.{ir}" for n, c in CASES.items() for ir in c.irs}
+    failed = ms.make_into_manifest(out_dir, header, names, lambda n: make_case(CASES[n], out_dir), stems)
+    manifest = json.loads(man_path.read_text())
     print(f"  {'written' if update_readme(readme, manifest) else 'unchanged':9s} {readme}")
 
     files = [f for f in out_dir.iterdir() if f.is_file()]

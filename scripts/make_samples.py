@@ -444,6 +444,53 @@ def _layout_name(entries):
     return "unknown"
 
 
+def archive_fields(info: dict, conventions: bool = True) -> dict:
+    """The manifest fields that say how an archive is laid out, from inspect_archive(info)."""
+    fields = {
+        "archive_layout": _layout_name(info["entries"]),
+        "archive_entries": info["entries"],
+        "model_json_entry": info["model_json"],
+        "weights_config_entry": info["weights_config_json"],
+        "schema_version": info.get("schema_version"),
+    }
+    if conventions:
+        fields["json_conventions"] = {key: info.get(key) for key in (
+            "unions_single_key", "argument_union_keys", "named_args_carry_kind", "named_arg_kinds")}
+    return fields
+
+
+def make_into_manifest(out_dir: Path, header: dict, names, make_case, stems=None) -> list:
+    """Makes each named case (make_case(name) -> its manifest entries) into out_dir/MANIFEST.json,
+    keeping the entries of other cases; a failing case is reported and keeps its previous files and
+    entries. With `stems` (a full run: every stem that should exist), the entries and files of
+    cases that no longer exist are removed. Writes the manifest (sorted); returns the failed names."""
+    man_path = out_dir / "MANIFEST.json"
+    manifest = json.loads(man_path.read_text()) if man_path.exists() else {}
+    manifest.setdefault("samples", {})
+    manifest.update(header)
+    failed = []
+    for n in names:
+        try:
+            manifest["samples"].update(make_case(n))
+        except Exception as e:  # report every failing case, keep going
+            failed.append(n)
+            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            print(f"  FAILED    {n}: {type(e).__name__}: {first[:400]}", flush=True)
+    if stems is not None:
+        for st in [s for s in manifest["samples"] if s not in stems]:
+            print(f"  dropping  manifest entry {st} (no such case)")
+            del manifest["samples"][st]
+        for f in sorted(out_dir.iterdir()):
+            stem = f.name[:-len(".io.npz")] if f.name.endswith(".io.npz") else f.name[:-len(".pt2")]
+            if f.name.endswith((".pt2", ".io.npz")) and stem not in stems:
+                print(f"  removing  {f.name} (no such case)")
+                f.unlink()
+    manifest["samples"] = dict(sorted(manifest["samples"].items()))
+    text = json.dumps(manifest, indent=2) + "\n"
+    print(f"  {'written' if _write_if_changed(man_path, text.encode()) else 'unchanged':9s} {man_path.name}")
+    return failed
+
+
 def _stabilize_provenance(ep):
     """Node provenance (meta["from_node"], saved in the JSON) records graph ids that are Python
     object addresses (id(graph)), which change from run to run. Renumber them in order of first
@@ -548,17 +595,7 @@ def make_one(model: str, ir: str, suffix: str, out_dir: Path):
         "model": model,
         "ir": ir,
         "torch_version": torch.__version__,
-        "archive_layout": _layout_name(info["entries"]),
-        "archive_entries": info["entries"],
-        "model_json_entry": info["model_json"],
-        "weights_config_entry": info["weights_config_json"],
-        "schema_version": info.get("schema_version"),
-        "json_conventions": {
-            "unions_single_key": info.get("unions_single_key"),
-            "argument_union_keys": info.get("argument_union_keys"),
-            "named_args_carry_kind": info.get("named_args_carry_kind"),
-            "named_arg_kinds": info.get("named_arg_kinds"),
-        },
+        **archive_fields(info),
         "made_by": {"script": SCRIPT, "function": MODELS[model].__name__,
                     "ir_step": "torch.export.export" + (" + run_decompositions()" if ir == "core" else "")},
         "user_inputs": user_in,

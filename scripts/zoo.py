@@ -50,6 +50,7 @@ RTOL, ATOL = 1e-3, 1e-4
 SEED = 1234
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "models"))  # run_clean_tests: what dead/unused mean
+from compare_onnx import load_seconds  # noqa: E402  (scripts/: ORT session load time, median)
 
 MODELS: dict[str, "ZooModel"] = {}
 
@@ -488,19 +489,6 @@ def onnx_stats(path, load_repeat):
     }
 
 
-def load_seconds(path, repeat):
-    import onnxruntime as ort
-    times = []
-    for _ in range(repeat):
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = 1
-        so.log_severity_level = 3
-        t = time.perf_counter()
-        ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
 def run_pt2onnx(zm, row, pt2, onnx_path, inputs, eager, args):
     cmd = [args.pt2onnx, str(pt2), "-o", str(onnx_path), "--opset", str(args.opset), "-q"]
 
@@ -620,11 +608,7 @@ def write_samples(names, irs, out_dir: Path):
                 "model": f"zoo_{name}",
                 "ir": ir,
                 "torch_version": torch.__version__,
-                "archive_layout": ms._layout_name(info["entries"]),
-                "archive_entries": info["entries"],
-                "model_json_entry": info["model_json"],
-                "weights_config_entry": info["weights_config_json"],
-                "schema_version": info.get("schema_version"),
+                **ms.archive_fields(info, conventions=False),
                 "made_by": {"script": "scripts/zoo.py", "function": f"MODELS[{name!r}]", "seed": SEED,
                             "ir_step": "torch.export.export" + (" + run_decompositions()" if ir == "core" else "")},
                 "user_inputs": user_in,
