@@ -26,6 +26,22 @@ std::string per_channel(EmitContext& ctx, const std::string& v, int64_t rank) {
   return axes.empty() ? v : ctx.unsqueeze(v, axes);
 }
 
+// (x - mean) / sqrt(var + eps) with the biased mean and variance over `axes` (kept).
+std::string standardize(EmitContext& ctx, const std::string& x, const std::optional<std::vector<int64_t>>& axes,
+                        double eps, DType type) {
+  const std::string mean = ctx.reduce("ReduceMean", x, axes, true);
+  const std::string centered = ctx.emit("Sub", {x, mean});
+  const std::string var = ctx.reduce("ReduceMean", ctx.emit("Mul", {centered, centered}), axes, true);
+  return ctx.emit("Div", {centered, ctx.emit("Sqrt", {ctx.emit("Add", {var, ctx.const_scalar(eps, type)})})});
+}
+
+// y * weight + bias along the channel axis (dim 1), for whichever of the two the node has.
+std::string channel_affine(EmitContext& ctx, const ArgReader& args, std::string y, int64_t rank) {
+  if (auto weight = args.optional_tensor("weight")) y = ctx.emit("Mul", {y, per_channel(ctx, *weight, rank)});
+  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, per_channel(ctx, *bias, rank)});
+  return y;
+}
+
 // ---- layer norm -------------------------------------------------------------------------------
 
 // Sets output 0 and, when the node uses them, outputs 1 (mean) and 2 (rstd).
@@ -89,14 +105,7 @@ RuleResult emit_batch_norm(EmitContext& ctx, const ArgReader& args, bool trainin
                                  {Attr("epsilon", eps)}));
   }
   if (training && has_running) ctx.warn("batch norm in training mode: the ONNX graph uses batch statistics and does not update running statistics");
-  const std::optional<std::vector<int64_t>> axes = non_channel_axes(rank);
-  const std::string mean = ctx.reduce("ReduceMean", x, axes, true);
-  const std::string centered = ctx.emit("Sub", {x, mean});
-  const std::string var = ctx.reduce("ReduceMean", ctx.emit("Mul", {centered, centered}), axes, true);
-  std::string y = ctx.emit("Div", {centered, ctx.emit("Sqrt", {ctx.emit("Add", {var, ctx.const_scalar(eps, type)})})});
-  if (auto weight = args.optional_tensor("weight")) y = ctx.emit("Mul", {y, per_channel(ctx, *weight, rank)});
-  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, per_channel(ctx, *bias, rank)});
-  return emitted(ctx, y);
+  return emitted(ctx, channel_affine(ctx, args, standardize(ctx, x, non_channel_axes(rank), eps, type), rank));
 }
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
@@ -165,16 +174,8 @@ RuleResult emit_group_norm(EmitContext& ctx, const ArgReader& args, int64_t grou
   const int64_t rank = args.rank_of("input");
   // [N, C, *] -> [N, G, C/G * prod(*)], statistics over the last axis.
   const std::string grouped = ctx.reshape(x, ctx.const_i64s({0, groups, -1}));
-  const std::optional<std::vector<int64_t>> axes = std::vector<int64_t>{2};
-  const std::string mean = ctx.reduce("ReduceMean", grouped, axes, true);
-  const std::string centered = ctx.emit("Sub", {grouped, mean});
-  const std::string var = ctx.reduce("ReduceMean", ctx.emit("Mul", {centered, centered}), axes, true);
-  const std::string normalized =
-      ctx.emit("Div", {centered, ctx.emit("Sqrt", {ctx.emit("Add", {var, ctx.const_scalar(eps, type)})})});
-  std::string y = ctx.reshape(normalized, ctx.shape_of(x));
-  if (auto weight = args.optional_tensor("weight")) y = ctx.emit("Mul", {y, per_channel(ctx, *weight, rank)});
-  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, per_channel(ctx, *bias, rank)});
-  return emitted(ctx, y);
+  const std::string normalized = standardize(ctx, grouped, std::vector<int64_t>{2}, eps, type);
+  return emitted(ctx, channel_affine(ctx, args, ctx.reshape(normalized, ctx.shape_of(x)), rank));
 }
 
 // instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
@@ -193,14 +194,7 @@ RuleResult aten_instance_norm(EmitContext& ctx, const ir::Node& node) {
   }
   std::vector<int64_t> spatial;
   for (int64_t i = 2; i < rank; ++i) spatial.push_back(i);
-  const std::optional<std::vector<int64_t>> axes = spatial;
-  const std::string mean = ctx.reduce("ReduceMean", x, axes, true);
-  const std::string centered = ctx.emit("Sub", {x, mean});
-  const std::string var = ctx.reduce("ReduceMean", ctx.emit("Mul", {centered, centered}), axes, true);
-  std::string y = ctx.emit("Div", {centered, ctx.emit("Sqrt", {ctx.emit("Add", {var, ctx.const_scalar(eps, type)})})});
-  if (auto weight = args.optional_tensor("weight")) y = ctx.emit("Mul", {y, per_channel(ctx, *weight, rank)});
-  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, per_channel(ctx, *bias, rank)});
-  return emitted(ctx, y);
+  return emitted(ctx, channel_affine(ctx, args, standardize(ctx, x, spatial, eps, type), rank));
 }
 
 // group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05,
