@@ -57,4 +57,21 @@ bool touches_complex(const std::map<std::string, ir::TensorMeta>& tensor_values,
   return false;
 }
 
+ComplexNodes::ComplexNodes(const std::map<std::string, ir::TensorMeta>& tensor_values) : tensor_values_(tensor_values) {
+  for (const auto& [name, meta] : tensor_values)
+    if (is_complex(meta.dtype)) {
+      any_complex_tensor_ = true;
+      break;
+    }
+}
+
+bool ComplexNodes::touches(const ir::Node& node) const {
+  if (any_complex_tensor_) return touches_complex(tensor_values_, node);
+  for (const ir::NamedArgument& in : node.inputs)
+    if (std::holds_alternative<ir::ComplexArg>(in.arg)) return true;
+  for (const ir::Argument& out : node.outputs)
+    if (std::holds_alternative<ir::ComplexArg>(out)) return true;
+  return false;
+}
+
 }  // namespace pt2onnx::translate

@@ -34,4 +34,16 @@ std::vector<int64_t> lowered_dims(ir::DType dtype, const std::vector<int64_t>& s
 // a complex Scalar.
 bool touches_complex(const std::map<std::string, ir::TensorMeta>& tensor_values, const ir::Node& node);
 
+// touches_complex for every node of one graph, with one scan of its tensor_values up front: in a
+// graph without complex tensors (most), a node is complex only by a complex Scalar argument.
+class ComplexNodes {
+ public:
+  explicit ComplexNodes(const std::map<std::string, ir::TensorMeta>& tensor_values);
+  bool touches(const ir::Node& node) const;
+
+ private:
+  const std::map<std::string, ir::TensorMeta>& tensor_values_;
+  bool any_complex_tensor_ = false;
+};
+
 }  // namespace pt2onnx::translate

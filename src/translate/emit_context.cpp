@@ -10,8 +10,7 @@
 
 namespace pt2onnx::translate {
 
-onnx::AttributeProto make_attribute(const Attr& attr) {
-  onnx::AttributeProto proto;
+void fill_attribute(onnx::AttributeProto& proto, const Attr& attr) {
   onnx::AttributeProto* a = &proto;
   a->set_name(attr.name);
   std::visit(
@@ -28,10 +27,10 @@ onnx::AttributeProto make_attribute(const Attr& attr) {
           a->set_s(v);
         } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           a->set_type(onnx::AttributeProto::INTS);
-          for (int64_t x : v) a->add_ints(x);
+          a->mutable_ints()->Add(v.begin(), v.end());
         } else if constexpr (std::is_same_v<T, std::vector<float>>) {
           a->set_type(onnx::AttributeProto::FLOATS);
-          for (float x : v) a->add_floats(x);
+          a->mutable_floats()->Add(v.begin(), v.end());
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
           a->set_type(onnx::AttributeProto::STRINGS);
           for (const std::string& x : v) a->add_strings(x);
@@ -44,12 +43,15 @@ onnx::AttributeProto make_attribute(const Attr& attr) {
         }
       },
       attr.value);
+}
+
+onnx::AttributeProto make_attribute(const Attr& attr) {
+  onnx::AttributeProto proto;
+  fill_attribute(proto, attr);
   return proto;
 }
 
 namespace {
-
-void set_attribute(onnx::NodeProto& node, const Attr& attr) { *node.add_attribute() = make_attribute(attr); }
 
 // Text of a number usable inside a value name: "3", "neg1", "0p5", "inf".
 std::string name_text(double v) {
@@ -66,16 +68,21 @@ std::string name_text(double v) {
   return out;
 }
 
+// "path [type]" of a module frame ("<root>" for the empty path), as messages and doc_strings say it.
+std::string module_text(const ir::ModuleFrame& frame) {
+  std::string out = frame.path.empty() ? std::string("<root>") : frame.path;
+  if (!frame.type.empty()) out.append(" [").append(frame.type).append("]");
+  return out;
+}
+
 }  // namespace
+
+const std::unordered_set<std::string> EmitContext::kNoNames;
 
 std::string describe_node(const ir::Node& node, bool with_target) {
   std::string out = "node " + node.name;
   if (with_target) out += " (" + node.target + ")";
-  if (!node.module_stack.empty()) {
-    const ir::ModuleFrame& frame = node.module_stack.back();
-    out += " in " + (frame.path.empty() ? std::string("<root>") : frame.path);
-    if (!frame.type.empty()) out += " [" + frame.type + "]";
-  }
+  if (!node.module_stack.empty()) out += " in " + module_text(node.module_stack.back());
   return out;
 }
 
@@ -97,12 +104,13 @@ void EmitContext::translate_graph(const ir::Graph& fx) {
 
 bool EmitContext::reserve(const std::string& name) { return shared_->names.insert(name).second; }
 
-std::string EmitContext::fresh_name(const std::string& base) {
-  if (shared_->names.insert(base).second) return base;
+std::string EmitContext::fresh_name(std::string base) {
+  if (auto [it, inserted] = shared_->names.insert(std::move(base)); inserted) return *it;
+  else base = *it;  // moved-from only when inserted
   int& suffix = shared_->next_suffix[base];
   for (;;) {
     std::string candidate = base + "_" + std::to_string(++suffix);
-    if (shared_->names.insert(candidate).second) return candidate;
+    if (auto [it, inserted] = shared_->names.insert(std::move(candidate)); inserted) return *it;
   }
 }
 
@@ -124,40 +132,29 @@ const ir::TensorMeta* EmitContext::meta(const std::string& fx_name) const {
   return it == fx_graph_->tensor_values.end() ? nullptr : &it->second;
 }
 
-// The module instance a node belongs to, as the keys of its module stack ("a/b/"); "" outside
-// every module.
-static std::string module_scope(const ir::Node* node) {
-  std::string scope;
-  if (node)
-    for (const ir::ModuleFrame& frame : node->module_stack) scope += frame.key + "/";
-  return scope;
-}
-
 bool EmitContext::visible_here(const std::string& value) const {
-  auto it = scope_of_.find(value);
-  return it == scope_of_.end() || module_scope(node_).starts_with(it->second);
+  auto it = made_.find(value);
+  return it == made_.end() || scopes_[static_cast<size_t>(scope_)].starts_with(scopes_[static_cast<size_t>(it->second.scope)]);
 }
 
 // ---- nodes ----------------------------------------------------------------------------------
 
 onnx::NodeProto& EmitContext::append_node(std::string_view op_type, const std::vector<std::string>& inputs,
-                                          const std::vector<std::string>& outputs, const std::vector<Attr>& attrs) {
+                                          std::span<const std::string> outputs, const std::vector<Attr>& attrs) {
   onnx::NodeProto* n = graph_.add_node();
   n->set_op_type(std::string(op_type));
-  n->set_name("node_" + outputs.front());
+  std::string name;
+  name.reserve(5 + outputs.front().size());
+  n->set_name(std::move(name.append("node_").append(outputs.front())));
+  n->mutable_input()->Reserve(static_cast<int>(inputs.size()));
   for (const auto& in : inputs) n->add_input(in);
-  const std::string scope = module_scope(node_);
+  const int index = graph_.node_size() - 1;
   for (const auto& out : outputs) {
     n->add_output(out);
-    if (out.empty()) continue;
-    producer_[out] = graph_.node_size() - 1;
-    if (!scope.empty()) scope_of_[out] = scope;
+    if (!out.empty()) made_[out] = Made{index, scope_};
   }
-  for (const auto& a : attrs) set_attribute(*n, a);
-  if (node_ && !node_->module_stack.empty()) {
-    const ir::ModuleFrame& frame = node_->module_stack.back();
-    n->set_doc_string((frame.path.empty() ? "<root>" : frame.path) + (frame.type.empty() ? "" : " [" + frame.type + "]"));
-  }
+  for (const auto& a : attrs) fill_attribute(*n->add_attribute(), a);
+  if (!doc_.empty()) n->set_doc_string(doc_);
   return *n;
 }
 
@@ -176,7 +173,9 @@ std::vector<std::string> EmitContext::emit(std::string_view op_type, const std::
 
 std::string EmitContext::emit(std::string_view op_type, const std::vector<std::string>& inputs,
                               const std::vector<Attr>& attrs) {
-  return emit(op_type, inputs, attrs, 1).front();
+  std::string output = fresh_name(intermediate_base(op_type));
+  append_node(op_type, inputs, std::span(&output, 1), attrs);
+  return output;
 }
 
 onnx::NodeProto& EmitContext::emit_named(std::string_view op_type, const std::vector<std::string>& inputs,
@@ -192,19 +191,21 @@ std::string EmitContext::cast(const std::string& x, ir::DType to) {
 
 // ---- constants ------------------------------------------------------------------------------
 
-std::string EmitContext::cached_constant(const std::string& key, const std::string& base, onnx::TensorProto tensor) {
+std::string EmitContext::cached_constant(std::string key, const std::function<std::string()>& base,
+                                         const std::function<onnx::TensorProto()>& tensor) {
   auto it = constants_.find(key);
   if (it != constants_.end()) return it->second;
-  const std::string name = fresh_name(base);
-  append_node("Constant", {}, {name}, {Attr("value", std::move(tensor))}).clear_doc_string();
+  const std::string name = fresh_name(base());
+  append_node("Constant", {}, std::span(&name, 1), {Attr("value", tensor())}).clear_doc_string();
   pinned_.insert(name);
-  constants_[key] = name;
+  constants_.emplace(std::move(key), name);
   return name;
 }
 
 std::string EmitContext::const_i64(int64_t v) {
-  return cached_constant("i64:" + std::to_string(v), "const_i64_" + name_text(static_cast<double>(v)),
-                         int64_tensor({v}, /*scalar=*/true));
+  return cached_constant(
+      "i64:" + std::to_string(v), [&] { return "const_i64_" + name_text(static_cast<double>(v)); },
+      [&] { return int64_tensor({v}, /*scalar=*/true); });
 }
 
 std::string EmitContext::const_i64s(const std::vector<int64_t>& v) {
@@ -217,20 +218,23 @@ std::string EmitContext::const_i64s(const std::vector<int64_t>& v) {
     base += name_text(static_cast<double>(x));
   }
   if (v.empty()) base += "_empty";
-  return cached_constant(key, base, int64_tensor(v));
+  return cached_constant(std::move(key), [&] { return base; }, [&] { return int64_tensor(v); });
 }
 
 std::string EmitContext::const_scalar(double v, ir::DType dtype) {
   char bits[32];
   std::snprintf(bits, sizeof(bits), "%a", v);  // exact, so 0.1f and 0.1 stay distinct keys
-  const std::string type_name(ir::dtype_name(dtype));
-  return cached_constant("s:" + type_name + ":" + bits, "const_" + type_name + "_" + name_text(v),
-                         filled_tensor(v, dtype));
+  const std::string_view type_name = ir::dtype_name(dtype);
+  std::string key = "s:";
+  key.append(type_name).append(":").append(bits);
+  return cached_constant(
+      std::move(key), [&] { return "const_" + std::string(type_name) + "_" + name_text(v); },
+      [&] { return filled_tensor(v, dtype); });
 }
 
 std::string EmitContext::const_tensor(onnx::TensorProto tensor, const std::string& base) {
   const std::string name = fresh_name(base);
-  append_node("Constant", {}, {name}, {Attr("value", std::move(tensor))});
+  append_node("Constant", {}, std::span(&name, 1), {Attr("value", std::move(tensor))});
   pinned_.insert(name);
   return name;
 }
@@ -240,6 +244,15 @@ std::string EmitContext::const_tensor(onnx::TensorProto tensor, const std::strin
 void EmitContext::begin_node(const ir::Node& node) {
   node_ = &node;
   node_start_ = graph_.node_size();
+  // The module instance the node belongs to, as the keys of its module stack ("a/b/").
+  std::string scope;
+  for (const ir::ModuleFrame& frame : node.module_stack) scope.append(frame.key).append("/");
+  if (scope != scopes_[static_cast<size_t>(scope_)]) {
+    auto [it, inserted] = scope_ids_.try_emplace(scope, static_cast<int>(scopes_.size()));
+    if (inserted) scopes_.push_back(std::move(scope));
+    scope_ = it->second;
+  }
+  doc_ = node.module_stack.empty() ? std::string() : module_text(node.module_stack.back());
   outputs_.clear();
   for (const ir::Argument& out : node.outputs) {
     if (const auto* t = std::get_if<ir::TensorArg>(&out)) {
@@ -282,12 +295,10 @@ void EmitContext::rename_value(const std::string& from, const std::string& to) {
       if (o == 0) node->set_name("node_" + to);
     }
   }
-  producer_[to] = producer_[from];
-  producer_.erase(from);
-  if (auto scope = scope_of_.find(from); scope != scope_of_.end()) {
-    scope_of_[to] = scope->second;
-    scope_of_.erase(scope);
-  }
+  auto made = made_.find(from);
+  const Made where = made->second;  // rename_value is asked only for values made here
+  made_.erase(made);
+  made_[to] = where;
 }
 
 void EmitContext::finish_node() {
@@ -304,8 +315,8 @@ void EmitContext::finish_node() {
       bind(slot.fx_name, done->second);
       continue;
     }
-    auto producer = producer_.find(slot.value);
-    const bool made_here = producer != producer_.end() && producer->second >= node_start_;
+    auto made = made_.find(slot.value);
+    const bool made_here = made != made_.end() && made->second.node >= node_start_;
     if (made_here && !pinned_.count(slot.value) && slot.value != slot.fx_name) {
       // The root reserved every FX name of the program; a subgraph's FX names are claimed here.
       const std::string target = parent_ ? fresh_name(slot.fx_name) : slot.fx_name;
@@ -317,6 +328,8 @@ void EmitContext::finish_node() {
     }
   }
   node_ = nullptr;
+  scope_ = 0;
+  doc_.clear();
   outputs_.clear();
 }
 

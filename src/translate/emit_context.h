@@ -23,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -56,6 +57,8 @@ struct Attr {
 
 // The AttributeProto of an attribute.
 onnx::AttributeProto make_attribute(const Attr& attr);
+// The same, written into `proto` (a node's new attribute, without a temporary to copy).
+void fill_attribute(onnx::AttributeProto& proto, const Attr& attr);
 
 class EmitContext;
 
@@ -96,8 +99,10 @@ class EmitContext {
   // ---- names -------------------------------------------------------------------------------
   // Claims `name` (graph inputs, initializers, FX value names); false if it was taken already.
   bool reserve(const std::string& name);
+  // Sizes the name table for about `count` names (a hint that spares rehashing a large graph).
+  void expect_names(size_t count) { shared_->names.reserve(count); }
   // A name not used before, `base` itself when free, else `base_1`, `base_2`, ...; claimed.
-  std::string fresh_name(const std::string& base);
+  std::string fresh_name(std::string base);
 
   // ---- FX values -----------------------------------------------------------------------------
   void bind(const std::string& fx_name, const std::string& value);
@@ -187,9 +192,10 @@ class EmitContext {
   // Number of ONNX nodes now in the graph.
   int node_count() const { return graph_.node_size(); }
 
-  // FX names that live nodes or graph outputs read; set by the driver before translating.
-  void set_used_names(std::set<std::string> used) { used_names_ = std::move(used); }
-  bool is_used(const std::string& fx_name) const { return used_names_.count(fx_name) != 0; }
+  // FX names that live nodes or graph outputs read; set by the driver before translating (the
+  // set must outlive the translation).
+  void set_used_names(const std::unordered_set<std::string>& used) { used_names_ = &used; }
+  bool is_used(const std::string& fx_name) const { return used_names_->count(fx_name) != 0; }
 
   // ---- results --------------------------------------------------------------------------------
   void warn(std::string message) { shared_->warnings.push_back(std::move(message)); }
@@ -204,9 +210,12 @@ class EmitContext {
   };
 
   onnx::NodeProto& append_node(std::string_view op_type, const std::vector<std::string>& inputs,
-                               const std::vector<std::string>& outputs, const std::vector<Attr>& attrs);
+                               std::span<const std::string> outputs, const std::vector<Attr>& attrs);
   std::string intermediate_base(std::string_view op_type) const;
-  std::string cached_constant(const std::string& key, const std::string& base, onnx::TensorProto tensor);
+  // The cached value of `key`, or a new Constant named after base() holding tensor() (both made
+  // only on a miss: most calls hit).
+  std::string cached_constant(std::string key, const std::function<std::string()>& base,
+                              const std::function<onnx::TensorProto()>& tensor);
   void rename_value(const std::string& from, const std::string& to);
 
   // What every context of one model shares: names, warnings, functions, the driver.
@@ -230,17 +239,28 @@ class EmitContext {
   std::shared_ptr<Shared> shared_;
   // Lookups only, never iterated (so hashed: the order of the output does not depend on them).
   std::unordered_map<std::string, std::string> values_;     // FX name -> ONNX value
-  std::unordered_map<std::string, int> producer_;           // ONNX value -> index of its node in graph_
-  std::unordered_map<std::string, std::string> scope_of_;   // ONNX value -> module scope that made it
+  // ONNX value -> the index of its node in graph_ and the module scope (in scopes_) that made it.
+  struct Made {
+    int node;
+    int scope;
+  };
+  std::unordered_map<std::string, Made> made_;
   std::unordered_set<std::string> pinned_;
   std::unordered_map<std::string, std::string> constants_;  // cache key -> value
   std::unordered_map<std::string, std::string> shapes_;     // value -> Shape(value)
   std::map<std::pair<std::string, int64_t>, std::string> dims_;
   std::map<std::string, std::string> symbols_;      // symbol -> value
   std::map<std::string, std::string> sym_exprs_;    // canonical text -> value
-  std::set<std::string> used_names_;
+  const std::unordered_set<std::string>* used_names_ = &kNoNames;
+  static const std::unordered_set<std::string> kNoNames;
+
+  // Module scopes ("a/b/": the keys of a module stack), each kept once; 0 is "" (no module).
+  std::vector<std::string> scopes_{std::string()};
+  std::unordered_map<std::string, int> scope_ids_;
 
   const ir::Node* node_ = nullptr;
+  int scope_ = 0;         // scopes_ index of node_'s scope
+  std::string doc_;       // doc_string of node_'s ONNX nodes: "path [type]" of its innermost module
   int node_start_ = 0;
   std::vector<OutputSlot> outputs_;
 };

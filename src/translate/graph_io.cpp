@@ -2,6 +2,9 @@
 #include "translate/graph_io.h"
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
+#include <unordered_set>
 
 #include "common/error.h"
 #include "translate/complex_values.h"
@@ -71,7 +74,7 @@ onnx::ValueInfoProto tensor_value_info(const EmitContext& ctx, const std::string
 }
 
 void reserve_names(EmitContext& ctx, const ir::Program& program) {
-  std::set<std::string> weight_placeholders;
+  std::unordered_set<std::string_view> weight_placeholders;
   for (const ir::InputSpec& spec : program.signature.inputs)
     if (is_weight(spec.kind))
       if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) weight_placeholders.insert(t->name);
@@ -83,6 +86,8 @@ void reserve_names(EmitContext& ctx, const ir::Program& program) {
     for (const auto& out : node.outputs) collect_value_names(out, names);
   for (const auto& [name, meta] : program.graph.tensor_values) names.push_back(name);
   for (const auto& [name, dim] : program.graph.sym_int_values) names.push_back(name);
+  // Every name above, the weights' initializer names and about two per ONNX node to come.
+  ctx.expect_names(names.size() * 3 + program.signature.inputs.size());
   for (const auto& name : names)
     if (!weight_placeholders.count(name)) ctx.reserve(name);
 }
@@ -159,7 +164,12 @@ std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& prog
 std::vector<std::pair<std::string, std::string>> declare_outputs(EmitContext& ctx, const ir::Program& program,
                                                                  const std::vector<StateInput>& state) {
   onnx::GraphProto& graph = ctx.graph();
-  std::set<std::string> taken = graph_value_names(graph);
+  // The graph's value names, gathered at the first output that needs them (most need none).
+  std::optional<std::set<std::string>> taken_names;
+  auto taken = [&]() -> std::set<std::string>& {
+    if (!taken_names) taken_names = graph_value_names(graph);
+    return *taken_names;
+  };
   std::set<std::string> outputs;
   for (const ir::OutputSpec& spec : program.signature.outputs) {
     if (!is_returned_output(spec)) continue;  // tokens, gradients
@@ -192,9 +202,9 @@ std::vector<std::pair<std::string, std::string>> declare_outputs(EmitContext& ct
                                          [&](const onnx::TensorProto& in) { return in.name() == value; });
     std::string out_name = value;
     if (value != fx_name || graph_input || initializer || outputs.count(value)) {
-      out_name = taken.count(fx_name) ? ctx.fresh_name(fx_name) : fx_name;
+      out_name = taken().count(fx_name) ? ctx.fresh_name(fx_name) : fx_name;
       ctx.emit_named("Identity", {value}, {out_name});
-      taken.insert(out_name);
+      taken().insert(out_name);
     }
     info.set_name(out_name);
     outputs.insert(out_name);
@@ -212,9 +222,9 @@ std::vector<std::pair<std::string, std::string>> declare_outputs(EmitContext& ct
     const ir::TensorMeta* meta = ctx.meta(s.update.placeholder);
     PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, s.update.target + " has no tensor_values entry");
     std::string out_name = s.input + ".new";
-    if (taken.count(out_name)) out_name = ctx.fresh_name(out_name);
+    if (taken().count(out_name)) out_name = ctx.fresh_name(out_name);
     ctx.emit_named("Identity", {value}, {out_name});
-    taken.insert(out_name);
+    taken().insert(out_name);
     *graph.add_output() = tensor_value_info(ctx, out_name, *meta);
     pairs.emplace_back(s.input, out_name);
   }

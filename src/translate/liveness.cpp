@@ -81,7 +81,9 @@ Liveness analyze(const ir::Graph& graph, std::vector<std::string> returned) {
   std::map<std::string, std::vector<std::string>> aliases_of_root;
   for (const auto& [view, view_node] : result.views) aliases_of_root[root_of(view)].push_back(view);
 
-  std::set<std::string>& needed = result.used;
+  auto& needed = result.used;
+  needed.reserve(nodes.size() * 2);
+  result.last_use.reserve(nodes.size() * 2);
   std::vector<std::string> names = std::move(returned);
   needed.insert(names.begin(), names.end());
   for (const auto& n : names) result.last_use[n] = nodes.size();

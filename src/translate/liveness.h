@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/program.h"
@@ -17,8 +19,9 @@ namespace pt2onnx::translate {
 
 struct Liveness {
   std::vector<bool> live;      // per node of graph.nodes
-  std::set<std::string> used;  // FX names read by live nodes or by graph outputs
-  std::map<std::string, size_t> last_use;  // FX name -> index of its last live reader (nodes.size(): an output)
+  // Lookups only, never iterated (so hashed).
+  std::unordered_set<std::string> used;  // FX names read by live nodes or by graph outputs
+  std::unordered_map<std::string, size_t> last_use;  // FX name -> index of its last live reader (nodes.size(): an output)
   std::map<std::string, const ir::Node*> views;  // FX name of a view -> the node that made it
 };
 

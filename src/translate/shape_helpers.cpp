@@ -11,7 +11,7 @@ std::string EmitContext::shape_of(const std::string& x) {
   auto it = shapes_.find(x);
   if (it != shapes_.end() && visible_here(it->second)) return it->second;
   const std::string name = fresh_name(x + "_shape");
-  append_node("Shape", {x}, {name}, {});
+  append_node("Shape", {x}, std::span(&name, 1), {});
   pinned_.insert(name);
   shapes_[x] = name;
   return name;
@@ -24,7 +24,7 @@ std::string EmitContext::dim_of(const std::string& x, int64_t axis) {
   const std::string shape = shape_of(x);
   const std::string index = const_i64(axis);
   const std::string name = fresh_name(x + "_dim" + (axis < 0 ? "neg" + std::to_string(-axis) : std::to_string(axis)));
-  append_node("Gather", {shape, index}, {name}, {Attr("axis", 0)});
+  append_node("Gather", {shape, index}, std::span(&name, 1), {Attr("axis", 0)});
   pinned_.insert(name);
   dims_[key] = name;
   return name;

@@ -66,7 +66,8 @@ int find_custom_rule(const std::vector<CustomOpRule>& custom, const std::string&
 }
 
 void translate_node(EmitContext& ctx, const ir::Graph& graph, size_t index, const Liveness& liveness,
-                    const RuleTable& rules, const TranslateOptions& options, std::vector<int64_t>& custom_hits) {
+                    const ComplexNodes& complex_nodes, const RuleTable& rules, const TranslateOptions& options,
+                    std::vector<int64_t>& custom_hits) {
   const ir::Node& node = graph.nodes[index];
   ctx.begin_node(node);
   if (const int c = find_custom_rule(options.custom_ops, node.target); c >= 0) {
@@ -76,7 +77,7 @@ void translate_node(EmitContext& ctx, const ir::Graph& graph, size_t index, cons
     return;
   }
   const std::vector<Rule>* list = rules.find(node.target);
-  const bool complex = touches_complex(graph.tensor_values, node);
+  const bool complex = complex_nodes.touches(node);
   std::string notes;
   for (const Rule& rule : *list) {
     if (rule.min_opset > ctx.opset() || rule.complex != complex) continue;
@@ -116,11 +117,12 @@ std::vector<const ir::GraphArg*> subgraphs_of(const ir::Node& node) {
 void translate_subgraph(EmitContext& ctx, const ir::Graph& graph, const RuleTable& rules,
                         const TranslateOptions& options, std::vector<int64_t>& custom_hits) {
   const Liveness liveness = analyze_liveness(graph);
+  const ComplexNodes complex_nodes(graph.tensor_values);
   ctx.set_used_names(liveness.used);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     if (!liveness.live[i]) continue;
     try {
-      translate_node(ctx, graph, i, liveness, rules, options, custom_hits);
+      translate_node(ctx, graph, i, liveness, complex_nodes, rules, options, custom_hits);
     } catch (const Error& e) {
       throw e.with_context("translating " + describe_node(graph.nodes[i]));
     } catch (const std::exception& e) {
@@ -142,12 +144,13 @@ void collect_missing(const ir::Graph& graph, const std::vector<bool>& live, cons
                      const std::vector<CustomOpRule>& custom, const std::string& where,
                      std::map<std::string, Missing>& missing, std::vector<std::string>& order) {
   const auto& nodes = graph.nodes;
+  const ComplexNodes complex_nodes(graph.tensor_values);
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!live[i]) continue;
     for (const ir::GraphArg* sub : subgraphs_of(nodes[i]))
       collect_missing(*sub->graph, analyze_liveness(*sub->graph).live, rules, opset, custom,
                       "in subgraph " + sub->name + " of node " + nodes[i].name, missing, order);
-    const bool complex = touches_complex(graph.tensor_values, nodes[i]);
+    const bool complex = complex_nodes.touches(nodes[i]);
     if (rules.supports(nodes[i].target, opset, complex) || find_custom_rule(custom, nodes[i].target) >= 0) continue;
     // A complex node the real rules cannot take is listed apart: "aten.exp.default on complex values".
     const std::string key = complex ? nodes[i].target + std::string(kOnComplex) : nodes[i].target;
@@ -269,10 +272,11 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   record_modules({});
 
   const auto& nodes = program.graph.nodes;
+  const ComplexNodes complex_nodes(program.graph.tensor_values);
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!liveness.live[i]) continue;
     try {
-      translate_node(ctx, program.graph, i, liveness, rules, options, result.custom_op_hits);
+      translate_node(ctx, program.graph, i, liveness, complex_nodes, rules, options, result.custom_op_hits);
     } catch (const Error& e) {
       throw e.with_context("translating " + describe_node(nodes[i]));
     } catch (const std::exception& e) {
