@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -88,9 +89,11 @@ class PayloadReader {
   }
 
   // {"as_int": N}; older writers emit every union key with nulls, so look for the non-null one.
-  int64_t as_int(const std::string& fqn, dom::element value, const std::string& where) const {
+  // `where` makes the field's name, only for the message.
+  template <typename Where>
+  int64_t as_int(const std::string& fqn, dom::element value, const Where& where) const {
     if (const std::optional<dom::element> i = member(value, "as_int"); i && is_integer(*i)) return integer(*i);
-    error(fqn, where +
+    error(fqn, where() +
                    " is not a concrete integer ({\"as_int\": N}); symbolic weight shapes are not "
                    "supported");
   }
@@ -101,7 +104,7 @@ class PayloadReader {
     std::vector<int64_t> out;
     size_t i = 0;
     for (dom::element item : dom::array(list.get_array())) {
-      out.push_back(as_int(fqn, item, std::string("tensor_meta.") + key + "[" + std::to_string(i) + "]"));
+      out.push_back(as_int(fqn, item, [&] { return std::string("tensor_meta.") + key + "[" + std::to_string(i) + "]"; }));
       ++i;
     }
     return out;
@@ -129,10 +132,10 @@ class PayloadReader {
     tensor.sizes = int_list(fqn, tensor_meta, "sizes");
     tensor.strides = int_list(fqn, tensor_meta, "strides");
     const std::optional<dom::element> offset = member(tensor_meta, "storage_offset");
-    tensor.storage_offset = offset ? as_int(fqn, *offset, "tensor_meta.storage_offset") : 0;
+    tensor.storage_offset = offset ? as_int(fqn, *offset, [] { return std::string("tensor_meta.storage_offset"); }) : 0;
     tensor.storage = blob(entry);
 
-    const std::string where = zip_.describe(entry);
+    auto where = [&] { return zip_.describe(entry); };
     uint64_t needed = 0;
     try {
       needed = tensor.storage_bytes_needed();
@@ -142,18 +145,18 @@ class PayloadReader {
     const uint64_t size = tensor.storage->size();
     const auto element_size = static_cast<uint64_t>(ir::dtype_size(tensor.dtype));
     if (size == 0 && needed > 0) {
-      fail(ErrorCode::kArchive, where + ": blob is empty but tensor_meta of '" + fqn + "' has " +
+      fail(ErrorCode::kArchive, where() + ": blob is empty but tensor_meta of '" + fqn + "' has " +
                                     std::to_string(tensor.numel()) +
                                     " elements (a fake or meta tensor was saved; it has no data)");
     }
     if (size % element_size != 0) {
-      fail(ErrorCode::kArchive, where + ": blob has " + std::to_string(size) +
+      fail(ErrorCode::kArchive, where() + ": blob has " + std::to_string(size) +
                                     " bytes, not a multiple of the " +
                                     std::to_string(element_size) + "-byte elements of '" + fqn +
                                     "' (" + std::string(ir::dtype_name(tensor.dtype)) + ")");
     }
     if (size < needed) {
-      fail(ErrorCode::kArchive, where + ": blob has " + std::to_string(size) +
+      fail(ErrorCode::kArchive, where() + ": blob has " + std::to_string(size) +
                                     " bytes, tensor_meta of '" + fqn + "' needs " +
                                     std::to_string(needed));
     }
@@ -170,7 +173,7 @@ class PayloadReader {
   const ZipContainer& zip_;
   std::string config_entry_;
   std::string directory_;
-  std::map<std::string, std::shared_ptr<const Storage>> blobs_;
+  std::unordered_map<std::string, std::shared_ptr<const Storage>> blobs_;  // looked up, never iterated
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "common/error.h"
 
@@ -196,18 +197,46 @@ void apply_zip64_extra(const std::string& extra, ZipEntry& entry, uint64_t& head
   }
 }
 
-// Data start = local header offset + 30 + the LOCAL name and extra lengths.
-uint64_t data_offset_of(const Storage& zip, uint64_t header_offset, const ZipEntry& entry,
-                        const std::string& what) {
-  const uint64_t size = zip.size();
+// Reads the local headers through a window of the zip: they lie in ascending order between small
+// entries (50k weights of a 100k-node program), so one read serves dozens of them; a pread of
+// each header and each name was most of the directory's cost.
+class WindowReader {
+ public:
+  explicit WindowReader(const Storage& zip) : zip_(zip) {}
+
+  // Bytes [offset, offset + n) of the zip (the caller checked they lie inside it).
+  const uint8_t* at(uint64_t offset, uint64_t n) {
+    if (offset < start_ || offset - start_ > window_.size() || n > window_.size() - (offset - start_)) {
+      const uint64_t length = std::min(std::max<uint64_t>(n, kWindow), zip_.size() - offset);
+      window_.resize(length);
+      zip_.read(offset, length, window_.data());
+      start_ = offset;
+    }
+    return window_.data() + (offset - start_);
+  }
+
+ private:
+  static constexpr uint64_t kWindow = 64 << 10;
+  const Storage& zip_;
+  std::vector<uint8_t> window_;
+  uint64_t start_ = 0;
+};
+
+// Data start = local header offset + 30 + the LOCAL name and extra lengths. `what` names the
+// entry in messages (built only for one).
+template <typename What>
+uint64_t data_offset_of(WindowReader& window, uint64_t size, uint64_t header_offset, const ZipEntry& entry,
+                        const What& what) {
   if (header_offset > size || kLocalHeaderSize > size - header_offset) {
-    fail(ErrorCode::kArchive, what + ": local header at " + std::to_string(header_offset) +
+    fail(ErrorCode::kArchive, what() + ": local header at " + std::to_string(header_offset) +
                                   " lies outside the zip (truncated?)");
   }
-  const std::vector<uint8_t> header_bytes = read_bytes(zip, header_offset, kLocalHeaderSize);
-  FieldReader header(header_bytes.data(), header_bytes.size(), what + ": local header");
+  // The header and, when it fits, a name of the central directory's length, in one read.
+  const uint64_t name_room = std::min<uint64_t>(entry.name.size(), size - header_offset - kLocalHeaderSize);
+  const uint8_t* bytes = window.at(header_offset, kLocalHeaderSize + name_room);
+  FieldReader header(bytes, kLocalHeaderSize, "local header");
   if (header.u32() != kLocalHeaderSignature) {
-    fail(ErrorCode::kArchive, what + ": no local header at " + std::to_string(header_offset));
+    fail(ErrorCode::kArchive, what() + ": no local header at " + std::to_string(header_offset));
   }
   header.skip(4);  // version, flags
   const uint16_t method = header.u16();
@@ -217,15 +246,16 @@ uint64_t data_offset_of(const Storage& zip, uint64_t header_offset, const ZipEnt
   const uint64_t data_offset = header_offset + kLocalHeaderSize + name_length + extra_length;
   // Readers that trust the local header (libzip, unzip) would see another entry than we do.
   if (name_length > size - header_offset - kLocalHeaderSize) {
-    fail(ErrorCode::kArchive, what + ": local header at " + std::to_string(header_offset) + " is cut short");
+    fail(ErrorCode::kArchive, what() + ": local header at " + std::to_string(header_offset) + " is cut short");
   }
-  const std::vector<uint8_t> local_name = read_bytes(zip, header_offset + kLocalHeaderSize, name_length);
-  if (std::string(local_name.begin(), local_name.end()) != entry.name || method != entry.method) {
-    fail(ErrorCode::kArchive, what + ": the local header at " + std::to_string(header_offset) +
+  const bool same_name = name_length == entry.name.size() &&
+                         std::string_view(reinterpret_cast<const char*>(bytes + kLocalHeaderSize), name_length) == entry.name;
+  if (!same_name || method != entry.method) {
+    fail(ErrorCode::kArchive, what() + ": the local header at " + std::to_string(header_offset) +
                                   " names another entry or method than the central directory (damaged or forged zip)");
   }
   if (data_offset > size || entry.compressed_size > size - data_offset) {
-    fail(ErrorCode::kArchive, what + ": data [" + std::to_string(data_offset) + ", +" +
+    fail(ErrorCode::kArchive, what() + ": data [" + std::to_string(data_offset) + ", +" +
                                   std::to_string(entry.compressed_size) +
                                   ") lies outside the zip (truncated?)");
   }
@@ -264,13 +294,14 @@ std::vector<ZipEntry> read_zip_directory(const Storage& zip, const std::string& 
   const DirectoryLocation location = locate_directory(zip, find_end_record(zip, label), label);
   const std::vector<uint8_t> directory = read_bytes(zip, location.offset, location.size);
   FieldReader reader(directory.data(), directory.size(), label + ": central directory");
+  WindowReader window(zip);
+  const uint64_t zip_size = zip.size();
 
   std::vector<ZipEntry> entries;
   entries.reserve(location.entry_count);
   for (uint64_t index = 0; index < location.entry_count; ++index) {
-    const std::string what = label + ": central directory entry " + std::to_string(index);
     if (reader.u32() != kCentralHeaderSignature) {
-      fail(ErrorCode::kArchive, what + " has a bad signature");
+      fail(ErrorCode::kArchive, label + ": central directory entry " + std::to_string(index) + " has a bad signature");
     }
     ZipEntry entry;
     entry.index = index;
@@ -290,11 +321,14 @@ std::vector<ZipEntry> read_zip_directory(const Storage& zip, const std::string& 
     const std::string extra = reader.text(extra_length);
     reader.skip(comment_length);
 
-    const std::string entry_what = label + ": " + entry.name;
-    apply_zip64_extra(extra, entry, header_offset, entry.size == 0xFFFFFFFF,
-                      entry.compressed_size == 0xFFFFFFFF, header_offset == 0xFFFFFFFF, entry_what);
+    auto entry_what = [&] { return label + ": " + entry.name; };
+    const bool need_size = entry.size == 0xFFFFFFFF;
+    const bool need_compressed = entry.compressed_size == 0xFFFFFFFF;
+    const bool need_offset = header_offset == 0xFFFFFFFF;
+    if (!extra.empty() || need_size || need_compressed || need_offset)
+      apply_zip64_extra(extra, entry, header_offset, need_size, need_compressed, need_offset, entry_what());
     entry.header_offset = header_offset;
-    entry.data_offset = data_offset_of(zip, header_offset, entry, entry_what);
+    entry.data_offset = data_offset_of(window, zip_size, header_offset, entry, entry_what);
     entries.push_back(std::move(entry));
   }
   check_no_overlap(entries, location, label);

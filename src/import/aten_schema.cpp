@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <unordered_map>
 
 namespace pt2onnx::import {
 
@@ -57,13 +58,30 @@ const SchemaArg* OpSchema::find_arg(std::string_view arg_name) const {
   return nullptr;
 }
 
-const OpSchema* find_aten_schema(std::string_view target) {
-  if (target.starts_with(kTorchOpsPrefix)) target.remove_prefix(kTorchOpsPrefix.size());
+namespace {
+
+const OpSchema* search_aten_schema(std::string_view target) {
   const auto* begin = std::begin(kOpSchemas);
   const auto* end = std::end(kOpSchemas);
   const auto* it = std::lower_bound(begin, end, target, [](const OpSchema& s, std::string_view t) { return s.name < t; });
   if (it == end || it->name != target) return nullptr;
   return it;
+}
+
+}  // namespace
+
+const OpSchema* find_aten_schema(std::string_view target) {
+  if (target.starts_with(kTorchOpsPrefix)) target.remove_prefix(kTorchOpsPrefix.size());
+  // Every node asks (100k at a time): one hash lookup instead of a binary search of string
+  // compares, holding what the search finds for each name of the table.
+  static const std::unordered_map<std::string_view, const OpSchema*> kIndex = [] {
+    std::unordered_map<std::string_view, const OpSchema*> index;
+    for (const OpSchema& schema : kOpSchemas)
+      if (const OpSchema* found = search_aten_schema(schema.name)) index.emplace(schema.name, found);
+    return index;
+  }();
+  const auto found = kIndex.find(target);
+  return found == kIndex.end() ? nullptr : found->second;
 }
 
 std::optional<ir::Argument> default_argument(const SchemaArg& arg) {

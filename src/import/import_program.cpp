@@ -123,17 +123,26 @@ ir::Program read_program(const JsonNode& root, const std::string& source_name) {
   return program;
 }
 
-}  // namespace
-
-ir::Program import_program(const std::string& json_text, const std::string& source_name) {
-  const std::unique_ptr<JsonDoc> document = parse_json_doc(json_text, source_name);
-  JsonNode root(*document, document->root(), source_name);
+ir::Program read_document(const JsonDoc& document, const std::string& source_name) {
+  JsonNode root(document, document.root(), source_name);
   if (!root.is_object()) root.fail("expected an ExportedProgram object");
   // Early-2025 "Sigmoid" packages wrap the program: {program: {methods: {forward: <program>}}}.
   if (!root.has("graph_module") && root.has("program")) {
     if (auto forward = root.at("program").at("methods").find("forward")) return read_program(*forward, source_name);
   }
   return read_program(root, source_name);
+}
+
+}  // namespace
+
+ir::Program import_program(const std::string& json_text, const std::string& source_name) {
+  return read_document(*parse_json_doc(json_text, source_name), source_name);
+}
+
+ir::Program import_program(std::string&& json_text, const std::string& source_name) {
+  const std::unique_ptr<JsonDoc> document = parse_json_doc(json_text, source_name);
+  std::string().swap(json_text);  // the document holds every string it needs
+  return read_document(*document, source_name);
 }
 
 }  // namespace pt2onnx::import

@@ -85,6 +85,13 @@ uint32_t JsonDoc::intern(std::string_view s) {
   return id;
 }
 
+std::shared_ptr<const std::string> JsonDoc::shared_string(uint32_t str) const {
+  if (shared_strings_.size() < strings_.size()) shared_strings_.resize(strings_.size());
+  std::shared_ptr<const std::string>& shared = shared_strings_[str];
+  if (!shared) shared = std::make_shared<const std::string>(strings_[str]);
+  return shared;
+}
+
 std::string JsonDoc::path(Id id) const {
   std::vector<Id> chain;
   for (Id at = id; at != kNoParent && values_[at].parent != kNoParent; at = values_[at].parent) chain.push_back(at);

@@ -41,6 +41,9 @@ class JsonDoc {
   Id root() const { return 0; }
   const Value& value(Id id) const { return values_[id]; }
   std::string_view string(uint32_t str) const { return strings_[str]; }
+  // The string as one heap copy shared by every caller (made on first use): the IR keeps texts
+  // that thousands of values repeat, such as the stack traces of node metadata, once.
+  std::shared_ptr<const std::string> shared_string(uint32_t str) const;
   // Children of an array or object (document order; object members carry their key).
   const Id* children_begin(Id id) const { return children_.data() + values_[id].range.first; }
   const Id* children_end(Id id) const { return children_begin(id) + values_[id].range.count; }
@@ -75,6 +78,7 @@ class JsonDoc {
   std::vector<Value> values_;
   std::vector<Id> children_;
   std::vector<std::string_view> strings_;
+  mutable std::vector<std::shared_ptr<const std::string>> shared_strings_;  // by string id, filled lazily
   std::vector<std::unique_ptr<char[]>> arena_;  // chunks that strings_ point into
   char* arena_pos_ = nullptr;
   size_t arena_left_ = 0;

@@ -154,6 +154,11 @@ std::string JsonNode::as_string() const {
   return std::string(doc_->string(raw().str));
 }
 
+std::shared_ptr<const std::string> JsonNode::as_shared_string() const {
+  if (!is_string()) fail(std::string("expected a string, found ") + type_name());
+  return doc_->shared_string(raw().str);
+}
+
 std::string JsonNode::dump() const { return to_nlohmann(*doc_, id_).dump(); }
 
 std::string JsonNode::string_or(std::string_view key, std::string fallback) const {

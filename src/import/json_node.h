@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,8 @@ class JsonNode {
   double as_double() const;
   bool as_bool() const;
   std::string as_string() const;
+  // The same text, as one copy shared with every other value of the document that has it.
+  std::shared_ptr<const std::string> as_shared_string() const;
   // The value as compact JSON text (nlohmann's dump: keys sorted).
   std::string dump() const;
 

@@ -1,6 +1,7 @@
 // Graph and Node readers.
 #include "import/read_graph.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -45,6 +46,11 @@ std::string metadata_text(const JsonNode& value) {
   return value.is_string() ? value.as_string() : value.dump();
 }
 
+// Metadata strings repeat across nodes (a block's stack traces in every block): shared, not copied.
+ir::SharedText shared_metadata_text(const JsonNode& value) {
+  return value.is_string() ? value.as_shared_string() : std::make_shared<const std::string>(value.dump());
+}
+
 ir::Node read_node(const JsonNode& node) {
   ir::Node out;
   out.target = strip_torch_ops(node.at("target").as_string());
@@ -69,7 +75,7 @@ ir::Node read_node(const JsonNode& node) {
           value.fail(e.what());
         }
       } else {
-        out.metadata[key] = metadata_text(value);
+        out.metadata[key] = shared_metadata_text(value);
       }
     }
   }
@@ -88,9 +94,14 @@ ir::Graph read_graph(const JsonNode& node) {
   if (auto outputs = node.find("outputs"))
     for (const auto& output : outputs->elements()) graph.outputs.push_back(read_argument(output));
   if (auto nodes = node.find("nodes")) {
-    for (const auto& n : nodes->elements()) graph.nodes.push_back(read_node(n));
+    const std::vector<JsonNode> elements = nodes->elements();
+    graph.nodes.reserve(elements.size());
+    for (const auto& n : elements) graph.nodes.push_back(read_node(n));
+    // Names are made up only for nodes without one (asserts of old writers): most graphs have none.
+    const bool all_named = std::none_of(graph.nodes.begin(), graph.nodes.end(), [](const ir::Node& n) { return n.name.empty(); });
     std::set<std::string> used_names;
-    for (const auto& n : graph.nodes) used_names.insert(n.name);
+    if (!all_named)
+      for (const auto& n : graph.nodes) used_names.insert(n.name);
     for (auto& n : graph.nodes) {
       if (!n.name.empty()) continue;
       std::string base = synthesized_name(n.target);
@@ -99,9 +110,10 @@ ir::Graph read_graph(const JsonNode& node) {
       used_names.insert(n.name);
     }
   }
+  // members() come sorted and without repeats: each insertion goes at the end of the map.
   if (auto values = node.find("tensor_values"))
-    for (const auto& [name, meta] : values->members())
-      if (!meta.is_null()) graph.tensor_values[name] = read_tensor_meta(meta);
+    for (auto& [name, meta] : values->members())
+      if (!meta.is_null()) graph.tensor_values.emplace_hint(graph.tensor_values.end(), std::move(name), read_tensor_meta(meta));
   if (auto values = node.find("sym_int_values"))
     for (const auto& [name, value] : values->members())
       if (!value.is_null()) graph.sym_int_values[name] = read_dim(value);

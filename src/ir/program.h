@@ -85,13 +85,17 @@ struct ModuleFrame {
   std::string type;  // qualified class, e.g. "torch.nn.modules.linear.Linear"
 };
 
+// Text that many nodes carry alike (one stack trace per source line, shared by every block made
+// from it): held once, and copied with the node as a pointer.
+using SharedText = std::shared_ptr<const std::string>;
+
 struct Node {
   std::string name;    // FX name of the node (the first output's name when the file has none)
   std::string target;  // "aten.linear.default", "higher_order.cond", "_operator.add", ...
   std::vector<NamedArgument> inputs;
   std::vector<Argument> outputs;
   std::vector<ModuleFrame> module_stack;
-  std::map<std::string, std::string> metadata;  // other metadata (stack_trace, torch_fn, ...)
+  std::map<std::string, SharedText> metadata;  // other metadata (stack_trace, torch_fn, ...), never null
 
   // The input named `name`, or nullptr.
   const Argument* input(const std::string& name) const;

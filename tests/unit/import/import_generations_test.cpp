@@ -95,7 +95,7 @@ TEST_CASE("2.2: all-keys unions, bare int schema_version, dialect") {
   CHECK(tensor_of(*add.input("other")) == "arg0_1");
   CHECK(int_of(*add.input("alpha")) == 1);
   CHECK(add.inputs[2].keyword);  // from the schema: alpha is keyword-only
-  CHECK(add.metadata.at("stack_trace") == "File m.py");
+  CHECK(*add.metadata.at("stack_trace") == "File m.py");
   REQUIRE(add.module_stack.size() == 1);
   const ir::Node& clamp = p.graph.nodes[2];
   CHECK(std::holds_alternative<ir::NoneArg>(*clamp.input("min")));  // as_none: []
@@ -234,7 +234,7 @@ TEST_CASE("2.1: int version, TensorValue wrapper, signature dicts, call_spec, ke
   REQUIRE(addmm.module_stack.size() == 2);
   CHECK(addmm.module_stack[1].path == "L['self'].fc");
   CHECK(addmm.module_stack[1].type == "torch.nn.modules.linear.Linear");
-  CHECK(addmm.metadata.at("source_fn") == "fc,torch.nn.modules.linear.Linear");
+  CHECK(*addmm.metadata.at("source_fn") == "fc,torch.nn.modules.linear.Linear");
 
   REQUIRE(p.signature.inputs.size() == 4);
   CHECK(p.signature.inputs[0].kind == ir::InputKind::kParameter);

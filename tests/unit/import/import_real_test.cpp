@@ -110,7 +110,7 @@ TEST_CASE("torch 2.15 (schema 8.20): module stacks and metadata") {
   CHECK(ln.module_stack[0].type == "__main__.Conv");
   CHECK(ln.module_stack[1].path == "ln");
   CHECK(ln.module_stack[1].type == "torch.nn.modules.normalization.LayerNorm");
-  CHECK(ln.metadata.at("torch_fn") == "layer_norm_1;function.layer_norm");
+  CHECK(*ln.metadata.at("torch_fn") == "layer_norm_1;function.layer_norm");
   CHECK(ln.metadata.count("nn_module_stack") == 0);
 }
 
@@ -125,7 +125,7 @@ TEST_CASE("torch 2.7 (schema 8.7): node names come from the outputs") {
   CHECK(ir::to_string(p.graph.tensor_values.at("conv2d").sizes[0].as_expr()) == "s0");
   CHECK(p.range_constraints.at("s0").min == 2);
   const ir::Node& ln = node_named(p, "layer_norm");
-  CHECK(ln.metadata.at("source_fn_stack") == "l__self___ln,torch.nn.modules.normalization.LayerNorm");
+  CHECK(*ln.metadata.at("source_fn_stack") == "l__self___ln,torch.nn.modules.normalization.LayerNorm");
   CHECK(input_names(ln) == std::vector<std::string>{"input", "normalized_shape", "weight", "bias", "eps", "cudnn_enable"});
   CHECK(float_of(*ln.input("eps")) == doctest::Approx(1e-5));
   CHECK(bool_of(*ln.input("cudnn_enable")) == true);
