@@ -66,6 +66,14 @@ struct StageTiming {
   double seconds = 0;
 };
 
+// After one run of a stage (a stage may run more than once): the process's resident memory and
+// its high-water mark so far (Linux /proc/self/status VmRSS, VmHWM), i.e. what it left alive.
+struct StageMemory {
+  std::string stage;
+  int64_t rss_bytes = 0;
+  int64_t peak_bytes = 0;
+};
+
 struct KernelBundleReport {
   std::string function;
   std::filesystem::path dir;
@@ -88,6 +96,7 @@ struct ConvertReport {
   // ONNX is written all the same and the CLI exits with status 4.
   std::vector<std::string> kernels_refused;
   std::vector<StageTiming> stages;  // in pipeline order
+  std::vector<StageMemory> memory;  // after each stage run, in order; empty where /proc is not
   // The files the conversion read (the archive, the config) and wrote (the .onnx, its data
   // file, each kernel bundle's manifest.json), as given or resolved: what --depfile lists.
   std::vector<std::filesystem::path> inputs;

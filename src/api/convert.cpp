@@ -1,5 +1,7 @@
 // convert(): the pipeline from a .pt2 archive to ONNX on disk, stage by stage.
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <new>
 #include <optional>
 #include <utility>
@@ -96,10 +98,25 @@ void refuse_warnings(const std::vector<std::string>& warnings) {
                                (warnings.size() > 1 ? " (and " + std::to_string(warnings.size() - 1) + " more warnings)" : ""));
 }
 
-// Times the stages of one conversion into the report.
+// VmRSS and VmHWM of this process in bytes (0 when /proc is not there): a few microseconds.
+std::pair<int64_t, int64_t> resident_bytes() {
+  std::pair<int64_t, int64_t> out{0, 0};
+  std::FILE* status = std::fopen("/proc/self/status", "re");
+  if (!status) return out;
+  char line[256];
+  while (std::fgets(line, sizeof line, status)) {
+    long long kb = 0;
+    if (std::sscanf(line, "VmRSS: %lld kB", &kb) == 1) out.first = kb * 1024;
+    if (std::sscanf(line, "VmHWM: %lld kB", &kb) == 1) out.second = kb * 1024;
+  }
+  std::fclose(status);
+  return out;
+}
+
+// Times the stages of one conversion into the report, with the memory each leaves resident.
 class StageClock {
  public:
-  explicit StageClock(std::vector<StageTiming>& stages) : stages_(stages) {}
+  StageClock(std::vector<StageTiming>& stages, std::vector<StageMemory>& memory) : stages_(stages), memory_(memory) {}
   template <typename Fn>
   auto run(const char* stage, Fn&& fn) {
     const auto start = std::chrono::steady_clock::now();
@@ -112,6 +129,7 @@ class StageClock {
     return std::forward<Fn>(fn)();
   }
   void add(const char* stage, double seconds) {
+    if (const auto [rss, peak] = resident_bytes(); peak > 0) memory_.push_back({stage, rss, peak});
     for (StageTiming& s : stages_)
       if (s.stage == stage) {
         s.seconds += seconds;
@@ -122,6 +140,7 @@ class StageClock {
 
  private:
   std::vector<StageTiming>& stages_;
+  std::vector<StageMemory>& memory_;
 };
 
 // Which export symbol each user-named dim was, so the ONNX can be traced back to the export.
@@ -162,7 +181,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   api::check_opset(options.opset);
   const std::string input_name = options.input.string();
   ConvertReport report;
-  StageClock clock(report.stages);
+  StageClock clock(report.stages, report.memory);
 
   // The config as the caller read it (options_from_config), else read here: once per conversion.
   std::shared_ptr<const config::Config> config = options.parsed_config;
@@ -219,6 +238,15 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
       hierarchy_options(options, config.get(), translation.node_modules, translation.warnings);
   kernel_stage.add_hiera_types(hiera_options.types);
   drop_absent_types(hiera_options.types, translation.node_modules, translation.warnings);
+  // What is dead from here on goes now, before the weights are read: the peak is the IR and the
+  // ONNX graph alive together. Clean-up asks only the value types of the IR (the kernel stage
+  // wants all of it), and only --hiera reads the module stacks of the ONNX nodes.
+  if (!kernel_stage.active()) {
+    ir::Program types_only;
+    types_only.graph.tensor_values = std::move(program.graph.tensor_values);
+    program = std::move(types_only);
+  }
+  if (hiera_options.types.empty()) std::vector<std::vector<ir::ModuleFrame>>().swap(translation.node_modules);
   // Graph clean-up (passes/); BatchNorm folding derives weights that emit streams from the archive.
   auto weights = clock.run("read", [&] { return archive->weights(report.model); });
   auto constants = clock.run("read", [&] { return archive->constants(report.model); });
@@ -257,6 +285,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
     return report;
   }
   if (options.strict) refuse_warnings(translation.warnings);
+  program = ir::Program();  // emit needs the ONNX graph and the weights only
   const size_t warnings_before_write = translation.warnings.size();
   const emit::WriteResult written = clock.run("emit", [&] {
     // A weight the archive lacks is the input's fault: name the input.

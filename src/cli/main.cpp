@@ -103,18 +103,27 @@ std::string render_ops(int opset, bool json) {
   return out + std::to_string(ops.size()) + " ops\n";
 }
 
-// -v: time per stage, on one line.
+// -v: time per stage, on one line, then the memory resident after each stage run and the peak so far.
 std::string render_stages(const pt2onnx::ConvertReport& report) {
   std::string out = "stages:";
   double total = 0;
-  char buf[64];
+  char buf[96];
   for (const pt2onnx::StageTiming& s : report.stages) {
     std::snprintf(buf, sizeof buf, " %s %.3f s,", s.stage.c_str(), s.seconds);
     out += buf;
     total += s.seconds;
   }
   std::snprintf(buf, sizeof buf, " total %.3f s", total);
-  return out + buf;
+  out += buf;
+  if (report.memory.empty()) return out;
+  out += "; MB resident/peak after:";
+  for (const pt2onnx::StageMemory& m : report.memory) {
+    std::snprintf(buf, sizeof buf, " %s %.0f/%.0f,", m.stage.c_str(), static_cast<double>(m.rss_bytes) / 1e6,
+                  static_cast<double>(m.peak_bytes) / 1e6);
+    out += buf;
+  }
+  out.pop_back();
+  return out;
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

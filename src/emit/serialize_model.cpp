@@ -2,6 +2,8 @@
 // field-number order, so a message whose field F must be produced piecemeal is written as: the
 // fields below F, F framed by hand (tag, length, content), then the fields above F. Each piece
 // is made by swapping fields out of the message (no copies) and serialized by protobuf itself.
+// The graph's nodes (field 1, most of a large model) are framed by hand too: their sizes are
+// computed once, and they are serialized on two threads into ordered buffers.
 #include "emit/serialize_model.h"
 
 #include <unistd.h>
@@ -9,10 +11,13 @@
 #include <cerrno>
 #include <climits>
 #include <memory>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "common/error.h"
 #include "emit/output_file.h"
@@ -28,6 +33,11 @@ using google::protobuf::io::CodedOutputStream;
 // Protobuf's default 8 KiB blocks would turn a large graph into many small writes.
 constexpr int kStreamBlockBytes = 1 << 20;
 constexpr uint32_t kWireTypeLengthDelimited = 2;
+// Below this many nodes a second thread costs more than it saves; nodes are serialized in
+// batches of twice this, half on each thread (a batch of 1-byte-op nodes is a few MB at most).
+constexpr int kParallelNodes = 4096;
+
+using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 
 uint64_t varint_size(uint64_t value) { return CodedOutputStream::VarintSize64(value); }
 uint64_t framed_size(int field_number, uint64_t length) {
@@ -55,6 +65,12 @@ class FileCursor {
     CodedOutputStream coded(&stream_);
     coded.WriteTag((static_cast<uint32_t>(field_number) << 3) | kWireTypeLengthDelimited);
     coded.WriteVarint64(length);
+    check(!coded.HadError());
+  }
+
+  void append_bytes(const std::string& bytes) {
+    CodedOutputStream coded(&stream_);
+    coded.WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
     check(!coded.HadError());
   }
 
@@ -104,6 +120,7 @@ class FieldSplit {
   const Message& lower() const { return message_; }
   Message& middle() { return *middle_; }
   const Message& upper() const { return *upper_; }
+  Message& upper() { return *upper_; }
 
  private:
   void swap() {
@@ -120,12 +137,70 @@ class FieldSplit {
   std::vector<const FieldDescriptor*> at_;
 };
 
+// Runs fn(begin, end) over [0, n): the upper half on a second thread when n is large.
+template <typename Fn>
+void split_in_two(int begin, int end, Fn&& fn) {
+  if (end - begin < kParallelNodes) {
+    fn(begin, end);
+    return;
+  }
+  const int middle = begin + (end - begin) / 2;
+  std::thread upper([&] { fn(middle, end); });
+  fn(begin, middle);
+  upper.join();
+}
+
+// Each node's serialized size, cached in the node for SerializeWithCachedSizes; returns the
+// bytes of all of them framed as graph field 1.
+uint64_t size_nodes(const Nodes& nodes) {
+  uint64_t halves[2] = {0, 0};
+  split_in_two(0, nodes.size(), [&](int begin, int end) {
+    uint64_t sum = 0;
+    for (int i = begin; i < end; ++i) sum += framed_size(onnx::GraphProto::kNodeFieldNumber, nodes[i].ByteSizeLong());
+    halves[begin == 0 ? 0 : 1] = sum;
+  });
+  return halves[0] + halves[1];
+}
+
+// Nodes [begin, end) framed as graph field 1, with the sizes size_nodes() cached.
+void serialize_nodes(const Nodes& nodes, int begin, int end, std::string& out) {
+  google::protobuf::io::StringOutputStream stream(&out);
+  CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  for (int i = begin; i < end; ++i) {
+    coded.WriteTag((static_cast<uint32_t>(onnx::GraphProto::kNodeFieldNumber) << 3) | kWireTypeLengthDelimited);
+    coded.WriteVarint64(static_cast<uint64_t>(nodes[i].GetCachedSize()));
+    nodes[i].SerializeWithCachedSizes(&coded);
+  }
+}
+
+void append_nodes(FileCursor& cursor, const Nodes& nodes) {
+  for (int begin = 0; begin < nodes.size(); begin += 2 * kParallelNodes) {
+    const int end = std::min(nodes.size(), begin + 2 * kParallelNodes);
+    std::string halves[2];
+    split_in_two(begin, end, [&](int from, int to) { serialize_nodes(nodes, from, to, halves[from == begin ? 0 : 1]); });
+    cursor.append_bytes(halves[0]);
+    cursor.append_bytes(halves[1]);
+  }
+}
+
 }  // namespace
+
+uint64_t model_byte_size(onnx::ModelProto& model) {
+  if (!model.has_graph()) return model.ByteSizeLong();
+  FieldSplit model_split(model, onnx::ModelProto::kGraphFieldNumber);
+  onnx::GraphProto& graph = *static_cast<onnx::ModelProto&>(model_split.middle()).mutable_graph();
+  FieldSplit node_split(graph, onnx::GraphProto::kNodeFieldNumber);
+  const uint64_t graph_bytes =
+      size_nodes(static_cast<onnx::GraphProto&>(node_split.middle()).node()) + node_split.upper().ByteSizeLong();
+  return model_split.lower().ByteSizeLong() + framed_size(onnx::ModelProto::kGraphFieldNumber, graph_bytes) +
+         model_split.upper().ByteSizeLong();
+}
 
 void serialize_model(onnx::ModelProto& model, const std::map<int, uint64_t>& payload_bytes, int fd,
                      const std::filesystem::path& shown_path, const PayloadWriter& write_payload) {
   FileCursor cursor(fd, shown_path);
-  if (payload_bytes.empty()) {
+  if (!model.has_graph()) {
     if (model.ByteSizeLong() > static_cast<size_t>(INT_MAX))
       fail(ErrorCode::kOutput,
            "cannot write '" + shown_path.string() + "': the model is over protobuf's 2 GiB limit");
@@ -134,27 +209,40 @@ void serialize_model(onnx::ModelProto& model, const std::map<int, uint64_t>& pay
     return;
   }
 
-  // Sizes first: the graph's length prefix precedes its content.
-  const onnx::GraphProto& graph = model.graph();
+  // Pieces: the model's fields below the graph, the graph's nodes, its fields up to the
+  // initializers, each initializer (raw_data streamed where asked), the graph's and the model's
+  // fields above. Sizes first: the graph's length prefix precedes its content.
+  FieldSplit model_split(model, onnx::ModelProto::kGraphFieldNumber);
+  onnx::GraphProto& graph = *static_cast<onnx::ModelProto&>(model_split.middle()).mutable_graph();
+  FieldSplit node_split(graph, onnx::GraphProto::kNodeFieldNumber);
+  const Nodes& nodes = static_cast<onnx::GraphProto&>(node_split.middle()).node();
+  onnx::GraphProto& rest = static_cast<onnx::GraphProto&>(node_split.upper());
+  uint64_t graph_bytes = size_nodes(nodes) + rest.ByteSizeLong();
   std::map<int, uint64_t> tensor_bytes;  // index -> serialized TensorProto size with its payload
-  uint64_t graph_bytes = graph.ByteSizeLong();
   for (const auto& [index, n] : payload_bytes) {
-    const uint64_t without = graph.initializer(index).ByteSizeLong();
+    const uint64_t without = rest.initializer(index).ByteSizeLong();
     const uint64_t with = without + framed_size(onnx::TensorProto::kRawDataFieldNumber, n);
     tensor_bytes[index] = with;
     graph_bytes += framed_size(onnx::GraphProto::kInitializerFieldNumber, with) -
                    framed_size(onnx::GraphProto::kInitializerFieldNumber, without);
   }
+  if (payload_bytes.empty()) {
+    const uint64_t model_bytes = model_split.lower().ByteSizeLong() +
+                                 framed_size(onnx::ModelProto::kGraphFieldNumber, graph_bytes) +
+                                 model_split.upper().ByteSizeLong();
+    if (model_bytes > static_cast<uint64_t>(INT_MAX))
+      fail(ErrorCode::kOutput,
+           "cannot write '" + shown_path.string() + "': the model is over protobuf's 2 GiB limit");
+  }
   if (graph_bytes > static_cast<uint64_t>(INT_MAX))
     fail(ErrorCode::kOutput, "cannot write '" + shown_path.string() + "': the model's graph is " +
                                  std::to_string(graph_bytes) + " bytes, over protobuf's 2 GiB limit");
 
-  FieldSplit model_split(model, onnx::ModelProto::kGraphFieldNumber);
   cursor.append_message(model_split.lower());
   cursor.append_field_header(onnx::ModelProto::kGraphFieldNumber, graph_bytes);
-  onnx::GraphProto& moved_graph = *static_cast<onnx::ModelProto&>(model_split.middle()).mutable_graph();
+  append_nodes(cursor, nodes);
   {
-    FieldSplit graph_split(moved_graph, onnx::GraphProto::kInitializerFieldNumber);
+    FieldSplit graph_split(rest, onnx::GraphProto::kInitializerFieldNumber);
     cursor.append_message(graph_split.lower());
     auto& initializers = *static_cast<onnx::GraphProto&>(graph_split.middle()).mutable_initializer();
     for (int index = 0; index < initializers.size(); ++index) {

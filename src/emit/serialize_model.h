@@ -22,6 +22,10 @@ using PayloadWriter = std::function<void(int index, uint64_t offset)>;
 // serialization of the model with those raw_data filled. `model` is rearranged during the call
 // and restored before return, also on error. Throws Error(kOutput) naming `shown_path` on a
 // write error, or when the graph is over protobuf's 2 GiB limit.
+// model.ByteSizeLong(), with the graph's nodes sized on two threads (a large graph is mostly
+// nodes). `model` is rearranged during the call and restored before return.
+uint64_t model_byte_size(onnx::ModelProto& model);
+
 void serialize_model(onnx::ModelProto& model, const std::map<int, uint64_t>& payload_bytes, int fd,
                      const std::filesystem::path& shown_path, const PayloadWriter& write_payload);
 

@@ -162,6 +162,21 @@ void TensorCopier::read_archive(uint64_t archive_offset, uint64_t n, uint8_t* ds
   }
 }
 
+uint64_t TensorCopier::read_up_to(uint64_t archive_offset, uint64_t n, uint8_t* dst) {
+  const int in_fd = archive_fd();
+  uint64_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(in_fd, dst + done, n - done, static_cast<off_t>(archive_offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      fail(ErrorCode::kArchive, "cannot read '" + archive_path_.string() + "': " + std::strerror(errno));
+    }
+    if (got == 0) break;
+    done += static_cast<uint64_t>(got);
+  }
+  return done;
+}
+
 int TensorCopier::archive_fd() {
   if (archive_fd_ < 0) {
     // O_NONBLOCK and the check: the path might name a FIFO by now, which would block open().

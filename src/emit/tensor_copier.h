@@ -28,6 +28,10 @@ class TensorCopier {
   void copy(const archive::TensorData& tensor, const TensorLayout& layout, int out_fd, uint64_t out_offset,
             const std::filesystem::path& out_path);
 
+  // Reads up to n bytes of the archive at `archive_offset` into dst, fewer only at its end;
+  // returns how many. For readers that take many small neighbouring tensors in one read.
+  uint64_t read_up_to(uint64_t archive_offset, uint64_t n, uint8_t* dst);
+
   // Copies through a user-space buffer even where copy_file_range would work (the fallback it
   // takes on its own for EXDEV/ENOSYS/EINVAL/EOPNOTSUPP); lets tests exercise that path.
   void disable_in_kernel_copy() { in_kernel_copy_ = false; }

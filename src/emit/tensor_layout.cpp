@@ -15,19 +15,20 @@ namespace {
 // memory; larger ones are read run by run, so memory stays bounded either way.
 constexpr uint64_t kSpanBufferLimit = uint64_t{64} << 20;
 
-[[noreturn]] void fail_layout(const std::string& what, const archive::TensorData& tensor,
-                              const std::string& problem) {
+using Describe = std::function<std::string()>;
+
+[[noreturn]] void fail_layout(const Describe& what, const archive::TensorData& tensor, const std::string& problem) {
   std::string where = tensor.storage ? " (" + describe_storage(*tensor.storage) + ")" : "";
-  fail(ErrorCode::kArchive, what + where + ": " + problem);
+  fail(ErrorCode::kArchive, what() + where + ": " + problem);
 }
 
-uint64_t checked_mul(uint64_t a, uint64_t b, const std::string& what, const archive::TensorData& tensor) {
+uint64_t checked_mul(uint64_t a, uint64_t b, const Describe& what, const archive::TensorData& tensor) {
   uint64_t out = 0;
   if (__builtin_mul_overflow(a, b, &out)) fail_layout(what, tensor, "tensor size overflows 64 bits");
   return out;
 }
 
-uint64_t checked_add(uint64_t a, uint64_t b, const std::string& what, const archive::TensorData& tensor) {
+uint64_t checked_add(uint64_t a, uint64_t b, const Describe& what, const archive::TensorData& tensor) {
   uint64_t out = 0;
   if (__builtin_add_overflow(a, b, &out)) fail_layout(what, tensor, "tensor extent overflows 64 bits");
   return out;
@@ -50,6 +51,10 @@ std::string describe_storage(const archive::Storage& storage) {
 }
 
 TensorLayout make_layout(const archive::TensorData& tensor, const std::string& what) {
+  return make_layout(tensor, [&what] { return what; });
+}
+
+TensorLayout make_layout(const archive::TensorData& tensor, const Describe& what) {
   if (!tensor.storage) fail_layout(what, tensor, "has no storage");
   TensorLayout layout;
   layout.element_size = ir::dtype_size(tensor.dtype);

@@ -30,6 +30,8 @@ struct TensorLayout {
 // and computes its layout. `what` names the tensor in messages, e.g. "weight 'fc.weight'".
 // Throws Error(kArchive) naming `what` and the storage's archive entry.
 TensorLayout make_layout(const archive::TensorData& tensor, const std::string& what);
+// The same, with the name made only for a message (a 100k-weight model binds every weight).
+TensorLayout make_layout(const archive::TensorData& tensor, const std::function<std::string()>& what);
 
 // "[2,3]", for messages.
 std::string format_dims(const std::vector<int64_t>& dims);

@@ -6,7 +6,9 @@
 
 #include <cstring>
 #include <optional>
+#include <string_view>
 #include <system_error>
+#include <unordered_map>
 
 #include "common/error.h"
 #include "emit/external_data_writer.h"
@@ -33,8 +35,14 @@ struct BoundWeight {
   onnx::TensorProto* initializer = nullptr;
   int index = 0;  // of the initializer in graph().initializer()
   const archive::TensorData* tensor = nullptr;
-  std::string what;  // "weight 'fc.weight' (initializer 'fc.weight')", for messages
+  const translate::WeightBinding* binding = nullptr;
   TensorLayout layout;
+
+  // "weight 'fc.weight' (initializer 'fc.weight')", for messages (made only for one).
+  std::string what() const {
+    return std::string(binding->is_constant ? "constant" : "weight") + " '" + binding->fqn + "' (initializer '" +
+           binding->initializer + "')";
+  }
 };
 
 const archive::TensorData* find_tensor(const std::map<std::string, archive::TensorData>& tensors,
@@ -60,8 +68,9 @@ void clear_tensor_data(onnx::TensorProto& tensor) {
 std::vector<BoundWeight> bind_weights(translate::Translation& translation,
                                       const std::map<std::string, archive::TensorData>& weights,
                                       const std::map<std::string, archive::TensorData>& constants) {
-  std::map<std::string, int> initializers;  // name -> index
+  std::unordered_map<std::string_view, int> initializers;  // name -> index (the first of a name)
   onnx::GraphProto& graph = *translation.model.mutable_graph();
+  initializers.reserve(static_cast<size_t>(graph.initializer_size()));
   for (int index = 0; index < graph.initializer_size(); ++index)
     initializers.emplace(graph.initializer(index).name(), index);
 
@@ -69,12 +78,11 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
   bound.reserve(translation.weights.size());
   for (const translate::WeightBinding& binding : translation.weights) {
     BoundWeight weight;
-    const char* kind = binding.is_constant ? "constant" : "weight";
-    weight.what = std::string(kind) + " '" + binding.fqn + "' (initializer '" + binding.initializer + "')";
+    weight.binding = &binding;
 
     auto declared = initializers.find(binding.initializer);
     if (declared == initializers.end())
-      fail(ErrorCode::kInternal, weight.what + ": the graph declares no such initializer");
+      fail(ErrorCode::kInternal, weight.what() + ": the graph declares no such initializer");
     weight.index = declared->second;
     weight.initializer = graph.mutable_initializer(weight.index);
 
@@ -85,7 +93,7 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
     weight.tensor = find_tensor(first, binding.fqn);
     if (!weight.tensor) weight.tensor = find_tensor(second, binding.fqn);
     if (!weight.tensor)
-      fail(ErrorCode::kArchive, weight.what + " is not in the archive's " +
+      fail(ErrorCode::kArchive, weight.what() + " is not in the archive's " +
                                     (binding.is_constant ? "constants" : "weights"));
 
     const archive::TensorData& tensor = *weight.tensor;
@@ -94,26 +102,68 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
     const std::optional<int32_t> data_type =
         onnx_data_type(complex ? translate::complex_component(tensor.dtype) : tensor.dtype);
     if (!data_type)
-      fail(ErrorCode::kUnsupported, weight.what + ": element type " + std::string(ir::dtype_name(tensor.dtype)) +
+      fail(ErrorCode::kUnsupported, weight.what() + ": element type " + std::string(ir::dtype_name(tensor.dtype)) +
                                         " has no ONNX tensor type we can write");
     const onnx::TensorProto& initializer = *weight.initializer;
     const std::vector<int64_t> declared_dims(initializer.dims().begin(), initializer.dims().end());
     if (*data_type != initializer.data_type() || declared_dims != translate::lowered_dims(tensor.dtype, tensor.sizes))
-      fail(ErrorCode::kArchive, weight.what + ": the archive holds " + std::string(ir::dtype_name(tensor.dtype)) +
+      fail(ErrorCode::kArchive, weight.what() + ": the archive holds " + std::string(ir::dtype_name(tensor.dtype)) +
                                     format_dims(tensor.sizes) + " (" + onnx_data_type_name(*data_type) +
                                     ") but the initializer declares " +
                                     onnx_data_type_name(initializer.data_type()) + format_dims(declared_dims));
 
-    weight.layout = make_layout(tensor, weight.what);
+    weight.layout = make_layout(tensor, [&weight] { return weight.what(); });
     bound.push_back(std::move(weight));
   }
   return bound;
 }
 
+// Small tensors that lie next to each other in the archive file (torch writes weight_0,
+// weight_1, ... in order) are read a window at a time: one pread for dozens of them.
+class ArchiveWindow {
+ public:
+  explicit ArchiveWindow(TensorCopier& copier) : copier_(copier) {}
+  // The n bytes at `file_offset`, or null when they are not in a window (too large, past the end).
+  const uint8_t* find(uint64_t file_offset, uint64_t n) {
+    if (file_offset < begin_ || file_offset > end_ || n > end_ - file_offset) {
+      if (n > kWindowBytes) return nullptr;
+      if (bytes_.empty()) bytes_.resize(kWindowBytes);
+      begin_ = file_offset;
+      end_ = file_offset + copier_.read_up_to(file_offset, kWindowBytes, bytes_.data());
+      if (n > end_ - file_offset) return nullptr;
+    }
+    return bytes_.data() + (file_offset - begin_);
+  }
+
+ private:
+  static constexpr uint64_t kWindowBytes = uint64_t{64} << 10;
+  TensorCopier& copier_;
+  std::vector<uint8_t> bytes_;
+  uint64_t begin_ = 0, end_ = 0;
+};
+
 // Tiny weights are put in raw_data directly: streaming each would cost more syscalls than bytes.
-void fill_raw_data(BoundWeight& weight) {
+// With `window`, a contiguous view of an uncompressed entry comes from it, its entry's CRC
+// checked as Storage::read would (whole entry: these bytes; a part: the entry first, once).
+void fill_raw_data(BoundWeight& weight, ArchiveWindow* window) {
   std::string& raw = *weight.initializer->mutable_raw_data();
   raw.resize(weight.layout.nbytes);
+  if (weight.layout.nbytes == 0) return;
+  const archive::Storage& storage = *weight.tensor->storage;
+  if (weight.layout.contiguous) {
+    const std::optional<uint64_t> file_offset = window ? storage.file_offset() : std::nullopt;
+    if (const uint8_t* bytes = file_offset ? window->find(*file_offset + weight.layout.span_begin, weight.layout.nbytes) : nullptr) {
+      const archive::EntryCrc* crc = storage.entry_crc();
+      if (crc && !crc->done() && weight.layout.span_begin == 0 && weight.layout.nbytes == storage.size())
+        crc->check(archive::crc32_update(0, bytes, weight.layout.nbytes));
+      else
+        storage.verify();
+      std::memcpy(raw.data(), bytes, weight.layout.nbytes);
+      return;
+    }
+    storage.read(weight.layout.span_begin, weight.layout.nbytes, raw.data());  // checks the CRC
+    return;
+  }
   size_t filled = 0;
   gather_tensor(weight.layout, *weight.tensor->storage, weight.layout.nbytes, [&](const uint8_t* data, size_t n) {
     std::memcpy(raw.data() + filled, data, n);
@@ -144,7 +194,7 @@ bool uses_data_file(translate::Translation& translation, const std::vector<Bound
                     const WriteOptions& options, const std::filesystem::path& data_path) {
   bool external = options.external_data;
   if (!external) {
-    uint64_t estimate = translation.model.ByteSizeLong();
+    uint64_t estimate = model_byte_size(translation.model);
     for (const BoundWeight& weight : bound) estimate += weight.layout.nbytes + kEmbeddedOverheadBytes;
     if (estimate > options.embedded_limit_bytes) {
       external = true;
@@ -219,7 +269,7 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     try {
       action();
     } catch (const Error& error) {
-      throw error.with_context(weight.what);
+      throw error.with_context(weight.what());
     }
   };
 
@@ -231,6 +281,19 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     if (options.on_progress) options.on_progress(progress_done, progress_total);
   };
 
+  // The window serves the tiny weights when they come in file order (as torch writes them);
+  // in another order each would read a window for one tensor.
+  ArchiveWindow window(copier);
+  bool file_order = true;
+  uint64_t last_offset = 0;
+  for (const BoundWeight& weight : bound) {
+    if (weight.layout.nbytes >= kStreamMinBytes || (data_writer && goes_external(weight, options))) continue;
+    const std::optional<uint64_t> offset = weight.tensor->storage->file_offset();
+    if (!offset) continue;
+    if (*offset + weight.layout.span_begin < last_offset) file_order = false;
+    last_offset = *offset + weight.layout.span_begin;
+  }
+
   uint64_t embedded_bytes = 0;
   std::map<int, uint64_t> streamed_bytes;      // initializer index -> bytes
   std::map<int, const BoundWeight*> streamed;  // initializer index -> weight
@@ -241,7 +304,7 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
       });
       progressed(weight);
     } else if (weight.layout.nbytes < kStreamMinBytes) {
-      for_weight(weight, [&] { fill_raw_data(weight); });
+      for_weight(weight, [&] { fill_raw_data(weight, file_order ? &window : nullptr); });
       embedded_bytes += weight.layout.nbytes;
       progressed(weight);
     } else {
