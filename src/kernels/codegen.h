@@ -96,11 +96,18 @@ struct KernelPlan {
 std::string dtype_name(int dtype);
 int dtype_bytes(int dtype);
 
+// Choices that change the generated kernels.
+struct GenerateOptions {
+  std::string bundle_name;  // the bundle's name (kernel symbols, files); empty: the function's
+  bool tf32 = false;        // fp32 GEMMs on tensor cores with TF32 operands (sm_80+)
+};
+
 // Throws Error(kUnsupported) naming the op (and node) when the body holds something the generator
 // cannot handle, or the inputs have a dtype it does not compute (supported: float32, float16,
 // bfloat16, int64, int32, bool). Calls of other functions of `library` (nested --hiera types) are
 // inlined.
 KernelPlan generate_kernels(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs,
-                            const std::vector<const onnx::FunctionProto*>& library = {});
+                            const std::vector<const onnx::FunctionProto*>& library = {},
+                            const GenerateOptions& options = {});
 
 }  // namespace pt2onnx::kernels
