@@ -77,8 +77,17 @@ struct NestedCall {
   std::vector<TensorType> types;       // dtype 0 for a missing optional operand
 };
 
+// Which of a function's bundles a plan is: a type called only inside other functions has one per
+// distinct input signature of those calls.
+struct SignatureIndex {
+  int index = 0;
+  int count = 1;
+};
+
 struct KernelPlan {
-  std::string domain, name, overload;
+  std::string domain, name, overload;  // the ONNX function
+  std::string bundle;                  // the bundle's name: `name`, or <name>_s<i> for signature i of several
+  SignatureIndex signature;
   std::vector<std::string> input_names, output_names;
   std::vector<TensorType> inputs, outputs;
   std::vector<SymbolSource> symbols;   // sorted by name

@@ -180,6 +180,7 @@ KernelPlan Generator::run() {
   KernelPlan plan;
   plan.domain = function_.domain();
   plan.name = function_.name();
+  plan.bundle = options_.bundle_name.empty() ? plan.name : options_.bundle_name;
   plan.overload = "";  // FunctionProto.overload (IR v10) is newer than the ONNX headers we build with
   for (int i = 0; i < function_.input_size(); ++i) plan.input_names.push_back(function_.input(i));
   plan.inputs = inputs_;

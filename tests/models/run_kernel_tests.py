@@ -63,6 +63,8 @@ RUNS = [
     ("odd_mlp_fp16_dynamic.default", ["OddMLP"], 0),
     ("wide_fp16.default", ["DecoderAttention", "GatedMLP"], 0),
     ("odd_mlp_bf16_dynamic.default", ["OddMLP"], 0),
+    # GatedScale is called only inside TwinBlock with two input signatures: two bundles.
+    ("twin.default", ["TwinBlock", "GatedScale"], 0),
 ]
 # fp16/bf16 samples whose bundles are also emulated as sm_75 (no mma.sync: the SIMT bodies).
 SIMT_FALLBACK_EMULATED = ("odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default", "wide_fp16.default")
@@ -258,9 +260,10 @@ def bundles_with_refs(pt2onnx, samples, work: Path, only=None, extra=()):
             continue
         for bundle in sorted(out.glob("*.kernels")):
             manifest = json.loads((bundle / "manifest.json").read_text())
-            if only and not any(o in f"{stem}.{manifest['function']['name']}" for o in only):
+            if only and not any(o in f"{stem}.{bundle.name[:-len('.kernels')]}" for o in only):
                 continue
-            npz = samples / "kernels" / f"{stem}.{manifest['function']['name']}.io.npz"
+            # References are named after the bundle (<Function>, or <Function>_s<i> per input signature).
+            npz = samples / "kernels" / f"{stem}.{bundle.name[:-len('.kernels')]}.io.npz"
             yield stem, bundle, manifest, npz if npz.exists() else None
 
 
@@ -416,7 +419,7 @@ def main():
             errors = validate(manifest, schema, schema)
             check(not errors, f"{label}: manifest matches the schema {errors[:3] if errors else ''}")
             files = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
-            fname = manifest["function"]["name"]
+            fname = bundle.name[:-len(".kernels")]  # the bundle's name: the function's, or <function>_s<i>
             expect = {"manifest.json", f"src/{fname}.cu", f"sm_80/{fname}.cubin", f"sm_90/{fname}.cubin",
                       f"src/{fname}.sm_80.ptx", f"src/{fname}.sm_90.ptx"}
             check(files == expect, f"{label}: files {sorted(files)}")
@@ -467,6 +470,18 @@ def main():
         check(r.returncode == 4 and "op DecoderAttentionPlugin" in r.stderr and (ref / "model.onnx").exists()
               and not list(ref.glob("*.kernels")),
               f"a type holding an op with no template is refused naming the op, ONNX written (exit {r.returncode}: {r.stderr.strip()[:160]})")
+
+        # GatedScale is called only inside TwinBlock, at two widths: a bundle per input signature.
+        twin = work / "a" / f"run{[r[0] for r in RUNS].index('twin.default')}"
+        sigs = {}
+        for b in sorted(twin.glob("GatedScale*.kernels")):
+            m = json.loads((b / "manifest.json").read_text())
+            sigs[b.name] = (m["function"]["name"], m.get("signature"), [i["shape"] for i in m["inputs"]])
+        check(sigs == {"GatedScale_s0.kernels": ("GatedScale", {"bundle": "GatedScale_s0", "index": 0, "of": 2},
+                                                 [[32, 32], [2, 8, 32], [32]]),
+                       "GatedScale_s1.kernels": ("GatedScale", {"bundle": "GatedScale_s1", "index": 1, "of": 2},
+                                                 [[16, 16], [2, 4, 16], [16]])},
+              f"a type called only inside another function with two input signatures gets two bundles: {sigs}")
 
         nested = work / "nested"
         nested.mkdir()
