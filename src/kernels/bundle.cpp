@@ -425,6 +425,11 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
                    {"tolerance", {{"FLOAT", {{"rtol", 1e-4}, {"atol", 1e-5}}},
                                   {"FLOAT16", {{"rtol", 1e-2}, {"atol", 1e-3}}},
                                   {"BFLOAT16", {{"rtol", 2e-2}, {"atol", 1e-2}}}}}};
+  if (p.tf32) {
+    // TF32 operands (unit roundoff 2^-11): see docs/kernels.md for the tolerance's derivation.
+    m["numerics"]["tf32"] = true;
+    m["numerics"]["tolerance"]["FLOAT"] = {{"rtol", 1e-2}, {"atol", 1e-2}};
+  }
   m["ops"] = p.op_types;
   return m.dump(2) + "\n";
 }

@@ -99,6 +99,7 @@ struct KernelPlan {
   std::string source;                  // the whole .cu
   std::vector<std::string> op_types;   // distinct op types of the body, sorted
   std::vector<NestedCall> nested_calls;  // calls inlined from the body, in body order
+  bool tf32 = false;                   // some fp32 GEMM takes TF32 operands (--kernel-tf32)
 };
 
 // ONNX dtype name as in TensorProto.DataType ("FLOAT", "FLOAT16", ...).

@@ -143,14 +143,18 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
                    {"LOAD_A", simt_load_a}, {"LOAD_B", simt_load_b}, {"EPILOGUE", epi.code}};
   std::string body = render_template("gemm_simt", simt);
   int smem = 2 * kTileK * (kTile + 1) * 4;
-  // fp16 x fp16 or bf16 x bf16 matrices: tensor cores on sm_80+ (the SIMT body elsewhere).
-  const bool tensor = !a_vec && !b_vec && va.dtype == vb.dtype &&
-                      (va.dtype == TensorProto::FLOAT16 || va.dtype == TensorProto::BFLOAT16);
-  if (tensor) {
+  // fp16 x fp16 or bf16 x bf16 matrices: tensor cores on sm_80+ (the SIMT body elsewhere); fp32
+  // x fp32 too, as TF32, when asked for (--kernel-tf32: it changes the numerics).
+  const bool matrices = !a_vec && !b_vec && va.dtype == vb.dtype;
+  const bool tensor = matrices && (va.dtype == TensorProto::FLOAT16 || va.dtype == TensorProto::BFLOAT16);
+  const bool tf32 = matrices && options_.tf32 && va.dtype == TensorProto::FLOAT;
+  if (tensor || tf32) {
     static_assert(kTile == 64 && kBlock == 256, "gemm_mma.cu's warp layout is 8 warps over a 64 x 64 tile");
     const bool f16 = va.dtype == TensorProto::FLOAT16;
-    // cp.async of a chunk of 8 consecutive k: the operand is a (permuted) view of a buffer of its
-    // own 16-bit type whose k axis has stride 1; rows, range and alignment are checked per chunk.
+    // cp.async of a 16-byte chunk of consecutive k (8 16-bit values or 4 floats): the operand is
+    // a (permuted) view of a buffer of its own type whose k axis has stride 1; rows, range and
+    // alignment are checked per chunk.
+    const std::string chunk = tf32 ? "4" : "8", element = tf32 ? "float" : "unsigned short";
     auto async = [&](const Value& v, const std::vector<SymExpr>& bshape, bool is_a, bool trans, const std::string& tile) {
       if (v.strided_pointer.empty() || buffers_.storage_dtype(v.strided_pointer) != v.dtype) return std::string();
       const size_t r = v.shape.size();
@@ -163,8 +167,8 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
       for (size_t i = 0; i < r; ++i) offset += (i ? " + " : "") + idx[i] + "*(" + to_c(v.strides[i]) + ")";
       scope.pointers.insert(v.strided_pointer);
       Body x = block(4);
-      x.line("if (" + row + " < " + bound + " && p2_k0 + p2_cc + 8 <= p2_K) {");
-      x.line("  const unsigned short* p2_src = &" + v.strided_pointer + "[" + offset + "];");
+      x.line("if (" + row + " < " + bound + " && p2_k0 + p2_cc + " + chunk + " <= p2_K) {");
+      x.line("  const " + element + "* p2_src = &" + v.strided_pointer + "[" + offset + "];");
       x.line("  if (p2_aligned16(p2_src)) {");
       x.line("    p2_cp_async16(&" + tile + "[p2_st][p2_cr][p2_cc], p2_src);");
       x.line("    p2_async = true;");
@@ -174,10 +178,17 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
     };
     Holes mma{{"T", std::to_string(kTile)}, {"M", to_c(m)}, {"N", to_c(n)}, {"K", to_c(k)}, {"BATCH_INDEX", bi.code},
               {"A_ASYNC", async(va, ba, true, trans_a, "p2_as")}, {"B_ASYNC", async(vb, bb, false, trans_b, "p2_bs")},
-              {"LOAD_A", load_a(6)}, {"LOAD_B", load_b(6)}, {"TO_16", f16 ? "p2_f2h" : "p2_f2b"},
-              {"MMA", f16 ? "p2_mma_f16" : "p2_mma_bf16"}, {"EPILOGUE", epi.code}, {"SIMT", body}};
-    body = render_template("gemm_mma", mma);
-    smem = std::max(smem, 2 * 2 * kTile * (32 + 8) * 2 + kTile * (kTile + 4) * 4);
+              {"LOAD_A", load_a(6)}, {"LOAD_B", load_b(6)}, {"EPILOGUE", epi.code}, {"SIMT", body}};
+    if (tf32) {
+      used_tf32_ = true;
+      body = render_template("gemm_tf32", mma);
+      smem = std::max(smem, 2 * 2 * kTile * (16 + 4) * 4 + kTile * (kTile + 4) * 4);
+    } else {
+      mma["TO_16"] = f16 ? "p2_f2h" : "p2_f2b";
+      mma["MMA"] = f16 ? "p2_mma_f16" : "p2_mma_bf16";
+      body = render_template("gemm_mma", mma);
+      smem = std::max(smem, 2 * 2 * kTile * (32 + 8) * 2 + kTile * (kTile + 4) * 4);
+    }
   }
   const SymExpr nb = product(batch);
   if (!const_value(nb)) preconditions_.push_back(to_manifest(nb) + " <= 65535");

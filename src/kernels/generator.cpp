@@ -208,6 +208,7 @@ KernelPlan Generator::run() {
   plan.source = renderer_.source();
   plan.op_types.assign(ops.begin(), ops.end());
   plan.nested_calls = std::move(nested_calls_);
+  plan.tf32 = used_tf32_;
   return plan;
 }
 

@@ -88,6 +88,7 @@ class Generator {
   std::set<int> fused_nodes_;
   std::vector<std::string> preconditions_;  // manifest predicates, e.g. "B <= 65535"
   std::vector<NestedCall> nested_calls_;
+  bool used_tf32_ = false;
 };
 
 }  // namespace pt2onnx::kernels::detail

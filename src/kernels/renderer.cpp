@@ -63,8 +63,10 @@ std::string Renderer::constant_array(const std::vector<double>& data, bool integ
 std::string Renderer::source() const {
   // The tensor-core helpers only where a kernel uses them (other bundles keep their text).
   const bool mma = kernel_code_.find("p2_mma_") != std::string::npos;
+  const bool tf32 = kernel_code_.find("p2_mma_tf32") != std::string::npos;
   return render_template("prelude", {}) + (mma ? render_template("mma_prelude", {}) : std::string()) +
-         (constants_.empty() ? "" : "\n" + constants_) + kernel_code_;
+         (tf32 ? render_template("tf32_prelude", {}) : std::string()) + (constants_.empty() ? "" : "\n" + constants_) +
+         kernel_code_;
 }
 
 }  // namespace pt2onnx::kernels::detail
