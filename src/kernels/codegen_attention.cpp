@@ -309,8 +309,15 @@ bool Generator::emit_attention(const AttentionMatch& m) {
   // Keys past this tile's last row are -inf for every row: they would add exp(-inf) = 0.
   const std::string jend = causal ? "  const long long p2_jend = p2_min(p2_S, p2_i0 + " + R + ");  // causal: key j <= row i\n"
                                   : std::string("  const long long p2_jend = p2_S;\n");
+  // The online-softmax update both bodies share; `store_weight` writes a key's weight p2_pv.
+  auto online_softmax = [&](const std::string& store_weight) {
+    return render_template("attention_online_softmax",
+                           {{"NL", NL}, {"HALF_LANES", std::to_string(kLanes / 2)}, {"K", K},
+                            {"PER_LANE", std::to_string(per_lane)}, {"STORE_WEIGHT", "      " + store_weight + "\n"}});
+  };
   const Holes holes{{"R", R}, {"K", K}, {"E", Es}, {"EV", EVs}, {"NL", NL}, {"KV_WIDTH", std::to_string(kv_width)},
-                    {"PER_LANE", std::to_string(per_lane)}, {"HALF_LANES", std::to_string(kLanes / 2)},
+                    {"PER_LANE", std::to_string(per_lane)},
+                    {"ONLINE_SOFTMAX", online_softmax("p2_p[p2_r][p2_g + " + NL + " * u] = p2_pv;")},
                     {"L", to_c(L)}, {"S", to_c(S)}, {"BATCH_INDEX", bi.code}, {"JEND", jend},
                     {"LOAD_Q", load_q}, {"LOAD_K", load_k}, {"SCORE", score.code}, {"LOAD_V", load_v}, {"STORE", st.code}};
   std::string body = render_template("attention_simt", holes);
@@ -327,6 +334,7 @@ bool Generator::emit_attention(const AttentionMatch& m) {
     mma["EVP"] = std::to_string(evp);
     mma["FW"] = std::to_string(fw);
     mma["TO_16"] = f16 ? "p2_f2h" : "p2_f2b";
+    mma["ONLINE_SOFTMAX"] = online_softmax("p2_ph[p2_r][p2_g + " + NL + " * u] = " + mma["TO_16"] + "(p2_pv);");
     mma["MMA"] = f16 ? "p2_mma_f16" : "p2_mma_bf16";
     mma["SIMT"] = body;
     mma.erase("KV_WIDTH");
