@@ -69,6 +69,9 @@ RUNS = [
     # P x V tiles) over three key blocks and three query tiles at sequence 70, GEMMs of 2-3 K tiles.
     ("wide_fp16.default", "wide_fp16", ["DecoderAttention", "GatedMLP"], (5, 70)),
     ("odd_mlp_bf16_dynamic.default", "odd_mlp_bf16_dynamic", ["OddMLP"], (3, 130)),
+    # GatedScale is called only inside TwinBlock, at widths 32 and 16: one bundle per input
+    # signature (GatedScale_s0, GatedScale_s1), each with static shapes.
+    ("twin.default", "twin", ["TwinBlock", "GatedScale"], ()),
 ]
 
 
@@ -188,6 +191,53 @@ class ConvNet(torch.nn.Module):
         return self.c2(img), m, g, s1, s2
 
 
+class GatedScale(torch.nn.Module):
+    """x * sigmoid(Linear(x)): a GEMM with its epilogue."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = torch.nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return x * torch.sigmoid(self.proj(x))
+
+
+class TwinBlock(torch.nn.Module):
+    """Two GatedScale of different widths: their calls have two input signatures."""
+
+    def __init__(self):
+        super().__init__()
+        self.wide = GatedScale(32)
+        self.narrow = GatedScale(16)
+
+    def forward(self, x, y):
+        return self.wide(x) + 1.0, self.narrow(y) * 2.0
+
+
+class Twin(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = TwinBlock()
+
+    def forward(self, x, y):
+        return self.block(x, y)
+
+
+def build_twin():
+    torch.manual_seed(make_samples.SEED)
+    gen = torch.Generator().manual_seed(make_samples.SEED + 17)
+    return {"module": Twin().eval(), "inputs": (torch.randn(2, 8, 32, generator=gen), torch.randn(2, 4, 16, generator=gen))}
+
+
+def export_twin():
+    """samples/kernels/twin.default.pt2 (torch.export, default IR, static shapes)."""
+    spec = build_twin()
+    ep = torch.export.export(spec["module"], spec["inputs"])
+    path = ROOT / "samples" / "kernels" / "twin.default.pt2"
+    torch.export.save(ep, str(path))
+    print(f"  {path.relative_to(ROOT)}")
+
+
 def build_convnet():
     torch.manual_seed(make_samples.SEED)
     gen = torch.Generator().manual_seed(make_samples.SEED + 13)
@@ -284,7 +334,7 @@ BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mas
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
                 decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
                 odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16),
-                convnet=build_convnet)
+                convnet=build_convnet, twin=build_twin)
 
 
 def sample_path(stem):
@@ -309,7 +359,7 @@ def export_decoder_as(name, dtype, dynamic=False):
     print(f"  {path.relative_to(ROOT)}")
 
 
-EXPORTS = {"wide.default": export_wide, "wide_fp16.default": export_wide_fp16, "convnet.default": export_convnet,
+EXPORTS = {"wide.default": export_wide, "twin.default": export_twin, "wide_fp16.default": export_wide_fp16, "convnet.default": export_convnet,
            "float_mask.default": export_float_mask,
            "decoder_fp16.default": lambda: export_decoder_as("decoder_fp16", torch.float16),
            "decoder_bf16.default": lambda: export_decoder_as("decoder_bf16", torch.bfloat16),
@@ -447,7 +497,8 @@ def main():
                             arrays[f"case{k}.in.{n}"] = a
                     for n, a in enumerate(outs.values()):
                         arrays[f"case{k}.out.{n}"] = a
-                name = manifest["function"]["name"]
+                # Named after the bundle: a function with several input signatures has several.
+                name = mpath.parent.name[:-len(".kernels")]
                 path = out_dir / f"{stem}.{name}.io.npz"
                 buf = io.BytesIO()
                 np.savez_compressed(buf, **arrays)

@@ -47,6 +47,8 @@ struct ConvertOptions {
   std::vector<std::string> compile;
   std::vector<std::string> archs = {"sm_80", "sm_90"};
   std::filesystem::path kernels_dir;  // empty: the output's directory
+  // fp32 GEMMs on tensor cores with TF32 operands (rounded to 10 mantissa bits), fp32 accumulation.
+  bool kernel_tf32 = false;
   std::string nvrtc;                  // NVRTC library to dlopen; empty: $PT2ONNX_NVRTC, libnvrtc.so.13, libnvrtc.so
   // --dim-name KEY=NAME: the ONNX name of a dynamic dim. KEY is an export symbol ("s72") or
   // INPUT.DIM ("input_ids.0"); unnamed dims keep the export's symbol.

@@ -32,7 +32,9 @@ void KernelStage::prepare(const onnx::ModelProto& model, const ir::Program& prog
       if (f.type == type)
         for (const auto& name : f.functions)
           if (std::find(functions.begin(), functions.end(), name) == functions.end()) functions.push_back(name);
-  plans_ = kernels::plan_bundles(model, program, functions, domain);
+  kernels::GenerateOptions generate;
+  generate.tf32 = options_.kernel_tf32;
+  plans_ = kernels::plan_bundles(model, program, functions, domain, generate);
   if (!plan_only_) compiled_ = kernels::compile_bundles(*nvrtc_, plans_.bundles, archs_);
 }
 
@@ -40,8 +42,8 @@ std::vector<std::filesystem::path> KernelStage::planned_files(const std::filesys
   const std::filesystem::path dir = options_.kernels_dir.empty() ? output.parent_path() : options_.kernels_dir;
   std::vector<std::filesystem::path> files;
   for (const kernels::PlannedBundle& bundle : plans_.bundles) {
-    const std::filesystem::path root = dir / kernels::BundleLayout::dir_name(bundle.plan.name);
-    for (const auto& rel : kernels::BundleLayout::files(bundle.plan.name, archs_)) files.push_back(root / rel);
+    const std::filesystem::path root = dir / kernels::BundleLayout::dir_name(bundle.plan.bundle);
+    for (const auto& rel : kernels::BundleLayout::files(bundle.plan.bundle, archs_)) files.push_back(root / rel);
   }
   return files;
 }

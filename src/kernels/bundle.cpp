@@ -88,7 +88,7 @@ int arch_number(const std::string& arch) {
 }
 
 void check_cubin(CompiledImage& image, const KernelPlan& plan) {
-  const std::string where = plan.name + " " + image.arch + ": ";
+  const std::string where = plan.bundle + " " + image.arch + ": ";
   const CubinInfo info = read_cubin(image.cubin);
   PT2ONNX_CHECK(info.machine == 190 && info.elf_type == 2, ErrorCode::kCompile, where + "the cubin is not an executable EM_CUDA ELF");
   PT2ONNX_CHECK(info.sm == arch_number(image.arch), ErrorCode::kCompile,
@@ -117,8 +117,9 @@ namespace {
 // that is compiled too is generated once.
 class Planner {
  public:
-  Planner(const onnx::ModelProto& model, const ir::Program& program, const std::string& domain)
-      : model_(model), program_(program), domain_(domain) {
+  Planner(const onnx::ModelProto& model, const ir::Program& program, const std::string& domain,
+          const GenerateOptions& options)
+      : model_(model), program_(program), domain_(domain), options_(options) {
     for (const auto& f : model.functions()) library_.push_back(&f);
   }
 
@@ -128,21 +129,57 @@ class Planner {
     return nullptr;
   }
 
-  // The plan of `fn` and its call sites; throws Error(kUnsupported) naming what is missing.
-  const PlannedBundle& plan(const onnx::FunctionProto& fn) {
+  // The plans of `fn` with their call sites; throws Error(kUnsupported) naming what is missing.
+  // A type called in the main graph has one plan over all its sites (dims on which they disagree
+  // become symbols); a type called only inside other functions has one per distinct input
+  // signature of those calls (dtypes and shapes as the callers' plans give them), named
+  // <Function>_s<i> in the order the signatures are first seen when there is more than one.
+  const std::vector<PlannedBundle>& plan(const onnx::FunctionProto& fn) {
     if (auto it = plans_.find(fn.name()); it != plans_.end()) return it->second;
     PT2ONNX_CHECK(!in_progress_.count(fn.name()), ErrorCode::kUnsupported,
                   "--compile: function " + fn.name() + " calls itself");
     in_progress_.insert(fn.name());
-    PlannedBundle pb;
+    std::vector<CallSite> sites;
     std::vector<std::vector<TensorType>> site_types;
-    collect_main_sites(fn, pb.call_sites, site_types);
-    collect_nested_sites(fn, pb.call_sites, site_types);
+    collect_main_sites(fn, sites, site_types);
+    const bool main_graph = !sites.empty();
+    collect_nested_sites(fn, sites, site_types);
     in_progress_.erase(fn.name());
     PT2ONNX_CHECK(!site_types.empty(), ErrorCode::kUnsupported,
                   "--compile: function " + fn.name() + " is never called, so its input types are unknown");
-    pb.plan = generate_kernels(fn, merge(fn, site_types), library_);
-    return plans_.emplace(fn.name(), std::move(pb)).first->second;
+    // Site indices per signature, in order of first appearance.
+    std::vector<std::vector<size_t>> groups;
+    if (main_graph) {
+      groups.emplace_back();
+      for (size_t i = 0; i < sites.size(); ++i) groups.back().push_back(i);
+    } else {
+      std::map<std::string, size_t> by_signature;
+      for (size_t i = 0; i < sites.size(); ++i) {
+        auto [it, fresh] = by_signature.emplace(signature_key(site_types[i]), groups.size());
+        if (fresh) groups.emplace_back();
+        groups[it->second].push_back(i);
+      }
+    }
+    std::vector<PlannedBundle> plans;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      PlannedBundle pb;
+      std::vector<std::vector<TensorType>> types;
+      for (size_t i : groups[g]) {
+        pb.call_sites.push_back(sites[i]);
+        types.push_back(site_types[i]);
+      }
+      GenerateOptions options = options_;
+      if (groups.size() > 1) {
+        options.bundle_name = fn.name() + "_s" + std::to_string(g);
+        PT2ONNX_CHECK(find(options.bundle_name) == nullptr, ErrorCode::kUnsupported,
+                      "--compile: function " + fn.name() + ": the bundle of its input signature " + std::to_string(g) +
+                          " would be named " + options.bundle_name + ", which is also a function");
+      }
+      pb.plan = generate_kernels(fn, merge(fn, types), library_, options);
+      pb.plan.signature = {static_cast<int>(g), static_cast<int>(groups.size())};
+      plans.push_back(std::move(pb));
+    }
+    return plans_.emplace(fn.name(), std::move(plans)).first->second;
   }
 
  private:
@@ -170,9 +207,9 @@ class Planner {
       bool calls = false;
       for (const auto& n : caller.node()) calls = calls || (n.op_type() == fn.name() && n.domain() == domain_);
       if (!calls || &caller == &fn) continue;
-      const PlannedBundle* outer = nullptr;
+      const std::vector<PlannedBundle>* outers = nullptr;
       try {
-        outer = &plan(caller);
+        outers = &plan(caller);
       } catch (const Error& e) {
         if (e.code() != ErrorCode::kUnsupported) throw;
         fail(ErrorCode::kUnsupported, "--compile: function " + fn.name() + " is called inside " + caller.name() +
@@ -180,22 +217,24 @@ class Planner {
       }
       std::map<std::string, size_t> formal;
       for (int i = 0; i < caller.input_size(); ++i) formal.emplace(caller.input(i), static_cast<size_t>(i));
-      for (const auto& call : outer->plan.nested_calls) {
-        if (call.function != fn.name() || call.domain != domain_) continue;
-        for (size_t i = 0; i < call.types.size(); ++i)
-          PT2ONNX_CHECK(call.types[i].dtype != 0, ErrorCode::kUnsupported,
-                        "--compile: function " + fn.name() + ": call " + call.node + " inside " + caller.name() +
-                            " leaves input " + std::to_string(i) + " out");
-        for (const auto& outer_site : outer->call_sites) {
-          CallSite site{outer_site.node + "/" + call.node, {}, {}};
-          for (const auto& in : call.inputs) {
-            auto it = formal.find(in);
-            site.inputs.push_back(it != formal.end() && it->second < outer_site.inputs.size() ? outer_site.inputs[it->second]
-                                                                                              : caller.name() + "/" + in);
+      for (const PlannedBundle& outer : *outers) {
+        for (const auto& call : outer.plan.nested_calls) {
+          if (call.function != fn.name() || call.domain != domain_) continue;
+          for (size_t i = 0; i < call.types.size(); ++i)
+            PT2ONNX_CHECK(call.types[i].dtype != 0, ErrorCode::kUnsupported,
+                          "--compile: function " + fn.name() + ": call " + call.node + " inside " + caller.name() +
+                              " leaves input " + std::to_string(i) + " out");
+          for (const auto& outer_site : outer.call_sites) {
+            CallSite site{outer_site.node + "/" + call.node, {}, {}};
+            for (const auto& in : call.inputs) {
+              auto it = formal.find(in);
+              site.inputs.push_back(it != formal.end() && it->second < outer_site.inputs.size() ? outer_site.inputs[it->second]
+                                                                                                : caller.name() + "/" + in);
+            }
+            for (const auto& o : call.outputs) site.outputs.push_back(caller.name() + "/" + o);
+            sites.push_back(std::move(site));
+            site_types.push_back(call.types);
           }
-          for (const auto& o : call.outputs) site.outputs.push_back(caller.name() + "/" + o);
-          sites.push_back(std::move(site));
-          site_types.push_back(call.types);
         }
       }
     }
@@ -235,21 +274,33 @@ class Planner {
   const ir::Program& program_;
   const std::string domain_;
   std::vector<const onnx::FunctionProto*> library_;
-  std::map<std::string, PlannedBundle> plans_;
+  // "dtype[dims];..." of every input: call sites with equal keys share a bundle.
+  static std::string signature_key(const std::vector<TensorType>& types) {
+    std::string key;
+    for (const auto& t : types) {
+      key += std::to_string(t.dtype) + "[";
+      for (const auto& d : t.shape) key += ir::to_string(d) + ",";
+      key += "];";
+    }
+    return key;
+  }
+
+  GenerateOptions options_;
+  std::map<std::string, std::vector<PlannedBundle>> plans_;
   std::set<std::string> in_progress_;
 };
 
 }  // namespace
 
 BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::Program& program, const std::vector<std::string>& functions,
-                         const std::string& domain) {
+                         const std::string& domain, const GenerateOptions& options) {
   BundlePlans out;
-  Planner planner(model, program, domain);
+  Planner planner(model, program, domain, options);
   for (const std::string& fname : functions) {
     const onnx::FunctionProto* fn = planner.find(fname);
     PT2ONNX_CHECK(fn != nullptr, ErrorCode::kInternal, "--compile: no function " + domain + "::" + fname);
     try {
-      out.bundles.push_back(planner.plan(*fn));
+      for (const PlannedBundle& pb : planner.plan(*fn)) out.bundles.push_back(pb);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kUnsupported) throw;
       out.refused.push_back({fname, e.what()});
@@ -279,7 +330,7 @@ std::vector<CompiledBundle> compile_bundles(const Nvrtc& nvrtc, const std::vecto
         CompiledImage& image = out[tasks[t].bundle].images[tasks[t].arch];
         image.arch = archs[tasks[t].arch];
         image.options = {"--gpu-architecture=" + image.arch, "-std=c++17"};
-        NvrtcResult r = nvrtc.compile(plan.source, plan.name + ".cu", image.options);
+        NvrtcResult r = nvrtc.compile(plan.source, plan.bundle + ".cu", image.options);
         image.cubin = std::move(r.cubin);
         image.ptx = std::move(r.ptx);
         image.log = std::move(r.log);
@@ -312,6 +363,9 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
   Json sites = Json::array();
   for (const auto& s : bundle.planned->call_sites) sites.push_back({{"node", s.node}, {"inputs", s.inputs}, {"outputs", s.outputs}});
   m["call_sites"] = sites;
+  // A type called only inside other functions with several input signatures: which one this is.
+  if (p.signature.count > 1)
+    m["signature"] = {{"bundle", p.bundle}, {"index", p.signature.index}, {"of", p.signature.count}};
   Json symbols = Json::object();
   for (const auto& s : p.symbols) symbols[s.name] = {{"from", {{"input", s.input}, {"axis", s.axis}}}};
   m["symbols"] = symbols;
@@ -332,19 +386,19 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
   m["workspace"] = {{"align", 256}, {"bytes", expr_text(p.workspace_bytes)}, {"buffers", buffers}};
   Json images = Json::object();
   for (const auto& img : bundle.images) {
-    const std::string file = img.arch + "/" + p.name + ".cubin";
+    const std::string file = BundleLayout::cubin(p.bundle, img.arch).generic_string();
     images[img.arch] = {{"file", file},
                         {"sha256", sha256_hex({img.cubin.data(), img.cubin.size()})},
                         {"bytes", img.cubin.size()},
                         {"nvrtc", nv},
                         {"nvrtc_options", img.options},
                         {"min_driver", nvrtc_major * 1000 + nvrtc_minor * 10}};
-    images[img.arch]["ptx"] = {{"file", BundleLayout::ptx(p.name, img.arch).generic_string()},
+    images[img.arch]["ptx"] = {{"file", BundleLayout::ptx(p.bundle, img.arch).generic_string()},
                                {"sha256", sha256_hex(img.ptx)},
                                {"bytes", img.ptx.size()}};
   }
   m["images"] = images;
-  m["source"] = {{"file", "src/" + p.name + ".cu"}, {"sha256", sha256_hex(p.source)}};
+  m["source"] = {{"file", BundleLayout::source(p.bundle).generic_string()}, {"sha256", sha256_hex(p.source)}};
   Json kernels = Json::object();
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const Kernel& kern = p.kernels[k];
@@ -371,6 +425,11 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
                    {"tolerance", {{"FLOAT", {{"rtol", 1e-4}, {"atol", 1e-5}}},
                                   {"FLOAT16", {{"rtol", 1e-2}, {"atol", 1e-3}}},
                                   {"BFLOAT16", {{"rtol", 2e-2}, {"atol", 1e-2}}}}}};
+  if (p.tf32) {
+    // TF32 operands (unit roundoff 2^-11): see docs/kernels.md for the tolerance's derivation.
+    m["numerics"]["tf32"] = true;
+    m["numerics"]["tolerance"]["FLOAT"] = {{"rtol", 1e-2}, {"atol", 1e-2}};
+  }
   m["ops"] = p.op_types;
   return m.dump(2) + "\n";
 }
@@ -396,7 +455,7 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
       PT2ONNX_CHECK(::mkdir(tmp.c_str(), 0777) == 0, ErrorCode::kOutput,
                     tmp.string() + ": cannot create: " + std::strerror(errno));
       staged.push_back(tmp);
-      WrittenBundle w{p.name, dir / BundleLayout::dir_name(p.name), static_cast<int>(p.kernels.size()), 0};
+      WrittenBundle w{p.bundle, dir / BundleLayout::dir_name(p.bundle), static_cast<int>(p.kernels.size()), 0};
       auto put = [&](const fs::path& rel, const char* data, size_t size) {
         const fs::path path = tmp / rel;
         fs::create_directories(path.parent_path(), ec);
@@ -409,10 +468,10 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
       };
       const std::string manifest = manifest_json(b, nvrtc_major, nvrtc_minor, model_file);
       put(BundleLayout::manifest(), manifest.data(), manifest.size());
-      put(BundleLayout::source(p.name), p.source.data(), p.source.size());
+      put(BundleLayout::source(p.bundle), p.source.data(), p.source.size());
       for (const auto& img : b.images) {
-        put(BundleLayout::cubin(p.name, img.arch), img.cubin.data(), img.cubin.size());
-        put(BundleLayout::ptx(p.name, img.arch), img.ptx.data(), img.ptx.size());
+        put(BundleLayout::cubin(p.bundle, img.arch), img.cubin.data(), img.cubin.size());
+        put(BundleLayout::ptx(p.bundle, img.arch), img.ptx.data(), img.ptx.size());
       }
       written.push_back(w);
     }

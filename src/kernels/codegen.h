@@ -77,8 +77,17 @@ struct NestedCall {
   std::vector<TensorType> types;       // dtype 0 for a missing optional operand
 };
 
+// Which of a function's bundles a plan is: a type called only inside other functions has one per
+// distinct input signature of those calls.
+struct SignatureIndex {
+  int index = 0;
+  int count = 1;
+};
+
 struct KernelPlan {
-  std::string domain, name, overload;
+  std::string domain, name, overload;  // the ONNX function
+  std::string bundle;                  // the bundle's name: `name`, or <name>_s<i> for signature i of several
+  SignatureIndex signature;
   std::vector<std::string> input_names, output_names;
   std::vector<TensorType> inputs, outputs;
   std::vector<SymbolSource> symbols;   // sorted by name
@@ -90,17 +99,25 @@ struct KernelPlan {
   std::string source;                  // the whole .cu
   std::vector<std::string> op_types;   // distinct op types of the body, sorted
   std::vector<NestedCall> nested_calls;  // calls inlined from the body, in body order
+  bool tf32 = false;                   // some fp32 GEMM takes TF32 operands (--kernel-tf32)
 };
 
 // ONNX dtype name as in TensorProto.DataType ("FLOAT", "FLOAT16", ...).
 std::string dtype_name(int dtype);
 int dtype_bytes(int dtype);
 
+// Choices that change the generated kernels.
+struct GenerateOptions {
+  std::string bundle_name;  // the bundle's name (kernel symbols, files); empty: the function's
+  bool tf32 = false;        // fp32 GEMMs on tensor cores with TF32 operands (sm_80+)
+};
+
 // Throws Error(kUnsupported) naming the op (and node) when the body holds something the generator
 // cannot handle, or the inputs have a dtype it does not compute (supported: float32, float16,
 // bfloat16, int64, int32, bool). Calls of other functions of `library` (nested --hiera types) are
 // inlined.
 KernelPlan generate_kernels(const onnx::FunctionProto& function, const std::vector<TensorType>& inputs,
-                            const std::vector<const onnx::FunctionProto*>& library = {});
+                            const std::vector<const onnx::FunctionProto*>& library = {},
+                            const GenerateOptions& options = {});
 
 }  // namespace pt2onnx::kernels

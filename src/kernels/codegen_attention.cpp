@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "common/error.h"
-#include "kernels/codegen_internal.h"
+#include "kernels/generator.h"
 #include "kernels/expr.h"
 #include "kernels/kernel_template.h"
 
@@ -47,14 +47,13 @@ std::vector<Generator::AttentionMatch> Generator::find_attention() const {
   std::vector<AttentionMatch> found;
   // The only node reading `name`, when it is not also a function output; else -1.
   auto sole = [&](const std::string& name) -> int {
-    if (output_index_.count(name)) return -1;
-    auto it = consumers_.find(name);
-    return it != consumers_.end() && it->second.size() == 1 ? it->second[0] : -1;
+    if (graph_.is_output(name)) return -1;
+    const std::vector<int>& users = graph_.consumers(name);
+    return users.size() == 1 ? users[0] : -1;
   };
   auto users = [&](const std::string& name) -> std::vector<int> {
-    if (output_index_.count(name)) return {};
-    auto it = consumers_.find(name);
-    return it == consumers_.end() ? std::vector<int>{} : it->second;
+    if (graph_.is_output(name)) return {};
+    return graph_.consumers(name);
   };
   auto node = [&](int i) -> const onnx::NodeProto& { return function_.node(i); };
   auto single_out = [&](int i) { return node(i).output_size() == 1; };
@@ -115,12 +114,7 @@ bool Generator::causal_bias(const onnx::NodeProto& add, const std::string& score
   // Add(scores, Where(LessOrEqual(Range(0, S, 1), Unsqueeze(Range(0, L, 1), [1])), 0, -inf)), as
   // rules_attention.cpp's causal_bias spells torch's top-left aligned tril mask.
   if (!is_op(add, "Add")) return false;
-  auto producer = [&](const std::string& name) -> const onnx::NodeProto* {
-    for (const auto& n : function_.node())
-      for (const auto& o : n.output())
-        if (o == name) return &n;
-    return nullptr;
-  };
+  auto producer = [&](const std::string& name) { return graph_.producer(name); };
   auto known = [&](const std::string& name, std::optional<int64_t> want, const SymExpr* dim) {
     if (name.empty() || !has(name) || !value(name).ints || value(name).ints->size() != 1) return false;
     const SymExpr& v = (*value(name).ints)[0];
@@ -197,7 +191,7 @@ bool Generator::emit_attention(const AttentionMatch& m) {
   // Softmax over the last axis (also what opset < 13's 2-D coercion means for axis = rank - 1).
   {
     const auto* a = attr(sm, "axis");
-    int64_t axis = a ? a->i() : (opset_ >= 13 ? -1 : 1);
+    int64_t axis = a ? a->i() : (opset() >= 13 ? -1 : 1);
     if (axis < 0) axis += static_cast<int64_t>(srank);
     if (axis != static_cast<int64_t>(srank) - 1) return false;
   }
@@ -265,13 +259,13 @@ bool Generator::emit_attention(const AttentionMatch& m) {
   if (const_value(tiles) && *const_value(tiles) > 65535) return false;
   if (const_value(nb) && *const_value(nb) > 2147483647) return false;
   // ---- proven: emit ----
-  if (!const_value(nb)) plan_.preconditions.push_back(to_manifest(nb) + " <= 2147483647");
-  if (!const_value(tiles)) plan_.preconditions.push_back(to_manifest(tiles) + " <= 65535");
+  if (!const_value(nb)) preconditions_.push_back(to_manifest(nb) + " <= 2147483647");
+  if (!const_value(tiles)) preconditions_.push_back(to_manifest(tiles) + " <= 65535");
   std::vector<SymExpr> out_shape = batch;
   out_shape.push_back(L);
   out_shape.push_back(Ev);
   const std::string out = mm2.output(0);
-  const Dest dest = destination(out, dtype, out_shape);
+  const Dest dest = buffers_.destination(out, dtype, out_shape);
   const std::string R = std::to_string(kRows), K = std::to_string(kKeys), Es = std::to_string(*e),
                     EVs = std::to_string(*ev), NL = std::to_string(kLanes);
   const int kv_width = static_cast<int>(std::max(*e, *ev));
@@ -310,13 +304,20 @@ bool Generator::emit_attention(const AttentionMatch& m) {
     oidx.push_back("p2_e");
     // A row with no finite score: the guard's 0, or the NaN the unguarded softmax gives.
     const std::string r = std::string("(p2_empty ? ") + (zero_rows ? "0.0f" : "P2_NAN") + " : p2_o[w] / p2_sum)";
-    st.line(dest.pointer + "[" + linear_index(oidx, out_shape) + "] = " + store(r, TensorProto::FLOAT, dest.storage_dtype) + ";");
+    st.line(dest.pointer + "[" + linear_index(oidx, out_shape) + "] = " + store_converted(r, TensorProto::FLOAT, dest.storage_dtype) + ";");
   }
   // Keys past this tile's last row are -inf for every row: they would add exp(-inf) = 0.
   const std::string jend = causal ? "  const long long p2_jend = p2_min(p2_S, p2_i0 + " + R + ");  // causal: key j <= row i\n"
                                   : std::string("  const long long p2_jend = p2_S;\n");
+  // The online-softmax update both bodies share; `store_weight` writes a key's weight p2_pv.
+  auto online_softmax = [&](const std::string& store_weight) {
+    return render_template("attention_online_softmax",
+                           {{"NL", NL}, {"HALF_LANES", std::to_string(kLanes / 2)}, {"K", K},
+                            {"PER_LANE", std::to_string(per_lane)}, {"STORE_WEIGHT", "      " + store_weight + "\n"}});
+  };
   const Holes holes{{"R", R}, {"K", K}, {"E", Es}, {"EV", EVs}, {"NL", NL}, {"KV_WIDTH", std::to_string(kv_width)},
-                    {"PER_LANE", std::to_string(per_lane)}, {"HALF_LANES", std::to_string(kLanes / 2)},
+                    {"PER_LANE", std::to_string(per_lane)},
+                    {"ONLINE_SOFTMAX", online_softmax("p2_p[p2_r][p2_g + " + NL + " * u] = p2_pv;")},
                     {"L", to_c(L)}, {"S", to_c(S)}, {"BATCH_INDEX", bi.code}, {"JEND", jend},
                     {"LOAD_Q", load_q}, {"LOAD_K", load_k}, {"SCORE", score.code}, {"LOAD_V", load_v}, {"STORE", st.code}};
   std::string body = render_template("attention_simt", holes);
@@ -333,6 +334,7 @@ bool Generator::emit_attention(const AttentionMatch& m) {
     mma["EVP"] = std::to_string(evp);
     mma["FW"] = std::to_string(fw);
     mma["TO_16"] = f16 ? "p2_f2h" : "p2_f2b";
+    mma["ONLINE_SOFTMAX"] = online_softmax("p2_ph[p2_r][p2_g + " + NL + " * u] = " + mma["TO_16"] + "(p2_pv);");
     mma["MMA"] = f16 ? "p2_mma_f16" : "p2_mma_bf16";
     mma["SIMT"] = body;
     mma.erase("KV_WIDTH");

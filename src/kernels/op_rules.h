@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/codegen_internal.h"
+#include "kernels/generator.h"
 
 namespace pt2onnx::kernels::detail {
 

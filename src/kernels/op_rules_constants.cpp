@@ -127,7 +127,7 @@ void constant(OpContext& ctx) {
       const std::string lit = float_literal(c.floats[0]);
       v.load = [lit](Body&, const Idx&) { return lit; };
     } else {
-      const std::string arr = constant_array(ctx.gen, c.floats, false);
+      const std::string arr = ctx.gen.renderer().constant_array(c.floats, false);
       v.load = [arr, shape](Body& b, const Idx& idx) { return b.let("float", "__uint_as_float(" + arr + "[" + linear_index(idx, shape) + "])"); };
     }
   }

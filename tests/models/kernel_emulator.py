@@ -124,6 +124,32 @@ template <bool BF16> void p2_mma(float* d, const unsigned* a, const unsigned* b)
 }
 inline void p2_mma_f16(float* d, const unsigned* a, const unsigned* b) { p2_mma<false>(d, a, b); }
 inline void p2_mma_bf16(float* d, const unsigned* a, const unsigned* b) { p2_mma<true>(d, a, b); }
+// TF32 (--kernel-tf32): cvt.rna.tf32.f32 keeps 10 mantissa bits, rounding to nearest with ties
+// away from zero (add half of the dropped 13 bits to the magnitude, then clear them; inf and NaN
+// pass). mma.sync m16n8k8: A (r, c) is lane (r % 8) * 4 + c % 4, register (r >= 8) + 2 * (c >= 4);
+// B (k, n) lane n * 4 + k % 4, register k >= 4; one tf32 a register; products exact in fp32.
+inline unsigned p2_tf32(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  return u;
+}
+inline void p2_mma_tf32(float* d, const unsigned* a, const unsigned* b) {
+  static P2MmaLane lanes[1024];
+  const unsigned t = threadIdx.x, base = t & ~31u, lane = t & 31u;
+  for (int i = 0; i < 4; ++i) lanes[t].a[i] = a[i];
+  for (int i = 0; i < 2; ++i) lanes[t].b[i] = b[i];
+  p2_yield(P2_AT_WARP);
+  auto A = [&](unsigned r, unsigned c) { return __uint_as_float(lanes[base + (r % 8) * 4 + c % 4].a[(r >= 8 ? 1 : 0) + (c >= 4 ? 2 : 0)]); };
+  auto B = [&](unsigned k, unsigned n) { return __uint_as_float(lanes[base + n * 4 + k % 4].b[k >= 4 ? 1 : 0]); };
+  const unsigned g = lane / 4, tg = lane % 4;
+  for (int i = 0; i < 4; ++i) {
+    const unsigned row = g + 8 * (i / 2), col = 2 * tg + i % 2;
+    float acc = d[i];
+    for (unsigned k = 0; k < 8; ++k) acc += A(row, k) * B(k, col);
+    d[i] = acc;
+  }
+  p2_yield(P2_AT_WARP);
+}
 inline void p2_cp_async16(void* smem, const void* gmem) { std::memcpy(smem, gmem, 16); }
 inline void p2_cp_async_commit() {}
 inline void p2_cp_async_wait_prior1() {}

@@ -63,6 +63,8 @@ RUNS = [
     ("odd_mlp_fp16_dynamic.default", ["OddMLP"], 0),
     ("wide_fp16.default", ["DecoderAttention", "GatedMLP"], 0),
     ("odd_mlp_bf16_dynamic.default", ["OddMLP"], 0),
+    # GatedScale is called only inside TwinBlock with two input signatures: two bundles.
+    ("twin.default", ["TwinBlock", "GatedScale"], 0),
 ]
 # fp16/bf16 samples whose bundles are also emulated as sm_75 (no mma.sync: the SIMT bodies).
 SIMT_FALLBACK_EMULATED = ("odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default", "wide_fp16.default")
@@ -73,6 +75,16 @@ NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, 
 # so they differ by a few roundings of intermediates of magnitude ~1. One unit in the last place
 # at 1 is 2^-10 ~ 1e-3 for fp16 and 2^-7 ~ 8e-3 for bf16: fp16 allows ~10 of them, bf16 ~2.5
 # (seen: fp16 2e-3, bf16 1.6e-2 on RMSNorm outputs in [2, 4), i.e. one ulp there).
+# --kernel-tf32 runs (fp32 samples whose GEMMs then take TF32 operands) and their tolerance. TF32
+# keeps 10 mantissa bits: unit roundoff u = 2^-11 ~ 4.9e-4 per operand, so a product is off by at
+# most ~2u relative and a K-term dot product by at most 2u * sum|a_k b_k| (fp32 accumulation adds
+# ~K * 2^-24, negligible). For these samples' unit-scale operands (K = 16..320) the rounding errors
+# are independent, so they grow like sqrt(K): ~2u * sqrt(K) * E|ab| <= 1.2e-2 at K = 320, ~2e-3 at
+# K = 32. rtol = atol = 1e-2 covers that (the worst-case 2u * K bound is 0.3 at K = 320, far from
+# what happens); the fp32 tolerance (1e-4) stays for every run without the flag.
+TF32_RUNS = [("mlp_dynamic.default", ["Linear"]), ("decoder.default", ["GatedMLP", "DecoderAttention"]),
+             ("wide.default", ["GatedMLP"])]
+TF32_TOLERANCE = {"rtol": 1e-2, "atol": 1e-2}
 TORCH_16BIT_TOLERANCE = {"FLOAT16": {"rtol": 1e-2, "atol": 1e-2}, "BFLOAT16": {"rtol": 2e-2, "atol": 2e-2}}
 
 
@@ -243,6 +255,23 @@ def ort_check(model_path: Path, manifest, npz_path: Path):
     return True, f"max abs diff {worst:.3g}"
 
 
+def emulate_cases(kernel_emulator, lib, manifest, npz, label, tolerance=None):
+    """Runs every reference case of `npz` on an emulator build and checks each output against
+    torch's: at `tolerance` when given, else torch's 16-bit tolerance or the manifest's."""
+    for k, case in enumerate(load_cases(npz, manifest)):
+        syms = {s.split("=")[0]: int(s.split("=")[1]) for s in case["symbols"]}
+        got = kernel_emulator.run_case(lib, manifest, syms, {i["name"]: case[f"in.{i['name']}"] for i in manifest["inputs"]})
+        for o in manifest["outputs"]:
+            ref = as_float64(case[f"out.{o['name']}"], o["dtype"])
+            tol = tolerance or TORCH_16BIT_TOLERANCE.get(o["dtype"]) or manifest["numerics"]["tolerance"].get(
+                o["dtype"], {"rtol": 0, "atol": 0})
+            g = as_float64(got[o["name"]], o["dtype"])
+            err = float(np.max(np.abs(g - ref))) if ref.size else 0.0
+            ok = bool(np.allclose(g, ref, rtol=tol["rtol"], atol=tol["atol"]))
+            check(ok, f"{label} case{k} {syms}: output {o['name']} {o['dtype']} {list(ref.shape)} "
+                      f"on the CPU emulator, max abs err {err:.3g} (rtol {tol['rtol']}, atol {tol['atol']})")
+
+
 def bundles_with_refs(pt2onnx, samples, work: Path, only=None, extra=()):
     """Converts every run into work/<i>; yields (stem, bundle dir, manifest, npz) for bundles with references.
     `only`: substrings of "<stem>.<Function>"; runs and bundles matching none are left out.
@@ -258,14 +287,16 @@ def bundles_with_refs(pt2onnx, samples, work: Path, only=None, extra=()):
             continue
         for bundle in sorted(out.glob("*.kernels")):
             manifest = json.loads((bundle / "manifest.json").read_text())
-            if only and not any(o in f"{stem}.{manifest['function']['name']}" for o in only):
+            if only and not any(o in f"{stem}.{bundle.name[:-len('.kernels')]}" for o in only):
                 continue
-            npz = samples / "kernels" / f"{stem}.{manifest['function']['name']}.io.npz"
+            # References are named after the bundle (<Function>, or <Function>_s<i> per input signature).
+            npz = samples / "kernels" / f"{stem}.{bundle.name[:-len('.kernels')]}.io.npz"
             yield stem, bundle, manifest, npz if npz.exists() else None
 
 
 PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
 MMA_PTX = "mma.sync.aligned.m16n8k16.row.col.f32."
+TF32_PTX = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
 
 
 def ptx_entries(text: str) -> dict:
@@ -367,18 +398,22 @@ def main():
                 archs = [800, 750] if stem in SIMT_FALLBACK_EMULATED else [800]
                 for arch in archs:
                     lib = kernel_emulator.build(bundle, manifest, Path(tmp), arch)
-                    for k, case in enumerate(load_cases(npz, manifest)):
-                        syms = {s.split("=")[0]: int(s.split("=")[1]) for s in case["symbols"]}
-                        got = kernel_emulator.run_case(lib, manifest, syms, {i["name"]: case[f"in.{i['name']}"] for i in manifest["inputs"]})
-                        for o in manifest["outputs"]:
-                            ref = as_float64(case[f"out.{o['name']}"], o["dtype"])
-                            tol = TORCH_16BIT_TOLERANCE.get(o["dtype"]) or manifest["numerics"]["tolerance"].get(
-                                o["dtype"], {"rtol": 0, "atol": 0})
-                            g = as_float64(got[o["name"]], o["dtype"])
-                            err = float(np.max(np.abs(g - ref))) if ref.size else 0.0
-                            ok = bool(np.allclose(g, ref, rtol=tol["rtol"], atol=tol["atol"]))
-                            check(ok, f"{stem} {bundle.name} sm_{arch // 10} case{k} {syms}: output {o['name']} {o['dtype']} {list(ref.shape)} "
-                                      f"on the CPU emulator, max abs err {err:.3g} (rtol {tol['rtol']}, atol {tol['atol']})")
+                    emulate_cases(kernel_emulator, lib, manifest, npz, f"{stem} {bundle.name} sm_{arch // 10}")
+            # --kernel-tf32: the fp32 GEMMs on tensor cores (mma.sync m16n8k8, operands rounded to
+            # TF32, fp32 accumulation), the rest as without it, against the same fp32 references.
+            for stem, types in TF32_RUNS:
+                if args.only and not any(o == stem or o.startswith(stem + ".") for o in args.only):
+                    continue
+                out = Path(tmp) / f"tf32.{stem}"
+                out.mkdir()
+                r = convert(args.pt2onnx, args.samples, stem, types, out, ("--arch", "sm_80", "--kernel-tf32"))
+                if not check(r.returncode == 0, f"{stem} --kernel-tf32 --compile {' '.join(types)}: exit {r.returncode} {r.stderr.strip()[:200]}"):
+                    continue
+                for bundle in sorted(out.glob("*.kernels")):
+                    manifest = json.loads((bundle / "manifest.json").read_text())
+                    npz = args.samples / "kernels" / f"{stem}.{bundle.name[:-len('.kernels')]}.io.npz"
+                    lib = kernel_emulator.build(bundle, manifest, Path(tmp), 800)
+                    emulate_cases(kernel_emulator, lib, manifest, npz, f"{stem} {bundle.name} tf32 sm_80", TF32_TOLERANCE)
         if failures:
             print(f"\n{len(failures)} failure(s)")
             return 1
@@ -416,7 +451,7 @@ def main():
             errors = validate(manifest, schema, schema)
             check(not errors, f"{label}: manifest matches the schema {errors[:3] if errors else ''}")
             files = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
-            fname = manifest["function"]["name"]
+            fname = bundle.name[:-len(".kernels")]  # the bundle's name: the function's, or <function>_s<i>
             expect = {"manifest.json", f"src/{fname}.cu", f"sm_80/{fname}.cubin", f"sm_90/{fname}.cubin",
                       f"src/{fname}.sm_80.ptx", f"src/{fname}.sm_90.ptx"}
             check(files == expect, f"{label}: files {sorted(files)}")
@@ -467,6 +502,37 @@ def main():
         check(r.returncode == 4 and "op DecoderAttentionPlugin" in r.stderr and (ref / "model.onnx").exists()
               and not list(ref.glob("*.kernels")),
               f"a type holding an op with no template is refused naming the op, ONNX written (exit {r.returncode}: {r.stderr.strip()[:160]})")
+
+        # --kernel-tf32: the fp32 GEMM on tensor cores as TF32 in both archs' PTX; stated in the manifest.
+        tf = work / "tf32"
+        tf.mkdir()
+        r = convert(args.pt2onnx, args.samples, "mlp_dynamic.default", ["Linear"], tf, extra=("--kernel-tf32",))
+        tf_ok = r.returncode == 0 and (tf / "Linear.kernels").is_dir()
+        seen_tf32 = []
+        if tf_ok:
+            m = json.loads((tf / "Linear.kernels" / "manifest.json").read_text())
+            check(not validate(m, schema, schema), "--kernel-tf32 manifest matches the schema")
+            tf_ok = m["numerics"].get("tf32") is True and m["numerics"]["tolerance"]["FLOAT"] == TF32_TOLERANCE
+            for arch, img in m["images"].items():
+                entries = ptx_entries((tf / "Linear.kernels" / img["ptx"]["file"]).read_text())
+                for k in m["kernels"].values():
+                    if k["computes"].split(" ")[0] in ("MatMul", "Gemm"):
+                        body = entries.get(k["symbol"], "")
+                        seen_tf32.append((arch, TF32_PTX in body and "cvt.rna.tf32.f32" in body and MMA_PTX not in body))
+        check(tf_ok and len(seen_tf32) == 2 and all(ok for _, ok in seen_tf32),
+              f"--kernel-tf32: the fp32 GEMM has {TF32_PTX}* and cvt.rna.tf32.f32 in sm_80 and sm_90, numerics say tf32: {seen_tf32}")
+
+        # GatedScale is called only inside TwinBlock, at two widths: a bundle per input signature.
+        twin = work / "a" / f"run{[r[0] for r in RUNS].index('twin.default')}"
+        sigs = {}
+        for b in sorted(twin.glob("GatedScale*.kernels")):
+            m = json.loads((b / "manifest.json").read_text())
+            sigs[b.name] = (m["function"]["name"], m.get("signature"), [i["shape"] for i in m["inputs"]])
+        check(sigs == {"GatedScale_s0.kernels": ("GatedScale", {"bundle": "GatedScale_s0", "index": 0, "of": 2},
+                                                 [[32, 32], [2, 8, 32], [32]]),
+                       "GatedScale_s1.kernels": ("GatedScale", {"bundle": "GatedScale_s1", "index": 1, "of": 2},
+                                                 [[16, 16], [2, 4, 16], [16]])},
+              f"a type called only inside another function with two input signatures gets two bundles: {sigs}")
 
         nested = work / "nested"
         nested.mkdir()

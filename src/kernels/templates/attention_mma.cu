@@ -76,22 +76,7 @@
       p2_sc[u] = p2_x;
       p2_bm = fmaxf(p2_bm, p2_x);
     }
-    // The {{NL}} lanes of a row are {{NL}} consecutive threads of one warp.
-    for (int o = {{HALF_LANES}}; o > 0; o >>= 1) p2_bm = fmaxf(p2_bm, __shfl_xor_sync(0xffffffffu, p2_bm, o));
-    const float p2_mn = fmaxf(p2_m, p2_bm);
-    // While every score so far is -inf nothing is accumulated (exp(-inf - -inf) is NaN).
-    const bool p2_none = p2_mn == -P2_INF;
-    const float p2_alpha = p2_none ? 1.0f : expf(p2_m - p2_mn);
-    float p2_bs = 0.0f;
-    for (int u = 0; u < {{K}} / {{NL}}; ++u) {
-      const float p2_pv = p2_none ? 0.0f : expf(p2_sc[u] - p2_mn);
-      p2_ph[p2_r][p2_g + {{NL}} * u] = {{TO_16}}(p2_pv);
-      p2_bs += p2_pv;
-    }
-    for (int o = {{HALF_LANES}}; o > 0; o >>= 1) p2_bs += __shfl_xor_sync(0xffffffffu, p2_bs, o);
-    p2_sum = p2_sum * p2_alpha + p2_bs;
-    p2_m = p2_mn;
-    for (int w = 0; w < {{PER_LANE}}; ++w) p2_o[w] *= p2_alpha;
+{{ONLINE_SOFTMAX}}
     __syncthreads();  // weights written, scores no longer read: P x V goes in the scratch
     for (int p2_tile = p2_warp; p2_tile < 2 * ({{EVP}} / 8); p2_tile += 8) {
       const int p2_mi = p2_tile % 2, p2_ni = p2_tile / 2;

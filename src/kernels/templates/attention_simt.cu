@@ -1,6 +1,7 @@
 //! Fused attention on CUDA cores (flash style, every float dtype; the fallback of the tensor-core
 //! template): one block of 256 threads owns {{R}} query rows, {{NL}} consecutive threads per row;
 //! keys stream through shared memory {{K}} at a time with a running max and sum per row.
+//! ONLINE_SOFTMAX: attention_online_softmax.cu rendered (shared with attention_mma.cu).
 //! Holes: L, S (C expressions), E, EV (head dims), KV_WIDTH = max(E, EV), PER_LANE = cdiv(EV, NL),
 //! HALF_LANES = NL / 2, BATCH_INDEX (binds the batch index from blockIdx.x), JEND (the line
 //! bounding the keys: all of them, or the causal prefix), LOAD_Q / LOAD_K / LOAD_V (set p2_v at
@@ -51,22 +52,7 @@
       p2_sc[u] = p2_x;
       p2_bm = fmaxf(p2_bm, p2_x);
     }
-    // The {{NL}} lanes of a row are {{NL}} consecutive threads of one warp.
-    for (int o = {{HALF_LANES}}; o > 0; o >>= 1) p2_bm = fmaxf(p2_bm, __shfl_xor_sync(0xffffffffu, p2_bm, o));
-    const float p2_mn = fmaxf(p2_m, p2_bm);
-    // While every score so far is -inf nothing is accumulated (exp(-inf - -inf) is NaN).
-    const bool p2_none = p2_mn == -P2_INF;
-    const float p2_alpha = p2_none ? 1.0f : expf(p2_m - p2_mn);
-    float p2_bs = 0.0f;
-    for (int u = 0; u < {{K}} / {{NL}}; ++u) {
-      const float p2_pv = p2_none ? 0.0f : expf(p2_sc[u] - p2_mn);
-      p2_p[p2_r][p2_g + {{NL}} * u] = p2_pv;
-      p2_bs += p2_pv;
-    }
-    for (int o = {{HALF_LANES}}; o > 0; o >>= 1) p2_bs += __shfl_xor_sync(0xffffffffu, p2_bs, o);
-    p2_sum = p2_sum * p2_alpha + p2_bs;
-    p2_m = p2_mn;
-    for (int w = 0; w < {{PER_LANE}}; ++w) p2_o[w] *= p2_alpha;
+{{ONLINE_SOFTMAX}}
     __syncthreads();  // k no longer read: v goes in its place
     for (int p2_l = threadIdx.x; p2_l < {{K}} * {{EV}}; p2_l += 256) {
       const long long p2_vj = p2_j0 + p2_l / {{EV}}, p2_ve = p2_l % {{EV}};
