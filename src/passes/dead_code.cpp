@@ -47,12 +47,22 @@ int eliminate_dead_nodes(Body& body) {
 int eliminate_dead_initializers(Body& body) {
   if (!body.graph) return 0;
   onnx::GraphProto& graph = *body.graph;
-  NameSet read(static_cast<size_t>(graph.node_size()) * 3);
-  for (const std::string& out : body.outputs) read.insert(out);
+  // Which initializers something reads: a table of the initializers' names (small next to every
+  // value read) asked about each read.
+  NameSet names(static_cast<size_t>(graph.initializer_size()));
+  for (const auto& t : graph.initializer()) names.insert(t.name());
+  NameSet read(static_cast<size_t>(graph.initializer_size()));
+  auto note = [&](const std::string& name) {
+    if (names.contains(name)) read.insert(name);
+  };
+  for (const std::string& out : body.outputs) note(out);
   std::set<std::string> outer;
   for (const onnx::NodeProto& node : graph.node()) {
-    for (const std::string& in : node.input()) read.insert(in);
-    add_subgraph_reads(node, outer, read);
+    for (const std::string& in : node.input()) note(in);
+    if (!has_subgraph(node)) continue;
+    std::set<std::string> reads;
+    subgraph_reads(node, reads);
+    for (const std::string& r : reads) note(*outer.insert(r).first);
   }
   NameSet inputs;
   for (const auto& v : graph.input()) inputs.insert(v.name());

@@ -123,8 +123,6 @@ int merge_duplicates(Body& body) {
     onnx::NodeProto& node = *nodes.Mutable(i);
     apply_renames(node, renames);
     if (!is_pure(node)) continue;
-    bool is_output = false;
-    for (const std::string& out : node.output()) is_output = is_output || body.outputs.count(out);
     auto [at, inserted] = first.emplace(signatures.hash(node), i);
     if (inserted) continue;
     int earlier_index = at->second;
@@ -134,6 +132,8 @@ int merge_duplicates(Body& body) {
       at->second = i;
       continue;
     }
+    bool is_output = false;  // a scope output keeps its node (and its name)
+    for (const std::string& out : node.output()) is_output = is_output || body.outputs.count(out);
     if (is_output) continue;
     const onnx::NodeProto& earlier = nodes.Get(earlier_index);
     for (int k = 0; k < node.output_size(); ++k)
