@@ -20,6 +20,7 @@ Body main_body(onnx::GraphProto& graph, ModuleStacks* modules, TypeOracle types,
   body.nodes = graph.mutable_node();
   body.modules = modules;
   body.graph = &graph;
+  body.inputs.reserve(static_cast<size_t>(graph.input_size() + graph.initializer_size()));
   for (const auto& v : graph.input()) body.inputs.insert(v.name());
   for (const auto& t : graph.initializer()) body.inputs.insert(t.name());
   for (const auto& v : graph.output()) body.outputs.insert(v.name());

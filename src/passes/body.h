@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -36,8 +37,10 @@ struct Body {
   Nodes* nodes = nullptr;
   ModuleStacks* modules = nullptr;     // parallel to *nodes, or null when not tracked
   onnx::GraphProto* graph = nullptr;   // the main graph (initializers, value_info), or null
-  std::set<std::string> inputs;        // graph/function inputs (and initializers)
-  std::set<std::string> outputs;       // graph/function outputs
+  // Only asked and edited by name, never walked in order: hash sets (a large graph's 50k
+  // initializer names in a std::set cost more than some passes).
+  std::unordered_set<std::string> inputs;   // graph/function inputs (and initializers)
+  std::unordered_set<std::string> outputs;  // graph/function outputs
   TypeOracle types;                    // may be empty
   // The --hiera (and opaque module) types still to be folded: nodes of different instances of
   // them must not start sharing values (except input-less Constants, which hierarchy clones).

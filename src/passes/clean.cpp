@@ -3,9 +3,12 @@
 #include "passes/passes.h"
 
 #include <algorithm>
+#include <functional>
 #include <initializer_list>
+#include <set>
 #include <string_view>
 
+#include "passes/name_set.h"
 #include "passes/passes_internal.h"
 #include "ir/sym_expr.h"
 #include "translate/onnx_types.h"
@@ -17,48 +20,58 @@ namespace {
 // Enough for every chain seen in practice; each round is linear in the graph.
 constexpr int kMaxRounds = 8;
 
-// Whether the scope has a node of one of `ops` (any domain): a pass that rewrites only such
-// nodes is skipped without building its indexes when there is none (one scan instead of maps of
-// every value name; most of a large graph's clean-up time went to passes with nothing to do).
-bool has_op(const Body& body, std::initializer_list<std::string_view> ops) {
-  for (const onnx::NodeProto& node : *body.nodes)
-    if (std::find(ops.begin(), ops.end(), node.op_type()) != ops.end()) return true;
-  return false;
-}
+// Which op types (any domain) the scope has, from one scan: a pass that rewrites only nodes of
+// some ops is skipped without building its indexes when there is none (most of a large graph's
+// clean-up time went to passes with nothing to do). Taken again only after a pass changed the
+// scope: a pass that reports no change has changed nothing.
+class OpCensus {
+ public:
+  explicit OpCensus(const Body& body) : body_(body) {}
+  bool has(std::initializer_list<std::string_view> ops) {
+    if (stale_) take();
+    for (std::string_view op : ops)
+      if (ops_.find(op) != ops_.end()) return true;
+    return false;
+  }
+  void changed(int n) { stale_ = stale_ || n > 0; }
+
+ private:
+  void take() {
+    ops_.clear();
+    const std::string* last = nullptr;  // runs of one op need no lookup
+    for (const onnx::NodeProto& node : *body_.nodes) {
+      if (last && *last == node.op_type()) continue;
+      last = &node.op_type();
+      if (ops_.find(*last) == ops_.end()) ops_.insert(*last);
+    }
+    stale_ = false;
+  }
+  const Body& body_;
+  std::set<std::string, std::less<>> ops_;
+  bool stale_ = true;
+};
 
 void clean_body(Body& body, CleanReport& report) {
+  OpCensus census(body);
   for (int round = 0; round < kMaxRounds; ++round) {
     int changed = 0;
-    int n = fold_constants(body);
-    report.folded_constants += n;
-    changed += n;
-    n = has_op(body, {"Gather", "Reshape", "Expand"}) ? resolve_shape_operands(body) : 0;
-    report.folded_constants += n;
-    changed += n;
-    n = drop_identities(body);
-    report.identities += n;
-    changed += n;
-    n = has_op(body, {"MatMul", "Gemm"}) ? fold_batched_matmuls(body) : 0;
-    report.merged_nodes += n;
-    changed += n;
-    n = has_op(body, {"Reshape"}) ? compose_reshapes(body) : 0;
-    report.merged_nodes += n;
-    changed += n;
-    n = has_op(body, {"Where"}) ? drop_index_wraps(body) : 0;
-    report.identities += n;
-    changed += n;
-    n = has_op(body, {"Min", "Max"}) ? fuse_clamps(body) : 0;
-    report.merged_nodes += n;
-    changed += n;
-    n = has_op(body, {"Transpose"}) ? fuse_transposes(body) : 0;
-    report.merged_nodes += n;
-    changed += n;
-    n = merge_duplicates(body);
-    report.merged_nodes += n;
-    changed += n;
-    n = eliminate_dead_nodes(body);
-    report.dead_nodes += n;
-    changed += n;
+    auto count = [&](int n, int& into) {
+      into += n;
+      changed += n;
+      census.changed(n);
+    };
+    count(fold_constants(body), report.folded_constants);
+    count(census.has({"Gather", "Reshape", "Expand"}) ? resolve_shape_operands(body) : 0, report.folded_constants);
+    count(drop_identities(body), report.identities);
+    // Only a Reshape of a MatMul/Gemm output starts a chain.
+    count(census.has({"Reshape"}) && census.has({"MatMul", "Gemm"}) ? fold_batched_matmuls(body) : 0,
+          report.merged_nodes);
+    count(census.has({"Reshape"}) ? compose_reshapes(body) : 0, report.merged_nodes);
+    count(census.has({"Where"}) ? drop_index_wraps(body) : 0, report.identities);
+    count(census.has({"Min", "Max"}) ? fuse_clamps(body) : 0, report.merged_nodes);
+    count(census.has({"Transpose"}) ? fuse_transposes(body) : 0, report.merged_nodes);
+    count(merge_duplicates(body), report.merged_nodes);
+    count(eliminate_dead_nodes(body), report.dead_nodes);
     if (changed == 0) break;
   }
   report.dead_initializers += eliminate_dead_initializers(body);
@@ -75,16 +88,16 @@ CleanReport clean_translation(translate::Translation& translation, const CleanOp
   clean_body(body, report);
   if (options.fold_weights) {
     // After merging (identical Transposes are one) and before dropping the weights they free.
-    report.transposes_folded = has_op(body, {"Transpose"}) ? fold_weight_transposes(body, *options.fold_weights) : 0;
+    report.transposes_folded = OpCensus(body).has({"Transpose"}) ? fold_weight_transposes(body, *options.fold_weights) : 0;
     if (report.transposes_folded) clean_body(body, report);
   }
   // --hiera clones Constants into function bodies; with it, this waits for clean_functions.
   if (options.hiera_types.empty()) report.constants_moved = constants_to_initializers(body);
 
-  std::set<std::string> initializers;
+  NameSet initializers(static_cast<size_t>(graph.initializer_size()));  // views: unchanged from here
   for (const onnx::TensorProto& t : graph.initializer()) initializers.insert(t.name());
   std::erase_if(translation.weights,
-                [&](const translate::WeightBinding& b) { return !initializers.count(b.initializer); });
+                [&](const translate::WeightBinding& b) { return !initializers.contains(b.initializer); });
   return report;
 }
 

@@ -1,8 +1,8 @@
 // Dead nodes, initializers and value_info: one backward sweep from the scope's outputs.
 // Subgraphs (If/Loop/Scan bodies) read outer values by name; those reads keep them alive.
 #include <string_view>
-#include <unordered_set>
 
+#include "passes/name_set.h"
 #include "passes/passes_internal.h"
 
 namespace pt2onnx::passes {
@@ -11,8 +11,6 @@ namespace {
 
 // Names are views of the scope's own strings (nothing is renamed while these sets live); the
 // names that subgraphs read from outside are kept in `outer`.
-using NameSet = std::unordered_set<std::string_view>;
-
 void add_subgraph_reads(const onnx::NodeProto& node, std::set<std::string>& outer, NameSet& names) {
   if (!has_subgraph(node)) return;
   std::set<std::string> reads;
@@ -23,16 +21,16 @@ void add_subgraph_reads(const onnx::NodeProto& node, std::set<std::string>& oute
 }  // namespace
 
 int eliminate_dead_nodes(Body& body) {
-  NameSet live(body.outputs.begin(), body.outputs.end());
-  std::set<std::string> outer;
   const Nodes& nodes = *body.nodes;
-  live.reserve(static_cast<size_t>(nodes.size()) * 2);
+  NameSet live(static_cast<size_t>(nodes.size()) * 2);
+  for (const std::string& out : body.outputs) live.insert(out);
+  std::set<std::string> outer;
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), false);
   int removed = 0;
   for (int i = nodes.size(); i-- > 0;) {
     const onnx::NodeProto& node = nodes.Get(i);
     bool needed = node.output_size() == 0;  // nothing to read: kept rather than guessed about
-    for (const std::string& out : node.output()) needed = needed || (!out.empty() && live.count(out));
+    for (const std::string& out : node.output()) needed = needed || (!out.empty() && live.contains(out));
     if (!needed) {
       ++removed;
       continue;
@@ -49,15 +47,22 @@ int eliminate_dead_nodes(Body& body) {
 int eliminate_dead_initializers(Body& body) {
   if (!body.graph) return 0;
   onnx::GraphProto& graph = *body.graph;
-  NameSet read(body.outputs.begin(), body.outputs.end());
-  NameSet defined;
-  read.reserve(static_cast<size_t>(graph.node_size()) * 3);
-  defined.reserve(static_cast<size_t>(graph.node_size() + graph.initializer_size()));
+  // Which initializers something reads: a table of the initializers' names (small next to every
+  // value read) asked about each read.
+  NameSet names(static_cast<size_t>(graph.initializer_size()));
+  for (const auto& t : graph.initializer()) names.insert(t.name());
+  NameSet read(static_cast<size_t>(graph.initializer_size()));
+  auto note = [&](const std::string& name) {
+    if (names.contains(name)) read.insert(name);
+  };
+  for (const std::string& out : body.outputs) note(out);
   std::set<std::string> outer;
   for (const onnx::NodeProto& node : graph.node()) {
-    read.insert(node.input().begin(), node.input().end());
-    add_subgraph_reads(node, outer, read);
-    defined.insert(node.output().begin(), node.output().end());
+    for (const std::string& in : node.input()) note(in);
+    if (!has_subgraph(node)) continue;
+    std::set<std::string> reads;
+    subgraph_reads(node, reads);
+    for (const std::string& r : reads) note(*outer.insert(r).first);
   }
   NameSet inputs;
   for (const auto& v : graph.input()) inputs.insert(v.name());
@@ -67,7 +72,7 @@ int eliminate_dead_initializers(Body& body) {
   int kept = 0;
   for (int i = 0; i < initializers->size(); ++i) {
     const std::string& name = initializers->Get(i).name();
-    if (!read.count(name) && !inputs.count(name)) {
+    if (!read.contains(name) && !inputs.contains(name)) {
       body.inputs.erase(name);  // `name` is alive until the RemoveLast below
       ++removed;
       continue;
@@ -78,11 +83,15 @@ int eliminate_dead_initializers(Body& body) {
   while (initializers->size() > kept) initializers->RemoveLast();
 
   // Type annotations of values that no longer exist would only confuse readers.
-  for (const auto& t : graph.initializer()) defined.insert(t.name());
   auto* infos = graph.mutable_value_info();
+  if (infos->empty()) return removed;
+  NameSet defined(static_cast<size_t>(graph.node_size() + graph.initializer_size()));
+  for (const onnx::NodeProto& node : graph.node())
+    for (const std::string& out : node.output()) defined.insert(out);
+  for (const auto& t : graph.initializer()) defined.insert(t.name());
   kept = 0;
   for (int i = 0; i < infos->size(); ++i) {
-    if (!defined.count(infos->Get(i).name())) continue;
+    if (!defined.contains(infos->Get(i).name())) continue;
     if (kept != i) infos->SwapElements(kept, i);
     ++kept;
   }

@@ -6,6 +6,7 @@
 // input's producer is renamed to it instead.
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "passes/const_tensor.h"
 #include "passes/passes_internal.h"
@@ -16,12 +17,15 @@ namespace {
 
 // Whether `c` is `neutral` everywhere and cannot broadcast a value of type `other` to a larger
 // shape (a scalar never does; all-1 dims do not when `other` has at least that rank).
-bool is_neutral(const ConstTensor& c, double neutral, const std::optional<ValueType>& other) {
+// `other` gives that type, asked only when it matters (the types are costly to gather).
+template <typename OtherType>
+bool is_neutral(const ConstTensor& c, double neutral, OtherType&& other_type) {
   if (c.numel() != 1) return false;
   const bool value = c.is_integer() ? c.ints.size() == 1 && c.ints[0] == static_cast<int64_t>(neutral)
                                     : c.floats.size() == 1 && c.floats[0] == neutral;
   if (!value) return false;
   if (c.dims.empty()) return true;
+  const std::optional<ValueType> other = other_type();
   return other && other->shape_known && other->dims.size() >= c.dims.size();
 }
 
@@ -51,7 +55,8 @@ int identity_input(const onnx::NodeProto& node, LazyTypes& known,
     const bool commutes = op == "Add" || op == "Mul";
     for (int k = 1; k >= (commutes ? 0 : 1); --k) {  // k: the constant operand
       auto c = constants.find(node.input(k));
-      if (c != constants.end() && is_neutral(c->second, neutral, known.lookup(node.input(1 - k)))) return 1 - k;
+      if (c != constants.end() && is_neutral(c->second, neutral, [&] { return known.lookup(node.input(1 - k)); }))
+        return 1 - k;
     }
     return -1;
   }
@@ -81,13 +86,19 @@ int drop_identities(Body& body) {
   LazyTypes known(body);
   Nodes& nodes = *body.nodes;
   std::unordered_map<std::string, ConstTensor> constants;
-  std::unordered_map<std::string_view, int> producer;  // value -> node index (names stable until the renames)
-  for (int i = 0; i < nodes.size(); ++i) {
-    const onnx::NodeProto& node = nodes.Get(i);
-    for (const std::string& out : node.output()) producer[out] = i;
+  for (const onnx::NodeProto& node : nodes)
     if (node.output_size() == 1)
       if (std::optional<ConstTensor> c = constant_node_value(node)) constants.emplace(node.output(0), std::move(*c));
-  }
+  // Which values some node makes (names stable until the renames); only an identity whose output
+  // is a scope output asks, so it is gathered then.
+  std::optional<std::unordered_set<std::string_view>> produced;
+  auto is_produced = [&](const std::string& name) {
+    if (!produced) {
+      produced.emplace();
+      for (const onnx::NodeProto& node : nodes) produced->insert(node.output().begin(), node.output().end());
+    }
+    return produced->count(name) > 0;
+  };
 
   std::map<std::string, std::string> renames;  // reads of key -> reads of value
   std::map<std::string, std::string> redefine;  // producer output -> new name (a scope output)
@@ -103,8 +114,7 @@ int drop_identities(Body& body) {
       renames[out] = in;
     } else {
       // out must keep its name: give it to the producer of `in`, if `in` is only a local value.
-      auto made = producer.find(in);
-      if (made == producer.end() || body.outputs.count(in) || body.inputs.count(in) || redefine.count(in) ||
+      if (!is_produced(in) || body.outputs.count(in) || body.inputs.count(in) || redefine.count(in) ||
           renames.count(in))
         continue;
       redefine[in] = out;

@@ -611,20 +611,44 @@ void make_constant(onnx::NodeProto& node, const ConstTensor& value) {
 
 int fold_constants(Body& body) {
   std::optional<KnownTypes> known;
-  std::unordered_map<std::string, ConstTensor> constants;
-  std::unordered_set<std::string_view> weights;  // initializers
+  // Constant values by name (views of the scope's names, which this pass never changes):
+  // Constant nodes as the sweep meets them (a later one replaces an earlier value), initializers
+  // read on the first ask (most are weights that no rule reads).
+  struct Slot {
+    const onnx::TensorProto* initializer = nullptr;
+    bool read = false;  // the initializer's value was asked for (or an input may override it)
+    std::optional<ConstTensor> value;
+  };
+  std::unordered_map<std::string_view, Slot> constants;
+  constants.reserve(static_cast<size_t>(body.nodes->size() / 4 + (body.graph ? body.graph->initializer_size() : 0)));
   if (body.graph) {
-    for (const auto& t : body.graph->initializer()) weights.insert(t.name());
-    std::unordered_set<std::string_view> graph_inputs;  // an initializer that is also an input can be overridden
-    for (const auto& v : body.graph->input()) graph_inputs.insert(v.name());
-    for (const auto& t : body.graph->initializer())
-      if (!graph_inputs.count(t.name()))
-        if (std::optional<ConstTensor> c = read_const(t)) constants.emplace(t.name(), std::move(*c));
+    for (const auto& t : body.graph->initializer()) constants.emplace(t.name(), Slot{&t, false, std::nullopt});
+    for (const auto& v : body.graph->input())  // an initializer that is also an input can be overridden
+      if (auto found = constants.find(v.name()); found != constants.end()) found->second.read = true;
   }
+  auto lookup = [&](const std::string& name) -> const ConstTensor* {
+    auto found = constants.find(name);
+    if (found == constants.end()) return nullptr;
+    Slot& slot = found->second;
+    if (!slot.read && slot.initializer) {
+      slot.read = true;
+      slot.value = read_const(*slot.initializer);
+    }
+    return slot.value ? &*slot.value : nullptr;
+  };
+  auto is_weight = [&](const std::string& name) {
+    auto found = constants.find(name);
+    return found != constants.end() && found->second.initializer;
+  };
+  auto define = [&](const std::string& name, ConstTensor value) {
+    Slot& slot = constants[name];
+    slot.read = true;
+    slot.value = std::move(value);
+  };
   int folded = 0;
   for (onnx::NodeProto& node : *body.nodes) {
     if (std::optional<ConstTensor> c = constant_node_value(node)) {
-      if (node.output_size() == 1) constants[node.output(0)] = std::move(*c);
+      if (node.output_size() == 1) define(node.output(0), std::move(*c));
       continue;
     }
     if (!node.domain().empty() || node.output_size() != 1 || has_subgraph(node)) continue;
@@ -633,12 +657,12 @@ int fold_constants(Body& body) {
     // A transposed or broadcast copy of a weight would hold it twice in the file (weight
     // Transposes are fold_weight_transposes' job, as views of the archive's storage).
     if ((node.op_type() == "Transpose" || node.op_type() == "Expand") && node.input_size() > 0 &&
-        weights.count(node.input(0)))
+        is_weight(node.input(0)))
       continue;
     Inputs in;
     for (const std::string& name : node.input()) {
-      auto found = constants.find(name);
-      in.push_back(found == constants.end() ? std::nullopt : std::optional<ConstTensor>(found->second));
+      const ConstTensor* found = lookup(name);
+      in.push_back(found ? std::optional<ConstTensor>(*found) : std::nullopt);
     }
     // Only Shape and Size read what is known of input 0 (the types are gathered on first need).
     std::optional<ValueType> shape0;
@@ -650,7 +674,7 @@ int fold_constants(Body& body) {
     std::optional<ConstTensor> value = rule->second(context);
     if (!value) continue;
     make_constant(node, *value);
-    constants[node.output(0)] = std::move(*value);
+    define(node.output(0), std::move(*value));
     ++folded;
   }
   return folded;

@@ -1,0 +1,42 @@
+// NameSet, the passes' open-addressed set of name views: membership as std::set's, through
+// growth, duplicates, empty and colliding-prefix names.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "passes/name_set.h"
+
+namespace pt2onnx::passes {
+namespace {
+
+TEST_CASE("NameSet answers as a std::set of the same names, through many rehashes") {
+  std::vector<std::string> names;
+  for (int i = 0; i < 5000; ++i) names.push_back("value_" + std::to_string(i * 7 % 3001));  // duplicates
+  names.push_back("");
+  NameSet set;  // no size hint: grows from 16 slots
+  std::set<std::string> expected;
+  for (const std::string& n : names) CHECK(set.insert(n) == expected.insert(n).second);
+  CHECK(set.size() == expected.size());
+  for (int i = 0; i < 4000; ++i) {
+    const std::string probe = "value_" + std::to_string(i);
+    CHECK(set.contains(probe) == (expected.count(probe) > 0));
+  }
+  CHECK(set.contains(""));
+  CHECK_FALSE(set.contains("value_"));
+  CHECK_FALSE(set.contains("value_1 "));
+}
+
+TEST_CASE("NameSet compares the bytes, not where they are") {
+  const std::string a = "linear_1", b = "linear_1";  // equal text, two buffers
+  NameSet set(4);
+  CHECK(set.insert(a));
+  CHECK_FALSE(set.insert(b));
+  CHECK(set.contains(std::string("linear_1")));
+  CHECK_FALSE(set.contains("linear_10"));
+  CHECK(set.size() == 1);
+}
+
+}  // namespace
+}  // namespace pt2onnx::passes
