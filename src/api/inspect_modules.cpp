@@ -1,8 +1,8 @@
 // The module call tree: each node's nn_module_stack is a root-to-leaf path of it, so the tree is
 // the union of those paths. A module is keyed by its FQN; its parent is the frame before it in
 // the first stack that names it (a module called from two places is listed once).
-#include <set>
-#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "api/inspect_summary.h"
@@ -11,69 +11,86 @@ namespace pt2onnx::inspection {
 
 namespace {
 
+// Modules are numbered in first-call order; names are viewed in the graph's frames.
 struct TreeNode {
-  std::string type;
-  std::string parent;
+  const ir::ModuleFrame* frame = nullptr;  // the first frame naming it: its path and type
   bool has_parent = false;
-  std::vector<std::string> children;  // in first-call order
+  std::vector<int> children;  // in first-call order
   int64_t nodes = 0;
   int64_t total_nodes = 0;
+  int64_t counted_for = -1;  // the last node counted in total_nodes (a module on a stack twice counts once)
 };
 
 // Depth-first from `root`, children in call order; an explicit stack, since module stacks may be
 // deep (import bounds them by limits().nesting, but the tree is walked without recursion anyway).
-void visit(const std::map<std::string, TreeNode>& tree, const std::string& root, std::set<std::string>& visited,
-           std::vector<ModuleSummary>& out) {
-  std::vector<std::pair<const std::string*, int>> pending = {{&root, 0}};
+void visit(const std::vector<TreeNode>& tree, int root, std::vector<bool>& visited, std::vector<ModuleSummary>& out) {
+  std::vector<std::pair<int, int>> pending = {{root, 0}};
   while (!pending.empty()) {
-    auto [path, depth] = pending.back();
+    auto [index, depth] = pending.back();
     pending.pop_back();
-    if (!visited.insert(*path).second) continue;
-    const TreeNode& node = tree.at(*path);
-    out.push_back({*path, node.type, depth, node.nodes, node.total_nodes});
-    for (auto child = node.children.rbegin(); child != node.children.rend(); ++child)
-      pending.emplace_back(&*child, depth + 1);
+    if (visited[static_cast<size_t>(index)]) continue;
+    visited[static_cast<size_t>(index)] = true;
+    const TreeNode& node = tree[static_cast<size_t>(index)];
+    out.push_back({node.frame->path, node.frame->type, depth, node.nodes, node.total_nodes});
+    for (auto child = node.children.rbegin(); child != node.children.rend(); ++child) pending.emplace_back(*child, depth + 1);
   }
 }
 
 }  // namespace
 
 ModuleTree summarize_modules(const ir::Graph& graph) {
-  std::map<std::string, TreeNode> tree;
-  std::vector<std::string> first_seen;  // every module, in first-call order
+  std::vector<TreeNode> tree;
+  std::unordered_map<std::string_view, int> index_of;  // path -> module
   ModuleTree result;
 
-  for (const ir::Node& node : graph.nodes) {
-    if (node.module_stack.empty()) {
+  // Neighbouring nodes mostly share their stacks: a frame equal to the previous stack's frame at
+  // the same depth is that module, with no lookup.
+  const std::vector<ir::ModuleFrame>* previous = nullptr;
+  std::vector<int> previous_index, index;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const ir::Node& node = graph.nodes[n];
+    const std::vector<ir::ModuleFrame>& stack = node.module_stack;
+    if (stack.empty()) {
       ++result.nodes_outside_modules;
       continue;
     }
-    std::set<std::string> counted;  // a module on the stack twice (recursion) counts the node once
-    for (size_t i = 0; i < node.module_stack.size(); ++i) {
-      const ir::ModuleFrame& frame = node.module_stack[i];
-      auto [it, inserted] = tree.try_emplace(frame.path);
-      TreeNode& entry = it->second;
-      if (inserted) {
-        entry.type = frame.type;
-        first_seen.push_back(frame.path);
-        if (i > 0 && node.module_stack[i - 1].path != frame.path) {
-          entry.parent = node.module_stack[i - 1].path;
-          entry.has_parent = true;
-          tree.at(entry.parent).children.push_back(frame.path);
+    index.assign(stack.size(), 0);
+    for (size_t i = 0; i < stack.size(); ++i) {
+      const ir::ModuleFrame& frame = stack[i];
+      if (previous && i < previous->size() && (*previous)[i].path == frame.path) {
+        index[i] = previous_index[i];
+      } else {
+        auto [it, inserted] = index_of.try_emplace(frame.path, static_cast<int>(tree.size()));
+        index[i] = it->second;
+        if (inserted) {
+          tree.emplace_back().frame = &frame;
+          if (i > 0 && stack[i - 1].path != frame.path) {
+            tree.back().has_parent = true;
+            tree[static_cast<size_t>(index[i - 1])].children.push_back(index[i]);
+          }
         }
       }
-      if (counted.insert(frame.path).second) ++entry.total_nodes;
+      TreeNode& entry = tree[static_cast<size_t>(index[i])];
+      if (entry.counted_for != static_cast<int64_t>(n)) {
+        entry.counted_for = static_cast<int64_t>(n);
+        ++entry.total_nodes;
+      }
     }
-    ++tree.at(node.module_stack.back().path).nodes;
+    ++tree[static_cast<size_t>(index.back())].nodes;
+    previous = &stack;
+    std::swap(previous_index, index);
   }
 
   // Roots first, then anything a contradictory stack order cut off from every root.
-  std::set<std::string> visited;
-  for (const std::string& path : first_seen)
-    if (!tree.at(path).has_parent) visit(tree, path, visited, result.modules);
-  for (const std::string& path : first_seen) visit(tree, path, visited, result.modules);
+  std::vector<bool> visited(tree.size(), false);
+  result.modules.reserve(tree.size());
+  for (size_t m = 0; m < tree.size(); ++m)
+    if (!tree[m].has_parent) visit(tree, static_cast<int>(m), visited, result.modules);
+  for (size_t m = 0; m < tree.size(); ++m) visit(tree, static_cast<int>(m), visited, result.modules);
 
-  for (const ModuleSummary& m : result.modules) ++result.module_types[m.type];
+  std::unordered_map<std::string_view, int64_t> instances_of;
+  for (const TreeNode& m : tree) ++instances_of[m.frame->type];
+  for (const auto& [type, count] : instances_of) result.module_types.emplace(type, count);
   return result;
 }
 

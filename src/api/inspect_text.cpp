@@ -36,15 +36,19 @@ class Table {
     for (const auto& row : rows_)
       for (size_t c = 0; c < row.size(); ++c)
         if (row[c].size() <= kMaxAlignedWidth) width[c] = std::max(width[c], row[c].size());
+    std::string line;
     for (const auto& row : rows_) {
-      std::string line = indent;
+      line = indent;
       for (size_t c = 0; c < row.size(); ++c) {
-        const std::string pad(width[c] - std::min(width[c], row[c].size()), ' ');
+        const size_t pad = width[c] - std::min(width[c], row[c].size());
         if (c > 0) line += columns_[c].tight ? " " : "  ";
-        line += columns_[c].right_aligned ? pad + row[c] : row[c] + pad;
+        if (columns_[c].right_aligned) line.append(pad, ' ');
+        line += row[c];
+        if (!columns_[c].right_aligned) line.append(pad, ' ');
       }
       line.erase(line.find_last_not_of(' ') + 1);  // no trailing blanks from a padded last column
-      out << line << "\n";
+      line += '\n';
+      out.write(line.data(), static_cast<std::streamsize>(line.size()));
     }
   }
 

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 #include <queue>
+#include <string_view>
+#include <unordered_map>
 
 #include "common/error.h"
 #include "hierarchy/instance_body.h"
@@ -23,21 +24,25 @@ void contract_instances(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stack
     int instance;  // -1 for a node kept as is
   };
   std::vector<Item> items;
+  items.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i)
     if (map.group_of[i] < 0) items.push_back({i, &nodes[i], &stacks[i], -1});
   for (size_t g = 0; g < calls.size(); ++g)
     items.push_back({map.instances[g].nodes.front(), &calls[g].node, &calls[g].stack, static_cast<int>(g)});
 
-  std::map<std::string, size_t> producer;
+  std::unordered_map<std::string_view, size_t> producer;  // views the items' output names
+  producer.reserve(items.size());
   for (size_t k = 0; k < items.size(); ++k)
     for (const std::string& out : items[k].node->output())
       if (!out.empty()) producer[out] = k;
   std::vector<std::vector<size_t>> dependents(items.size());
   std::vector<int> pending(items.size(), 0);
+  std::vector<size_t> deps;
   for (size_t k = 0; k < items.size(); ++k) {
-    std::vector<size_t> deps;
-    for (const std::string& in : node_reads(*items[k].node))
+    deps.clear();
+    for_each_read(*items[k].node, [&](const std::string& in) {
       if (auto it = producer.find(in); it != producer.end() && it->second != k) deps.push_back(it->second);
+    });
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     for (size_t d : deps) dependents[d].push_back(k);

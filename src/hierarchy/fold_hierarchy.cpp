@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "common/error.h"
 #include "hierarchy/contract_instances.h"
@@ -19,10 +22,10 @@ namespace {
 struct GraphState {
   std::vector<onnx::NodeProto> nodes;
   ModuleStacks stacks;
-  std::set<std::string> graph_inputs;
-  std::set<std::string> graph_outputs;
-  std::set<std::string> value_names;
-  std::set<std::string> node_names;
+  NameSet graph_inputs;
+  NameSet graph_outputs;
+  NameSet value_names;
+  NameSet node_names;
   std::set<std::string> function_names;
   std::vector<onnx::FunctionProto> functions;
   std::vector<onnx::OperatorSetIdProto> function_opsets;
@@ -48,9 +51,20 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
                         state.value_names))
     map = find_instances(wanted, state.stacks);
 
-  std::map<std::string, std::set<int>> reader_groups;
+  // Per value: the instance (-1: none) of its first reader, and whether readers lie in more than
+  // one. Keys view the nodes' input names, unchanged until contract_instances.
+  struct Readers {
+    int group;
+    bool several;
+  };
+  std::unordered_map<std::string_view, Readers> reader_groups;
+  reader_groups.reserve(state.nodes.size());
   for (size_t i = 0; i < state.nodes.size(); ++i)
-    for (const std::string& in : node_reads(state.nodes[i])) reader_groups[in].insert(map.group_of[i]);
+    for_each_read(state.nodes[i], [&](const std::string& in) {
+      const int group = map.group_of[i];
+      auto [it, inserted] = reader_groups.try_emplace(in, Readers{group, false});
+      if (!inserted && it->second.group != group) it->second.several = true;
+    });
 
   std::map<std::string, size_t> function_of_key;  // structural key -> index in state.functions
   std::vector<onnx::FunctionProto> opaque_bodies;  // opaque types: bodies are compared, not kept
@@ -60,7 +74,7 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
     auto used_outside = [&](const std::string& value) {
       if (state.graph_outputs.count(value)) return true;
       auto it = reader_groups.find(value);
-      return it != reader_groups.end() && (it->second.size() > 1 || *it->second.begin() != static_cast<int>(g));
+      return it != reader_groups.end() && (it->second.several || it->second.group != static_cast<int>(g));
     };
     const std::vector<size_t> members = canonical_order(state.nodes, instance.nodes);
     const Boundary boundary = instance_boundary(state.nodes, members, used_outside);
@@ -103,7 +117,7 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
 
 // value_info of values that now live only inside function bodies would name nothing.
 void drop_stale_value_info(onnx::GraphProto& graph) {
-  std::set<std::string> present;
+  std::unordered_set<std::string_view> present;
   for (const auto& in : graph.input()) present.insert(in.name());
   for (const auto& init : graph.initializer()) present.insert(init.name());
   for (const auto& node : graph.node())
@@ -136,7 +150,9 @@ HierarchyReport fold_hierarchy(onnx::ModelProto& model, std::vector<std::vector<
   std::sort(order.begin(), order.end());
 
   GraphState state;
-  state.nodes.assign(graph.node().begin(), graph.node().end());
+  // Moved out (not copied) and back at the end.
+  state.nodes.reserve(static_cast<size_t>(graph.node_size()));
+  for (onnx::NodeProto& node : *graph.mutable_node()) state.nodes.push_back(std::move(node));
   state.stacks = std::move(node_modules);
   for (const auto& out : graph.output()) state.graph_outputs.insert(out.name());
   for (const auto& in : graph.input()) {
@@ -144,6 +160,8 @@ HierarchyReport fold_hierarchy(onnx::ModelProto& model, std::vector<std::vector<
     state.graph_inputs.insert(in.name());
   }
   for (const auto& init : graph.initializer()) state.value_names.insert(init.name());
+  state.value_names.reserve(state.nodes.size() * 2);
+  state.node_names.reserve(state.nodes.size());
   for (const auto& node : state.nodes) {
     state.node_names.insert(node.name());
     for (const std::string& out : node.output()) state.value_names.insert(out);
@@ -183,6 +201,7 @@ HierarchyReport fold_hierarchy(onnx::ModelProto& model, std::vector<std::vector<
   }
 
   graph.clear_node();
+  graph.mutable_node()->Reserve(static_cast<int>(state.nodes.size()));
   for (auto& node : state.nodes) *graph.add_node() = std::move(node);
   node_modules = std::move(state.stacks);
   drop_stale_value_info(graph);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -14,11 +15,11 @@ namespace {
 
 // Adds to `out` the values `graph` reads that neither it nor an enclosing subgraph defines.
 void outer_reads(const onnx::GraphProto& graph, std::set<std::string> defined, std::set<std::string>& seen,
-                 std::vector<std::string>& out) {
+                 std::vector<const std::string*>& out) {
   for (const auto& in : graph.input()) defined.insert(in.name());
   for (const auto& init : graph.initializer()) defined.insert(init.name());
   auto read = [&](const std::string& name) {
-    if (!name.empty() && !defined.count(name) && seen.insert(name).second) out.push_back(name);
+    if (!name.empty() && !defined.count(name) && seen.insert(name).second) out.push_back(&name);
   };
   for (const onnx::NodeProto& node : graph.node()) {
     for (const std::string& in : node.input()) read(in);
@@ -44,15 +45,19 @@ void rename_attributes(onnx::NodeProto& node, std::map<std::string, std::string>
 
 }  // namespace
 
-std::vector<std::string> node_reads(const onnx::NodeProto& node) {
-  std::vector<std::string> out;
+void node_reads(const onnx::NodeProto& node, std::vector<const std::string*>& out) {
   std::set<std::string> seen;
   for (const std::string& in : node.input())
-    if (!in.empty() && seen.insert(in).second) out.push_back(in);
+    if (!in.empty() && seen.insert(in).second) out.push_back(&in);
   for (const onnx::AttributeProto& attr : node.attribute()) {
     if (attr.has_g()) outer_reads(attr.g(), {}, seen, out);
     for (const onnx::GraphProto& g : attr.graphs()) outer_reads(g, {}, seen, out);
   }
+}
+
+std::vector<std::string> node_reads(const onnx::NodeProto& node) {
+  std::vector<std::string> out;
+  for_each_read(node, [&](const std::string& name) { out.push_back(name); });
   return out;
 }
 
@@ -67,9 +72,9 @@ std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, c
   // Floating members: input-less Constants, Shapes of values from outside, and shape arithmetic
   // on floating values only. Where they sit depends on which instance first needed them, so each
   // goes right before its first reader (its own floating inputs first).
-  std::set<std::string> made;
+  std::set<std::string_view> made;
   for (size_t i : members) made.insert(nodes[i].output().begin(), nodes[i].output().end());
-  std::map<std::string, size_t> floating_of;  // value -> floating member making it
+  std::map<std::string_view, size_t> floating_of;  // value -> floating member making it
   std::set<size_t> floating;
   for (size_t i : members) {
     const onnx::NodeProto& n = nodes[i];
@@ -86,8 +91,9 @@ std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, c
   std::set<size_t> placed;
   std::function<void(size_t)> place = [&](size_t i) {
     if (!placed.insert(i).second) return;
-    for (const std::string& in : node_reads(nodes[i]))
+    for_each_read(nodes[i], [&](const std::string& in) {
       if (auto it = floating_of.find(in); it != floating_of.end()) place(it->second);
+    });
     order.push_back(i);
   };
   for (size_t i : members)
@@ -99,10 +105,11 @@ std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, c
 Boundary instance_boundary(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
                            const std::function<bool(const std::string&)>& used_outside) {
   Boundary boundary;
-  std::set<std::string> made, taken_in;
+  std::set<std::string_view> made, taken_in;
   for (size_t i : members) {
-    for (const std::string& in : node_reads(nodes[i]))
+    for_each_read(nodes[i], [&](const std::string& in) {
       if (!made.count(in) && taken_in.insert(in).second) boundary.inputs.push_back(in);
+    });
     for (const std::string& out : nodes[i].output())
       if (!out.empty()) {
         made.insert(out);

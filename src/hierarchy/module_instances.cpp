@@ -2,6 +2,7 @@
 #include "hierarchy/module_instances.h"
 
 #include <map>
+#include <unordered_map>
 
 namespace pt2onnx::hierarchy {
 
@@ -35,12 +36,14 @@ int deepest_match(const std::string& wanted, const ModuleStacks& stacks) {
 InstanceMap find_instances(const std::string& wanted, const ModuleStacks& stacks) {
   InstanceMap map;
   map.group_of.assign(stacks.size(), -1);
-  std::map<std::string, int> index_of_key;
+  std::unordered_map<std::string, int> index_of_key;
+  std::string key;
   for (size_t i = 0; i < stacks.size(); ++i) {
     const auto& stack = stacks[i];
-    std::string key;
+    key.clear();
     for (size_t j = 0; j < stack.size(); ++j) {
-      key += (j ? "/" : "") + stack[j].key;
+      if (j) key += '/';
+      key += stack[j].key;
       if (!type_matches(wanted, stack[j].type)) continue;
       auto [it, inserted] = index_of_key.emplace(key, static_cast<int>(map.instances.size()));
       if (inserted) map.instances.push_back({stack[j].path, key, {stack.begin(), stack.begin() + static_cast<long>(j) + 1}, {}});

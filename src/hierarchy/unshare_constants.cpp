@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 namespace pt2onnx::hierarchy {
 
@@ -13,9 +15,9 @@ namespace {
 // Nodes cheap to recompute in every instance that reads them: input-less Constants, and shape
 // arithmetic whose leaves are Constants and Shapes of graph inputs (never of activations, which
 // would widen the instance's boundary).
-std::vector<bool> cheap_nodes(const std::vector<onnx::NodeProto>& nodes, const std::set<std::string>& graph_inputs) {
+std::vector<bool> cheap_nodes(const std::vector<onnx::NodeProto>& nodes, const NameSet& graph_inputs) {
   std::vector<bool> cheap(nodes.size(), false);
-  std::set<std::string> cheap_values;
+  std::unordered_set<std::string_view> cheap_values;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& n = nodes[i];
     if (!n.domain().empty() || n.output_size() != 1 || !is_shape_arithmetic(n.op_type())) continue;
@@ -32,7 +34,7 @@ std::vector<bool> cheap_nodes(const std::vector<onnx::NodeProto>& nodes, const s
 
 }  // namespace
 
-std::string fresh_name(const std::string& base, std::set<std::string>& names, std::map<std::string, int>* next_suffix) {
+std::string fresh_name(const std::string& base, NameSet& names, std::unordered_map<std::string, int>* next_suffix) {
   int suffix = 1;
   std::string name = base;
   if (next_suffix) {
@@ -49,8 +51,7 @@ std::string fresh_name(const std::string& base, std::set<std::string>& names, st
 }
 
 bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
-                       const std::set<std::string>& graph_inputs, const std::set<std::string>& graph_outputs,
-                       std::set<std::string>& names) {
+                       const NameSet& graph_inputs, const NameSet& graph_outputs, NameSet& names) {
   const std::vector<bool> cheap = cheap_nodes(nodes, graph_inputs);
   // Clones are made from the nodes as they were: readers are rewired below as the loop goes.
   // Only cheap nodes are ever cloned, so only they are kept (a copy of the graph was most of
@@ -58,21 +59,30 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   std::map<size_t, onnx::NodeProto> original;
   for (size_t i = 0; i < nodes.size(); ++i)
     if (cheap[i]) original.emplace(i, nodes[i]);
-  std::map<std::string, size_t> producer;
+  // Keys view the nodes' output names, which nothing below changes (only inputs are rewired).
+  std::unordered_map<std::string_view, size_t> producer;
+  producer.reserve(nodes.size());
   std::vector<bool> had_readers(nodes.size(), false);
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const std::string& out : nodes[i].output()) producer[out] = i;
-    for (const std::string& in : node_reads(nodes[i]))
+    for_each_read(nodes[i], [&](const std::string& in) {
       if (auto it = producer.find(in); it != producer.end()) had_readers[it->second] = true;
+    });
   }
 
   struct Clone {
     onnx::NodeProto node;
     std::vector<ir::ModuleFrame> stack;
   };
-  std::map<size_t, std::vector<Clone>> before;  // node index -> clones to insert before it, in order
-  std::map<std::pair<int, std::string>, std::string> copy_of;  // (group, value) -> its copy there
-  std::map<std::string, int> next_suffix;  // for fresh_name
+  std::vector<std::vector<Clone>> before(nodes.size());  // per node: clones to insert before it, in order
+  // (group, value) -> its copy there; the value is viewed in its producer's output.
+  struct GroupValueHash {
+    size_t operator()(const std::pair<int, std::string_view>& k) const {
+      return std::hash<std::string_view>()(k.second) * 31 + static_cast<size_t>(k.first);
+    }
+  };
+  std::unordered_map<std::pair<int, std::string_view>, std::string, GroupValueHash> copy_of;
+  std::unordered_map<std::string, int> next_suffix;  // for fresh_name
   // Whether a reader in `group` must read its own copy of `value`.
   auto needs_copy = [&](int group, const std::string& value) {
     auto it = producer.find(value);
@@ -81,15 +91,17 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   // The copy of `value` in `group`, made (with copies of its own cheap inputs first) before `anchor`.
   std::function<std::string(int, const std::string&, size_t)> copy_into = [&](int group, const std::string& value,
                                                                                size_t anchor) {
-    if (auto it = copy_of.find({group, value}); it != copy_of.end()) return it->second;
-    Clone clone{original.at(producer.at(value)), stacks[anchor]};
+    const size_t made_by = producer.at(value);
+    const std::string_view key = nodes[made_by].output(0);  // cheap nodes have one output: `value`
+    if (auto it = copy_of.find({group, key}); it != copy_of.end()) return it->second;
+    Clone clone{original.at(made_by), stacks[anchor]};
     for (std::string& in : *clone.node.mutable_input())
       if (needs_copy(group, in)) in = copy_into(group, in, anchor);
     const std::string copy = fresh_name(value + "_copy", names, &next_suffix);
     clone.node.set_output(0, copy);
     clone.node.set_name("node_" + copy);
     before[anchor].push_back(std::move(clone));
-    copy_of[{group, value}] = copy;
+    copy_of[{group, key}] = copy;
     return copy;
   };
   bool changed = false;
@@ -101,10 +113,11 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
       }
   // Originals that were read and now are not (every reader has its own copy) go, and then
   // whatever only they read.
-  std::map<std::string, int> reads;  // subgraphs' outer reads count: they are not rewired
-  for (const auto& node : nodes)
-    for (const std::string& in : node_reads(node)) ++reads[in];
-  for (const auto& [anchor, clones] : before)
+  // Keys view names held by the nodes and the clones, unchanged from here on.
+  std::unordered_map<std::string_view, int> reads;  // subgraphs' outer reads count: they are not rewired
+  reads.reserve(nodes.size());
+  for (const auto& node : nodes) for_each_read(node, [&](const std::string& in) { ++reads[in]; });
+  for (const auto& clones : before)
     for (const Clone& clone : clones)
       for (const std::string& in : clone.node.input()) ++reads[in];
   std::vector<bool> dropped(nodes.size(), false);
@@ -122,12 +135,13 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
 
   std::vector<onnx::NodeProto> new_nodes;
   ModuleStacks new_stacks;
+  new_nodes.reserve(nodes.size());
+  new_stacks.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (auto it = before.find(i); it != before.end())
-      for (Clone& clone : it->second) {
-        new_nodes.push_back(std::move(clone.node));
-        new_stacks.push_back(std::move(clone.stack));
-      }
+    for (Clone& clone : before[i]) {
+      new_nodes.push_back(std::move(clone.node));
+      new_stacks.push_back(std::move(clone.stack));
+    }
     if (dropped[i]) continue;
     new_nodes.push_back(std::move(nodes[i]));
     new_stacks.push_back(std::move(stacks[i]));

@@ -6,9 +6,9 @@
 // bodies would differ for no reason. A clone's own cheap inputs are cloned too, once per instance.
 #pragma once
 
-#include <map>
-#include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -17,19 +17,21 @@
 
 namespace pt2onnx::hierarchy {
 
+// Value and node names of a graph (looked up, never listed).
+using NameSet = std::unordered_set<std::string>;
+
 // `group_of[i]`: the instance of nodes[i] (-1 outside). A clone goes right before the first
 // reader in its instance, with that reader's module stack; an original left without readers is
 // dropped. `names` holds every value name of the graph; new names are added to it. Graph outputs
 // are left alone. Returns whether anything changed (then instances must be found again).
 bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
-                       const std::set<std::string>& graph_inputs, const std::set<std::string>& graph_outputs,
-                       std::set<std::string>& names);
+                       const NameSet& graph_inputs, const NameSet& graph_outputs, NameSet& names);
 
 // `base` if not in `names`, else base_1, base_2, ...; added to `names`. With `next_suffix`
 // (per base, the first suffix that may be free; valid while `names` only grows), a base asked
 // for k times costs k lookups, not k^2/2: one GELU constant cloned into 2,000 instances made
 // --hiera quadratic.
-std::string fresh_name(const std::string& base, std::set<std::string>& names,
-                       std::map<std::string, int>* next_suffix = nullptr);
+std::string fresh_name(const std::string& base, NameSet& names,
+                       std::unordered_map<std::string, int>* next_suffix = nullptr);
 
 }  // namespace pt2onnx::hierarchy
