@@ -179,16 +179,22 @@ void Generator::emit_gemm(const onnx::NodeProto& node, const std::string& a, con
     Holes mma{{"T", std::to_string(kTile)}, {"M", to_c(m)}, {"N", to_c(n)}, {"K", to_c(k)}, {"BATCH_INDEX", bi.code},
               {"A_ASYNC", async(va, ba, true, trans_a, "p2_as")}, {"B_ASYNC", async(vb, bb, false, trans_b, "p2_bs")},
               {"LOAD_A", load_a(6)}, {"LOAD_B", load_b(6)}, {"EPILOGUE", epi.code}, {"SIMT", body}};
-    if (tf32) {
-      used_tf32_ = true;
-      body = render_template("gemm_tf32", mma);
-      smem = std::max(smem, 2 * 2 * kTile * (16 + 4) * 4 + kTile * (kTile + 4) * 4);
-    } else {
-      mma["TO_16"] = f16 ? "p2_f2h" : "p2_f2b";
-      mma["MMA"] = f16 ? "p2_mma_f16" : "p2_mma_bf16";
-      body = render_template("gemm_mma", mma);
-      smem = std::max(smem, 2 * 2 * kTile * (32 + 8) * 2 + kTile * (kTile + 4) * 4);
-    }
+    // What the element type decides: a K step of 64 bytes of a row, 16-byte chunks, rows padded
+    // by one chunk (bank conflicts), the mma's K (m16n8k16 for 16-bit values, m16n8k8 for tf32).
+    const int bytes = tf32 ? 4 : 2, kt = 64 / bytes, per_chunk = 16 / bytes;
+    mma["ELEM"] = element;
+    mma["KT"] = std::to_string(kt);
+    mma["KT_LAST"] = std::to_string(kt - 1);
+    mma["KPAD"] = mma["CHUNK"] = std::to_string(per_chunk);
+    mma["CHUNK_LAST"] = std::to_string(per_chunk - 1);
+    mma["KSTEP"] = tf32 ? "8" : "16";
+    mma["TO_ELEM"] = tf32 ? "" : f16 ? "p2_f2h" : "p2_f2b";
+    mma["MMA"] = tf32 ? "p2_mma_tf32" : f16 ? "p2_mma_f16" : "p2_mma_bf16";
+    mma["FRAGMENTS"] = render_template(tf32 ? "gemm_mma_frag_tf32" : "gemm_mma_frag_16",
+                                       {{"KT", mma["KT"]}, {"KPAD", mma["KPAD"]}});
+    if (tf32) used_tf32_ = true;
+    body = render_template("gemm_mma", mma);
+    smem = std::max(smem, 2 * 2 * kTile * (kt + per_chunk) * bytes + kTile * (kTile + 4) * 4);
   }
   const SymExpr nb = product(batch);
   if (!const_value(nb)) preconditions_.push_back(to_manifest(nb) + " <= 65535");

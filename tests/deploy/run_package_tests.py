@@ -123,7 +123,7 @@ def options_of(exe: Path):
     flags = set()
     for command in [[], ["inspect"], ["ops"]]:
         text = run([exe, *command, "--help"]).stdout
-        flags |= set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-z])\b", text.split("Subcommands:")[0]))
+        flags |= set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-z])\b", text.split("Subcommands:")[0]))
     return sorted(flags)
 
 
