@@ -97,30 +97,37 @@ template <typename T> T __shfl_xor_sync(unsigned, T v, int o) {
 MMA = r"""
 struct P2MmaLane { unsigned a[4], b[2]; };
 inline float p2_bf16_bits_to_float(unsigned short b) { return __uint_as_float(((unsigned)b) << 16); }
-template <bool BF16> void p2_mma(float* d, const unsigned* a, const unsigned* b) {
+// One warp's mma.sync m16n8kK: every lane publishes its registers, the warp meets, each lane
+// sums its four accumulators over k in order, reading the tiles through A(w, r, c) / B(w, k, n)
+// (w: the warp's lanes), and the warp meets again.
+template <unsigned K, typename FA, typename FB> void p2_mma_warp(float* d, const unsigned* a, const unsigned* b, FA A, FB B) {
   static P2MmaLane lanes[1024];
-  const unsigned t = threadIdx.x, base = t & ~31u, lane = t & 31u;
+  const unsigned t = threadIdx.x, lane = t & 31u;
+  const P2MmaLane* w = lanes + (t & ~31u);
   for (int i = 0; i < 4; ++i) lanes[t].a[i] = a[i];
   for (int i = 0; i < 2; ++i) lanes[t].b[i] = b[i];
   p2_yield(P2_AT_WARP);
+  const unsigned g = lane / 4, tg = lane % 4;
+  for (int i = 0; i < 4; ++i) {
+    const unsigned row = g + 8 * (i / 2), col = 2 * tg + i % 2;
+    float acc = d[i];
+    for (unsigned k = 0; k < K; ++k) acc += A(w, row, k) * B(w, k, col);
+    d[i] = acc;
+  }
+  p2_yield(P2_AT_WARP);
+}
+template <bool BF16> void p2_mma(float* d, const unsigned* a, const unsigned* b) {
   auto half = [](unsigned reg, unsigned hi) {
     const unsigned short bits = (unsigned short)(hi ? reg >> 16 : reg & 0xffffu);
     return BF16 ? p2_bf16_bits_to_float(bits) : p2_half_to_float(bits);
   };
   // A (row r, col c): lane (r % 8) * 4 + (c % 8) / 2, register (r >= 8) + 2 * (c >= 8), half c % 2.
-  auto A = [&](unsigned r, unsigned c) {
-    return half(lanes[base + (r % 8) * 4 + (c % 8) / 2].a[(r >= 8 ? 1 : 0) + (c >= 8 ? 2 : 0)], c % 2);
+  auto A = [&](const P2MmaLane* w, unsigned r, unsigned c) {
+    return half(w[(r % 8) * 4 + (c % 8) / 2].a[(r >= 8 ? 1 : 0) + (c >= 8 ? 2 : 0)], c % 2);
   };
   // B (k, n): lane n * 4 + (k % 8) / 2, register k >= 8, half k % 2.
-  auto B = [&](unsigned k, unsigned n) { return half(lanes[base + n * 4 + (k % 8) / 2].b[k >= 8 ? 1 : 0], k % 2); };
-  const unsigned g = lane / 4, tg = lane % 4;
-  for (int i = 0; i < 4; ++i) {
-    const unsigned row = g + 8 * (i / 2), col = 2 * tg + i % 2;
-    float acc = d[i];
-    for (unsigned k = 0; k < 16; ++k) acc += A(row, k) * B(k, col);
-    d[i] = acc;
-  }
-  p2_yield(P2_AT_WARP);
+  auto B = [&](const P2MmaLane* w, unsigned k, unsigned n) { return half(w[n * 4 + (k % 8) / 2].b[k >= 8 ? 1 : 0], k % 2); };
+  p2_mma_warp<16>(d, a, b, A, B);
 }
 inline void p2_mma_f16(float* d, const unsigned* a, const unsigned* b) { p2_mma<false>(d, a, b); }
 inline void p2_mma_bf16(float* d, const unsigned* a, const unsigned* b) { p2_mma<true>(d, a, b); }
@@ -134,21 +141,9 @@ inline unsigned p2_tf32(float f) {
   return u;
 }
 inline void p2_mma_tf32(float* d, const unsigned* a, const unsigned* b) {
-  static P2MmaLane lanes[1024];
-  const unsigned t = threadIdx.x, base = t & ~31u, lane = t & 31u;
-  for (int i = 0; i < 4; ++i) lanes[t].a[i] = a[i];
-  for (int i = 0; i < 2; ++i) lanes[t].b[i] = b[i];
-  p2_yield(P2_AT_WARP);
-  auto A = [&](unsigned r, unsigned c) { return __uint_as_float(lanes[base + (r % 8) * 4 + c % 4].a[(r >= 8 ? 1 : 0) + (c >= 4 ? 2 : 0)]); };
-  auto B = [&](unsigned k, unsigned n) { return __uint_as_float(lanes[base + n * 4 + k % 4].b[k >= 4 ? 1 : 0]); };
-  const unsigned g = lane / 4, tg = lane % 4;
-  for (int i = 0; i < 4; ++i) {
-    const unsigned row = g + 8 * (i / 2), col = 2 * tg + i % 2;
-    float acc = d[i];
-    for (unsigned k = 0; k < 8; ++k) acc += A(row, k) * B(k, col);
-    d[i] = acc;
-  }
-  p2_yield(P2_AT_WARP);
+  auto A = [](const P2MmaLane* w, unsigned r, unsigned c) { return __uint_as_float(w[(r % 8) * 4 + c % 4].a[(r >= 8 ? 1 : 0) + (c >= 4 ? 2 : 0)]); };
+  auto B = [](const P2MmaLane* w, unsigned k, unsigned n) { return __uint_as_float(w[n * 4 + k % 4].b[k >= 4 ? 1 : 0]); };
+  p2_mma_warp<8>(d, a, b, A, B);
 }
 inline void p2_cp_async16(void* smem, const void* gmem) { std::memcpy(smem, gmem, 16); }
 inline void p2_cp_async_commit() {}
