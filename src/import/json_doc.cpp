@@ -55,17 +55,21 @@ void JsonDoc::end_container() {
 
 uint32_t JsonDoc::intern(std::string_view s) {
   if (strings_.size() * 2 >= table_.size()) {  // grow to keep the load under one half
-    std::vector<uint32_t> bigger(std::max<size_t>(1024, table_.size() * 2), kEmptySlot);
-    for (uint32_t id = 0; id < strings_.size(); ++id) {
-      size_t slot = std::hash<std::string_view>{}(strings_[id]) & (bigger.size() - 1);
-      while (bigger[slot] != kEmptySlot) slot = (slot + 1) & (bigger.size() - 1);
-      bigger[slot] = id;
+    std::vector<Slot> bigger(std::max<size_t>(1024, table_.size() * 2), Slot{kEmptySlot, 0});
+    const size_t mask = bigger.size() - 1;
+    for (const Slot& old : table_) {
+      if (old.id == kEmptySlot) continue;
+      size_t slot = old.hash & mask;
+      while (bigger[slot].id != kEmptySlot) slot = (slot + 1) & mask;
+      bigger[slot] = old;
     }
     table_ = std::move(bigger);
   }
-  size_t slot = std::hash<std::string_view>{}(s) & (table_.size() - 1);
-  for (; table_[slot] != kEmptySlot; slot = (slot + 1) & (table_.size() - 1))
-    if (strings_[table_[slot]] == s) return table_[slot];
+  const size_t mask = table_.size() - 1;
+  const uint32_t hash = static_cast<uint32_t>(std::hash<std::string_view>{}(s));
+  size_t slot = hash & mask;
+  for (; table_[slot].id != kEmptySlot; slot = (slot + 1) & mask)
+    if (table_[slot].hash == hash && strings_[table_[slot].id] == s) return table_[slot].id;
   if (s.size() > arena_left_) {
     size_t chunk = arena_.empty() ? kFirstArenaChunk : std::min(kMaxArenaChunk, 2 * arena_chunk_);
     arena_chunk_ = chunk;
@@ -81,7 +85,7 @@ uint32_t JsonDoc::intern(std::string_view s) {
   string_bytes_ += s.size();
   uint32_t id = static_cast<uint32_t>(strings_.size());
   strings_.emplace_back(copy, s.size());
-  table_[slot] = id;
+  table_[slot] = Slot{id, hash};
   return id;
 }
 

@@ -84,8 +84,14 @@ class JsonDoc {
   size_t arena_left_ = 0;
   size_t arena_chunk_ = 0;  // the size of the last chunk, which the next one doubles
   size_t string_bytes_ = 0;
-  // Interning table: open addressing over strings_ ids (UINT32_MAX = empty).
-  std::vector<uint32_t> table_;
+  // Interning table: open addressing over strings_ ids (id UINT32_MAX = empty), each slot with 32
+  // bits of its string's hash, so that a probe compares bytes only when the hashes agree and a
+  // rehash hashes nothing again.
+  struct Slot {
+    uint32_t id;
+    uint32_t hash;
+  };
+  std::vector<Slot> table_;
   // While building: open containers, and the children collected for each (a stack).
   std::vector<Id> open_;
   std::vector<size_t> open_marks_;

@@ -1,8 +1,10 @@
 // EmitContext: names, the FX value map, node creation, constants and the per-node output binding.
 #include "translate/emit_context.h"
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -222,11 +224,12 @@ std::string EmitContext::const_i64s(const std::vector<int64_t>& v) {
 }
 
 std::string EmitContext::const_scalar(double v, ir::DType dtype) {
-  char bits[32];
-  std::snprintf(bits, sizeof(bits), "%a", v);  // exact, so 0.1f and 0.1 stay distinct keys
+  // Keyed by the double's bits, so 0.1f and 0.1 (and 0.0 and -0.0) stay distinct; every NaN of
+  // one sign is one key. Most calls hit the cache, so the key is built without formatting.
+  const uint64_t bits = std::bit_cast<uint64_t>(std::isnan(v) ? std::copysign(std::numeric_limits<double>::quiet_NaN(), v) : v);
   const std::string_view type_name = ir::dtype_name(dtype);
   std::string key = "s:";
-  key.append(type_name).append(":").append(bits);
+  key.append(type_name).append(":").append(reinterpret_cast<const char*>(&bits), sizeof(bits));
   return cached_constant(
       std::move(key), [&] { return "const_" + std::string(type_name) + "_" + name_text(v); },
       [&] { return filled_tensor(v, dtype); });
