@@ -115,15 +115,6 @@ def build_float_mask():
     return {"module": FloatMaskAttention().eval(), "inputs": (mask, x)}
 
 
-def export_float_mask():
-    """samples/kernels/float_mask.default.pt2 (torch.export, default IR)."""
-    spec = build_float_mask()
-    ep = torch.export.export(spec["module"], spec["inputs"])
-    path = ROOT / "samples" / "kernels" / "float_mask.default.pt2"
-    torch.export.save(ep, str(path))
-    print(f"  {path.relative_to(ROOT)}")
-
-
 class Conv1dBlock(torch.nn.Module):
     """1-D convolution: stride 2, padding 2, dilation 2, bias; a ReLU after it."""
 
@@ -229,15 +220,6 @@ def build_twin():
     return {"module": Twin().eval(), "inputs": (torch.randn(2, 8, 32, generator=gen), torch.randn(2, 4, 16, generator=gen))}
 
 
-def export_twin():
-    """samples/kernels/twin.default.pt2 (torch.export, default IR, static shapes)."""
-    spec = build_twin()
-    ep = torch.export.export(spec["module"], spec["inputs"])
-    path = ROOT / "samples" / "kernels" / "twin.default.pt2"
-    torch.export.save(ep, str(path))
-    print(f"  {path.relative_to(ROOT)}")
-
-
 def build_convnet():
     torch.manual_seed(make_samples.SEED)
     gen = torch.Generator().manual_seed(make_samples.SEED + 13)
@@ -249,30 +231,12 @@ def build_convnet():
     return {"module": ConvNet().eval(), "inputs": inputs, "dynamic_shapes": dyn}
 
 
-def export_convnet():
-    """samples/kernels/convnet.default.pt2 (torch.export, default IR, dynamic spatial sizes)."""
-    spec = build_convnet()
-    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec["dynamic_shapes"])
-    path = ROOT / "samples" / "kernels" / "convnet.default.pt2"
-    torch.export.save(ep, str(path))
-    print(f"  {path.relative_to(ROOT)}")
-
-
 def build_wide_fp16():
     """A smaller wide block (dim 64, one head of 64, hidden 96) in fp16, sequence 2..80."""
     torch.manual_seed(make_samples.SEED)
     m = WideBlock(dim=64, heads=1, hidden=96, max_seq=80).to(torch.float16).eval()
     x = torch.randn(2, 40, 64, generator=torch.Generator().manual_seed(make_samples.SEED + 9)).to(torch.float16)
     return {"module": m, "inputs": (x,), "dynamic_shapes": {"x": {1: torch.export.Dim("seq", min=2, max=80)}}}
-
-
-def export_wide_fp16():
-    """samples/kernels/wide_fp16.default.pt2: the wide block in fp16, dynamic sequence length."""
-    spec = build_wide_fp16()
-    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec["dynamic_shapes"])
-    path = ROOT / "samples" / "kernels" / "wide_fp16.default.pt2"
-    torch.export.save(ep, str(path))
-    print(f"  {path.relative_to(ROOT)}")
 
 
 def build_decoder_as(dtype):
@@ -321,15 +285,6 @@ def build_odd_mlp_as(dtype):
     return build
 
 
-def export_odd_mlp_as(name, dtype):
-    """samples/kernels/<name>.default.pt2 (torch.export, default IR, dynamic batch)."""
-    spec = build_odd_mlp_as(dtype)()
-    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec["dynamic_shapes"])
-    path = ROOT / "samples" / "kernels" / f"{name}.default.pt2"
-    torch.export.save(ep, str(path))
-    print(f"  {path.relative_to(ROOT)}")
-
-
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
                 decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
@@ -342,31 +297,22 @@ def sample_path(stem):
     return p if p.exists() else ROOT / "samples" / "kernels" / f"{stem}.pt2"
 
 
-def export_wide():
-    """samples/kernels/wide.default.pt2 (torch.export, default IR, dynamic sequence length)."""
-    spec = build_wide()
-    ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec["dynamic_shapes"])
-    path = ROOT / "samples" / "kernels" / "wide.default.pt2"
-    torch.export.save(ep, str(path))
-    print(f"  {path.relative_to(ROOT)}")
-def export_decoder_as(name, dtype, dynamic=False):
-    """samples/kernels/<name>.default.pt2: the decoder sample converted to `dtype`, then exported
-    (with a dynamic sequence length when `dynamic`)."""
-    spec = (build_decoder_dynamic_as if dynamic else build_decoder_as)(dtype)()
+# The samples this script exports itself (the others come from make_samples.py): each is
+# BUILDERS[<stem> less ".default"] through torch.export, default IR, with the builder's dynamic dims.
+EXPORTS = ["wide.default", "twin.default", "wide_fp16.default", "convnet.default", "float_mask.default",
+           "decoder_fp16.default", "decoder_bf16.default", "decoder_fp16_dynamic.default",
+           "decoder_bf16_dynamic.default", "odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default"]
+
+
+def export_sample(stem):
+    """samples/kernels/<stem>.pt2 from its builder."""
+    spec = BUILDERS[stem.removesuffix(".default")]()
     ep = torch.export.export(spec["module"], spec["inputs"], dynamic_shapes=spec.get("dynamic_shapes"))
-    path = ROOT / "samples" / "kernels" / f"{name}.default.pt2"
+    path = ROOT / "samples" / "kernels" / f"{stem}.pt2"
     torch.export.save(ep, str(path))
     print(f"  {path.relative_to(ROOT)}")
 
 
-EXPORTS = {"wide.default": export_wide, "twin.default": export_twin, "wide_fp16.default": export_wide_fp16, "convnet.default": export_convnet,
-           "float_mask.default": export_float_mask,
-           "decoder_fp16.default": lambda: export_decoder_as("decoder_fp16", torch.float16),
-           "decoder_bf16.default": lambda: export_decoder_as("decoder_bf16", torch.bfloat16),
-           "decoder_fp16_dynamic.default": lambda: export_decoder_as("decoder_fp16_dynamic", torch.float16, dynamic=True),
-           "decoder_bf16_dynamic.default": lambda: export_decoder_as("decoder_bf16_dynamic", torch.bfloat16, dynamic=True),
-           "odd_mlp_fp16_dynamic.default": lambda: export_odd_mlp_as("odd_mlp_fp16_dynamic", torch.float16),
-           "odd_mlp_bf16_dynamic.default": lambda: export_odd_mlp_as("odd_mlp_bf16_dynamic", torch.bfloat16)}
 NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "INT64": np.int64, "INT32": np.int32, "BOOL": np.bool_}
 TORCH_FLOATS = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BFLOAT16": torch.bfloat16}
 
@@ -472,8 +418,8 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
     runs = [r for r in RUNS if not args.only or r[0] in args.only]
-    for stem in sorted({r[0] for r in runs} & EXPORTS.keys()):
-        EXPORTS[stem]()
+    for stem in sorted({r[0] for r in runs} & set(EXPORTS)):
+        export_sample(stem)
     for stem, builder, types, dynamic_sizes in runs:
         root = BUILDERS[builder]()["module"].eval()
         with tempfile.TemporaryDirectory() as tmp:
