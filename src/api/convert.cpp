@@ -129,7 +129,11 @@ class StageClock {
     return std::forward<Fn>(fn)();
   }
   void add(const char* stage, double seconds) {
-    if (const auto [rss, peak] = resident_bytes(); peak > 0) memory_.push_back({stage, rss, peak});
+    // A stage run twice in a row (the weights, then the constants) is one entry: after both.
+    if (const auto [rss, peak] = resident_bytes(); peak > 0) {
+      if (!memory_.empty() && memory_.back().stage == stage) memory_.back() = {stage, rss, peak};
+      else memory_.push_back({stage, rss, peak});
+    }
     for (StageTiming& s : stages_)
       if (s.stage == stage) {
         s.seconds += seconds;
