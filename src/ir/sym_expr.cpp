@@ -112,6 +112,16 @@ std::pair<int64_t, SymExpr> split_coefficient(const SymExpr& term) {
 
 SymExpr scale(int64_t coefficient, const SymExpr& rest);
 
+// Sums and products of integer constants are folded, so the form stays canonical (printing and
+// reading back gives the same expression); one that overflows int64 is refused rather than kept
+// unfolded, where like terms would group differently on every reading. Sizes never come near it.
+int64_t checked_or_fail(std::optional<int64_t> result, int64_t a, const char* op, int64_t b) {
+  if (!result)
+    fail(ErrorCode::kArchive, "symbolic expression: " + std::to_string(a) + " " + op + " " + std::to_string(b) +
+                                  " overflows int64");
+  return *result;
+}
+
 SymExpr build_add(std::vector<SymExpr> args) {
   std::vector<SymExpr> flat;
   for (auto& a : args) {
@@ -120,34 +130,26 @@ SymExpr build_add(std::vector<SymExpr> args) {
     else
       flat.push_back(std::move(a));
   }
-  // Collect like terms: coefficient per distinct rest, keeping overflow out of the fold.
+  // Collect like terms: coefficient per distinct rest.
   int64_t constant = 0;
-  std::vector<SymExpr> unfolded_constants;
   std::vector<std::pair<SymExpr, int64_t>> terms;
   for (const auto& term : flat) {
     auto [coefficient, rest] = split_coefficient(term);
     if (!rest) {
-      if (auto sum = checked_add(constant, coefficient))
-        constant = *sum;
-      else
-        unfolded_constants.push_back(term);
+      constant = checked_or_fail(checked_add(constant, coefficient), constant, "+", coefficient);
       continue;
     }
     auto it = std::find_if(terms.begin(), terms.end(), [&r = rest](const auto& t) { return same(t.first, r); });
-    if (it == terms.end()) {
+    if (it == terms.end())
       terms.emplace_back(rest, coefficient);
-    } else if (auto sum = checked_add(it->second, coefficient)) {
-      it->second = *sum;
-    } else {
-      terms.emplace_back(rest, coefficient);
-    }
+    else
+      it->second = checked_or_fail(checked_add(it->second, coefficient), it->second, "+", coefficient);
   }
   std::sort(terms.begin(), terms.end(), [](const auto& x, const auto& y) { return less(x.first, y.first); });
   std::vector<SymExpr> out;
   for (const auto& [rest, coefficient] : terms)
     if (coefficient != 0) out.push_back(scale(coefficient, rest));
-  if (constant != 0 || (out.empty() && unfolded_constants.empty())) out.push_back(sym_int(constant));
-  out.insert(out.end(), unfolded_constants.begin(), unfolded_constants.end());
+  if (constant != 0 || out.empty()) out.push_back(sym_int(constant));
   if (out.size() == 1) return out.front();
   return make_node(SymOp::kAdd, std::move(out));
 }
@@ -163,13 +165,10 @@ SymExpr build_mul(std::vector<SymExpr> args) {
   int64_t coefficient = 1;
   std::vector<SymExpr> factors;
   for (auto& f : flat) {
-    if (is_int(f)) {
-      if (auto product = checked_mul(coefficient, f->value)) {
-        coefficient = *product;
-        continue;
-      }
-    }
-    factors.push_back(std::move(f));
+    if (is_int(f))
+      coefficient = checked_or_fail(checked_mul(coefficient, f->value), coefficient, "*", f->value);
+    else
+      factors.push_back(std::move(f));
   }
   if (coefficient == 0) return sym_int(0);
   std::stable_sort(factors.begin(), factors.end(), less);
