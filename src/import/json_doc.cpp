@@ -20,8 +20,7 @@ JsonDoc::Value& JsonDoc::add(JsonType type) {
   Value& v = values_.emplace_back();
   v.type = type;
   if (!open_.empty()) {
-    v.parent = open_.back();
-    const Value& parent = values_[v.parent];
+    const Value& parent = values_[open_.back()];
     v.key = parent.type == JsonType::kObject ? pending_key_
                                              : static_cast<uint32_t>(pending_children_.size() - open_marks_.back());
     pending_children_.push_back(id);
@@ -97,17 +96,22 @@ std::shared_ptr<const std::string> JsonDoc::shared_string(uint32_t str) const {
 }
 
 std::string JsonDoc::path(Id id) const {
-  std::vector<Id> chain;
-  for (Id at = id; at != kNoParent && values_[at].parent != kNoParent; at = values_[at].parent) chain.push_back(at);
+  // Walk down from the root: of a container's members (numbered in increasing order), the one that
+  // holds `id` is the last numbered at or below it.
   std::string out;
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    const Value& v = values_[*it];
-    if (values_[v.parent].type == JsonType::kObject) {
+  for (Id at = root(); at != id && at < values_.size();) {
+    const Value& v = values_[at];
+    if (v.type != JsonType::kArray && v.type != JsonType::kObject) break;
+    const Id* next = std::upper_bound(children_begin(at), children_end(at), id);
+    if (next == children_begin(at)) break;
+    const Id member = next[-1];
+    if (v.type == JsonType::kObject) {
       if (!out.empty()) out += '.';
-      out += strings_[v.key];
+      out += strings_[values_[member].key];
     } else {
-      out += '[' + std::to_string(v.key) + ']';
+      out += '[' + std::to_string(values_[member].key) + ']';
     }
+    at = member;
   }
   return out;
 }
