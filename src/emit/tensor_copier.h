@@ -1,8 +1,10 @@
 // Copies a tensor's row-major bytes to a given offset of an output file. A tensor that is a
-// whole STORED entry is copied and CRC-checked in one pass; other contiguous ones are copied
-// in-kernel with copy_file_range after their entry was verified; the rest through a bounded
-// buffer (Storage::read, which verifies). Shared by the external data file and the streamed embedded model, so both copy
-// weights the same fast way and neither holds a whole tensor in memory.
+// whole STORED entry is copied in-kernel with copy_file_range while a second thread checksums
+// it; other contiguous ones are copied in-kernel after their entry was verified; the rest
+// through a bounded buffer (Storage::read, which verifies). Where copy_file_range cannot copy
+// between the two files, pwrite copies from mappings of the archive. Shared by the external
+// data file and the streamed embedded model, so both copy weights the same fast way and neither
+// holds a whole tensor in memory.
 #pragma once
 
 #include <cstdint>
@@ -32,14 +34,14 @@ class TensorCopier {
   // returns how many. For readers that take many small neighbouring tensors in one read.
   uint64_t read_up_to(uint64_t archive_offset, uint64_t n, uint8_t* dst);
 
-  // Copies through a user-space buffer even where copy_file_range would work (the fallback it
+  // Copies in user space (pwrite from mappings) even where copy_file_range would work (the fallback it
   // takes on its own for EXDEV/ENOSYS/EINVAL/EOPNOTSUPP); lets tests exercise that path.
   void disable_in_kernel_copy() { in_kernel_copy_ = false; }
 
  private:
   void copy_from_archive(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                          const std::filesystem::path& out_path, const archive::Storage& storage);
-  void copy_with_reads(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
+  void copy_in_user_space(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                        const std::filesystem::path& out_path, const archive::Storage& storage);
   uint32_t copy_checksummed(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                             const std::filesystem::path& out_path, const archive::Storage& storage);

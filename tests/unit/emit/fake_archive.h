@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "archive/archive.h"
+#include "archive/zip_crc.h"
 #include "common/error.h"
 #include "emit/onnx_dtype.h"
 #include "translate/translate.h"
@@ -43,7 +44,8 @@ class MemoryStorage final : public archive::Storage {
 };
 
 // Bytes [offset, offset + size) of a file, as an uncompressed entry of an archive would be. The
-// size may claim more than the file holds, to model a truncated archive.
+// size may claim more than the file holds, to model a truncated archive. record_crc() gives it
+// the zip's CRC check, which copies of the whole entry then make.
 class FileStorage final : public archive::Storage {
  public:
   FileStorage(std::filesystem::path file, uint64_t offset, uint64_t size, std::string entry)
@@ -58,12 +60,15 @@ class FileStorage final : public archive::Storage {
   }
   std::optional<uint64_t> file_offset() const override { return offset_; }
   std::string entry_name() const override { return entry_; }
+  const archive::EntryCrc* entry_crc() const override { return crc_.get(); }
+  void record_crc(uint32_t expected) { crc_ = std::make_shared<archive::EntryCrc>(expected, entry_); }
 
  private:
   std::filesystem::path file_;
   uint64_t offset_;
   uint64_t size_;
   std::string entry_;
+  std::shared_ptr<archive::EntryCrc> crc_;
 };
 
 // A large storage whose byte i is pattern_byte(i), so views of hundreds of MiB cost no memory.

@@ -1,0 +1,32 @@
+// A read-only mapping of some bytes of an open file, for copies and checksums that read the
+// archive's page cache in place instead of through a buffer.
+#pragma once
+
+#include <cstdint>
+
+namespace pt2onnx::emit {
+
+// How much of the archive one mapping covers: bounded address space (the hostile-input suite
+// runs under ulimit -v), large enough that mmap/munmap cost little next to reading the bytes.
+inline constexpr uint64_t kMapWindowBytes = uint64_t{16} << 20;
+
+class MappedRange {
+ public:
+  // Maps bytes [offset, offset + n) of `fd` (the page they start in and on). data() is null
+  // where the kernel refuses (address-space cap, a file system without mmap): callers read
+  // through a buffer then. `populate` faults every page in with the mapping (MAP_POPULATE),
+  // one call instead of a fault per few pages, for a reader that will touch every byte.
+  MappedRange(int fd, uint64_t offset, uint64_t n, bool populate);
+  ~MappedRange();
+  MappedRange(const MappedRange&) = delete;
+  MappedRange& operator=(const MappedRange&) = delete;
+
+  const uint8_t* data() const { return data_; }
+
+ private:
+  void* base_ = nullptr;
+  uint64_t length_ = 0;
+  const uint8_t* data_ = nullptr;
+};
+
+}  // namespace pt2onnx::emit
