@@ -282,13 +282,16 @@ void print_call(const char* name, const SymExpr& e, std::string& out) {
   out += ')';
 }
 
-// A product with its coefficient's sign pulled out, for "a - 2*b" and "-s0".
+// A product with its coefficient's sign pulled out, for "a - 2*b" and "-s0". A leading minus
+// binds to the first factor alone when read back, and a minus on a sum distributes into it, so
+// -1*(s0 + 1)*(s1 + 1) keeps its 1: "-(s0 + 1)*(s1 + 1)" would read as (-s0 - 1)*(s1 + 1).
 void print_unsigned_product(int64_t magnitude_coefficient, const SymExpr& rest, std::string& out) {
   if (!rest) {
     out += std::to_string(magnitude_coefficient);
     return;
   }
-  if (magnitude_coefficient != 1) {
+  const bool sum_first = rest->op == SymOp::kMul && rest->args.front()->op == SymOp::kAdd;
+  if (magnitude_coefficient != 1 || sum_first) {
     out += std::to_string(magnitude_coefficient);
     out += '*';
   }
