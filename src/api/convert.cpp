@@ -225,6 +225,8 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   translate_options.opset = options.opset;
   if (config) translate_options.custom_ops = config->op_rules;
   translate_options.fuse = options.fuse;
+  translate_options.module_stacks =
+      !options.hiera.empty() || !options.compile.empty() || (config && !config->module_rules.empty());
   translate::Translation translation = clock.run("translate", [&] {
     // Without fusion the pass returns a copy of the program: skip it (a 100k-node copy).
     if (translate_options.fuse && translate_options.opset >= translate::kMinFusedOpset)

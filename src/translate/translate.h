@@ -20,6 +20,9 @@ struct TranslateOptions {
   // At opset 23+, emit ONNX's fused ops (Attention, RMSNormalization) where they say exactly
   // what the program computes (fuse_patterns.h); false (--no-fuse): always the decomposed forms.
   bool fuse = true;
+  // Whether Translation::node_modules is filled: only module folding (--hiera, --compile, config
+  // module rules) reads it, and at 100k nodes it is a module stack copied per ONNX node.
+  bool module_stacks = true;
 };
 
 struct WeightBinding {
@@ -33,7 +36,8 @@ struct Translation {
   std::vector<WeightBinding> weights;  // in initializer order
   std::vector<std::string> warnings;
   // For each node of model.graph(), in order: the module stack of the FX node it was translated
-  // from (empty for graph-boundary plumbing). hierarchy/ folds module instances with it.
+  // from (empty for graph-boundary plumbing). hierarchy/ folds module instances with it. Empty
+  // when TranslateOptions::module_stacks is false.
   std::vector<std::vector<ir::ModuleFrame>> node_modules;
   // For each of options.custom_ops: how many FX nodes it translated (0: the rule matched nothing).
   std::vector<int64_t> custom_op_hits;
