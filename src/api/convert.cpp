@@ -208,6 +208,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   });
   report.inputs.push_back(options.input);
   if (config) report.inputs.push_back(options.config);
+  api::ArchiveTensorsBeside archive_tensors(*archive, report.model);  // needed from clean-up on
 
   // Archive errors name the file themselves; the importer's gain it here.
   ir::Program program = clock.run("import", [&] {
@@ -254,9 +255,8 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   }
   if (hiera_options.types.empty()) std::vector<std::vector<ir::ModuleFrame>>().swap(translation.node_modules);
   // Graph clean-up (passes/); BatchNorm folding derives weights that emit streams from the archive.
-  auto weights = clock.run("read", [&] { return archive->weights(report.model); });
-  auto constants = clock.run("read", [&] { return archive->constants(report.model); });
-  emit::FoldedWeights folded_weights(translation, std::move(weights), std::move(constants));
+  api::ArchiveTensors tensors = clock.run("read", [&] { return archive_tensors.get(); });
+  emit::FoldedWeights folded_weights(translation, std::move(tensors.weights), std::move(tensors.constants));
   clock.run("clean", [&] {
     passes::clean_translation(translation, {hiera_options.types, options.fold ? &folded_weights : nullptr,
                                             passes::program_types(program)});

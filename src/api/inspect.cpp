@@ -82,13 +82,15 @@ InspectReport inspect(const InspectOptions& options) {
   report.layout = archive::layout_name(archive->layout());
   report.opset = options.opset;
   for (const std::string& name : choose_models(*archive, options.model)) {
+    api::ArchiveTensorsBeside tensors(*archive, name);
     const ir::Program program = ::pt2onnx::api::with_context(
         input_name, [&] { return import::import_program(archive->model_json(name), archive->model_entry(name)); });
     ModelInspection model = inspection::summarize_program(program, translate::builtin_rules(), options.opset, custom);
     model.name = name;
     model.entry = archive->model_entry(name);
     model.weights = ::pt2onnx::api::with_context(input_name, [&] {
-      return inspection::summarize_weights(program.signature, archive->weights(name), archive->constants(name));
+      const api::ArchiveTensors index = tensors.get();
+      return inspection::summarize_weights(program.signature, index.weights, index.constants);
     });
     report.models.push_back(std::move(model));
   }

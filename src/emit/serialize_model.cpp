@@ -12,7 +12,6 @@
 #include <climits>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -20,6 +19,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "common/error.h"
+#include "common/side_task.h"
 #include "emit/output_file.h"
 
 namespace pt2onnx::emit {
@@ -137,7 +137,8 @@ class FieldSplit {
   std::vector<const FieldDescriptor*> at_;
 };
 
-// Runs fn(begin, end) over [0, n): the upper half on a second thread when n is large.
+// Runs fn(begin, end) over [0, n): the upper half beside when n is large (on this thread when no
+// second one can be started; an error of either half is rethrown here, the lower half's first).
 template <typename Fn>
 void split_in_two(int begin, int end, Fn&& fn) {
   if (end - begin < kParallelNodes) {
@@ -145,9 +146,12 @@ void split_in_two(int begin, int end, Fn&& fn) {
     return;
   }
   const int middle = begin + (end - begin) / 2;
-  std::thread upper([&] { fn(middle, end); });
+  SideTask<bool> upper([&] {
+    fn(middle, end);
+    return true;
+  });
   fn(begin, middle);
-  upper.join();
+  upper.get();
 }
 
 // Each node's serialized size, cached in the node for SerializeWithCachedSizes; returns the
