@@ -1,7 +1,6 @@
 #include "emit/range_checksum.h"
 
 #include <algorithm>
-#include <system_error>
 #include <vector>
 
 #include "archive/zip_crc.h"
@@ -15,48 +14,27 @@ constexpr uint64_t kReadChunkBytes = uint64_t{1} << 20;
 }  // namespace
 
 RangeChecksum::RangeChecksum(int fd, uint64_t offset, uint64_t n, ReadFn read)
-    : fd_(fd), offset_(offset), n_(n), read_(std::move(read)) {
-  try {
-    thread_ = std::thread([this] { run(); });
-  } catch (const std::system_error&) {
-    // No thread (RLIMIT_NPROC, no address space for its stack): wait() does the work.
-  }
-}
+    : task_([this, fd, offset, n, read = std::move(read)] {
+        // The buffer of the unmapped path, made only if the kernel refuses a mapping.
+        std::vector<uint8_t> buffer;
+        uint32_t crc = 0;
+        if (stop_.load(std::memory_order_relaxed)) return crc;
+        for_each_window(
+            fd, offset, n, /*populate=*/true,
+            [&]() -> std::vector<uint8_t>& {
+              if (buffer.empty()) buffer.resize(kReadChunkBytes);
+              return buffer;
+            },
+            read,
+            [&](const uint8_t* bytes, uint64_t length) {
+              crc = archive::crc32_update(crc, bytes, length);
+              return !stop_.load(std::memory_order_relaxed);
+            });
+        return crc;
+      }) {}
 
-RangeChecksum::~RangeChecksum() {
-  stop_.store(true, std::memory_order_relaxed);
-  if (thread_.joinable()) thread_.join();
-}
+RangeChecksum::~RangeChecksum() { stop_.store(true, std::memory_order_relaxed); }
 
-uint32_t RangeChecksum::wait() {
-  if (thread_.joinable())
-    thread_.join();
-  else
-    run();
-  if (error_) std::rethrow_exception(error_);
-  return crc_;
-}
-
-void RangeChecksum::run() noexcept {
-  try {
-    std::vector<uint8_t> buffer;
-    for (uint64_t done = 0; done < n_ && !stop_.load(std::memory_order_relaxed);) {
-      const uint64_t length = std::min(n_ - done, kMapWindowBytes);
-      const MappedRange window(fd_, offset_ + done, length, /*populate=*/true);
-      if (window.data() != nullptr) {
-        crc_ = archive::crc32_update(crc_, window.data(), length);
-        done += length;
-        continue;
-      }
-      if (buffer.empty()) buffer.resize(kReadChunkBytes);
-      const uint64_t got = std::min<uint64_t>(length, buffer.size());
-      read_(offset_ + done, got, buffer.data());
-      crc_ = archive::crc32_update(crc_, buffer.data(), got);
-      done += got;
-    }
-  } catch (...) {
-    error_ = std::current_exception();
-  }
-}
+uint32_t RangeChecksum::wait() { return task_.get(); }
 
 }  // namespace pt2onnx::emit

@@ -7,9 +7,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <exception>
 #include <functional>
-#include <thread>
+
+#include "common/side_task.h"
 
 namespace pt2onnx::emit {
 
@@ -21,7 +21,7 @@ class RangeChecksum {
   // holds the range. Where no thread can be started, the whole work is done in wait().
   using ReadFn = std::function<void(uint64_t offset, uint64_t n, uint8_t* dst)>;
   RangeChecksum(int fd, uint64_t offset, uint64_t n, ReadFn read);
-  // Stops early (the copy failed, nobody waits for the result) and joins.
+  // Stops early (the copy failed, nobody waits for the result); task_ then joins.
   ~RangeChecksum();
   RangeChecksum(const RangeChecksum&) = delete;
   RangeChecksum& operator=(const RangeChecksum&) = delete;
@@ -30,16 +30,8 @@ class RangeChecksum {
   uint32_t wait();
 
  private:
-  void run() noexcept;
-
-  int fd_;
-  uint64_t offset_;
-  uint64_t n_;
-  ReadFn read_;
   std::atomic<bool> stop_{false};
-  uint32_t crc_ = 0;
-  std::exception_ptr error_;
-  std::thread thread_;
+  SideTask<uint32_t> task_;  // last: started once stop_ exists, joined before it goes
 };
 
 }  // namespace pt2onnx::emit

@@ -95,21 +95,15 @@ void TensorCopier::copy_from_archive(uint64_t archive_offset, uint64_t n, int ou
 // against 0.9-1.0 s for 1 GB to tmpfs). A window the kernel will not map goes through the buffer.
 void TensorCopier::copy_in_user_space(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                                       const std::filesystem::path& out_path, const archive::Storage& storage) {
-  const int in_fd = archive_fd();
-  for (uint64_t done = 0; done < n;) {
-    const uint64_t length = std::min(n - done, kMapWindowBytes);
-    const MappedRange window(in_fd, archive_offset + done, length, /*populate=*/false);
-    if (window.data() != nullptr) {
-      write_all_at(out_fd, window.data(), length, out_offset + done, out_path);
-      done += length;
-      continue;
-    }
-    std::vector<uint8_t>& buffer = copy_buffer();
-    const uint64_t got = std::min<uint64_t>(length, buffer.size());
-    read_archive(archive_offset + done, got, buffer.data(), storage);
-    write_all_at(out_fd, buffer.data(), got, out_offset + done, out_path);
-    done += got;
-  }
+  uint64_t written = 0;
+  for_each_window(
+      archive_fd(), archive_offset, n, /*populate=*/false, [this]() -> std::vector<uint8_t>& { return copy_buffer(); },
+      [&](uint64_t offset, uint64_t count, uint8_t* dst) { read_archive(offset, count, dst, storage); },
+      [&](const uint8_t* bytes, uint64_t length) {
+        write_all_at(out_fd, bytes, length, out_offset + written, out_path);
+        written += length;
+        return true;
+      });
 }
 
 // The copy as copy_from_archive makes it, while a second thread checksums the same bytes
