@@ -212,10 +212,8 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
 
   // Archive errors name the file themselves; the importer's gain it here.
   ir::Program program = clock.run("import", [&] {
-    std::string program_json = archive->model_json(report.model);
-    return api::with_context(input_name, [&] {
-      return import::import_program(std::move(program_json), archive->model_entry(report.model));
-    });
+    const std::unique_ptr<ReadOnceText> program_json = archive->model_text(report.model);
+    return api::with_context(input_name, [&] { return import::import_program(*program_json, archive->model_entry(report.model)); });
   });
   const std::map<std::string, std::string> dim_names =
       api::with_context(input_name, [&] { return api::resolve_dim_names(program, options.dim_names); });

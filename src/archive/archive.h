@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "archive/zip_crc.h"
+#include "common/read_once_text.h"
 #include "ir/dtype.h"
 
 namespace pt2onnx::archive {
@@ -82,6 +83,9 @@ class Archive {
   virtual std::vector<std::string> model_names() const = 0;
   // The ExportedProgram JSON text of a model, and the entry name it came from (for messages).
   virtual std::string model_json(const std::string& model) const = 0;
+  // The same text for the import, which reads it once: mapped from the archive where it lies
+  // there uncompressed (archive/model_text.h), CRC-checked either way.
+  virtual std::unique_ptr<ReadOnceText> model_text(const std::string& model) const = 0;
   virtual std::string model_entry(const std::string& model) const = 0;
   // Parameters and persistent buffers (the state dict), by FQN.
   virtual std::map<std::string, TensorData> weights(const std::string& model) const = 0;

@@ -31,6 +31,10 @@ std::string ExportArchive::model_json(const std::string& model) const {
   return zip_->read_text(sources(model).json_entry);
 }
 
+std::unique_ptr<ReadOnceText> ExportArchive::model_text(const std::string& model) const {
+  return zip_->read_once_text(sources(model).json_entry);
+}
+
 std::string ExportArchive::model_entry(const std::string& model) const {
   return zip_->root() + sources(model).json_entry;
 }

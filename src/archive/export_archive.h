@@ -40,6 +40,7 @@ class ExportArchive final : public Archive {
   ArchiveLayout layout() const override { return layout_; }
   std::vector<std::string> model_names() const override;
   std::string model_json(const std::string& model) const override;
+  std::unique_ptr<ReadOnceText> model_text(const std::string& model) const override;
   std::string model_entry(const std::string& model) const override;
   std::map<std::string, TensorData> weights(const std::string& model) const override;
   std::map<std::string, TensorData> constants(const std::string& model) const override;

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <new>
 
+#include "archive/model_text.h"
+#include "archive/zip_crc.h"
 #include "common/error.h"
 #include "common/limits.h"
 
@@ -143,18 +145,38 @@ std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found
                                 " is not supported (only STORED and DEFLATE)");
 }
 
-std::string ZipContainer::read_text(const std::string& relative_name, uint64_t max_bytes) const {
-  const std::shared_ptr<const Storage> bytes = storage(relative_name);
-  if (max_bytes == 0 && bytes->size() > limits().entry_bytes) {
+void ZipContainer::check_text_size(const std::string& relative_name, const Storage& bytes, uint64_t max_bytes) const {
+  if (max_bytes == 0 && bytes.size() > limits().entry_bytes) {
     limit_exceeded(ErrorCode::kArchive,
-                   describe(relative_name) + ": " + std::to_string(bytes->size()) + " bytes read into memory",
+                   describe(relative_name) + ": " + std::to_string(bytes.size()) + " bytes read into memory",
                    "entry-bytes");
   }
-  if (max_bytes != 0 && bytes->size() > max_bytes) {
-    fail(ErrorCode::kArchive, describe(relative_name) + ": " + std::to_string(bytes->size()) +
+  if (max_bytes != 0 && bytes.size() > max_bytes) {
+    fail(ErrorCode::kArchive, describe(relative_name) + ": " + std::to_string(bytes.size()) +
                                   " bytes is more than the " + std::to_string(max_bytes) +
                                   " this entry may have");
   }
+}
+
+std::unique_ptr<ReadOnceText> ZipContainer::read_once_text(const std::string& relative_name) const {
+  const std::shared_ptr<const Storage> bytes = storage(relative_name);
+  check_text_size(relative_name, *bytes, 0);  // what is parsed is bounded alike, mapped or not
+  const std::optional<uint64_t> offset = bytes->file_offset();
+  const EntryCrc* crc = bytes->entry_crc();
+  // The padding past the end is the zip's own bytes (what follows an entry: at least the
+  // central directory), never read as JSON.
+  if (offset && crc && *offset <= file_->size() && bytes->size() + kTextPadding <= file_->size() - *offset) {
+    if (std::unique_ptr<ReadOnceText> mapped = map_text(file_->fd(), *offset, bytes->size())) {
+      if (!crc->done()) crc->check(crc32_update(0, mapped->text().data(), mapped->text().size()));
+      return mapped;
+    }
+  }
+  return std::make_unique<StringText>(read_text(relative_name));
+}
+
+std::string ZipContainer::read_text(const std::string& relative_name, uint64_t max_bytes) const {
+  const std::shared_ptr<const Storage> bytes = storage(relative_name);
+  check_text_size(relative_name, *bytes, max_bytes);
   std::string text = allocate<std::string>(bytes->size() + kTextPadding, describe(relative_name));
   text.resize(bytes->size());  // keeps the capacity
   bytes->read(0, text.size(), text.data());

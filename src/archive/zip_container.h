@@ -14,6 +14,7 @@
 #include "archive/libzip_archive.h"
 #include "archive/storages.h"
 #include "archive/zip_directory.h"
+#include "common/read_once_text.h"
 
 namespace pt2onnx::archive {
 
@@ -50,13 +51,18 @@ class ZipContainer {
   // The whole entry as text (CRC-checked); refuses entries over `max_bytes`, by default
   // limits().entry_bytes. The string's capacity holds kTextPadding more bytes, so that the JSON
   // readers (simdjson reads up to 64 bytes past the end) parse it in place instead of copying it.
-  static constexpr size_t kTextPadding = 64;
+  static constexpr size_t kTextPadding = ReadOnceText::kPadding;
   std::string read_text(const std::string& relative_name, uint64_t max_bytes = 0) const;
+  // The same entry for a parser that reads it once (the program JSON): a STORED entry with room
+  // after it in the file is mapped in place (CRC-checked first), anything else read as above.
+  std::unique_ptr<ReadOnceText> read_once_text(const std::string& relative_name) const;
 
  private:
   ZipContainer() = default;
   void index_entries();
   std::shared_ptr<const Storage> entry_storage(const ZipEntry& found, bool check_crc) const;
+  // Refuses an entry read whole that is over `max_bytes` (0: limits().entry_bytes).
+  void check_text_size(const std::string& relative_name, const Storage& bytes, uint64_t max_bytes) const;
 
   std::filesystem::path file_path_;
   std::shared_ptr<const FileHandle> file_;

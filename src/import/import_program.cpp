@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "import/check_definitions.h"
+#include "import/fast_graph.h"
 #include "import/json_node.h"
 #include "import/json_doc.h"
 #include "import/read_argument.h"
@@ -91,14 +92,14 @@ ir::ModuleCallEntry root_entry_from_call_spec(const JsonNode& call_spec, const i
   return {"", root};
 }
 
-ir::Program read_program(const JsonNode& root, const std::string& source_name) {
+ir::Program read_program(const JsonNode& root, const std::string& source_name, FastGraph* fast) {
   ir::Program program;
   if (auto version = root.find("schema_version")) {
     program.schema_version = read_schema_version(*version);
     check_schema_version(program.schema_version, root);
   }
   JsonNode graph_module = root.at("graph_module");
-  program.graph = read_graph(graph_module.at("graph"));
+  program.graph = read_graph(graph_module.at("graph"), fast);
   check_definitions(program.graph, source_name);
   inline_mode_wrappers(program.graph);
   if (auto signature = graph_module.find("signature")) {
@@ -123,26 +124,41 @@ ir::Program read_program(const JsonNode& root, const std::string& source_name) {
   return program;
 }
 
-ir::Program read_document(const JsonDoc& document, const std::string& source_name) {
+ir::Program read_document(const JsonDoc& document, const std::string& source_name, FastGraph* fast = nullptr) {
   JsonNode root(document, document.root(), source_name);
   if (!root.is_object()) root.fail("expected an ExportedProgram object");
   // Early-2025 "Sigmoid" packages wrap the program: {program: {methods: {forward: <program>}}}.
   if (!root.has("graph_module") && root.has("program")) {
-    if (auto forward = root.at("program").at("methods").find("forward")) return read_program(*forward, source_name);
+    if (auto forward = root.at("program").at("methods").find("forward")) return read_program(*forward, source_name, nullptr);
   }
-  return read_program(root, source_name);
+  return read_program(root, source_name, fast);
+}
+
+// The graph's nodes and tensor values straight from the parse when the fast readers take them
+// (fast_graph.h), else the whole document the general way. `release` (the text's owner, or
+// null) is told as the parse passes parts of the text, and at its end.
+ir::Program import_text(JsonText text, const std::string& source_name, ReadOnceText* release) {
+  FastGraph fast;
+  fast.text = release;
+  std::unique_ptr<JsonDoc> document = parse_program_doc_fast(text, source_name, fast);
+  FastGraph* taken = document ? &fast : nullptr;
+  if (!document) document = parse_json_doc(text, source_name);
+  if (release) release->release_before(text.text.data() + text.text.size());  // the document and `fast` hold what they need
+  return read_document(*document, source_name, taken);
 }
 
 }  // namespace
 
 ir::Program import_program(const std::string& json_text, const std::string& source_name) {
-  return read_document(*parse_json_doc(json_text, source_name), source_name);
+  return import_text(JsonText(json_text), source_name, nullptr);
 }
 
-ir::Program import_program(std::string&& json_text, const std::string& source_name) {
-  const std::unique_ptr<JsonDoc> document = parse_json_doc(json_text, source_name);
-  std::string().swap(json_text);  // the document holds every string it needs
-  return read_document(*document, source_name);
+ir::Program import_program(ReadOnceText& text, const std::string& source_name) {
+  return import_text(JsonText(text.text(), true), source_name, &text);
+}
+
+ir::Program import_program_general(const std::string& json_text, const std::string& source_name) {
+  return read_document(*parse_json_doc(json_text, source_name), source_name);
 }
 
 }  // namespace pt2onnx::import

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "common/read_once_text.h"
 #include "ir/program.h"
 
 namespace pt2onnx::import {
@@ -18,9 +19,12 @@ constexpr int kMaxSchemaMajor = 8;
 // .inputs[0].arg: unknown argument kind 'as_foo'"; an unsupported schema major version is refused
 // naming the version found and those supported.
 ir::Program import_program(const std::string& json_text, const std::string& source_name);
-// The same, freeing `json_text` once it is parsed: the text (85 MB at 100k nodes) need not be held
-// while the IR is built.
-ir::Program import_program(std::string&& json_text, const std::string& source_name);
+// The same from a text with its padding that is let go of as the parse passes (the archive's
+// mapping of the entry, common/read_once_text.h); `text` must stay alive through the call.
+ir::Program import_program(ReadOnceText& text, const std::string& source_name);
+// The same through the general readers alone, without the fast ones of fast_graph.h: for the
+// tests that hold the two to the same IR.
+ir::Program import_program_general(const std::string& json_text, const std::string& source_name);
 
 // Parses one nn_module_stack metadata value (both the current "key,path,type;..." form and the
 // 2.1 "key:(path,type)" form), outermost first.

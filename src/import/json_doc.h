@@ -106,4 +106,23 @@ class JsonDoc {
 // of double's range) and refuses nesting past limits().nesting.
 std::unique_ptr<JsonDoc> parse_json_doc(const std::string& text, const std::string& source_name);
 
+// A text to parse and whether simdjson's padding (64 readable bytes) follows it; a text without
+// is copied into a padded buffer first. A std::string has it when its capacity holds it
+// (ZipContainer::read_text leaves that room).
+struct JsonText {
+  std::string_view text;
+  bool padded = false;
+  JsonText(std::string_view t, bool p) : text(t), padded(p) {}
+  JsonText(const std::string& s) : text(s), padded(s.capacity() >= s.size() + kPadding) {}  // NOLINT: implicit by design
+  static constexpr size_t kPadding = 64;  // SIMDJSON_PADDING (json_doc_parse.cpp checks)
+};
+std::unique_ptr<JsonDoc> parse_json_doc(JsonText text, const std::string& source_name);
+
+struct FastGraph;
+// An ExportedProgram text with graph_module.graph.nodes and .tensor_values read into `fast` by
+// the fast readers (fast_graph.h), standing empty in the document; nullptr (and `fast` cleared)
+// when they decline or the text has any fault: the caller then uses parse_json_doc, whose
+// readers report it.
+std::unique_ptr<JsonDoc> parse_program_doc_fast(JsonText text, const std::string& source_name, FastGraph& fast);
+
 }  // namespace pt2onnx::import

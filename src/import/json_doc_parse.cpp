@@ -8,11 +8,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include <simdjson.h>
 
 #include "common/error.h"
 #include "common/limits.h"
+#include "import/fast_graph.h"
 #include "import/json_doc.h"
 #include "import/json_text.h"
 
@@ -68,7 +71,54 @@ class Builder {
     }
   }
 
+  // An ExportedProgram with graph_module.graph.nodes and .tensor_values handed to the fast
+  // readers (fast_graph.h) and left empty here; the rest goes into the document as add_value
+  // puts it, at the same depths and paths. A key met twice on that way declines.
+  void add_program(od::value value, FastGraph& fast) {
+    add_object_taking(value, "graph_module", [&](od::value graph_module) {
+      add_object_taking(graph_module, "graph", [&](od::value graph) {
+        add_object_taking(graph, "nodes", [&](od::value nodes) {
+          read_fast_nodes(nodes, fast);
+          open(JsonType::kArray);
+          doc_.end_container();
+        }, "tensor_values", [&](od::value values) {
+          read_fast_tensor_values(values, fast);
+          open(JsonType::kObject);
+          doc_.end_container();
+        });
+      });
+    });
+  }
+
  private:
+  // An object whose member `key` goes to `take` (and `key2` to `take2`) instead of add_value.
+  template <typename Take, typename Take2 = std::nullptr_t>
+  void add_object_taking(od::value value, std::string_view key, Take&& take, std::string_view key2 = {},
+                         Take2&& take2 = nullptr) {
+    if (value.type() != od::json_type::object) return add_value(value);
+    open(JsonType::kObject);
+    bool seen = false;
+    bool seen2 = false;
+    for (auto field : value.get_object()) {
+      const std::string_view name = field.unescaped_key();
+      doc_.set_key(name);
+      if (name == key) {
+        if (std::exchange(seen, true)) throw FastGraphDeclined{};
+        take(field.value());
+      } else if constexpr (!std::is_same_v<std::decay_t<Take2>, std::nullptr_t>) {
+        if (name == key2) {
+          if (std::exchange(seen2, true)) throw FastGraphDeclined{};
+          take2(field.value());
+        } else {
+          add_value(field.value());
+        }
+      } else {
+        add_value(field.value());
+      }
+    }
+    doc_.end_container();
+  }
+
   // The readers recurse over the document too: refuse depth here, before either recursion goes deep.
   void open(JsonType type) {
     if (doc_.depth() >= static_cast<size_t>(limits().nesting))
@@ -112,14 +162,16 @@ class Builder {
   const std::string& source_name_;
 };
 
-// Fills `doc` from `text`; throws Error(kArchive) on malformed text.
-void build(const std::string& text, JsonDoc& doc, const std::string& source_name) {
-  // On-Demand reads up to SIMDJSON_PADDING bytes past the end: copy only when the string lacks them
-  // (ZipContainer::read_text leaves them).
+// Fills `doc` from `text`; throws Error(kArchive) on malformed text. With `fast`, the program's
+// nodes and tensor values go to the fast readers (and FastGraphDeclined may come out).
+void build(JsonText input, JsonDoc& doc, const std::string& source_name, FastGraph* fast = nullptr) {
+  static_assert(JsonText::kPadding == simdjson::SIMDJSON_PADDING);
+  // On-Demand reads up to SIMDJSON_PADDING bytes past the end: copy only when the text lacks them.
+  const std::string_view text = input.text;
   doc.reserve(text.size());
   simdjson::padded_string copy;
-  simdjson::padded_string_view view(text);
-  if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) {
+  simdjson::padded_string_view view(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING);
+  if (!input.padded) {
     copy = simdjson::padded_string(text);
     view = copy;
   }
@@ -136,7 +188,8 @@ void build(const std::string& text, JsonDoc& doc, const std::string& source_name
       doc.add_null();  // a scalar document: the reader refuses it ("expected an ExportedProgram object")
       return;
     }
-    builder.add_value(document.get_value());
+    if (fast) builder.add_program(document.get_value(), *fast);
+    else builder.add_value(document.get_value());
     // Anything but whitespace after the root value is an error, as in any JSON parser.
     const char* rest = nullptr;
     if (document.current_location().get(rest) == simdjson::SUCCESS) {
@@ -150,13 +203,30 @@ void build(const std::string& text, JsonDoc& doc, const std::string& source_name
   }
 }
 
-bool may_have_nonfinite_tokens(const std::string& text) {
-  return text.find("Infinity") != std::string::npos || text.find("NaN") != std::string::npos;
+bool may_have_nonfinite_tokens(std::string_view text) {
+  return text.find("Infinity") != std::string_view::npos || text.find("NaN") != std::string_view::npos;
 }
 
 }  // namespace
 
+std::unique_ptr<JsonDoc> parse_program_doc_fast(JsonText text, const std::string& source_name, FastGraph& fast) {
+  auto doc = std::make_unique<JsonDoc>();
+  try {
+    build(text, *doc, source_name, &fast);
+    return doc;
+  } catch (const FastGraphDeclined&) {
+  } catch (const LimitError&) {
+  } catch (const Error&) {
+  }
+  fast = FastGraph();  // the general parse reads everything again, and reports what is wrong
+  return nullptr;
+}
+
 std::unique_ptr<JsonDoc> parse_json_doc(const std::string& text, const std::string& source_name) {
+  return parse_json_doc(JsonText(text), source_name);
+}
+
+std::unique_ptr<JsonDoc> parse_json_doc(JsonText text, const std::string& source_name) {
   auto doc = std::make_unique<JsonDoc>();
   try {
     build(text, *doc, source_name);
@@ -166,10 +236,10 @@ std::unique_ptr<JsonDoc> parse_json_doc(const std::string& text, const std::stri
   } catch (const Error&) {
     // torch 2.3-2.4 wrote bare Infinity/-Infinity/NaN (Python's json.dumps): only then is the
     // text copied with them quoted and read again.
-    if (!may_have_nonfinite_tokens(text)) throw;
+    if (!may_have_nonfinite_tokens(text.text)) throw;
   }
   doc = std::make_unique<JsonDoc>();
-  build(quote_nonfinite_tokens(text), *doc, source_name);
+  build(quote_nonfinite_tokens(std::string(text.text)), *doc, source_name);
   return doc;
 }
 

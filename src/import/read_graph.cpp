@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "import/fast_graph.h"
 #include "import/fill_defaults.h"
 #include "import/import_program.h"
 #include "import/read_argument.h"
@@ -17,7 +18,8 @@ namespace {
 
 constexpr int64_t kKeywordKind = 2;  // ArgumentKind.KEYWORD
 
-// The name of the first value an argument produces, or "".
+}  // namespace
+
 std::string first_value_name(const ir::Argument& arg) {
   if (const auto* t = std::get_if<ir::TensorArg>(&arg)) return t->name;
   if (const auto* ts = std::get_if<ir::TensorListArg>(&arg)) return ts->names.empty() ? "" : ts->names.front();
@@ -30,6 +32,8 @@ std::string first_value_name(const ir::Argument& arg) {
   if (const auto* t = std::get_if<ir::TokenArg>(&arg)) return t->name;
   return "";
 }
+
+namespace {
 
 // FX-style name for a node that has neither a name field nor a named output (e.g. an assert):
 // "aten._assert_scalar.default" -> "_assert_scalar_default".
@@ -87,13 +91,15 @@ ir::Node read_node(const JsonNode& node) {
 
 }  // namespace
 
-ir::Graph read_graph(const JsonNode& node) {
+ir::Graph read_graph(const JsonNode& node, FastGraph* fast) {
   ir::Graph graph;
   if (auto inputs = node.find("inputs"))
     for (const auto& input : inputs->elements()) graph.inputs.push_back(read_argument(input));
   if (auto outputs = node.find("outputs"))
     for (const auto& output : outputs->elements()) graph.outputs.push_back(read_argument(output));
-  if (auto nodes = node.find("nodes")) {
+  if (fast && fast->nodes_taken) {
+    graph.nodes = std::move(fast->nodes);  // every one named: the fast reader declines the others
+  } else if (auto nodes = node.find("nodes")) {
     const std::vector<JsonNode> elements = nodes->elements();
     graph.nodes.reserve(elements.size());
     for (const auto& n : elements) graph.nodes.push_back(read_node(n));
@@ -111,7 +117,9 @@ ir::Graph read_graph(const JsonNode& node) {
     }
   }
   // members() come sorted and without repeats: each insertion goes at the end of the map.
-  if (auto values = node.find("tensor_values"))
+  if (fast && fast->values_taken)
+    graph.tensor_values = std::move(fast->tensor_values);
+  else if (auto values = node.find("tensor_values"))
     for (auto& [name, meta] : values->members())
       if (!meta.is_null()) graph.tensor_values.emplace_hint(graph.tensor_values.end(), std::move(name), read_tensor_meta(meta));
   if (auto values = node.find("sym_int_values"))

@@ -65,12 +65,19 @@ ir::Dim read_dim(const JsonNode& node) {
   auto [kind, value] = node.union_member();
   if (kind == "as_int") return {value.as_int()};
   if (kind != "as_expr") node.fail("unknown SymInt kind '" + kind + "'");
-  std::string text = expr_text(value);
+  try {
+    return dim_of_expr_text(expr_text(value));
+  } catch (const LimitError& e) {
+    node.fail(e.what());  // too long or too deep is refused, not kept opaque
+  }
+}
+
+ir::Dim dim_of_expr_text(const std::string& text) {
   ir::SymExpr expr;
   try {
     expr = ir::parse_sym_expr(text);
-  } catch (const LimitError& e) {
-    node.fail(e.what());  // too long or too deep is refused, not kept opaque
+  } catch (const LimitError&) {
+    throw;
   } catch (const Error&) {
     return {ir::sym_symbol(readable_expr_text(text))};
   }

@@ -41,6 +41,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto archive = pt2onnx::archive::Archive::open(scratch_path());
     for (const std::string& model : archive->model_names()) {
       pt2onnx::fuzz::expect_clean([&] { (void)archive->model_json(model); });
+      // The mapped text the import reads: the same bytes as model_json, or the same refusal.
+      pt2onnx::fuzz::expect_clean([&] {
+        std::string json;
+        try {
+          json = archive->model_json(model);
+        } catch (const pt2onnx::Error&) {
+          json = "<refused>";
+        }
+        std::string mapped;
+        try {
+          mapped = std::string(archive->model_text(model)->text());
+        } catch (const pt2onnx::Error&) {
+          mapped = "<refused>";
+        }
+        if (json != mapped) {
+          std::fprintf(stderr, "model_text and model_json differ\n");
+          std::abort();
+        }
+      });
       pt2onnx::fuzz::expect_clean([&] { read_tensors(archive->weights(model)); });
       pt2onnx::fuzz::expect_clean([&] { read_tensors(archive->constants(model)); });
     }

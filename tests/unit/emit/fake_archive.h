@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "archive/archive.h"
+#include "archive/model_text.h"
 #include "archive/zip_crc.h"
 #include "common/error.h"
 #include "emit/onnx_dtype.h"
@@ -98,6 +99,9 @@ class FakeArchive final : public archive::Archive {
   archive::ArchiveLayout layout() const override { return archive::ArchiveLayout::kPt2RawWeights; }
   std::vector<std::string> model_names() const override { return {"model"}; }
   std::string model_json(const std::string&) const override { return "{}"; }
+  std::unique_ptr<ReadOnceText> model_text(const std::string& model) const override {
+    return std::make_unique<archive::StringText>(model_json(model));
+  }
   std::string model_entry(const std::string&) const override { return "models/model.json"; }
   std::map<std::string, archive::TensorData> weights(const std::string&) const override { return {}; }
   std::map<std::string, archive::TensorData> constants(const std::string&) const override { return {}; }

@@ -1,0 +1,22 @@
+// A text that a parser reads once, front to back (the program JSON: 85 MB at 100k nodes), with
+// kPadding readable bytes past its end (simdjson reads up to 64 there), that lets go of what was
+// read: the text and the IR built from it need not be held whole at the same time.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace pt2onnx {
+
+class ReadOnceText {
+ public:
+  static constexpr size_t kPadding = 64;
+  virtual ~ReadOnceText() = default;
+  virtual std::string_view text() const = 0;
+  // The bytes before `p` (a position in text(), or its end) will not be read again before the
+  // text is released: their memory may be given back. Reading them anyway is allowed and
+  // correct, only slower (a mapping refaults from the page cache).
+  virtual void release_before(const char* p) = 0;
+};
+
+}  // namespace pt2onnx

@@ -1,0 +1,40 @@
+// The bulk of a program, graph_module.graph.nodes and .tensor_values (nine tenths of the text of
+// a deep model), read straight from simdjson On-Demand into the IR, without a JsonDoc of them in
+// between: at 25,000 blocks that document was ~95 MB and half of the import time.
+//
+// Only the encoding torch writes today is taken this way (unions of one member, no repeated
+// keys, static sizes, the argument kinds of ordinary ops); on anything else, and on every
+// error, the reader declines and the caller parses the whole text the general way
+// (import_program.cpp). So what is accepted here is exactly what the general readers accept, and
+// every message a bad file gets comes from them, with its JSON path.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "common/read_once_text.h"
+#include "ir/program.h"
+
+namespace pt2onnx::import {
+
+// What the fast readers took; the general readers take the rest of the document.
+struct FastGraph {
+  bool nodes_taken = false;  // graph.nodes was read here (and stands empty in the document)
+  bool values_taken = false;  // likewise graph.tensor_values
+  std::vector<ir::Node> nodes;
+  std::map<std::string, ir::TensorMeta> tensor_values;
+  // Told, node by node, that the text before a position will not be read again (or null).
+  ReadOnceText* text = nullptr;
+};
+
+// Thrown by the readers below when the text is not in the form they take.
+struct FastGraphDeclined {};
+
+// graph.nodes (an array) and graph.tensor_values (an object). Throw FastGraphDeclined.
+void read_fast_nodes(simdjson::ondemand::value nodes, FastGraph& out);
+void read_fast_tensor_values(simdjson::ondemand::value values, FastGraph& out);
+
+}  // namespace pt2onnx::import

@@ -1,0 +1,158 @@
+// The fast readers of graph.nodes and tensor_values (fast_graph.h) against the general ones: the
+// same IR where they take a file, a decline (and then the general readers' result or message)
+// where they do not.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/read_once_text.h"
+
+#include "import/fast_graph.h"
+#include "import/import_program.h"
+#include "import/ir_text.h"
+#include "import/json_doc.h"
+#include "import/real_excerpts.h"
+#include "import_test_util.h"
+
+namespace pt2onnx::test {
+namespace {
+
+// Whether the fast readers take the text's nodes and tensor values.
+bool taken(const std::string& json) {
+  import::FastGraph fast;
+  return import::parse_program_doc_fast(json, kSourceName, fast) != nullptr && fast.nodes_taken && fast.values_taken;
+}
+
+std::string general_text(const std::string& json) { return graph_text(import::import_program_general(json, kSourceName).graph); }
+
+std::string general_error(const std::string& json) {
+  try {
+    import::import_program_general(json, kSourceName);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  FAIL("expected the general import to fail");
+  return "";
+}
+
+const std::string kAdd =
+    R"({"target": "torch.ops.aten.add.Tensor", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}, "kind": 1},
+         {"name": "other", "arg": {"as_tensor": {"name": "x"}}, "kind": 1}, {"name": "alpha", "arg": {"as_int": 2}, "kind": 2}],
+        "outputs": [{"as_tensor": {"name": "add"}}],
+        "metadata": {"stack_trace": "File x.py, line 3", "nn_module_stack": "L__self__,,m.M;L__self__a,a,m.A", "torch_fn": "add_1;f"},
+        "name": "add"})";
+const std::string kValues =
+    R"(, "tensor_values": {"x": {"dtype": 7, "sizes": [{"as_int": 2}, {"as_expr": {"expr_str": "s0", "hint": {"as_int": 3}}}],
+         "requires_grad": false, "device": {"type": "cpu", "index": null}, "strides": [{"as_int": 3}, {"as_int": 1}],
+         "storage_offset": {"as_int": 0}, "layout": 7},
+       "add": {"dtype": 7, "sizes": [{"as_int": 2}, {"as_int": 3}], "device": {"type": "cuda:0"}, "requires_grad": true}})";
+
+std::string program_of(const std::string& nodes, const std::string& values = kValues) {
+  return program_with_graph(R"({"inputs": [{"as_tensor": {"name": "x"}}], "outputs": [{"as_tensor": {"name": "add"}}], "nodes": [)" +
+                            nodes + "]" + values + "}");
+}
+
+TEST_CASE("fast graph readers: real exporter output gives the general readers' IR") {
+  for (const char* excerpt : {kTorch215ConvDynamic, kTorch27ConvDynamic}) {
+    const std::string json = excerpt;
+    CHECK(taken(json));
+    CHECK(graph_text(import_text(json).graph) == general_text(json));
+  }
+}
+
+TEST_CASE("fast graph readers: arguments, metadata, symbolic and static sizes") {
+  const std::string json = program_of(kAdd);
+  REQUIRE(taken(json));
+  const ir::Program program = import_text(json);
+  CHECK(graph_text(program.graph) == general_text(json));
+  REQUIRE(program.graph.nodes.size() == 1);
+  CHECK(program.graph.nodes[0].module_stack.size() == 2);
+  CHECK(program.graph.tensor_values.at("add").device == "cuda");
+  CHECK_FALSE(program.graph.tensor_values.at("x").sizes[1].is_static());
+}
+
+TEST_CASE("fast graph readers decline what they do not take; the general readers decide") {
+  struct Case {
+    std::string what;
+    std::string json;
+  };
+  const Case cases[] = {
+      {"a union in the all-keys encoding",
+       program_of(R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}, "as_int": null}}],
+                      "outputs": [{"as_tensor": {"name": "add"}}], "name": "add"})")},
+      {"a node without a name or a named output",
+       program_of(kAdd + R"(, {"target": "torch.ops.aten._assert_async.msg", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}},
+                      {"name": "assert_msg", "arg": {"as_string": "x"}}], "outputs": [{"as_none": null}]})")},
+      {"a repeated key (the general reader keeps the last)",
+       program_of(R"({"target": "torch.ops.aten.neg.default", "target": "torch.ops.aten.relu.default",
+                      "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}}], "outputs": [{"as_tensor": {"name": "add"}}], "name": "add"})")},
+      {"a tensor value given and then null",
+       program_of(kAdd, R"(, "tensor_values": {"x": {"dtype": 7, "sizes": []}, "add": {"dtype": 7, "sizes": []}, "add": null})")},
+      {"metadata that is not text",
+       program_of(R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}}],
+                      "outputs": [{"as_tensor": {"name": "add"}}], "metadata": {"custom": {"a": 1}}, "name": "add"})")},
+      {"an argument kind left to the general reader",
+       program_of(R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}},
+                      {"name": "z", "arg": {"as_complex": {"real": 1.0, "imag": 2.0}}}], "outputs": [{"as_tensor": {"name": "add"}}], "name": "add"})")},
+      {"a non-finite float written as text",
+       program_of(R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}},
+                      {"name": "v", "arg": {"as_float": "Infinity"}}], "outputs": [{"as_tensor": {"name": "add"}}], "name": "add"})")},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    CHECK_FALSE(taken(c.json));
+    CHECK(graph_text(import_text(c.json).graph) == general_text(c.json));
+  }
+}
+
+TEST_CASE("fast graph readers decline a bad file, and its message is the general readers'") {
+  const std::string cases[] = {
+      program_of(kAdd, R"(, "tensor_values": {"x": {"dtype": 7, "sizes": [{"as_int": -2}]}})"),
+      program_of(R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_foo": 1}}],
+                     "outputs": [{"as_tensor": {"name": "add"}}], "name": "add"})"),
+      program_of(R"({"inputs": [], "outputs": [{"as_tensor": {"name": "add"}}], "name": "add"})"),
+      program_of(R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_int": 9223372036854775808}}],
+                     "outputs": [{"as_tensor": {"name": "add"}}], "name": "add"})"),
+      program_of(kAdd) + " trailing",
+  };
+  for (const std::string& json : cases) {
+    CAPTURE(json);
+    CHECK_FALSE(taken(json));
+    CHECK(import_error(json) == general_error(json));
+  }
+}
+
+// A text that records what the import lets go of.
+class RecordingText final : public ReadOnceText {
+ public:
+  explicit RecordingText(std::string text) : text_(std::move(text)) { text_.reserve(text_.size() + kPadding); }
+  std::string_view text() const override { return text_; }
+  void release_before(const char* p) override { released.push_back(static_cast<size_t>(p - text_.data())); }
+  std::vector<size_t> released;
+
+ private:
+  std::string text_;
+};
+
+TEST_CASE("fast graph readers let go of the text behind them, and of all of it at the end") {
+  std::string nodes;
+  for (int i = 0; i < 3000; ++i) {
+    if (i) nodes += ", ";
+    nodes += R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}}],
+                 "outputs": [{"as_tensor": {"name": "r)" + std::to_string(i) + R"("}}], "name": "r)" + std::to_string(i) + R"("})";
+  }
+  const std::string json = program_with_graph(R"({"inputs": [{"as_tensor": {"name": "x"}}], "outputs": [], "nodes": [)" + nodes +
+                                              R"(], "tensor_values": {"x": {"dtype": 7, "sizes": []}}})");
+  RecordingText text(json);
+  const ir::Program program = import::import_program(text, kSourceName);
+  CHECK(program.graph.nodes.size() == 3000);
+  CHECK(graph_text(program.graph) == general_text(json));
+  REQUIRE(text.released.size() == 3);  // nodes 1024 and 2048, then the end
+  CHECK(text.released[0] < text.released[1]);
+  CHECK(json.compare(text.released[1], 1, "{") == 0);  // a node's start
+  CHECK(text.released.back() == json.size());
+}
+
+}  // namespace
+}  // namespace pt2onnx::test
