@@ -219,6 +219,9 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
       api::with_context(input_name, [&] { return api::resolve_dim_names(program, options.dim_names); });
   ir::rename_symbols(program, dim_names);
   report.nodes_in = static_cast<int64_t>(program.graph.nodes.size());
+  // Node metadata (stack traces, torch_fn, ...) is read by no later stage: not held through the
+  // translation, whose end is the conversion's peak (14 MB at 25,000 blocks).
+  for (ir::Node& node : program.graph.nodes) std::map<std::string, ir::SharedText>().swap(node.metadata);
 
   translate::TranslateOptions translate_options;
   translate_options.opset = options.opset;
