@@ -220,7 +220,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   ir::rename_symbols(program, dim_names);
   report.nodes_in = static_cast<int64_t>(program.graph.nodes.size());
   // Node metadata (stack traces, torch_fn, ...) is read by no later stage: not held through the
-  // translation, whose end is the conversion's peak (14 MB at 25,000 blocks).
+  // translation, whose end is the conversion's peak (13 MB at 25,000 blocks).
   for (ir::Node& node : program.graph.nodes) std::map<std::string, ir::SharedText>().swap(node.metadata);
 
   translate::TranslateOptions translate_options;
