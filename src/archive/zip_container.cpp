@@ -1,5 +1,7 @@
 #include "archive/zip_container.h"
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <new>
 
@@ -164,8 +166,12 @@ std::unique_ptr<ReadOnceText> ZipContainer::read_once_text(const std::string& re
   const std::optional<uint64_t> offset = bytes->file_offset();
   const EntryCrc* crc = bytes->entry_crc();
   // The padding past the end is the zip's own bytes (what follows an entry: at least the
-  // central directory), never read as JSON.
-  if (offset && crc && *offset <= file_->size() && bytes->size() + kTextPadding <= file_->size() - *offset) {
+  // central directory), never read as JSON. Mapped bytes past the end of the file would fault
+  // (SIGBUS): the file's size is taken now, as emit does before it maps weights.
+  struct stat info {};
+  const bool sized = ::fstat(file_->fd(), &info) == 0 && info.st_size >= 0;
+  const uint64_t file_size = sized ? static_cast<uint64_t>(info.st_size) : 0;
+  if (offset && crc && sized && *offset <= file_size && bytes->size() + kTextPadding <= file_size - *offset) {
     if (std::unique_ptr<ReadOnceText> mapped = map_text(file_->fd(), *offset, bytes->size())) {
       if (!crc->done()) crc->check(crc32_update(0, mapped->text().data(), mapped->text().size()));
       return mapped;
