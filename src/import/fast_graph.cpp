@@ -291,7 +291,8 @@ class SharedTexts {
   std::unordered_map<std::string_view, ir::SharedText> texts_;  // keys view the values
 };
 
-ir::Node node(od::value value, SharedTexts& texts) {
+// `texts` null: the metadata other than the module stack is checked and dropped.
+ir::Node node(od::value value, SharedTexts* texts) {
   ir::Node out;
   bool has_target = false;
   for_each_member(value, [&](std::string_view key, od::value member) {
@@ -332,8 +333,10 @@ ir::Node node(od::value value, SharedTexts& texts) {
           } catch (const Error&) {
             decline();
           }
+        } else if (texts) {
+          out.metadata[std::string(name)] = texts->get(as_view(v));
         } else {
-          out.metadata[std::string(name)] = texts.get(as_view(v));
+          (void)as_view(v);  // checked, not kept
         }
         return true;
       });
@@ -417,7 +420,8 @@ ir::TensorMeta tensor_meta(od::value value) {
 }  // namespace
 
 void read_fast_nodes(od::value nodes, FastGraph& out) {
-  SharedTexts texts;
+  SharedTexts shared;
+  SharedTexts* texts = out.node_metadata ? &shared : nullptr;
   size_t count = 0;
   for_each_element(nodes, [&](od::value value) {
     // Every 1,024 nodes the text read so far is let go (a few hundred kB at a time): the nodes

@@ -28,6 +28,7 @@ struct FastGraph {
   std::map<std::string, ir::TensorMeta> tensor_values;
   // Told, node by node, that the text before a position will not be read again (or null).
   ReadOnceText* text = nullptr;
+  bool node_metadata = true;  // false: ir::Node::metadata is not built (import_program.h)
 };
 
 // Thrown by the readers below when the text is not in the form they take.

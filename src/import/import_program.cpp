@@ -137,24 +137,28 @@ ir::Program read_document(const JsonDoc& document, const std::string& source_nam
 // The graph's nodes and tensor values straight from the parse when the fast readers take them
 // (fast_graph.h), else the whole document the general way. `release` (the text's owner, or
 // null) is told as the parse passes parts of the text, and at its end.
-ir::Program import_text(JsonText text, const std::string& source_name, ReadOnceText* release) {
+ir::Program import_text(JsonText text, const std::string& source_name, ReadOnceText* release, bool node_metadata) {
   FastGraph fast;
   fast.text = release;
+  fast.node_metadata = node_metadata;
   std::unique_ptr<JsonDoc> document = parse_program_doc_fast(text, source_name, fast);
   FastGraph* taken = document ? &fast : nullptr;
   if (!document) document = parse_json_doc(text, source_name);
   if (release) release->release_before(text.text.data() + text.text.size());  // the document and `fast` hold what they need
-  return read_document(*document, source_name, taken);
+  ir::Program program = read_document(*document, source_name, taken);
+  if (!node_metadata)  // what the general readers built (the fast ones built none)
+    for (ir::Node& node : program.graph.nodes) std::map<std::string, ir::SharedText>().swap(node.metadata);
+  return program;
 }
 
 }  // namespace
 
 ir::Program import_program(const std::string& json_text, const std::string& source_name) {
-  return import_text(JsonText(json_text), source_name, nullptr);
+  return import_text(JsonText(json_text), source_name, nullptr, true);
 }
 
-ir::Program import_program(ReadOnceText& text, const std::string& source_name) {
-  return import_text(JsonText(text.text(), true), source_name, &text);
+ir::Program import_program(ReadOnceText& text, const std::string& source_name, bool node_metadata) {
+  return import_text(JsonText(text.text(), true), source_name, &text, node_metadata);
 }
 
 ir::Program import_program_general(const std::string& json_text, const std::string& source_name) {

@@ -21,7 +21,9 @@ constexpr int kMaxSchemaMajor = 8;
 ir::Program import_program(const std::string& json_text, const std::string& source_name);
 // The same from a text with its padding that is let go of as the parse passes (the archive's
 // mapping of the entry, common/read_once_text.h); `text` must stay alive through the call.
-ir::Program import_program(ReadOnceText& text, const std::string& source_name);
+// `node_metadata` false: ir::Node::metadata (stack traces, torch_fn, ...) is left empty, for the
+// callers that read none of it (convert, inspect); the fast readers then do not build it at all.
+ir::Program import_program(ReadOnceText& text, const std::string& source_name, bool node_metadata = true);
 // The same through the general readers alone, without the fast ones of fast_graph.h: for the
 // tests that hold the two to the same IR.
 ir::Program import_program_general(const std::string& json_text, const std::string& source_name);

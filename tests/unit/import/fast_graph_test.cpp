@@ -154,5 +154,23 @@ TEST_CASE("fast graph readers let go of the text behind them, and of all of it a
   CHECK(text.released.back() == json.size());
 }
 
+TEST_CASE("node_metadata=false leaves ir::Node::metadata empty on both paths, and nothing else changes") {
+  const std::string taken_json = program_of(kAdd);
+  const std::string declined_json =
+      program_of(kAdd + R"(, {"target": "torch.ops.aten._assert_async.msg", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}},
+                      {"name": "assert_msg", "arg": {"as_string": "x"}}], "outputs": [{"as_none": null}]})");
+  for (const std::string& json : {taken_json, declined_json}) {
+    RecordingText with(json);
+    RecordingText without(json);
+    ir::Program full = import::import_program(with, kSourceName);
+    const ir::Program bare = import::import_program(without, kSourceName, /*node_metadata=*/false);
+    REQUIRE_FALSE(full.graph.nodes.front().metadata.empty());
+    for (const ir::Node& n : bare.graph.nodes) CHECK(n.metadata.empty());
+    CHECK(bare.graph.nodes.front().module_stack.size() == 2);  // module stacks are not metadata here
+    for (ir::Node& n : full.graph.nodes) n.metadata.clear();
+    CHECK(graph_text(bare.graph) == graph_text(full.graph));
+  }
+}
+
 }  // namespace
 }  // namespace pt2onnx::test
