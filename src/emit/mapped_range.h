@@ -1,10 +1,12 @@
-// A read-only mapping of some bytes of an open file, for copies and checksums that read the
-// archive's page cache in place instead of through a buffer.
+// Windows of read-only mappings of the archive (archive/mapped_range.h), for copies and checksums
+// that read its page cache in place instead of through a buffer.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
+
+#include "archive/mapped_range.h"
 
 namespace pt2onnx::emit {
 
@@ -12,24 +14,7 @@ namespace pt2onnx::emit {
 // runs under ulimit -v), large enough that mmap/munmap cost little next to reading the bytes.
 inline constexpr uint64_t kMapWindowBytes = uint64_t{16} << 20;
 
-class MappedRange {
- public:
-  // Maps bytes [offset, offset + n) of `fd` (the page they start in and on). data() is null
-  // where the kernel refuses (address-space cap, a file system without mmap): callers read
-  // through a buffer then. `populate` faults every page in with the mapping (MAP_POPULATE),
-  // one call instead of a fault per few pages, for a reader that will touch every byte.
-  MappedRange(int fd, uint64_t offset, uint64_t n, bool populate);
-  ~MappedRange();
-  MappedRange(const MappedRange&) = delete;
-  MappedRange& operator=(const MappedRange&) = delete;
-
-  const uint8_t* data() const { return data_; }
-
- private:
-  void* base_ = nullptr;
-  uint64_t length_ = 0;
-  const uint8_t* data_ = nullptr;
-};
+using archive::MappedRange;
 
 // Walks bytes [offset, offset + n) of `fd` in windows of kMapWindowBytes, handing each piece to
 // use(bytes, length) in order: from a mapping where the kernel grants one, else read into

@@ -1,0 +1,33 @@
+#include "archive/mapped_range.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace pt2onnx::archive {
+
+MappedRange::MappedRange(int fd, uint64_t offset, uint64_t n, bool populate) {
+  page_ = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t begin = offset / page_ * page_;
+  length_ = n + (offset - begin);
+  void* mapped = ::mmap(nullptr, length_, PROT_READ, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd,
+                        static_cast<off_t>(begin));
+  if (mapped == MAP_FAILED) return;
+  base_ = mapped;
+  if (!populate) ::madvise(base_, length_, MADV_SEQUENTIAL);
+  data_ = static_cast<const uint8_t*>(base_) + (offset - begin);
+}
+
+MappedRange::~MappedRange() {
+  if (base_ != nullptr) ::munmap(base_, length_);
+}
+
+void MappedRange::release_before(const uint8_t* p) {
+  if (base_ == nullptr) return;
+  const uint64_t upto = static_cast<uint64_t>(p - static_cast<const uint8_t*>(base_)) / page_ * page_;
+  if (upto <= released_) return;
+  // Advice: where the kernel refuses, the pages only stay resident longer.
+  ::madvise(static_cast<uint8_t*>(base_) + released_, upto - released_, MADV_DONTNEED);
+  released_ = upto;
+}
+
+}  // namespace pt2onnx::archive
