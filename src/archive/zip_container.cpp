@@ -177,15 +177,19 @@ std::unique_ptr<ReadOnceText> ZipContainer::read_once_text(const std::string& re
       return mapped;
     }
   }
-  return std::make_unique<StringText>(read_text(relative_name));
+  return std::make_unique<StringText>(read_whole(relative_name, *bytes));
 }
 
 std::string ZipContainer::read_text(const std::string& relative_name, uint64_t max_bytes) const {
   const std::shared_ptr<const Storage> bytes = storage(relative_name);
   check_text_size(relative_name, *bytes, max_bytes);
-  std::string text = allocate<std::string>(bytes->size() + kTextPadding, describe(relative_name));
-  text.resize(bytes->size());  // keeps the capacity
-  bytes->read(0, text.size(), text.data());
+  return read_whole(relative_name, *bytes);
+}
+
+std::string ZipContainer::read_whole(const std::string& relative_name, const Storage& bytes) const {
+  std::string text = allocate<std::string>(bytes.size() + kTextPadding, describe(relative_name));
+  text.resize(bytes.size());  // keeps the capacity
+  bytes.read(0, text.size(), text.data());
   return text;
 }
 

@@ -61,6 +61,8 @@ class ZipContainer {
   ZipContainer() = default;
   void index_entries();
   std::shared_ptr<const Storage> entry_storage(const ZipEntry& found, bool check_crc) const;
+  // The entry's bytes as a string whose capacity holds kTextPadding more (sizes checked first).
+  std::string read_whole(const std::string& relative_name, const Storage& bytes) const;
   // Refuses an entry read whole that is over `max_bytes` (0: limits().entry_bytes).
   void check_text_size(const std::string& relative_name, const Storage& bytes, uint64_t max_bytes) const;
 

@@ -391,16 +391,7 @@ ir::TensorMeta tensor_meta(od::value value) {
     } else if (key == "strides") {
       meta.strides = list<ir::Dim>(member, dim);
     } else if (key == "device") {
-      if (type_of(member) == od::json_type::string) decline();
-      bool typed = false;
-      for_each_member(member, [&](std::string_view field, od::value v) {
-        if (field != "type") return false;
-        if (is_null(v)) return true;
-        meta.device = as_string(v);
-        typed = true;
-        return true;
-      });
-      if (!typed) decline();
+      meta.device = device(member).type;  // (the general reader reads only its type)
       meta.device = meta.device.substr(0, meta.device.find(':'));  // "cuda:0" -> "cuda"
     } else if (key == "requires_grad") {
       meta.requires_grad = as_bool(member);

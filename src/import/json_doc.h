@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/read_once_text.h"
+
 namespace pt2onnx::import {
 
 enum class JsonType : uint8_t { kNull, kBool, kInt, kUint, kDouble, kString, kArray, kObject };
@@ -114,7 +116,7 @@ struct JsonText {
   bool padded = false;
   JsonText(std::string_view t, bool p) : text(t), padded(p) {}
   JsonText(const std::string& s) : text(s), padded(s.capacity() >= s.size() + kPadding) {}  // NOLINT: implicit by design
-  static constexpr size_t kPadding = 64;  // SIMDJSON_PADDING (json_doc_parse.cpp checks)
+  static constexpr size_t kPadding = ReadOnceText::kPadding;  // SIMDJSON_PADDING (json_doc_parse.cpp checks)
 };
 std::unique_ptr<JsonDoc> parse_json_doc(JsonText text, const std::string& source_name);
 
