@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <set>
 #include <string_view>
 
+#include "common/view_map.h"
 #include "passes/name_set.h"
 #include "passes/passes_internal.h"
 #include "ir/sym_expr.h"
@@ -139,10 +141,13 @@ CleanReport clean_functions(onnx::ModelProto& model) {
 }
 
 TypeOracle program_types(const ir::Program& program) {
-  return [&program](const std::string& name) -> std::optional<ValueType> {
-    auto found = program.graph.tensor_values.find(name);
-    if (found == program.graph.tensor_values.end()) return std::nullopt;
-    const ir::TensorMeta& meta = found->second;
+  // Indexed once: the passes ask about many of the graph's values.
+  auto metas = std::make_shared<ViewMap<const ir::TensorMeta*>>(program.graph.tensor_values.size());
+  for (const auto& [name, meta] : program.graph.tensor_values) metas->insert(name, &meta);
+  return [metas](const std::string& name) -> std::optional<ValueType> {
+    const ir::TensorMeta* const* found = metas->find(name);
+    if (!found) return std::nullopt;
+    const ir::TensorMeta& meta = **found;
     // Complex values are stored as real pairs in the ONNX; unknown ones say nothing.
     if (translate::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
     ValueType t;

@@ -1,0 +1,49 @@
+// ViewMap (common/view_map.h), the open-addressed map of name views behind NameSet and the
+// translator's and clean-up's tensor_values indexes: answers as a std::map of the same names.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/view_map.h"
+
+namespace pt2onnx {
+namespace {
+
+TEST_CASE("ViewMap finds what a std::map finds, keeps the first value of a name, through rehashes") {
+  std::vector<std::string> names;
+  for (int i = 0; i < 6000; ++i) names.push_back("value_" + std::to_string(i * 11 % 4001));  // duplicates
+  names.push_back("");
+  ViewMap<int> map;  // no size hint: grows from 16 slots
+  std::map<std::string, int> expected;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const bool fresh = expected.emplace(names[i], static_cast<int>(i)).second;
+    CHECK(map.insert(names[i], static_cast<int>(i)) == fresh);
+  }
+  CHECK(map.size() == expected.size());
+  for (int i = 0; i < 5000; ++i) {
+    const std::string probe = "value_" + std::to_string(i);
+    const int* found = map.find(probe);
+    const auto it = expected.find(probe);
+    REQUIRE((found != nullptr) == (it != expected.end()));
+    if (found) CHECK(*found == it->second);
+  }
+  REQUIRE(map.find("") != nullptr);
+  CHECK(*map.find("") == expected.at(""));
+  CHECK_FALSE(map.contains("value_"));
+}
+
+TEST_CASE("ViewMap holds pointers as values, and a size hint spares no lookup") {
+  const std::vector<std::string> names = {"linear", "linear_1", "gelu"};
+  ViewMap<const std::string*> map(names.size());
+  for (const std::string& n : names) CHECK(map.insert(n, &n));
+  for (const std::string& n : names) {
+    REQUIRE(map.find(std::string(n)) != nullptr);  // equal text in another buffer
+    CHECK(*map.find(n) == &n);
+  }
+  CHECK(map.find("linear_") == nullptr);
+}
+
+}  // namespace
+}  // namespace pt2onnx
