@@ -1,4 +1,5 @@
 // nn_module_stack metadata text -> module frames.
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,11 +16,19 @@ namespace {
 constexpr std::string_view kEmptyStackPlaceholder = "_empty_nn_module_stack_from_metadata_hook";
 
 // Splits on `separator` where it is not inside ()/[] (Dynamo paths such as
-// "getattr(L['fn'], '0')" or "layers.slice(1, None, None)" contain commas).
-std::vector<std::string_view> split_top_level(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  int depth = 0;
+// "getattr(L['fn'], '0')" or "layers.slice(1, None, None)" contain commas), into `parts`.
+void split_top_level(std::string_view text, char separator, std::vector<std::string_view>& parts) {
+  parts.clear();
   size_t start = 0;
+  if (text.find('(') == std::string_view::npos && text.find('[') == std::string_view::npos) {
+    // The common case (every frame of a plain nn.Module tree): each separator splits, found by
+    // memchr instead of a loop over every byte (a tenth of importing a 100k-node program).
+    for (size_t at; (at = text.find(separator, start)) != std::string_view::npos; start = at + 1)
+      parts.push_back(text.substr(start, at - start));
+    parts.push_back(text.substr(start));
+    return;
+  }
+  int depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '(' || c == '[') {
@@ -32,7 +41,6 @@ std::vector<std::string_view> split_top_level(std::string_view text, char separa
     }
   }
   parts.push_back(text.substr(start));
-  return parts;
 }
 
 std::string join(const std::vector<std::string_view>& parts, size_t first, size_t last, char separator) {
@@ -60,19 +68,23 @@ bool is_old_form(std::string_view entry) {
 
 std::vector<ir::ModuleFrame> parse_module_stack(const std::string& text) {
   std::vector<ir::ModuleFrame> frames;
-  for (std::string_view entry : split_top_level(text, ';')) {
+  std::vector<std::string_view> entries;
+  std::vector<std::string_view> fields;  // of one entry, reused
+  split_top_level(text, ';', entries);
+  frames.reserve(std::min<size_t>(entries.size(), limits().nesting + 1));  // ';;;' gives no frames
+  for (std::string_view entry : entries) {
     if (entry.empty()) continue;
     ir::ModuleFrame frame;
     if (is_old_form(entry)) {
       size_t colon = entry.find(':');
       frame.key = std::string(entry.substr(0, colon));
       std::string_view inner = entry.substr(colon + 2, entry.size() - colon - 3);
-      auto fields = split_top_level(inner, ',');
+      split_top_level(inner, ',', fields);
       if (fields.size() < 2) malformed(entry, "expected key:(path,type)");
       frame.path = join(fields, 0, fields.size() - 1, ',');  // types never contain commas
       frame.type = std::string(fields.back());
     } else {
-      auto fields = split_top_level(entry, ',');
+      split_top_level(entry, ',', fields);
       if (fields.size() < 3) malformed(entry, "expected key,path,type");
       frame.key = std::string(fields.front());
       frame.path = join(fields, 1, fields.size() - 1, ',');
