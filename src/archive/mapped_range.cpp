@@ -30,4 +30,9 @@ void MappedRange::release_before(const uint8_t* p) {
   released_ = upto;
 }
 
+void MappedRange::evict() {
+  if (base_ != nullptr && released_ < length_)
+    ::madvise(static_cast<uint8_t*>(base_) + released_, length_ - released_, MADV_DONTNEED);
+}
+
 }  // namespace pt2onnx::archive

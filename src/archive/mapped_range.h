@@ -22,6 +22,9 @@ class MappedRange {
   // The whole pages before `p` (within the mapping) leave this process's memory: MADV_DONTNEED
   // drops the page table entries, and a later read refaults them from the page cache.
   void release_before(const uint8_t* p);
+  // Every page of the mapping leaves this process's memory the same way, though the caller will
+  // read them again (release_before's bound does not move).
+  void evict();
 
  private:
   void* base_ = nullptr;

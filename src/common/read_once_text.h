@@ -17,6 +17,11 @@ class ReadOnceText {
   // text is released: their memory may be given back. Reading them anyway is allowed and
   // correct, only slower (a mapping refaults from the page cache).
   virtual void release_before(const char* p) = 0;
+  // The whole text may leave this process's memory now though it will be read again: a mapped
+  // text refaults from the page cache as the reader comes back to each page. For a parser whose
+  // first pass (simdjson's structural index) has touched every page before its second pass reads
+  // the text again, so that the text is not held whole beside the IR. A no-op for a text in memory.
+  virtual void evict() {}
 };
 
 }  // namespace pt2onnx

@@ -428,10 +428,13 @@ void read_fast_tensor_values(od::value values, FastGraph& out) {
   // The general reader keeps the last of repeated names and skips it when null: a name given
   // twice with values declines, and so does one given with a value and as null.
   std::vector<std::string_view> null_names;  // views into the parser's strings, alive while it is
+  size_t count = 0;
   for (auto field : take(values.get_object())) {
     od::field member = take(std::move(field));
     const std::string_view name = take(member.unescaped_key());
     od::value meta = member.value();
+    // As for the nodes: the text read so far is let go every 1,024 values (a quarter of the text).
+    if (out.text && ++count % 1024 == 0) out.text->release_before(meta.raw_json_token().data());
     if (is_null(meta)) {
       null_names.push_back(name);
       continue;

@@ -183,6 +183,9 @@ void build(JsonText input, JsonDoc& doc, const std::string& source_name, FastGra
         parser.allocate(view.length(), std::max<size_t>(simdjson::DEFAULT_MAX_DEPTH, limits().nesting + 2));
     if (error) throw simdjson::simdjson_error(error);
     od::document document = parser.iterate(view);
+    // The structural index is built: the text is read once more, front to back, and the fast
+    // readers give it back as they go; what lies ahead of them need not stay resident meanwhile.
+    if (fast && fast->text && input.padded) fast->text->evict();
     od::json_type type = document.type();
     if (type != od::json_type::object && type != od::json_type::array) {
       doc.add_null();  // a scalar document: the reader refuses it ("expected an ExportedProgram object")

@@ -38,6 +38,13 @@ TEST_CASE("read_once_text maps a STORED entry and gives the bytes read_text give
     // Given back a part and then all, it still reads the same (the page cache serves it again).
     text->release_before(text->text().data() + n / 2);
     CHECK(text->text() == payload);
+    // Evicted whole (after a parser's first pass), it reads the same again, padding included.
+    text->evict();
+    CHECK(text->text() == payload);
+    after = text->text().data()[text->text().size() + ReadOnceText::kPadding - 1];
+    text->evict();
+    text->release_before(text->text().data() + n / 4);  // behind what was released: no change
+    CHECK(text->text() == payload);
     text->release_before(text->text().data() + text->text().size());
   }
 }
@@ -59,6 +66,8 @@ TEST_CASE("read_once_text reads a DEFLATE entry into memory, and frees it at the
   const std::unique_ptr<ReadOnceText> text = zip->read_once_text("a.json");
   CHECK(text->text() == payload);
   text->release_before(text->text().data() + 10);  // not the end: kept
+  CHECK(text->text() == payload);
+  text->evict();  // a text in memory stays
   CHECK(text->text() == payload);
   text->release_before(text->text().data() + text->text().size());
   CHECK(text->text().empty());
