@@ -58,6 +58,11 @@ struct ConvertOptions {
   bool strict = false;
   // Called as weights are written, with the bytes written so far and the total (a progress line).
   std::function<void(int64_t done, int64_t total)> on_weight_progress;
+  // Runs `release`, which frees most of a large program's memory at once (the IR, once
+  // translated): a host whose allocator keeps freed pages resident for a while can have it give
+  // these back at once, so that the weights' index read next does not add its memory to theirs
+  // (the CLI sets mimalloc's decommit delay to 0 around it). Optional: unset, `release` just runs.
+  std::function<void(const std::function<void()>& release)> around_bulk_free;
   // false (--no-fold): inference BatchNorm stays a BatchNormalization node instead of being
   // folded into the Conv/Gemm before it (weights then appear exactly as in the archive).
   bool fold = true;

@@ -9,6 +9,7 @@
 #include "api/compile_kernels.h"
 #include "api/dim_names.h"
 #include "api/pipeline_helpers.h"
+#include "api/weights_beside_clean.h"
 #include "archive/archive.h"
 #include "common/error.h"
 #include "config/config.h"
@@ -208,7 +209,6 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   });
   report.inputs.push_back(options.input);
   if (config) report.inputs.push_back(options.config);
-  api::ArchiveTensorsBeside archive_tensors(*archive, report.model);  // needed from clean-up on
 
   // Archive errors name the file themselves; the importer's gain it here.
   ir::Program program = clock.run("import", [&] {
@@ -249,19 +249,25 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   // What is dead from here on goes now, before the weights are read: the peak is the IR and the
   // ONNX graph alive together. Clean-up asks only the value types of the IR (the kernel stage
   // wants all of it), and only --hiera reads the module stacks of the ONNX nodes.
-  if (!kernel_stage.active()) {
-    ir::Program types_only;
-    types_only.graph.tensor_values = std::move(program.graph.tensor_values);
-    program = std::move(types_only);
-  }
-  if (hiera_options.types.empty()) std::vector<std::vector<ir::ModuleFrame>>().swap(translation.node_modules);
-  // Graph clean-up (passes/); BatchNorm folding derives weights that emit streams from the archive.
-  api::ArchiveTensors tensors = clock.run("read", [&] { return archive_tensors.get(); });
-  emit::FoldedWeights folded_weights(translation, std::move(tensors.weights), std::move(tensors.constants));
+  auto release = [&] {
+    if (!kernel_stage.active()) {
+      ir::Program types_only;
+      types_only.graph.tensor_values = std::move(program.graph.tensor_values);
+      program = std::move(types_only);
+    }
+    if (hiera_options.types.empty()) std::vector<std::vector<ir::ModuleFrame>>().swap(translation.node_modules);
+  };
+  if (options.around_bulk_free) options.around_bulk_free(release);
+  else release();
+  // Graph clean-up (passes/), with the weights' index read beside it; BatchNorm folding derives
+  // weights that emit streams from the archive.
+  api::WeightsBesideClean weights(translation, *archive, report.model);
   clock.run("clean", [&] {
-    passes::clean_translation(translation, {hiera_options.types, options.fold ? &folded_weights : nullptr,
+    passes::clean_translation(translation, {hiera_options.types, options.fold ? &weights : nullptr,
                                             passes::program_types(program)});
   });
+  clock.run("read", [&] { weights.folded(); });  // where the index was taken before: errors keep their order
+  emit::FoldedWeights& folded_weights = weights.folded();
   if (!hiera_options.types.empty()) {
     const hierarchy::HierarchyReport folded = clock.run("hierarchy", [&] {
       return api::with_context(input_name, [&] {

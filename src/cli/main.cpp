@@ -12,6 +12,9 @@
 #include <utility>
 
 #include <nlohmann/json.hpp>
+#ifdef PT2ONNX_WITH_MIMALLOC
+#include <mimalloc.h>
+#endif
 
 #include "api/inspect.h"
 #include "cli/cli_docs.h"
@@ -272,6 +275,16 @@ int main(int argc, char** argv) {
     }
     pt2onnx::cli::ProgressLine progress(!run.quiet);
     options.on_weight_progress = [&](int64_t done, int64_t total) { progress.update(done, total); };
+#ifdef PT2ONNX_WITH_MIMALLOC
+    // mimalloc keeps freed pages resident for a while (its decommit delay, 25 ms, or until the
+    // heap is next collected): those of the IR go back at once (docs/scale.md, seventh pass).
+    options.around_bulk_free = [](const std::function<void()>& release) {
+      const long delay = mi_option_get(mi_option_decommit_delay);
+      mi_option_set(mi_option_decommit_delay, 0);
+      release();
+      mi_option_set(mi_option_decommit_delay, delay);
+    };
+#endif
     report = pt2onnx::convert(options);
     progress.end();
     options.on_weight_progress = nullptr;
