@@ -66,4 +66,18 @@ class ViewMap {
   size_t size_ = 0;
 };
 
+// A set of names held as views (a ViewMap with no values).
+class ViewSet {
+ public:
+  explicit ViewSet(size_t expected = 0) : names_(expected) {}
+  // True when `name` was not in the set yet.
+  bool insert(std::string_view name) { return names_.insert(name, Empty{}); }
+  bool contains(std::string_view name) const { return names_.contains(name); }
+  size_t size() const { return names_.size(); }
+
+ private:
+  struct Empty {};
+  ViewMap<Empty> names_;
+};
+
 }  // namespace pt2onnx
