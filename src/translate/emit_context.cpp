@@ -262,9 +262,13 @@ void EmitContext::begin_node(const ir::Node& node) {
   std::string scope;
   for (const ir::ModuleFrame& frame : node.module_stack) scope.append(frame.key).append("/");
   if (scope != scopes_[static_cast<size_t>(scope_)]) {
-    auto [it, inserted] = scope_ids_.try_emplace(scope, static_cast<int>(scopes_.size()));
-    if (inserted) scopes_.push_back(std::move(scope));
-    scope_ = it->second;
+    if (const int* id = scope_ids_.find(scope)) {
+      scope_ = *id;
+    } else {
+      scope_ = static_cast<int>(scopes_.size());
+      scopes_.push_back(std::move(scope));
+      scope_ids_.insert(scopes_.back(), scope_);
+    }
   }
   doc_ = node.module_stack.empty() ? std::string() : module_text(node.module_stack.back());
   outputs_.clear();

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -259,8 +260,8 @@ class EmitContext {
   static const std::unordered_set<std::string> kNoNames;
 
   // Module scopes ("a/b/": the keys of a module stack), each kept once; 0 is "" (no module).
-  std::vector<std::string> scopes_{std::string()};
-  std::unordered_map<std::string, int> scope_ids_;
+  std::deque<std::string> scopes_{std::string()};  // a deque: its strings stay where they are
+  ViewMap<int> scope_ids_;                          // views of scopes_' strings
 
   const ir::Node* node_ = nullptr;
   int scope_ = 0;         // scopes_ index of node_'s scope

@@ -83,10 +83,13 @@ Liveness analyze(const ir::Graph& graph, std::vector<std::string> returned) {
 
   auto& needed = result.used;
   needed.reserve(nodes.size() * 2);
-  result.last_use.reserve(nodes.size() * 2);
+  result.last_use.reserve(result.views.size());
   std::vector<std::string> names = std::move(returned);
   needed.insert(names.begin(), names.end());
-  for (const auto& n : names) result.last_use[n] = nodes.size();
+  // The last reader is asked only of views (view_mutation.cpp): kept for them alone.
+  auto is_view = [&](const std::string& n) { return !result.views.empty() && result.views.count(n); };
+  for (const auto& n : names)
+    if (is_view(n)) result.last_use[n] = nodes.size();
 
   for (size_t i = nodes.size(); i-- > 0;) {
     const ir::Node& node = nodes[i];
@@ -113,7 +116,8 @@ Liveness analyze(const ir::Graph& graph, std::vector<std::string> returned) {
     names.clear();
     for (const auto& in : node.inputs) collect_value_names(in.arg, names);
     needed.insert(names.begin(), names.end());
-    for (const auto& n : names) result.last_use.try_emplace(n, i);  // backwards: the first seen is the last use
+    for (const auto& n : names)
+      if (is_view(n)) result.last_use.try_emplace(n, i);  // backwards: the first seen is the last use
   }
   return result;
 }

@@ -21,7 +21,8 @@ struct Liveness {
   std::vector<bool> live;      // per node of graph.nodes
   // Lookups only, never iterated (so hashed).
   std::unordered_set<std::string> used;  // FX names read by live nodes or by graph outputs
-  std::unordered_map<std::string, size_t> last_use;  // FX name -> index of its last live reader (nodes.size(): an output)
+  // FX name of a view -> index of its last live reader (nodes.size(): an output).
+  std::unordered_map<std::string, size_t> last_use;
   std::map<std::string, const ir::Node*> views;  // FX name of a view -> the node that made it
 };
 
