@@ -1,5 +1,5 @@
 // Helpers shared by convert() and inspect(): the opset check, error context per stage, and the
-// weights' index read beside the import.
+// weights' index read beside another stage.
 #pragma once
 
 #include <map>
@@ -37,9 +37,9 @@ struct ArchiveTensors {
 };
 
 // Reads that index beside the caller (a fifth of the CPU time of a 100k-node conversion: the
-// weights config and one zip entry per tensor), while import and translate, which need none of it,
-// run; get() hands it over, or rethrows its error at the point where the caller would have read
-// it. `archive` must outlive the task.
+// weights config and one zip entry per tensor), while stages that need none of it run (inspect's
+// import; convert's clean-up, api/weights_beside_clean.h); get() hands it over, or rethrows its
+// error at the point where the caller would have read it. `archive` must outlive the task.
 class ArchiveTensorsBeside {
  public:
   ArchiveTensorsBeside(const archive::Archive& archive, std::string model)
