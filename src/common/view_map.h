@@ -66,6 +66,15 @@ class ViewMap {
   size_t size_ = 0;
 };
 
+// An index of a name-keyed map (std::map<std::string, T>, ...): its keys as views, each to a
+// pointer at its value. The map must outlive the index and keep its entries where they are.
+template <typename Map>
+ViewMap<const typename Map::mapped_type*> index_by_name(const Map& map) {
+  ViewMap<const typename Map::mapped_type*> out(map.size());
+  for (const auto& [name, value] : map) out.insert(name, &value);
+  return out;
+}
+
 // A set of names held as views (a ViewMap with no values).
 class ViewSet {
  public:

@@ -142,8 +142,7 @@ CleanReport clean_functions(onnx::ModelProto& model) {
 
 TypeOracle program_types(const ir::Program& program) {
   // Indexed once: the passes ask about many of the graph's values.
-  auto metas = std::make_shared<ViewMap<const ir::TensorMeta*>>(program.graph.tensor_values.size());
-  for (const auto& [name, meta] : program.graph.tensor_values) metas->insert(name, &meta);
+  auto metas = std::make_shared<ViewMap<const ir::TensorMeta*>>(index_by_name(program.graph.tensor_values));
   return [metas](const std::string& name) -> std::optional<ValueType> {
     const ir::TensorMeta* const* found = metas->find(name);
     if (!found) return std::nullopt;

@@ -88,23 +88,13 @@ std::string describe_node(const ir::Node& node, bool with_target) {
   return out;
 }
 
-namespace {
-
-ViewMap<const ir::TensorMeta*> index_metas(const ir::Graph& graph) {
-  ViewMap<const ir::TensorMeta*> out(graph.tensor_values.size());
-  for (const auto& [name, meta] : graph.tensor_values) out.insert(name, &meta);
-  return out;
-}
-
-}  // namespace
-
 EmitContext::EmitContext(onnx::GraphProto& graph, const ir::Program& program, int opset)
-    : graph_(graph), program_(program), fx_graph_(&program.graph), metas_(index_metas(program.graph)), opset_(opset),
-      shared_(std::make_shared<Shared>()) {}
+    : graph_(graph), program_(program), fx_graph_(&program.graph),
+      metas_(index_by_name(program.graph.tensor_values)), opset_(opset), shared_(std::make_shared<Shared>()) {}
 
 EmitContext::EmitContext(EmitContext& parent, onnx::GraphProto& graph, const ir::Graph& fx, bool isolated)
-    : graph_(graph), program_(parent.program_), fx_graph_(&fx), metas_(index_metas(fx)), parent_(&parent),
-      isolated_(isolated), opset_(parent.opset_), shared_(parent.shared_) {}
+    : graph_(graph), program_(parent.program_), fx_graph_(&fx), metas_(index_by_name(fx.tensor_values)),
+      parent_(&parent), isolated_(isolated), opset_(parent.opset_), shared_(parent.shared_) {}
 // A child starts with empty caches: a subgraph makes its own constants and shapes, so that its
 // outer reads are only the operands and symbol values (what --hiera must see as inputs).
 

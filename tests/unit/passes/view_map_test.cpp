@@ -45,5 +45,14 @@ TEST_CASE("ViewMap holds pointers as values, and a size hint spares no lookup") 
   CHECK(map.find("linear_") == nullptr);
 }
 
+TEST_CASE("index_by_name points each key of a map at its value") {
+  const std::map<std::string, int> values = {{"x", 1}, {"linear_1", 2}};
+  const ViewMap<const int*> index = index_by_name(values);
+  CHECK(index.size() == 2);
+  REQUIRE(index.find("linear_1") != nullptr);
+  CHECK(*index.find("linear_1") == &values.at("linear_1"));
+  CHECK(index.find("y") == nullptr);
+}
+
 }  // namespace
 }  // namespace pt2onnx
