@@ -213,9 +213,9 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   // Archive errors name the file themselves; the importer's gain it here.
   ir::Program program = clock.run("import", [&] {
     const std::unique_ptr<ReadOnceText> program_json = archive->model_text(report.model);
-    // Node metadata (stack traces, torch_fn) is read by no later stage: not built.
+    // Node metadata (stack traces, torch_fn) and the module call graph are read by no later stage: not built.
     return api::with_context(input_name, [&] {
-      return import::import_program(*program_json, archive->model_entry(report.model), /*node_metadata=*/false);
+      return import::import_program(*program_json, archive->model_entry(report.model), import::kGraphAndSignature);
     });
   });
   const std::map<std::string, std::string> dim_names =

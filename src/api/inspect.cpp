@@ -84,7 +84,7 @@ InspectReport inspect(const InspectOptions& options) {
   for (const std::string& name : choose_models(*archive, options.model)) {
     api::ArchiveTensorsBeside tensors(*archive, name);
     const ir::Program program = ::pt2onnx::api::with_context(
-        input_name, [&] { return import::import_program(*archive->model_text(name), archive->model_entry(name), /*node_metadata=*/false); });
+        input_name, [&] { return import::import_program(*archive->model_text(name), archive->model_entry(name), import::kGraphAndSignature); });
     ModelInspection model = inspection::summarize_program(program, translate::builtin_rules(), options.opset, custom);
     model.name = name;
     model.entry = archive->model_entry(name);

@@ -92,7 +92,7 @@ ir::ModuleCallEntry root_entry_from_call_spec(const JsonNode& call_spec, const i
   return {"", root};
 }
 
-ir::Program read_program(const JsonNode& root, const std::string& source_name, FastGraph* fast) {
+ir::Program read_program(const JsonNode& root, const std::string& source_name, FastGraph* fast, ImportParts parts) {
   ir::Program program;
   if (auto version = root.find("schema_version")) {
     program.schema_version = read_schema_version(*version);
@@ -106,7 +106,9 @@ ir::Program read_program(const JsonNode& root, const std::string& source_name, F
     program.signature = read_signature(*signature, program.graph);
     check_signature(program, source_name);
   }
-  if (auto calls = graph_module.find("module_call_graph")) {
+  if (!parts.module_call_graph) {
+    // not read by the caller: not built (a 100k-node program's is ~12 MB of IR)
+  } else if (auto calls = graph_module.find("module_call_graph")) {
     program.module_call_graph = read_module_call_graph(*calls);
   } else if (auto call_spec = graph_module.find("call_spec")) {
     program.module_call_graph.push_back(root_entry_from_call_spec(*call_spec, program.signature));
@@ -124,29 +126,30 @@ ir::Program read_program(const JsonNode& root, const std::string& source_name, F
   return program;
 }
 
-ir::Program read_document(const JsonDoc& document, const std::string& source_name, FastGraph* fast = nullptr) {
+ir::Program read_document(const JsonDoc& document, const std::string& source_name, FastGraph* fast = nullptr,
+                          ImportParts parts = {}) {
   JsonNode root(document, document.root(), source_name);
   if (!root.is_object()) root.fail("expected an ExportedProgram object");
   // Early-2025 "Sigmoid" packages wrap the program: {program: {methods: {forward: <program>}}}.
   if (!root.has("graph_module") && root.has("program")) {
-    if (auto forward = root.at("program").at("methods").find("forward")) return read_program(*forward, source_name, nullptr);
+    if (auto forward = root.at("program").at("methods").find("forward")) return read_program(*forward, source_name, nullptr, parts);
   }
-  return read_program(root, source_name, fast);
+  return read_program(root, source_name, fast, parts);
 }
 
 // The graph's nodes and tensor values straight from the parse when the fast readers take them
 // (fast_graph.h), else the whole document the general way. `release` (the text's owner, or
 // null) is told as the parse passes parts of the text, and at its end.
-ir::Program import_text(JsonText text, const std::string& source_name, ReadOnceText* release, bool node_metadata) {
+ir::Program import_text(JsonText text, const std::string& source_name, ReadOnceText* release, ImportParts parts) {
   FastGraph fast;
   fast.text = release;
-  fast.node_metadata = node_metadata;
+  fast.node_metadata = parts.node_metadata;
   std::unique_ptr<JsonDoc> document = parse_program_doc_fast(text, source_name, fast);
   FastGraph* taken = document ? &fast : nullptr;
   if (!document) document = parse_json_doc(text, source_name);
   if (release) release->release_before(text.text.data() + text.text.size());  // the document and `fast` hold what they need
-  ir::Program program = read_document(*document, source_name, taken);
-  if (!node_metadata)  // what the general readers built (the fast ones built none)
+  ir::Program program = read_document(*document, source_name, taken, parts);
+  if (!parts.node_metadata)  // what the general readers built (the fast ones built none)
     for (ir::Node& node : program.graph.nodes) std::map<std::string, ir::SharedText>().swap(node.metadata);
   return program;
 }
@@ -154,11 +157,11 @@ ir::Program import_text(JsonText text, const std::string& source_name, ReadOnceT
 }  // namespace
 
 ir::Program import_program(const std::string& json_text, const std::string& source_name) {
-  return import_text(JsonText(json_text), source_name, nullptr, true);
+  return import_text(JsonText(json_text), source_name, nullptr, {});
 }
 
-ir::Program import_program(ReadOnceText& text, const std::string& source_name, bool node_metadata) {
-  return import_text(JsonText(text.text(), true), source_name, &text, node_metadata);
+ir::Program import_program(ReadOnceText& text, const std::string& source_name, ImportParts parts) {
+  return import_text(JsonText(text.text(), true), source_name, &text, parts);
 }
 
 ir::Program import_program_general(const std::string& json_text, const std::string& source_name) {

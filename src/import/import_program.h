@@ -19,11 +19,18 @@ constexpr int kMaxSchemaMajor = 8;
 // .inputs[0].arg: unknown argument kind 'as_foo'"; an unsupported schema major version is refused
 // naming the version found and those supported.
 ir::Program import_program(const std::string& json_text, const std::string& source_name);
+// The parts of a program that a caller may not read, and so need not be built. convert and
+// inspect read neither (kGraphAndSignature); the tests read both.
+struct ImportParts {
+  bool node_metadata = true;      // ir::Node::metadata: stack traces, torch_fn, ...
+  bool module_call_graph = true;  // ir::Program::module_call_graph (its JSON is still checked as JSON)
+};
+inline constexpr ImportParts kGraphAndSignature{.node_metadata = false, .module_call_graph = false};
+
 // The same from a text with its padding that is let go of as the parse passes (the archive's
-// mapping of the entry, common/read_once_text.h); `text` must stay alive through the call.
-// `node_metadata` false: ir::Node::metadata (stack traces, torch_fn, ...) is left empty, for the
-// callers that read none of it (convert, inspect); the fast readers then do not build it at all.
-ir::Program import_program(ReadOnceText& text, const std::string& source_name, bool node_metadata = true);
+// mapping of the entry, common/read_once_text.h); `text` must stay alive through the call. The
+// parts `parts` leaves out are left empty (the fast readers do not build node metadata at all).
+ir::Program import_program(ReadOnceText& text, const std::string& source_name, ImportParts parts = {});
 // The same through the general readers alone, without the fast ones of fast_graph.h: for the
 // tests that hold the two to the same IR.
 ir::Program import_program_general(const std::string& json_text, const std::string& source_name);

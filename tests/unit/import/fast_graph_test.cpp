@@ -154,7 +154,7 @@ TEST_CASE("fast graph readers let go of the text behind them, and of all of it a
   CHECK(text.released.back() == json.size());
 }
 
-TEST_CASE("node_metadata=false leaves ir::Node::metadata empty on both paths, and nothing else changes") {
+TEST_CASE("kGraphAndSignature leaves node metadata empty on both paths, and nothing else changes") {
   const std::string taken_json = program_of(kAdd);
   const std::string declined_json =
       program_of(kAdd + R"(, {"target": "torch.ops.aten._assert_async.msg", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}},
@@ -163,12 +163,27 @@ TEST_CASE("node_metadata=false leaves ir::Node::metadata empty on both paths, an
     RecordingText with(json);
     RecordingText without(json);
     ir::Program full = import::import_program(with, kSourceName);
-    const ir::Program bare = import::import_program(without, kSourceName, /*node_metadata=*/false);
+    const ir::Program bare = import::import_program(without, kSourceName, import::kGraphAndSignature);
     REQUIRE_FALSE(full.graph.nodes.front().metadata.empty());
     for (const ir::Node& n : bare.graph.nodes) CHECK(n.metadata.empty());
     CHECK(bare.graph.nodes.front().module_stack.size() == 2);  // module stacks are not metadata here
     for (ir::Node& n : full.graph.nodes) n.metadata.clear();
     CHECK(graph_text(bare.graph) == graph_text(full.graph));
+  }
+}
+
+TEST_CASE("kGraphAndSignature leaves the module call graph of real exporter output empty, and the graph as it was") {
+  for (const char* excerpt : {kTorch215ConvDynamic, kTorch27ConvDynamic}) {
+    RecordingText with(excerpt);
+    RecordingText without(excerpt);
+    ir::Program full = import::import_program(with, kSourceName);
+    const ir::Program bare = import::import_program(without, kSourceName, import::kGraphAndSignature);
+    REQUIRE_FALSE(full.module_call_graph.empty());
+    CHECK(bare.module_call_graph.empty());
+    for (ir::Node& n : full.graph.nodes) n.metadata.clear();  // the other part left out
+    CHECK(graph_text(bare.graph) == graph_text(full.graph));
+    CHECK(bare.signature.inputs.size() == full.signature.inputs.size());
+    CHECK(bare.signature.outputs.size() == full.signature.outputs.size());
   }
 }
 
