@@ -48,12 +48,19 @@ class PayloadReader {
       : zip_(zip), config_entry_(config_entry), directory_(directory) {}
 
   std::map<std::string, TensorData> read() {
-    dom::parser parser;
+    // Parsed into a document of its own, so that the text and the parser's structural index are
+    // gone while the index is built from the document (at 25,000 blocks ~35 MB less, at the time
+    // that clean-up, beside which this runs, holds the most).
+    dom::document document;
     dom::element root;
-    const std::string text = zip_.read_text(config_entry_);
-    static_assert(simdjson::SIMDJSON_PADDING <= ZipContainer::kTextPadding);
-    if (simdjson::error_code e = parser.parse(text.data(), text.size(), /*realloc_if_needed=*/false).get(root))
-      fail(ErrorCode::kArchive, zip_.describe(config_entry_) + ": not valid JSON: " + simdjson_text(e));
+    {
+      dom::parser parser;
+      const std::string text = zip_.read_text(config_entry_);
+      static_assert(simdjson::SIMDJSON_PADDING <= ZipContainer::kTextPadding);
+      if (simdjson::error_code e =
+              parser.parse_into_document(document, text.data(), text.size(), /*realloc_if_needed=*/false).get(root))
+        fail(ErrorCode::kArchive, zip_.describe(config_entry_) + ": not valid JSON: " + simdjson_text(e));
+    }
     const std::optional<dom::element> config = member(root, "config");
     if (!config || !config->is_object()) {
       error("", "expected {\"config\": {FQN: PayloadMeta}}");
