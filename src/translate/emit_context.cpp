@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -105,15 +106,27 @@ void EmitContext::translate_graph(const ir::Graph& fx) {
 
 // ---- names ---------------------------------------------------------------------------------
 
-bool EmitContext::reserve(const std::string& name) { return shared_->names.insert(name).second; }
+EmitContext::NameInfo& EmitContext::about(std::string_view name) {
+  const auto [id, added] = shared_->names.intern(name);
+  if (added) shared_->about.emplace_back();
+  return shared_->about[id];
+}
+
+const EmitContext::NameInfo* EmitContext::made_here(const std::string& value) const {
+  const InternedNames::Id id = shared_->names.find(value);
+  if (id == InternedNames::kAbsent) return nullptr;
+  const NameInfo& info = shared_->about[id];
+  return info.made_by == serial_ ? &info : nullptr;
+}
+
+bool EmitContext::reserve(const std::string& name) { return !std::exchange(about(name).claimed, true); }
 
 std::string EmitContext::fresh_name(std::string base) {
-  if (auto [it, inserted] = shared_->names.insert(std::move(base)); inserted) return *it;
-  else base = *it;  // moved-from only when inserted
-  int& suffix = shared_->next_suffix[base];
+  if (!std::exchange(about(base).claimed, true)) return base;
   for (;;) {
-    std::string candidate = base + "_" + std::to_string(++suffix);
-    if (auto [it, inserted] = shared_->names.insert(std::move(candidate)); inserted) return *it;
+    // about(base) again each time: a new entry may move the vector
+    std::string candidate = base + "_" + std::to_string(++about(base).next_suffix);
+    if (!std::exchange(about(candidate).claimed, true)) return candidate;
   }
 }
 
@@ -136,8 +149,8 @@ const ir::TensorMeta* EmitContext::meta(const std::string& fx_name) const {
 }
 
 bool EmitContext::visible_here(const std::string& value) const {
-  auto it = made_.find(value);
-  return it == made_.end() || scopes_[static_cast<size_t>(scope_)].starts_with(scopes_[static_cast<size_t>(it->second.scope)]);
+  const NameInfo* made = made_here(value);
+  return !made || scopes_[static_cast<size_t>(scope_)].starts_with(scopes_[static_cast<size_t>(made->scope)]);
 }
 
 // ---- nodes ----------------------------------------------------------------------------------
@@ -154,7 +167,11 @@ onnx::NodeProto& EmitContext::append_node(std::string_view op_type, const std::v
   const int index = graph_.node_size() - 1;
   for (const auto& out : outputs) {
     n->add_output(out);
-    if (!out.empty()) made_[out] = Made{index, scope_};
+    if (out.empty()) continue;
+    NameInfo& info = about(out);
+    info.made_by = serial_;
+    info.node = index;
+    info.scope = scope_;
   }
   for (const auto& a : attrs) fill_attribute(*n->add_attribute(), a);
   if (!doc_.empty()) n->set_doc_string(doc_);
@@ -303,10 +320,12 @@ void EmitContext::rename_value(const std::string& from, const std::string& to) {
       if (o == 0) node->set_name("node_" + to);
     }
   }
-  auto made = made_.find(from);
-  const Made where = made->second;  // rename_value is asked only for values made here
-  made_.erase(made);
-  made_[to] = where;
+  NameInfo where = about(from);  // rename_value is asked only for values made here
+  about(from).made_by = 0;
+  NameInfo& info = about(to);
+  info.made_by = where.made_by;
+  info.node = where.node;
+  info.scope = where.scope;
 }
 
 void EmitContext::finish_node() {
@@ -323,9 +342,8 @@ void EmitContext::finish_node() {
       bind(slot.fx_name, done->second);
       continue;
     }
-    auto made = made_.find(slot.value);
-    const bool made_here = made != made_.end() && made->second.node >= node_start_;
-    if (made_here && !pinned_.count(slot.value) && slot.value != slot.fx_name) {
+    const NameInfo* made = made_here(slot.value);
+    if (made && made->node >= node_start_ && !pinned_.count(slot.value) && slot.value != slot.fx_name) {
       // The root reserved every FX name of the program; a subgraph's FX names are claimed here.
       const std::string target = parent_ ? fresh_name(slot.fx_name) : slot.fx_name;
       rename_value(slot.value, target);

@@ -33,6 +33,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "common/interned_names.h"
 #include "common/view_map.h"
 #include "ir/program.h"
 
@@ -102,7 +103,10 @@ class EmitContext {
   // Claims `name` (graph inputs, initializers, FX value names); false if it was taken already.
   bool reserve(const std::string& name);
   // Sizes the name table for about `count` names (a hint that spares rehashing a large graph).
-  void expect_names(size_t count) { shared_->names.reserve(count); }
+  void expect_names(size_t count) {
+    shared_->names.reserve(count);
+    shared_->about.reserve(count);
+  }
   // A name not used before, `base` itself when free, else `base_1`, `base_2`, ...; claimed.
   std::string fresh_name(std::string base);
 
@@ -220,15 +224,33 @@ class EmitContext {
                               const std::function<onnx::TensorProto()>& tensor);
   void rename_value(const std::string& from, const std::string& to);
 
+  // What the model knows of one ONNX value name (by its id in Shared::names).
+  struct NameInfo {
+    bool claimed = false;  // by reserve() or fresh_name(): no other value may take it
+    int next_suffix = 0;   // fresh_name(name) tries name_<next_suffix + 1> next
+    // The context (its serial_) whose graph_ has the node that outputs the value (0: none), the
+    // index of that node there and the module scope (in that context's scopes_) it was made in.
+    // Names are unique across the model, so one entry serves every context.
+    int made_by = 0;
+    int node = 0;
+    int scope = 0;
+  };
+
   // What every context of one model shares: names, warnings, functions, the driver.
   struct Shared {
-    std::unordered_set<std::string> names;  // hashed: a 100k-node graph asks for every name
-    std::unordered_map<std::string, int> next_suffix;
+    InternedNames names;          // every name asked about (claimed or not), by dense id
+    std::vector<NameInfo> about;  // by id of names
+    int contexts = 0;             // serials given so far
     std::vector<std::string> warnings;
     int64_t min_ir_version = 3;
     LocalFunctions functions;
     GraphTranslator translator;
   };
+
+  // What is known of `name` (an entry made now when there was none).
+  NameInfo& about(std::string_view name);
+  // The node of this context's graph_ that outputs `value`, as NameInfo says it, or null.
+  const NameInfo* made_here(const std::string& value) const;
 
   std::string symbol_from_inputs(const std::string& symbol);
 
@@ -242,14 +264,9 @@ class EmitContext {
   bool isolated_ = false;
   int opset_;
   std::shared_ptr<Shared> shared_;
+  int serial_ = ++shared_->contexts;  // this context among the model's (a child's address may be reused)
   // Lookups only, never iterated (so hashed: the order of the output does not depend on them).
   std::unordered_map<std::string, std::string> values_;     // FX name -> ONNX value
-  // ONNX value -> the index of its node in graph_ and the module scope (in scopes_) that made it.
-  struct Made {
-    int node;
-    int scope;
-  };
-  std::unordered_map<std::string, Made> made_;
   std::unordered_set<std::string> pinned_;
   std::unordered_map<std::string, std::string> constants_;  // cache key -> value
   std::unordered_map<std::string, std::string> shapes_;     // value -> Shape(value)

@@ -1,0 +1,103 @@
+// Interned names: each distinct string is kept once, in large blocks, and given a dense id
+// (0, 1, 2, ... in the order first seen), so that what a caller knows about a name lives in a
+// vector indexed by id. A translation of a 100k-node program names ~250k values: node-based
+// std::unordered_map<std::string, ...> tables of them cost an allocation per name and three
+// cache misses per lookup (bucket, node, heap text), a tenth of converting such a program.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace pt2onnx {
+
+class InternedNames {
+ public:
+  using Id = uint32_t;
+  static constexpr Id kAbsent = UINT32_MAX;
+
+  // The id of `name`, adding it when absent; `.second` is true when it was added.
+  std::pair<Id, bool> intern(std::string_view name) {
+    if ((names_.size() + 1) * 2 > slots_.size()) grow();
+    const size_t hash = std::hash<std::string_view>{}(name);
+    Id& slot = find_slot(name, hash);
+    if (slot != kAbsent) return {slot, false};
+    slot = static_cast<Id>(names_.size());
+    names_.push_back({store(name), hash});
+    return {slot, true};
+  }
+  // The id of `name`, or kAbsent.
+  Id find(std::string_view name) const {
+    if (slots_.empty()) return kAbsent;
+    return const_cast<InternedNames*>(this)->find_slot(name, std::hash<std::string_view>{}(name));
+  }
+  // The text of a name; it stays where it is as long as the table lives.
+  std::string_view text(Id id) const { return names_[id].text; }
+  size_t size() const { return names_.size(); }
+  // Room for about `count` names without growing the slot table.
+  void reserve(size_t count) {
+    names_.reserve(count);
+    if (count * 2 > slots_.size()) rehash(capacity_for(count));
+  }
+
+ private:
+  struct Entry {
+    std::string_view text;
+    size_t hash;
+  };
+  static constexpr size_t kBlockBytes = 64 * 1024;
+
+  static size_t capacity_for(size_t n) {
+    size_t c = 16;
+    while (c < n * 2) c *= 2;
+    return c;
+  }
+  // The slot of `name`: its id, or the empty slot where it would go.
+  Id& find_slot(std::string_view name, size_t hash) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      Id& id = slots_[i];
+      if (id == kAbsent || (names_[id].hash == hash && names_[id].text == name)) return id;
+    }
+  }
+  void grow() { rehash(slots_.empty() ? 16 : slots_.size() * 2); }
+  void rehash(size_t capacity) {
+    slots_.assign(capacity, kAbsent);
+    const size_t mask = capacity - 1;
+    for (Id id = 0; id < names_.size(); ++id) {
+      size_t i = names_[id].hash & mask;
+      while (slots_[i] != kAbsent) i = (i + 1) & mask;
+      slots_[i] = id;
+    }
+  }
+  // A copy of `name` in the current block (a block of its own when it is large).
+  std::string_view store(std::string_view name) {
+    if (name.size() > kBlockBytes / 4) {
+      blocks_.push_back(std::make_unique<char[]>(name.size()));
+      std::memcpy(blocks_.back().get(), name.data(), name.size());
+      return {blocks_.back().get(), name.size()};
+    }
+    if (block_left_ < name.size()) {
+      blocks_.push_back(std::make_unique<char[]>(kBlockBytes));
+      block_next_ = blocks_.back().get();
+      block_left_ = kBlockBytes;
+    }
+    char* at = block_next_;
+    if (!name.empty()) std::memcpy(at, name.data(), name.size());
+    block_next_ += name.size();
+    block_left_ -= name.size();
+    return {at, name.size()};
+  }
+
+  std::vector<Entry> names_;  // by id
+  std::vector<Id> slots_;     // open addressing, kAbsent when empty; at most half full
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* block_next_ = nullptr;
+  size_t block_left_ = 0;
+};
+
+}  // namespace pt2onnx
