@@ -100,4 +100,48 @@ class InternedNames {
   size_t block_left_ = 0;
 };
 
+// A map from ids of one InternedNames to ids (or other 32-bit values), in one open-addressed
+// table: for tables that each context of a translation keeps apart (a subgraph's FX names may
+// repeat its parent's), where a vector by id would cost every child the size of the whole model.
+class IdMap {
+ public:
+  using Id = InternedNames::Id;
+  static constexpr Id kAbsent = InternedNames::kAbsent;
+
+  // Sets `key` to `value` (added or replaced).
+  void set(Id key, Id value) {
+    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
+    Slot& slot = find_slot(key);
+    if (slot.key == kAbsent) ++size_;
+    slot = {key, value};
+  }
+  // The value of `key`, or kAbsent.
+  Id find(Id key) const {
+    if (slots_.empty() || key == kAbsent) return kAbsent;
+    return const_cast<IdMap*>(this)->find_slot(key).value;
+  }
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    Id key = kAbsent;
+    Id value = kAbsent;
+  };
+  Slot& find_slot(Id key) {
+    const size_t mask = slots_.size() - 1;
+    // ids are dense: a multiplicative hash spreads runs of them over the table
+    for (size_t i = (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull >> 32) & mask;; i = (i + 1) & mask)
+      if (slots_[i].key == kAbsent || slots_[i].key == key) return slots_[i];
+  }
+  void rehash(size_t capacity) {
+    std::vector<Slot> old(capacity);
+    old.swap(slots_);
+    for (const Slot& s : old)
+      if (s.key != kAbsent) find_slot(s.key) = s;
+  }
+
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
 }  // namespace pt2onnx

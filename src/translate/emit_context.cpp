@@ -106,10 +106,23 @@ void EmitContext::translate_graph(const ir::Graph& fx) {
 
 // ---- names ---------------------------------------------------------------------------------
 
-EmitContext::NameInfo& EmitContext::about(std::string_view name) {
+InternedNames::Id EmitContext::id_of(std::string_view name) {
   const auto [id, added] = shared_->names.intern(name);
   if (added) shared_->about.emplace_back();
-  return shared_->about[id];
+  return id;
+}
+
+EmitContext::NameInfo& EmitContext::about(std::string_view name) { return shared_->about[id_of(name)]; }
+
+void EmitContext::pin(const std::string& value) {
+  const InternedNames::Id id = id_of(value);
+  if (id >= pinned_.size()) pinned_.resize(std::max<size_t>(id + 1, pinned_.size() * 2));
+  pinned_[id] = true;
+}
+
+bool EmitContext::is_pinned(const std::string& value) const {
+  const InternedNames::Id id = shared_->names.find(value);
+  return id != InternedNames::kAbsent && id < pinned_.size() && pinned_[id];
 }
 
 const EmitContext::NameInfo* EmitContext::made_here(const std::string& value) const {
@@ -132,15 +145,17 @@ std::string EmitContext::fresh_name(std::string base) {
 
 // ---- FX values ------------------------------------------------------------------------------
 
-void EmitContext::bind(const std::string& fx_name, const std::string& value) { values_[fx_name] = value; }
+void EmitContext::bind(const std::string& fx_name, const std::string& value) { values_.set(id_of(fx_name), id_of(value)); }
 
-bool EmitContext::is_bound(const std::string& fx_name) const { return values_.count(fx_name) != 0; }
+bool EmitContext::is_bound(const std::string& fx_name) const {
+  return values_.find(shared_->names.find(fx_name)) != IdMap::kAbsent;
+}
 
-const std::string& EmitContext::value_of(const std::string& fx_name) const {
-  auto it = values_.find(fx_name);
-  if (it == values_.end())
+std::string EmitContext::value_of(const std::string& fx_name) const {
+  const InternedNames::Id value = values_.find(shared_->names.find(fx_name));
+  if (value == IdMap::kAbsent)
     fail(ErrorCode::kInternal, "value '" + fx_name + "' is used before anything produced it");
-  return it->second;
+  return std::string(shared_->names.text(value));
 }
 
 const ir::TensorMeta* EmitContext::meta(const std::string& fx_name) const {
@@ -217,7 +232,7 @@ std::string EmitContext::cached_constant(std::string key, const std::function<st
   if (it != constants_.end()) return it->second;
   const std::string name = fresh_name(base());
   append_node("Constant", {}, std::span(&name, 1), {Attr("value", tensor())}).clear_doc_string();
-  pinned_.insert(name);
+  pin(name);
   constants_.emplace(std::move(key), name);
   return name;
 }
@@ -256,7 +271,7 @@ std::string EmitContext::const_scalar(double v, ir::DType dtype) {
 std::string EmitContext::const_tensor(onnx::TensorProto tensor, const std::string& base) {
   const std::string name = fresh_name(base);
   append_node("Constant", {}, std::span(&name, 1), {Attr("value", std::move(tensor))});
-  pinned_.insert(name);
+  pin(name);
   return name;
 }
 
@@ -343,7 +358,7 @@ void EmitContext::finish_node() {
       continue;
     }
     const NameInfo* made = made_here(slot.value);
-    if (made && made->node >= node_start_ && !pinned_.count(slot.value) && slot.value != slot.fx_name) {
+    if (made && made->node >= node_start_ && !is_pinned(slot.value) && slot.value != slot.fx_name) {
       // The root reserved every FX name of the program; a subgraph's FX names are claimed here.
       const std::string target = parent_ ? fresh_name(slot.fx_name) : slot.fx_name;
       rename_value(slot.value, target);

@@ -114,11 +114,11 @@ class EmitContext {
   void bind(const std::string& fx_name, const std::string& value);
   bool is_bound(const std::string& fx_name) const;
   // The ONNX value of an FX value; throws Error(kInternal) naming it when nothing was bound.
-  const std::string& value_of(const std::string& fx_name) const;
+  std::string value_of(const std::string& fx_name) const;
   // tensor_values entry of an FX value, or nullptr.
   const ir::TensorMeta* meta(const std::string& fx_name) const;
   // Marks a value that must keep its name (graph inputs, initializers, cached values).
-  void pin(const std::string& value) { pinned_.insert(value); }
+  void pin(const std::string& value);
   // Whether the node being translated may reuse a cached `value`: values made inside a module
   // instance are reused only within that instance (and its submodules). Otherwise the first
   // instance of a type would compute, say, a symbol's value and later instances would read it
@@ -249,6 +249,9 @@ class EmitContext {
 
   // What is known of `name` (an entry made now when there was none).
   NameInfo& about(std::string_view name);
+  // The id of `name` in shared_->names (added when absent).
+  InternedNames::Id id_of(std::string_view name);
+  bool is_pinned(const std::string& value) const;
   // The node of this context's graph_ that outputs `value`, as NameInfo says it, or null.
   const NameInfo* made_here(const std::string& value) const;
 
@@ -266,8 +269,8 @@ class EmitContext {
   std::shared_ptr<Shared> shared_;
   int serial_ = ++shared_->contexts;  // this context among the model's (a child's address may be reused)
   // Lookups only, never iterated (so hashed: the order of the output does not depend on them).
-  std::unordered_map<std::string, std::string> values_;     // FX name -> ONNX value
-  std::unordered_set<std::string> pinned_;
+  IdMap values_;  // id of an FX name -> id of its ONNX value (both in shared_->names)
+  std::vector<bool> pinned_;  // by id in shared_->names (a bit a name: a child's costs little)
   std::unordered_map<std::string, std::string> constants_;  // cache key -> value
   std::unordered_map<std::string, std::string> shapes_;     // value -> Shape(value)
   std::map<std::pair<std::string, int64_t>, std::string> dims_;

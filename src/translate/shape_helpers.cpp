@@ -12,7 +12,7 @@ std::string EmitContext::shape_of(const std::string& x) {
   if (it != shapes_.end() && visible_here(it->second)) return it->second;
   const std::string name = fresh_name(x + "_shape");
   append_node("Shape", {x}, std::span(&name, 1), {});
-  pinned_.insert(name);
+  pin(name);
   shapes_[x] = name;
   return name;
 }
@@ -25,7 +25,7 @@ std::string EmitContext::dim_of(const std::string& x, int64_t axis) {
   const std::string index = const_i64(axis);
   const std::string name = fresh_name(x + "_dim" + (axis < 0 ? "neg" + std::to_string(-axis) : std::to_string(axis)));
   append_node("Gather", {shape, index}, std::span(&name, 1), {Attr("axis", 0)});
-  pinned_.insert(name);
+  pin(name);
   dims_[key] = name;
   return name;
 }

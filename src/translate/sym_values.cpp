@@ -47,7 +47,7 @@ std::string EmitContext::symbol_value(const std::string& symbol) {
   // a function body finds it in the shapes of its own inputs.
   std::string value = parent_ && !isolated_ ? parent_->symbol_value(symbol) : symbol_from_inputs(symbol);
   symbols_[symbol] = value;
-  pinned_.insert(value);  // cached: must keep its name
+  pin(value);  // cached: must keep its name
   return value;
 }
 
@@ -147,7 +147,7 @@ std::string EmitContext::sym_expr(const ir::SymExpr& expr) {
     default: fail(ErrorCode::kInternal, "unexpected symbolic op in " + key);
   }
   sym_exprs_[key] = value;
-  pinned_.insert(value);  // cached: must keep its name
+  pin(value);  // cached: must keep its name
   return value;
 }
 
