@@ -1,5 +1,5 @@
-// InternedNames (common/interned_names.h), the name table behind EmitContext: ids are dense in
-// first-seen order, a name is kept once, texts stay put while the table grows.
+// InternedNames and IdMap (common/interned_names.h), the name tables behind EmitContext: ids are
+// dense in first-seen order, a name is kept once, texts stay put while the table grows.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -48,6 +48,23 @@ TEST_CASE("InternedNames answers kAbsent before anything is added, and reserve k
   CHECK(table.find("b") == 1);
   CHECK(table.intern("a") == std::pair<InternedNames::Id, bool>{0, false});
   CHECK(table.intern("c") == std::pair<InternedNames::Id, bool>{2, true});
+}
+
+TEST_CASE("IdMap sets, replaces and finds as a std::map does, through rehashes") {
+  IdMap map;
+  std::map<IdMap::Id, IdMap::Id> expected;
+  CHECK(map.find(0) == IdMap::kAbsent);
+  CHECK(map.find(IdMap::kAbsent) == IdMap::kAbsent);
+  for (IdMap::Id i = 0; i < 20000; ++i) {
+    const IdMap::Id key = i * 37 % 7001;  // dense keys, each set about three times
+    map.set(key, i);
+    expected[key] = i;
+  }
+  CHECK(map.size() == expected.size());
+  for (IdMap::Id key = 0; key < 8000; ++key) {
+    const auto it = expected.find(key);
+    CHECK(map.find(key) == (it == expected.end() ? IdMap::kAbsent : it->second));
+  }
 }
 
 }  // namespace
