@@ -36,8 +36,8 @@ std::shared_ptr<ZipContainer> ZipContainer::open_file(const std::filesystem::pat
   zip->file_path_ = path;
   zip->label_ = path.string();
   zip->file_ = std::make_shared<FileHandle>(path);  // refuses FIFOs and devices without blocking
-  // libzip reads the descriptor we checked, not the path again; its reason comes first.
-  zip->libzip_ = LibzipArchive::open_fd(zip->file_->fd(), 0, zip->file_->size(), zip->label_);
+  // libzip reads the descriptor we checked, not the path again.
+  zip->open_libzip_ = [file = zip->file_, label = zip->label_] { return LibzipArchive::open_fd(file->fd(), 0, file->size(), label); };
   zip->bytes_ = std::make_shared<WholeFileStorage>(zip->file_);
   zip->entries_ = read_zip_directory(*zip->bytes_, zip->label_);
   zip->index_entries();
@@ -58,7 +58,9 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
   const bool stored = outer.method == kMethodStored;
   std::shared_ptr<const Storage> bytes = entry_storage(outer, !stored);
   if (const std::optional<uint64_t> offset = bytes->file_offset()) {
-    zip->libzip_ = LibzipArchive::open_fd(file_->fd(), *offset, bytes->size(), zip->label_);
+    zip->open_libzip_ = [file = file_, offset = *offset, size = bytes->size(), label = zip->label_] {
+      return LibzipArchive::open_fd(file->fd(), offset, size, label);
+    };
   } else {
     // A compressed nested zip needs random access: inflate it once into memory (rare: only
     // after someone re-zips an archive with compression).
@@ -66,8 +68,9 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
     bytes->read(0, inflated.size(), inflated.data());
     auto memory = std::make_shared<MemoryStorage>(
         std::move(inflated), StorageLabel{file_path_.string(), entry_prefix_ + outer.name});
-    zip->libzip_ =
-        LibzipArchive::open_memory(memory, memory->bytes().data(), memory->size(), zip->label_);
+    zip->open_libzip_ = [memory, label = zip->label_] {
+      return LibzipArchive::open_memory(memory, memory->bytes().data(), memory->size(), label);
+    };
     bytes = memory;
   }
   zip->bytes_ = bytes;
@@ -76,14 +79,25 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
   return zip;
 }
 
+std::shared_ptr<LibzipArchive> ZipContainer::libzip() const {
+  // A failed open throws out of call_once, which then stays undone: the next caller meets the
+  // same refusal.
+  std::call_once(libzip_opened_, [&] {
+    std::shared_ptr<LibzipArchive> opened = open_libzip_();
+    const zip_int64_t libzip_count = zip_get_num_entries(opened->get(), 0);
+    if (libzip_count < 0 || static_cast<uint64_t>(libzip_count) != entries_.size()) {
+      fail(ErrorCode::kArchive,
+           label_ + ": damaged zip: libzip sees " + std::to_string(libzip_count) +
+               " entries, the central directory holds " + std::to_string(entries_.size()));
+    }
+    libzip_ = std::move(opened);
+  });
+  return libzip_;
+}
+
 void ZipContainer::index_entries() {
-  const zip_int64_t libzip_count = zip_get_num_entries(libzip_->get(), 0);
-  if (libzip_count < 0 || static_cast<uint64_t>(libzip_count) != entries_.size()) {
-    fail(ErrorCode::kArchive,
-         label_ + ": damaged zip: libzip sees " + std::to_string(libzip_count) +
-             " entries, the central directory holds " + std::to_string(entries_.size()));
-  }
-  for (size_t i = 0; i < entries_.size(); ++i) by_name_[entries_[i].name] = i;
+  by_name_ = ViewMap<size_t>(entries_.size());
+  for (size_t i = entries_.size(); i-- > 0;) by_name_.insert(entries_[i].name, i);  // the last of a name wins
   if (!entries_.empty()) {
     const std::string& first = entries_.front().name;
     const size_t slash = first.find('/');
@@ -92,7 +106,7 @@ void ZipContainer::index_entries() {
 }
 
 bool ZipContainer::contains_full(const std::string& full_name) const {
-  return by_name_.count(full_name) != 0;
+  return by_name_.contains(full_name);
 }
 
 std::string ZipContainer::describe(const std::string& relative_name) const {
@@ -100,10 +114,9 @@ std::string ZipContainer::describe(const std::string& relative_name) const {
 }
 
 const ZipEntry& ZipContainer::entry(const std::string& relative_name) const {
-  const auto found = by_name_.find(root_ + relative_name);
-  if (found == by_name_.end())
-    fail(ErrorCode::kArchive, describe(relative_name) + ": no such entry");
-  return entries_[found->second];
+  const size_t* found = by_name_.find(root_ + relative_name);
+  if (!found) fail(ErrorCode::kArchive, describe(relative_name) + ": no such entry");
+  return entries_[*found];
 }
 
 std::shared_ptr<const Storage> ZipContainer::storage(const std::string& relative_name) const {
@@ -124,9 +137,10 @@ std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found
     return std::make_shared<SliceStorage>(bytes_, found.data_offset, found.size, std::move(label), crc);
   }
   if (found.method == kMethodDeflate) {
+    const std::shared_ptr<LibzipArchive> zip = libzip();
     {
-      std::lock_guard<std::mutex> lock(libzip_->mutex());
-      const char* libzip_name = zip_get_name(libzip_->get(), found.index, ZIP_FL_ENC_RAW);
+      std::lock_guard<std::mutex> lock(zip->mutex());
+      const char* libzip_name = zip_get_name(zip->get(), found.index, ZIP_FL_ENC_RAW);
       if (libzip_name == nullptr || found.name != libzip_name) {
         fail(ErrorCode::kArchive, label.text() + ": damaged zip: libzip names entry " +
                                       std::to_string(found.index) + " differently");
@@ -141,7 +155,7 @@ std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found
                          " bytes inflating to " + std::to_string(found.size) + " (a zip bomb?)",
                      "inflate-ratio");
     }
-    return std::make_shared<InflatingStorage>(libzip_, found.index, found.size, std::move(label), crc);
+    return std::make_shared<InflatingStorage>(zip, found.index, found.size, std::move(label), crc);
   }
   fail(ErrorCode::kArchive, label.text() + ": compression method " + std::to_string(found.method) +
                                 " is not supported (only STORED and DEFLATE)");

@@ -1,13 +1,14 @@
 // One zip: the archive file itself, or a torch.save zip stored as one of its entries. Entries
 // are looked up relative to the zip's root folder, which PyTorch takes from the first entry's
 // name. STORED entries become storages that pread the archive file; DEFLATE ones stream through
-// libzip.
+// libzip, opened at the first of them.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "archive/file_handle.h"
@@ -15,6 +16,7 @@
 #include "archive/storages.h"
 #include "archive/zip_directory.h"
 #include "common/read_once_text.h"
+#include "common/view_map.h"
 
 namespace pt2onnx::archive {
 
@@ -69,9 +71,15 @@ class ZipContainer {
   std::filesystem::path file_path_;
   std::shared_ptr<const FileHandle> file_;
   std::shared_ptr<const Storage> bytes_;  // the whole zip
-  std::shared_ptr<LibzipArchive> libzip_;
+  // libzip is opened when an entry first needs it (a DEFLATE one): an archive of STORED entries
+  // alone (what torch writes) is read through our own directory, and libzip's copy of it
+  // (~250 B an entry: 12 MB for 50,000 weights) is never made.
+  std::shared_ptr<LibzipArchive> libzip() const;
+  std::function<std::shared_ptr<LibzipArchive>()> open_libzip_;
+  mutable std::once_flag libzip_opened_;
+  mutable std::shared_ptr<LibzipArchive> libzip_;
   std::vector<ZipEntry> entries_;
-  std::unordered_map<std::string, size_t> by_name_;
+  ViewMap<size_t> by_name_;  // views of entries_' names (entries_ is not changed once read)
   std::string label_;
   std::string entry_prefix_;  // for nested zips: "<outer entry>: ", so entry names say where
   std::string root_;

@@ -40,11 +40,14 @@ TEST_CASE("damaged files") {
   const std::string good = testing::torch_style_zip(minimal_pt2());
   SUBCASE("truncated zip") {
     const auto path = dir.write("cut.pt2", good.substr(0, good.size() - 30));
-    CHECK(open_error(path).find(path.string() + ": not a readable zip: ") == 0);
+    // our own directory reader's reason (libzip opens only for a DEFLATE entry)
+    const std::string message = open_error(path);
+    CHECK(message.find(path.string() + ": ") == 0);
+    CHECK(has(message, "central directory"));
   }
   SUBCASE("not a zip") {
     const auto path = dir.write("model.pt2", "{\"graph\": \"this is JSON, not a zip\"}");
-    CHECK(open_error(path) == path.string() + ": not a readable zip: Not a zip archive");
+    CHECK(open_error(path) == path.string() + ": not a zip (no end of central directory record; truncated?)");
   }
   SUBCASE("missing file") {
     CHECK(has(open_error(dir.path() / "nope.pt2"),

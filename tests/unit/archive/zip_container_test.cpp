@@ -131,7 +131,7 @@ TEST_CASE("damaged or missing zips name the file and the reason") {
   SUBCASE("not a zip") {
     const auto path = dir.write("text.pt2", "this is plain text, not a zip archive at all");
     const std::string message = archive_error_of([&] { ZipContainer::open_file(path); });
-    CHECK(message.find(path.string() + ": not a readable zip: Not a zip archive") == 0);
+    CHECK(message == path.string() + ": not a zip (no end of central directory record; truncated?)");
   }
   SUBCASE("empty file") {
     const auto path = dir.write("empty.pt2", "");
@@ -140,7 +140,7 @@ TEST_CASE("damaged or missing zips name the file and the reason") {
   SUBCASE("truncated zip") {
     const auto path = dir.write("cut.pt2", good.substr(0, good.size() / 2));
     const std::string message = archive_error_of([&] { ZipContainer::open_file(path); });
-    CHECK(message.find(path.string() + ": not a readable zip: ") == 0);
+    CHECK(message.find(path.string() + ": not a zip") == 0);
   }
   SUBCASE("damaged local header") {
     std::string bad = good;
@@ -155,7 +155,7 @@ TEST_CASE("damaged or missing zips name the file and the reason") {
         "n.pt2", testing::torch_style_zip({{"m/a", "1"}, {"m/inner.pt", "garbage bytes"}}));
     const std::string message =
         archive_error_of([&] { ZipContainer::open_file(path)->open_nested("inner.pt"); });
-    CHECK(message.find(path.string() + ": m/inner.pt: not a readable zip") == 0);
+    CHECK(message.find(path.string() + ": m/inner.pt: not a zip") == 0);
   }
   SUBCASE("absent entry") {
     const auto path = dir.write("ok.pt2", good);
