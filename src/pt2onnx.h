@@ -63,6 +63,10 @@ struct ConvertOptions {
   // these back at once, so that the weights' index read next does not add its memory to theirs
   // (the CLI sets mimalloc's decommit delay to 0 around it). Optional: unset, `release` just runs.
   std::function<void(const std::function<void()>& release)> around_bulk_free;
+  // The caller exits right after convert() returns (the CLI): the ONNX model, the weights' index
+  // and the archive are then left for the process's exit to reclaim instead of being freed one
+  // allocation at a time (as compilers do; ~2% of converting a 100k-node program).
+  bool leave_to_exit = false;
   // false (--no-fold): inference BatchNorm stays a BatchNormalization node instead of being
   // folded into the Conv/Gemm before it (weights then appear exactly as in the archive).
   bool fold = true;

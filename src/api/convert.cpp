@@ -261,7 +261,8 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   else release();
   // Graph clean-up (passes/), with the weights' index read beside it; BatchNorm folding derives
   // weights that emit streams from the archive.
-  api::WeightsBesideClean weights(translation, *archive, report.model);
+  auto weights_owner = std::make_unique<api::WeightsBesideClean>(translation, *archive, report.model);
+  api::WeightsBesideClean& weights = *weights_owner;
   clock.run("clean", [&] {
     passes::clean_translation(translation, {hiera_options.types, options.fold ? &weights : nullptr,
                                             passes::program_types(program)});
@@ -319,6 +320,11 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   }
   if (kernel_stage.active()) clock.run("kernels", [&] { kernel_stage.write(report); });
   for (const KernelBundleReport& bundle : report.kernel_bundles) report.outputs.push_back(bundle.dir / "manifest.json");
+  if (options.leave_to_exit) {
+    static_cast<void>(new translate::Translation(std::move(translation)));  // a move: the graph is not copied
+    static_cast<void>(weights_owner.release());
+    static_cast<void>(archive.release());
+  }
   return report;
 }
 

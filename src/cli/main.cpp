@@ -26,6 +26,15 @@
 #include "config/config.h"
 #include "pt2onnx.h"
 
+// gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderAddressSanitizer = true;
+#elif defined(__has_feature)
+constexpr bool kUnderAddressSanitizer = __has_feature(address_sanitizer);
+#else
+constexpr bool kUnderAddressSanitizer = false;
+#endif
+
 namespace {
 
 // Error messages are printed on one line: embedded newlines (e.g. from stack traces in the
@@ -285,6 +294,7 @@ int main(int argc, char** argv) {
       mi_option_set(mi_option_decommit_delay, delay);
     };
 #endif
+    options.leave_to_exit = !kUnderAddressSanitizer;  // LeakSanitizer would report what is left
     report = pt2onnx::convert(options);
     progress.end();
     options.on_weight_progress = nullptr;
