@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string_view>
 #include <utility>
@@ -16,54 +17,72 @@ namespace pt2onnx {
 template <typename V>
 class ViewMap {
  public:
-  explicit ViewMap(size_t expected = 0) { rehash(capacity_for(expected)); }
+  explicit ViewMap(size_t expected = 0) {
+    entries_.reserve(expected);
+    rehash(capacity_for(expected));
+  }
 
   // Adds `name` -> `value`; false (and the map unchanged) when `name` is there already.
   bool insert(std::string_view name, V value) {
-    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
-    const size_t h = std::hash<std::string_view>{}(name);
-    Slot& slot = find_slot(name, h);
-    if (slot.data) return false;
-    slot = {name.data(), name.size(), h, std::move(value)};
-    ++size_;
+    if ((entries_.size() + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
+    const auto hash = static_cast<uint32_t>(std::hash<std::string_view>{}(name));
+    Slot& slot = find_slot(name, hash);
+    if (slot.entry != kEmpty) return false;
+    slot = {static_cast<uint32_t>(entries_.size()), hash};
+    entries_.push_back({name.data(), name.size(), std::move(value)});
     return true;
   }
-  // The value of `name`, or nullptr.
+  // The value of `name`, or nullptr (valid until the next insert).
   const V* find(std::string_view name) const {
-    const Slot& slot = const_cast<ViewMap*>(this)->find_slot(name, std::hash<std::string_view>{}(name));
-    return slot.data ? &slot.value : nullptr;
+    const Slot& slot = const_cast<ViewMap*>(this)->find_slot(name, static_cast<uint32_t>(std::hash<std::string_view>{}(name)));
+    return slot.entry == kEmpty ? nullptr : &entries_[slot.entry].value;
   }
   bool contains(std::string_view name) const { return find(name) != nullptr; }
-  size_t size() const { return size_; }
+  size_t size() const { return entries_.size(); }
 
  private:
+  // A slot is 8 bytes, and at most half of them are used: a probe run stays within a cache line
+  // or two, and the entry (the view and the value) is read only when 32 bits of hash agree.
+  static constexpr uint32_t kEmpty = UINT32_MAX;
   struct Slot {
-    const char* data = nullptr;  // null: empty (a std::string's data() never is)
-    size_t size = 0;
-    size_t hash = 0;
-    V value{};
+    uint32_t entry = kEmpty;  // index in entries_
+    uint32_t hash = 0;        // the low 32 bits of the name's hash
+  };
+  struct Entry {
+    const char* data;
+    size_t size;
+    [[no_unique_address]] V value;
   };
   static size_t capacity_for(size_t n) {
     size_t c = 16;
     while (c < n * 2) c *= 2;
     return c;
   }
-  Slot& find_slot(std::string_view name, size_t h) {
+  Slot& find_slot(std::string_view name, uint32_t hash) {
     const size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
-      if (!s.data || (s.hash == h && std::string_view(s.data, s.size) == name)) return s;
+      if (s.entry == kEmpty) return s;
+      if (s.hash == hash) {
+        const Entry& e = entries_[s.entry];
+        if (std::string_view(e.data, e.size) == name) return s;
+      }
     }
   }
   void rehash(size_t capacity) {
     std::vector<Slot> old(capacity);
     old.swap(slots_);
-    for (Slot& s : old)
-      if (s.data) find_slot(std::string_view(s.data, s.size), s.hash) = std::move(s);
+    const size_t mask = capacity - 1;
+    for (const Slot& s : old) {
+      if (s.entry == kEmpty) continue;
+      size_t i = s.hash & mask;
+      while (slots_[i].entry != kEmpty) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
   }
 
   std::vector<Slot> slots_;
-  size_t size_ = 0;
+  std::vector<Entry> entries_;  // in insertion order
 };
 
 // An index of a name-keyed map (std::map<std::string, T>, ...): its keys as views, each to a
