@@ -8,7 +8,8 @@
 2. Times, --runs times each (median; wall and user+sys CPU, which a loaded machine disturbs less), `pt2onnx ARCHIVE -o OUT` and `pt2onnx ARCHIVE
    -o OUT --hiera Block` for every size, and `pt2onnx inspect ARCHIVE` for every size, recording
    the peak RSS of each run from os.wait4 (ru_maxrss). With --baseline OLD_BINARY the same runs
-   are made with OLD_BINARY, interleaved run by run so that a load that comes and goes hits both.
+   are made with OLD_BINARY, interleaved run by run (in alternating order) so that a load that
+   comes and goes hits both.
 3. Prints one table per binary: wall (median), peak RSS (median), FX nodes per second, and the
    growth exponent b of wall = a * blocks^b fitted (least squares in log-log) over the sizes;
    and the targets of issue 14 (largest convert < 1 s and < 200 MB, exponent <= 1.05,
@@ -146,8 +147,11 @@ def main() -> int:
             samples: dict[str, list[tuple[float, float, float]]] = {k: [] for k in binaries}
             for k, binary in binaries.items():  # one warm-up run each (page cache)
                 run_once([binary, *argv])
-            for _ in range(args.runs):
-                for k, binary in binaries.items():
+            for run in range(args.runs):
+                # The order alternates: on this VM the second of two back-to-back runs was
+                # ~0.2 s faster at 25,000 blocks whichever binary it was (docs/scale.md).
+                order = list(binaries.items())
+                for k, binary in order if run % 2 == 0 else reversed(order):
                     samples[k].append(run_once([binary, *argv]))
             for k in binaries:
                 results[k][(label, b)] = tuple(statistics.median(column) for column in zip(*samples[k]))
