@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/view_map.h"
+
 namespace pt2onnx {
 
 class InternedNames {
@@ -41,7 +43,7 @@ class InternedNames {
   // Room for about `count` names without growing the slot table.
   void reserve(size_t count) {
     names_.reserve(count);
-    if (count * 2 > slots_.size()) rehash(capacity_for(count));
+    if (count * 2 > slots_.size()) rehash(open_table_capacity(count));
   }
 
  private:
@@ -51,11 +53,6 @@ class InternedNames {
   };
   static constexpr size_t kBlockBytes = 64 * 1024;
 
-  static size_t capacity_for(size_t n) {
-    size_t c = 16;
-    while (c < n * 2) c *= 2;
-    return c;
-  }
   // The slot of `name`: its id, or the empty slot where it would go.
   Id& find_slot(std::string_view name, size_t hash) {
     const size_t mask = slots_.size() - 1;

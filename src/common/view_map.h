@@ -14,12 +14,20 @@
 
 namespace pt2onnx {
 
+// Slots for an open-addressed table of `n` entries kept at most half full: a power of two, 16 at
+// least (so that `hash & (capacity - 1)` is a slot).
+inline size_t open_table_capacity(size_t n) {
+  size_t c = 16;
+  while (c < n * 2) c *= 2;
+  return c;
+}
+
 template <typename V>
 class ViewMap {
  public:
   explicit ViewMap(size_t expected = 0) {
     entries_.reserve(expected);
-    rehash(capacity_for(expected));
+    rehash(open_table_capacity(expected));
   }
 
   // Adds `name` -> `value`; false (and the map unchanged) when `name` is there already.
@@ -53,11 +61,6 @@ class ViewMap {
     size_t size;
     [[no_unique_address]] V value;
   };
-  static size_t capacity_for(size_t n) {
-    size_t c = 16;
-    while (c < n * 2) c *= 2;
-    return c;
-  }
   Slot& find_slot(std::string_view name, uint32_t hash) {
     const size_t mask = slots_.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
