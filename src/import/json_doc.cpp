@@ -7,14 +7,6 @@
 
 namespace pt2onnx::import {
 
-namespace {
-// Arena chunks start small and double up to 1 MB, so that a small document (a config, a
-// weight config, a fuzz input) does not allocate and touch a megabyte.
-constexpr size_t kFirstArenaChunk = 4 << 10;
-constexpr size_t kMaxArenaChunk = 1 << 20;
-constexpr uint32_t kEmptySlot = UINT32_MAX;
-}  // namespace
-
 JsonDoc::Value& JsonDoc::add(JsonType type) {
   Id id = static_cast<Id>(values_.size());
   Value& v = values_.emplace_back();
@@ -52,46 +44,10 @@ void JsonDoc::end_container() {
   open_marks_.pop_back();
 }
 
-uint32_t JsonDoc::intern(std::string_view s) {
-  if (strings_.size() * 2 >= table_.size()) {  // grow to keep the load under one half
-    std::vector<Slot> bigger(std::max<size_t>(1024, table_.size() * 2), Slot{kEmptySlot, 0});
-    const size_t mask = bigger.size() - 1;
-    for (const Slot& old : table_) {
-      if (old.id == kEmptySlot) continue;
-      size_t slot = old.hash & mask;
-      while (bigger[slot].id != kEmptySlot) slot = (slot + 1) & mask;
-      bigger[slot] = old;
-    }
-    table_ = std::move(bigger);
-  }
-  const size_t mask = table_.size() - 1;
-  const uint32_t hash = static_cast<uint32_t>(std::hash<std::string_view>{}(s));
-  size_t slot = hash & mask;
-  for (; table_[slot].id != kEmptySlot; slot = (slot + 1) & mask)
-    if (table_[slot].hash == hash && strings_[table_[slot].id] == s) return table_[slot].id;
-  if (s.size() > arena_left_) {
-    size_t chunk = arena_.empty() ? kFirstArenaChunk : std::min(kMaxArenaChunk, 2 * arena_chunk_);
-    arena_chunk_ = chunk;
-    size_t size = std::max(chunk, s.size());
-    arena_.push_back(std::make_unique_for_overwrite<char[]>(size));  // written before it is read
-    arena_pos_ = arena_.back().get();
-    arena_left_ = size;
-  }
-  char* copy = arena_pos_;
-  if (!s.empty()) std::memcpy(copy, s.data(), s.size());
-  arena_pos_ += s.size();
-  arena_left_ -= s.size();
-  string_bytes_ += s.size();
-  uint32_t id = static_cast<uint32_t>(strings_.size());
-  strings_.emplace_back(copy, s.size());
-  table_[slot] = Slot{id, hash};
-  return id;
-}
-
 std::shared_ptr<const std::string> JsonDoc::shared_string(uint32_t str) const {
   if (shared_strings_.size() < strings_.size()) shared_strings_.resize(strings_.size());
   std::shared_ptr<const std::string>& shared = shared_strings_[str];
-  if (!shared) shared = std::make_shared<const std::string>(strings_[str]);
+  if (!shared) shared = std::make_shared<const std::string>(strings_.text(str));
   return shared;
 }
 
@@ -107,7 +63,7 @@ std::string JsonDoc::path(Id id) const {
     const Id member = next[-1];
     if (v.type == JsonType::kObject) {
       if (!out.empty()) out += '.';
-      out += strings_[values_[member].key];
+      out += strings_.text(values_[member].key);
     } else {
       out += '[' + std::to_string(values_[member].key) + ']';
     }

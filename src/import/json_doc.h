@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/interned_names.h"
+
 #include "common/read_once_text.h"
 
 namespace pt2onnx::import {
@@ -43,7 +45,7 @@ class JsonDoc {
 
   Id root() const { return 0; }
   const Value& value(Id id) const { return values_[id]; }
-  std::string_view string(uint32_t str) const { return strings_[str]; }
+  std::string_view string(uint32_t str) const { return strings_.text(str); }
   // The string as one heap copy shared by every caller (made on first use): the IR keeps texts
   // that thousands of values repeat, such as the stack traces of node metadata, once.
   std::shared_ptr<const std::string> shared_string(uint32_t str) const;
@@ -72,29 +74,16 @@ class JsonDoc {
   void reserve(size_t text_bytes);
 
   size_t value_count() const { return values_.size(); }
-  size_t string_bytes() const { return string_bytes_; }
+  size_t string_bytes() const { return strings_.text_bytes(); }
 
  private:
   Value& add(JsonType type);
-  uint32_t intern(std::string_view s);
+  uint32_t intern(std::string_view s) { return strings_.intern(s).first; }
 
   std::vector<Value> values_;
   std::vector<Id> children_;
-  std::vector<std::string_view> strings_;
+  InternedNames strings_;
   mutable std::vector<std::shared_ptr<const std::string>> shared_strings_;  // by string id, filled lazily
-  std::vector<std::unique_ptr<char[]>> arena_;  // chunks that strings_ point into
-  char* arena_pos_ = nullptr;
-  size_t arena_left_ = 0;
-  size_t arena_chunk_ = 0;  // the size of the last chunk, which the next one doubles
-  size_t string_bytes_ = 0;
-  // Interning table: open addressing over strings_ ids (id UINT32_MAX = empty), each slot with 32
-  // bits of its string's hash, so that a probe compares bytes only when the hashes agree and a
-  // rehash hashes nothing again.
-  struct Slot {
-    uint32_t id;
-    uint32_t hash;
-  };
-  std::vector<Slot> table_;
   // While building: open containers, and the children collected for each (a stack).
   std::vector<Id> open_;
   std::vector<size_t> open_marks_;

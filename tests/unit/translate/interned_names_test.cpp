@@ -16,7 +16,7 @@ TEST_CASE("InternedNames gives each distinct name one dense id, as a std::map of
   std::vector<std::string> names;
   for (int i = 0; i < 9000; ++i) names.push_back("gelu_" + std::to_string(i * 7 % 5003) + "_Mul");  // duplicates
   names.push_back("");
-  names.push_back(std::string(40000, 'x'));  // longer than a quarter block: a block of its own
+  names.push_back(std::string(40000, 'x'));  // longer than the first blocks: a block of its size
   names.push_back(std::string(40000, 'y'));
   InternedNames table;  // no reserve: grows from nothing
   std::map<std::string, InternedNames::Id> expected;
