@@ -335,12 +335,14 @@ void EmitContext::rename_value(const std::string& from, const std::string& to) {
       if (o == 0) node->set_name("node_" + to);
     }
   }
-  NameInfo where = about(from);  // rename_value is asked only for values made here
-  about(from).made_by = 0;
-  NameInfo& info = about(to);
-  info.made_by = where.made_by;
-  info.node = where.node;
-  info.scope = where.scope;
+  // Both ids first: adding `to` may move the entries. rename_value is asked only for values made here.
+  const InternedNames::Id from_id = id_of(from);
+  const InternedNames::Id to_id = id_of(to);
+  NameInfo& source = shared_->about[from_id];
+  NameInfo& target = shared_->about[to_id];
+  target.made_by = std::exchange(source.made_by, 0);
+  target.node = source.node;
+  target.scope = source.scope;
 }
 
 void EmitContext::finish_node() {
