@@ -44,6 +44,67 @@ bool is_null(od::value& value) {
   return true;
 }
 
+// Strings are read without simdjson's string buffer where they can be: On-Demand unescapes every
+// key and string into one buffer that only grows while a document is walked (81 MB of keys,
+// names and stack traces at 100k nodes, a third of the import's peak). A string without a
+// backslash is its own text, viewed in place (the text stays readable: ReadOnceText); one with
+// escapes (stack traces) is unescaped by the same parser into a buffer reused string by string.
+struct StringScratch {
+  const od::parser* parser = nullptr;  // null: the parser's own buffer, as get_string() does
+  std::vector<uint8_t> bytes;
+};
+thread_local StringScratch* string_scratch = nullptr;
+
+// Installs a scratch buffer for the readers below while one of the entry points runs.
+class ScratchScope {
+ public:
+  explicit ScratchScope(const od::parser* parser) : previous_(string_scratch) {
+    scratch_.parser = parser;
+    string_scratch = &scratch_;
+  }
+  ~ScratchScope() { string_scratch = previous_; }
+  ScratchScope(const ScratchScope&) = delete;
+  ScratchScope& operator=(const ScratchScope&) = delete;
+
+ private:
+  StringScratch scratch_;
+  StringScratch* previous_;
+};
+
+// The text of a JSON string that starts at `raw` (after its opening quote), when it holds no
+// escape: up to the first quote, with no backslash before it. Stage 1 has found the closing
+// quote, so the scan ends within the text.
+std::optional<std::string_view> unescaped_in_place(const char* raw) {
+  const char* quote = raw;
+  while (*quote != '"') ++quote;
+  const std::string_view text(raw, static_cast<size_t>(quote - raw));
+  if (text.find('\\') != std::string_view::npos) return std::nullopt;
+  return text;
+}
+
+// A string value, valid until the next string is read (callers copy what they keep).
+std::string_view as_view(od::value value) {
+  const std::string_view token = value.raw_json_token();  // the string and what follows to the next token
+  StringScratch* scratch = string_scratch;
+  if (!scratch || !scratch->parser) return take(value.get_string());
+  const od::raw_json_string raw = take(value.get_raw_json_string());  // declines on a non-string
+  const char* start = reinterpret_cast<const char*>(raw.raw());
+  if (std::optional<std::string_view> text = unescaped_in_place(start)) return *text;
+  // parse_string writes whole SIMD blocks: room for the padding beyond the (never longer) text.
+  scratch->bytes.resize(token.size() + simdjson::SIMDJSON_PADDING);
+  uint8_t* out = scratch->bytes.data();
+  return take(scratch->parser->unescape(raw, out));
+}
+std::string as_string(od::value value) { return std::string(as_view(value)); }
+
+// A member's key; keys are views that stay valid while their object is read (in place, or in
+// the parser's buffer for a key with escapes, which torch does not write).
+std::string_view key_of(od::field& member) {
+  if (std::optional<std::string_view> text = unescaped_in_place(reinterpret_cast<const char*>(member.key().raw())))
+    return *text;
+  return take(member.unescaped_key());
+}
+
 constexpr int kSkipDepth = 64;  // deeper values are the general reader's (and its nesting limit's)
 
 // Walks a value this reader does not use, checking it as the general parse does (On-Demand
@@ -54,7 +115,7 @@ void skip(od::value value, int depth = 0) {
     case od::json_type::object:
       for (auto field : take(value.get_object())) {
         od::field member = take(std::move(field));
-        (void)take(member.unescaped_key());
+        (void)key_of(member);
         skip(member.value(), depth + 1);
       }
       break;
@@ -62,7 +123,7 @@ void skip(od::value value, int depth = 0) {
       for (auto element : take(value.get_array())) skip(take(std::move(element)), depth + 1);
       break;
     case od::json_type::string:
-      (void)take(value.get_string());
+      (void)as_view(value);
       break;
     case od::json_type::number:
       switch (take(value.get_number_type())) {
@@ -99,8 +160,7 @@ double as_double(od::value value) {
 }
 
 bool as_bool(od::value value) { return take(value.get_bool()); }
-std::string_view as_view(od::value value) { return take(value.get_string()); }
-std::string as_string(od::value value) { return std::string(as_view(value)); }
+
 
 // Calls fn(key, value) for each member of an object, declining on a repeated key (the general
 // reader keeps the last; this one takes only files without any) or a non-object. fn returns
@@ -114,7 +174,7 @@ void for_each_member(od::value value, Fn&& fn) {
   size_t count = 0;
   for (auto field : object) {
     od::field member = take(std::move(field));
-    const std::string_view key = take(member.unescaped_key());
+    const std::string_view key = key_of(member);
     for (size_t i = 0; i < count; ++i)
       if (seen[i] == key) decline();
     if (count == std::size(seen)) decline();
@@ -411,6 +471,7 @@ ir::TensorMeta tensor_meta(od::value value) {
 }  // namespace
 
 void read_fast_nodes(od::value nodes, FastGraph& out) {
+  ScratchScope scratch(out.parser);
   SharedTexts shared;
   SharedTexts* texts = out.node_metadata ? &shared : nullptr;
   size_t count = 0;
@@ -424,6 +485,7 @@ void read_fast_nodes(od::value nodes, FastGraph& out) {
 }
 
 void read_fast_tensor_values(od::value values, FastGraph& out) {
+  ScratchScope scratch(out.parser);
   if (type_of(values) != od::json_type::object) decline();
   // The general reader keeps the last of repeated names and skips it when null: a name given
   // twice with values declines, and so does one given with a value and as null.
@@ -431,7 +493,7 @@ void read_fast_tensor_values(od::value values, FastGraph& out) {
   size_t count = 0;
   for (auto field : take(values.get_object())) {
     od::field member = take(std::move(field));
-    const std::string_view name = take(member.unescaped_key());
+    const std::string_view name = key_of(member);
     od::value meta = member.value();
     // As for the nodes: the text read so far is let go every 1,024 values (a quarter of the text).
     if (out.text && ++count % 1024 == 0) out.text->release_before(meta.raw_json_token().data());

@@ -29,6 +29,9 @@ struct FastGraph {
   // Told, node by node, that the text before a position will not be read again (or null).
   ReadOnceText* text = nullptr;
   bool node_metadata = true;  // false: ir::Node::metadata is not built (import_program.h)
+  // The parser walking the text: strings with escapes are unescaped with it into a buffer of
+  // the readers' own (fast_graph.cpp). Null: into the parser's string buffer.
+  const simdjson::ondemand::parser* parser = nullptr;
 };
 
 // Thrown by the readers below when the text is not in the form they take.

@@ -186,6 +186,7 @@ void build(JsonText input, JsonDoc& doc, const std::string& source_name, FastGra
     // The structural index is built: the text is read once more, front to back, and the fast
     // readers give it back as they go; what lies ahead of them need not stay resident meanwhile.
     if (fast && fast->text && input.padded) fast->text->evict();
+    if (fast) fast->parser = &parser;
     od::json_type type = document.type();
     if (type != od::json_type::object && type != od::json_type::array) {
       doc.add_null();  // a scalar document: the reader refuses it ("expected an ExportedProgram object")

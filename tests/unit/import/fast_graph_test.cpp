@@ -123,6 +123,40 @@ TEST_CASE("fast graph readers decline a bad file, and its message is the general
   }
 }
 
+TEST_CASE("fast graph readers unescape strings with escapes, and view those without in place") {
+  // Names, keys, the module stack and stack traces with escapes (the traces longer than a SIMD
+  // block, several in a row so that one buffer serves them in turn), beside plain ones.
+  const std::string trace = R"(File \"a.py\", line 3, in forward\n    return self.act(self.linear(x))\n  File \"b.py\")";
+  std::string nodes;
+  for (int i = 0; i < 3; ++i)
+    nodes += R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "\u0078"}}, "kind": 1}],
+                 "outputs": [{"as_tensor": {"name": "r\\)" + std::to_string(i) + R"("}}],
+                 "metadata": {"stack_trace": ")" + trace + std::to_string(i) + R"(", "nn_module_stack": "L__self__,,m.\u004d", "torch_fn": "relu;f"},
+                 "n\u0061me": "r\\)" + std::to_string(i) + R"("}, )";
+  nodes += kAdd;
+  const std::string json = program_of(nodes, R"(, "tensor_values": {"\u0078": {"dtype": 7, "sizes": [{"as_int": 2}]},
+      "r\\0": {"dtype": 7, "sizes": []}, "add": {"dtype": 7, "sizes": []}})");
+  REQUIRE(taken(json));
+  const ir::Program program = import_text(json);
+  CHECK(graph_text(program.graph) == general_text(json));
+  REQUIRE(program.graph.nodes.size() == 4);
+  const ir::Node& first = program.graph.nodes[0];
+  CHECK(first.name == "r\\0");
+  CHECK(std::get<ir::TensorArg>(first.inputs.at(0).arg).name == "x");
+  REQUIRE(first.module_stack.size() == 1);
+  CHECK(first.module_stack[0].type == "m.M");
+  CHECK(*first.metadata.at("stack_trace") == "File \"a.py\", line 3, in forward\n    return self.act(self.linear(x))\n  File \"b.py\"0");
+  CHECK(*program.graph.nodes[2].metadata.at("stack_trace") ==
+        "File \"a.py\", line 3, in forward\n    return self.act(self.linear(x))\n  File \"b.py\"2");
+  CHECK(program.graph.tensor_values.count("x") == 1);
+  CHECK(program.graph.tensor_values.count("r\\0") == 1);
+  // A bad escape is refused in the general readers' words.
+  const std::string bad = program_of(R"({"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x\q"}}}],
+                                          "outputs": [{"as_tensor": {"name": "add"}}], "name": "add"})");
+  CHECK_FALSE(taken(bad));
+  CHECK(import_error(bad) == general_error(bad));
+}
+
 // A text that records what the import lets go of.
 class RecordingText final : public ReadOnceText {
  public:
