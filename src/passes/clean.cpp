@@ -53,9 +53,10 @@ class OpCensus {
   bool stale_ = true;
 };
 
-void clean_body(Body& body, CleanReport& report) {
-  OpCensus census(body);
-  for (int round = 0; round < kMaxRounds; ++round) {
+void clean_body(Body& body, OpCensus& census, CleanReport& report) {
+  ReadValues reads;
+  bool settled = false;  // a round changed nothing: `reads` is what the last sweep found
+  for (int round = 0; round < kMaxRounds && !settled; ++round) {
     int changed = 0;
     auto count = [&](int n, int& into) {
       into += n;
@@ -73,10 +74,15 @@ void clean_body(Body& body, CleanReport& report) {
     count(census.has({"Min", "Max"}) ? fuse_clamps(body) : 0, report.merged_nodes);
     count(census.has({"Transpose"}) ? fuse_transposes(body) : 0, report.merged_nodes);
     count(merge_duplicates(body), report.merged_nodes);
-    count(eliminate_dead_nodes(body), report.dead_nodes);
-    if (changed == 0) break;
+    count(eliminate_dead_nodes(body, &reads), report.dead_nodes);
+    settled = changed == 0;
   }
-  report.dead_initializers += eliminate_dead_initializers(body);
+  report.dead_initializers += eliminate_dead_initializers(body, settled ? &reads : nullptr);
+}
+
+void clean_body(Body& body, CleanReport& report) {
+  OpCensus census(body);
+  clean_body(body, census, report);
 }
 
 }  // namespace
@@ -87,11 +93,13 @@ CleanReport clean_translation(translate::Translation& translation, const CleanOp
   const bool tracked = static_cast<int>(translation.node_modules.size()) == graph.node_size();
   Body body = main_body(graph, tracked ? &translation.node_modules : nullptr, options.types, options.hiera_types);
   if (options.fold_weights) report.batch_norms_folded = fold_batch_norms(body, *options.fold_weights);
-  clean_body(body, report);
+  OpCensus census(body);  // taken on first ask, after the BatchNorms are folded
+  clean_body(body, census, report);
   if (options.fold_weights) {
     // After merging (identical Transposes are one) and before dropping the weights they free.
-    report.transposes_folded = OpCensus(body).has({"Transpose"}) ? fold_weight_transposes(body, *options.fold_weights) : 0;
-    if (report.transposes_folded) clean_body(body, report);
+    report.transposes_folded = census.has({"Transpose"}) ? fold_weight_transposes(body, *options.fold_weights) : 0;
+    census.changed(report.transposes_folded);
+    if (report.transposes_folded) clean_body(body, census, report);
   }
   // --hiera clones Constants into function bodies; with it, this waits for clean_functions.
   if (options.hiera_types.empty()) report.constants_moved = constants_to_initializers(body);

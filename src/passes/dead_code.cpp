@@ -20,11 +20,11 @@ void add_subgraph_reads(const onnx::NodeProto& node, std::set<std::string>& oute
 
 }  // namespace
 
-int eliminate_dead_nodes(Body& body) {
+int eliminate_dead_nodes(Body& body, ReadValues* reads) {
   const Nodes& nodes = *body.nodes;
-  NameSet live(static_cast<size_t>(nodes.size()) * 2);
+  ReadValues found{NameSet(static_cast<size_t>(nodes.size()) * 2), {}};
+  NameSet& live = found.names;
   for (const std::string& out : body.outputs) live.insert(out);
-  std::set<std::string> outer;
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), false);
   int removed = 0;
   for (int i = nodes.size(); i-- > 0;) {
@@ -38,32 +38,36 @@ int eliminate_dead_nodes(Body& body) {
     keep[static_cast<size_t>(i)] = true;
     for (const std::string& in : node.input())
       if (!in.empty()) live.insert(in);
-    add_subgraph_reads(node, outer, live);
+    add_subgraph_reads(node, found.outer, live);
   }
   if (removed) erase_nodes(body, keep);
+  else if (reads) *reads = std::move(found);
   return removed;
 }
 
-int eliminate_dead_initializers(Body& body) {
+int eliminate_dead_initializers(Body& body, const ReadValues* reads) {
   if (!body.graph) return 0;
   onnx::GraphProto& graph = *body.graph;
-  // Which initializers something reads: a table of the initializers' names (small next to every
-  // value read) asked about each read.
-  NameSet names(static_cast<size_t>(graph.initializer_size()));
-  for (const auto& t : graph.initializer()) names.insert(t.name());
-  NameSet read(static_cast<size_t>(graph.initializer_size()));
-  auto note = [&](const std::string& name) {
-    if (names.contains(name)) read.insert(name);
-  };
-  for (const std::string& out : body.outputs) note(out);
+  // Which initializers something reads: the sweep's set when it is given, else a table of the
+  // initializers' names (small next to every value read) asked about each read.
+  NameSet names(reads ? 0 : static_cast<size_t>(graph.initializer_size()));
+  NameSet noted(reads ? 0 : static_cast<size_t>(graph.initializer_size()));
   std::set<std::string> outer;
-  for (const onnx::NodeProto& node : graph.node()) {
-    for (const std::string& in : node.input()) note(in);
-    if (!has_subgraph(node)) continue;
-    std::set<std::string> reads;
-    subgraph_reads(node, reads);
-    for (const std::string& r : reads) note(*outer.insert(r).first);
+  if (!reads) {
+    for (const auto& t : graph.initializer()) names.insert(t.name());
+    auto note = [&](const std::string& name) {
+      if (names.contains(name)) noted.insert(name);
+    };
+    for (const std::string& out : body.outputs) note(out);
+    for (const onnx::NodeProto& node : graph.node()) {
+      for (const std::string& in : node.input()) note(in);
+      if (!has_subgraph(node)) continue;
+      std::set<std::string> subgraph;
+      subgraph_reads(node, subgraph);
+      for (const std::string& r : subgraph) note(*outer.insert(r).first);
+    }
   }
+  const NameSet& read = reads ? reads->names : noted;
   NameSet inputs;
   for (const auto& v : graph.input()) inputs.insert(v.name());
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "passes/body.h"
+#include "passes/name_set.h"
 
 namespace pt2onnx::passes {
 
@@ -58,10 +59,20 @@ bool same_dims(const ValueType& a, size_t a_from, const ValueType& b, size_t b_f
 // Same rank and same_dims over all of it.
 bool same_shape(const ValueType& a, const ValueType& b);
 
+// The values a scope reads, as the dead-node sweep finds them: its outputs, the inputs of the
+// nodes it keeps and the outer names their subgraphs read. Views of the scope's strings (valid
+// while nothing renames or removes them) and of `outer`.
+struct ReadValues {
+  NameSet names;
+  std::set<std::string> outer;
+};
+
 // Nodes whose outputs nothing reads (scope outputs and subgraphs' outer reads count), then, in
-// the main graph, initializers and value_info entries that nothing refers to any more.
-int eliminate_dead_nodes(Body& body);
-int eliminate_dead_initializers(Body& body);
+// the main graph, initializers and value_info entries that nothing refers to any more. When the
+// sweep removed nothing, what it found read is left in `reads` (if given), and
+// eliminate_dead_initializers takes it instead of walking every node again.
+int eliminate_dead_nodes(Body& body, ReadValues* reads = nullptr);
+int eliminate_dead_initializers(Body& body, const ReadValues* reads = nullptr);
 // Shape arithmetic on constants and static dims -> Constant nodes.
 int fold_constants(Body& body);
 // Reshape/Expand shape operands made of dims the data already has -> Constants (0 / 1 pieces),

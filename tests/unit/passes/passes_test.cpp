@@ -83,6 +83,33 @@ g (float[2,3] x, bool c) => (float[2,3] y) <float[2] unused = {1.0, 2.0}, float[
   CHECK(m.graph().initializer(0).name() == "kept");
 }
 
+TEST_CASE("dead initializers: the dead-node sweep's reads and a walk of their own agree") {
+  // Read by a node, by a subgraph only, as a graph output only, and by nothing; no dead node.
+  const onnx::ModelProto m = parse(R"(
+g (float[2,3] x, bool c) => (float[2,3] y, float[3] out_only)
+    <float[2] unused = {1.0, 2.0}, float[3] kept = {1.0, 2.0, 3.0}, float[3] inner = {4.0, 5.0, 6.0},
+     float[3] out_only = {7.0, 8.0, 9.0}> {
+  t = Add(x, kept)
+  y = If(c) <then_branch = g1 () => (float[2,3] o1) { o1 = Add(t, inner) },
+              else_branch = g2 () => (float[2,3] o2) { o2 = Abs(x) }>
+})");
+  auto initializer_names = [](const onnx::GraphProto& g) {
+    std::vector<std::string> names;
+    for (const auto& t : g.initializer()) names.push_back(t.name());
+    return names;
+  };
+  onnx::ModelProto swept = m;
+  Body body = main_body(*swept.mutable_graph(), nullptr, {}, {});
+  ReadValues reads;
+  REQUIRE(eliminate_dead_nodes(body, &reads) == 0);
+  CHECK(eliminate_dead_initializers(body, &reads) == 1);
+  onnx::ModelProto walked = m;
+  Body own = main_body(*walked.mutable_graph(), nullptr, {}, {});
+  CHECK(eliminate_dead_initializers(own) == 1);
+  CHECK(initializer_names(swept.graph()) == std::vector<std::string>{"kept", "inner", "out_only"});
+  CHECK(initializer_names(walked.graph()) == initializer_names(swept.graph()));
+}
+
 TEST_CASE("shape arithmetic on static dims folds to one Constant") {
   onnx::ModelProto m = parse(R"(
 g (float[2,3,4] x) => (float[6,4] y) {
