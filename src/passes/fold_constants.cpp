@@ -15,7 +15,8 @@ namespace pt2onnx::passes {
 
 namespace {
 
-using Inputs = std::vector<std::optional<ConstTensor>>;
+// The node's inputs' constant values (null: not a constant), pointing into the pass's table.
+using Inputs = std::vector<const ConstTensor*>;
 
 struct FoldContext {
   const onnx::NodeProto& node;
@@ -67,7 +68,7 @@ std::optional<ConstTensor> within_limit(ConstTensor t) {
 
 std::optional<ConstTensor> fold_identity(const FoldContext& c) {
   if (!all_present(c.in, 1)) return std::nullopt;
-  return c.in[0];
+  return *c.in[0];
 }
 
 // Only the dims in [start, end) need to be static.
@@ -525,11 +526,11 @@ std::optional<ConstTensor> fold_max(const FoldContext& c) { return fold_select(c
 
 std::optional<ConstTensor> fold_clip(const FoldContext& c) {
   if (!all_present(c.in, 1)) return std::nullopt;
-  std::optional<ConstTensor> v = c.in[0];
+  std::optional<ConstTensor> v = *c.in[0];
   for (size_t k = 1; k < c.in.size() && k < 3; ++k) {
     if (c.node.input(static_cast<int>(k)).empty()) continue;  // an omitted bound
     if (!c.in[k] || c.in[k]->numel() != 1) return std::nullopt;
-    const Inputs pair = {v, c.in[k]};
+    const Inputs pair = {&*v, c.in[k]};
     v = fold_select(FoldContext{c.node, pair, nullptr}, /*max=*/k == 1);
     if (!v) return std::nullopt;
   }
@@ -646,6 +647,7 @@ int fold_constants(Body& body) {
     slot.value = std::move(value);
   };
   int folded = 0;
+  Inputs in;  // reused node by node
   for (onnx::NodeProto& node : *body.nodes) {
     if (std::optional<ConstTensor> c = constant_node_value(node)) {
       if (node.output_size() == 1) define(node.output(0), std::move(*c));
@@ -659,11 +661,8 @@ int fold_constants(Body& body) {
     if ((node.op_type() == "Transpose" || node.op_type() == "Expand") && node.input_size() > 0 &&
         is_weight(node.input(0)))
       continue;
-    Inputs in;
-    for (const std::string& name : node.input()) {
-      const ConstTensor* found = lookup(name);
-      in.push_back(found ? std::optional<ConstTensor>(*found) : std::nullopt);
-    }
+    in.clear();
+    for (const std::string& name : node.input()) in.push_back(lookup(name));
     // Only Shape and Size read what is known of input 0 (the types are gathered on first need).
     std::optional<ValueType> shape0;
     if (node.input_size() > 0 && (node.op_type() == "Shape" || node.op_type() == "Size")) {
