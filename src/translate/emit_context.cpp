@@ -107,8 +107,12 @@ void EmitContext::translate_graph(const ir::Graph& fx) {
 // ---- names ---------------------------------------------------------------------------------
 
 InternedNames::Id EmitContext::id_of(std::string_view name) {
-  const auto [id, added] = shared_->names.intern(name);
-  if (added) shared_->about.emplace_back();
+  Shared& shared = *shared_;
+  if (shared.last_id != InternedNames::kAbsent && name == shared.last_name) return shared.last_id;
+  const auto [id, added] = shared.names.intern(name);
+  if (added) shared.about.emplace_back();
+  shared.last_name = shared.names.text(id);
+  shared.last_id = id;
   return id;
 }
 

@@ -240,6 +240,10 @@ class EmitContext {
   struct Shared {
     InternedNames names;          // every name asked about (claimed or not), by dense id
     std::vector<NameInfo> about;  // by id of names
+    // The last name id_of answered (a view of names' text) and its id: a name is often asked
+    // about twice in a row (fresh_name, then append_node for its output; bind, then pin).
+    std::string_view last_name;
+    InternedNames::Id last_id = InternedNames::kAbsent;
     int contexts = 0;             // serials given so far
     std::vector<std::string> warnings;
     int64_t min_ir_version = 3;
