@@ -80,7 +80,7 @@ std::string module_text(const ir::ModuleFrame& frame) {
 
 }  // namespace
 
-const std::unordered_set<std::string> EmitContext::kNoNames;
+const ViewSet EmitContext::kNoNames;
 
 std::string describe_node(const ir::Node& node, bool with_target) {
   std::string out = "node " + node.name;
@@ -136,7 +136,7 @@ const EmitContext::NameInfo* EmitContext::made_here(const std::string& value) co
   return info.made_by == serial_ ? &info : nullptr;
 }
 
-bool EmitContext::reserve(const std::string& name) { return !std::exchange(about(name).claimed, true); }
+bool EmitContext::reserve(std::string_view name) { return !std::exchange(about(name).claimed, true); }
 
 std::string EmitContext::fresh_name(std::string base) {
   if (!std::exchange(about(base).claimed, true)) return base;

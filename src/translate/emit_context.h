@@ -101,7 +101,7 @@ class EmitContext {
 
   // ---- names -------------------------------------------------------------------------------
   // Claims `name` (graph inputs, initializers, FX value names); false if it was taken already.
-  bool reserve(const std::string& name);
+  bool reserve(std::string_view name);
   // Sizes the name table for about `count` names (a hint that spares rehashing a large graph).
   void expect_names(size_t count) {
     shared_->names.reserve(count);
@@ -200,8 +200,8 @@ class EmitContext {
 
   // FX names that live nodes or graph outputs read; set by the driver before translating (the
   // set must outlive the translation).
-  void set_used_names(const std::unordered_set<std::string>& used) { used_names_ = &used; }
-  bool is_used(const std::string& fx_name) const { return used_names_->count(fx_name) != 0; }
+  void set_used_names(const ViewSet& used) { used_names_ = &used; }
+  bool is_used(std::string_view fx_name) const { return used_names_->contains(fx_name); }
 
   // ---- results --------------------------------------------------------------------------------
   void warn(std::string message) { shared_->warnings.push_back(std::move(message)); }
@@ -280,8 +280,8 @@ class EmitContext {
   std::map<std::pair<std::string, int64_t>, std::string> dims_;
   std::map<std::string, std::string> symbols_;      // symbol -> value
   std::map<std::string, std::string> sym_exprs_;    // canonical text -> value
-  const std::unordered_set<std::string>* used_names_ = &kNoNames;
-  static const std::unordered_set<std::string> kNoNames;
+  const ViewSet* used_names_ = &kNoNames;
+  static const ViewSet kNoNames;
 
   // Module scopes ("a/b/": the keys of a module stack), each kept once; 0 is "" (no module).
   std::deque<std::string> scopes_{std::string()};  // a deque: its strings stay where they are

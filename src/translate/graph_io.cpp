@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "translate/complex_values.h"
+#include "ir/value_names.h"
 #include "translate/liveness.h"
 #include "translate/onnx_types.h"
 
@@ -79,16 +80,16 @@ void reserve_names(EmitContext& ctx, const ir::Program& program) {
     if (is_weight(spec.kind))
       if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) weight_placeholders.insert(t->name);
 
-  std::vector<std::string> names;
+  std::vector<std::string_view> names;  // views of the program's strings
   for (const ir::InputSpec& spec : program.signature.inputs)
-    if (spec.kind == ir::InputKind::kUserInput) collect_value_names(spec.arg, names);
+    if (spec.kind == ir::InputKind::kUserInput) ir::collect_value_name_views(spec.arg, names);
   for (const ir::Node& node : program.graph.nodes)
-    for (const auto& out : node.outputs) collect_value_names(out, names);
+    for (const auto& out : node.outputs) ir::collect_value_name_views(out, names);
   for (const auto& [name, meta] : program.graph.tensor_values) names.push_back(name);
   for (const auto& [name, dim] : program.graph.sym_int_values) names.push_back(name);
   // Every name above, the weights' initializer names and about two per ONNX node to come.
   ctx.expect_names(names.size() * 3 + program.signature.inputs.size());
-  for (const auto& name : names)
+  for (std::string_view name : names)
     if (!weight_placeholders.count(name)) ctx.reserve(name);
 }
 

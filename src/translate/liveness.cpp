@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "ir/value_names.h"
 #include "translate/program_state.h"
 
 namespace pt2onnx::translate {
@@ -81,43 +82,45 @@ Liveness analyze(const ir::Graph& graph, std::vector<std::string> returned) {
   std::map<std::string, std::vector<std::string>> aliases_of_root;
   for (const auto& [view, view_node] : result.views) aliases_of_root[root_of(view)].push_back(view);
 
-  auto& needed = result.used;
-  needed.reserve(nodes.size() * 2);
+  ViewSet& needed = result.used;
+  needed = ViewSet(nodes.size() * 2);
   result.last_use.reserve(result.views.size());
-  std::vector<std::string> names = std::move(returned);
-  needed.insert(names.begin(), names.end());
+  result.returned = std::move(returned);  // not resized from here on: `needed` views its strings
+  for (const std::string& n : result.returned) needed.insert(n);
   // The last reader is asked only of views (view_mutation.cpp): kept for them alone.
-  auto is_view = [&](const std::string& n) { return !result.views.empty() && result.views.count(n); };
-  for (const auto& n : names)
+  auto is_view = [&](std::string_view n) { return !result.views.empty() && result.views.count(std::string(n)); };
+  for (const std::string& n : result.returned)
     if (is_view(n)) result.last_use[n] = nodes.size();
 
+  std::vector<std::string_view> names;  // views of the node's own strings
   for (size_t i = nodes.size(); i-- > 0;) {
     const ir::Node& node = nodes[i];
     if (is_dropped_target(node.target)) continue;
     names.clear();
-    for (const auto& out : node.outputs) collect_value_names(out, names);
+    for (const auto& out : node.outputs) ir::collect_value_name_views(out, names);
     bool live = false;
-    for (const auto& n : names) live = live || needed.count(n);
+    for (std::string_view n : names) live = live || needed.contains(n);
     if (!live && is_inplace_target(node.target)) {
       // Writing to a tensor writes to everything sharing its storage: its view chain up to the
       // base, and every other view of that base.
       names.clear();
-      if (const ir::Argument* self = node.input("self")) collect_value_names(*self, names);
+      if (const ir::Argument* self = node.input("self")) ir::collect_value_name_views(*self, names);
       if (!names.empty()) {
-        const std::string root = root_of(names.front());
+        const std::string root = root_of(std::string(names.front()));
         auto aliases = aliases_of_root.find(root);
-        live = needed.count(root) != 0;
+        live = needed.contains(root);
         if (aliases != aliases_of_root.end())
-          for (const auto& alias : aliases->second) live = live || needed.count(alias);
+          for (const auto& alias : aliases->second) live = live || needed.contains(alias);
       }
     }
     if (!live) continue;
     result.live[i] = true;
     names.clear();
-    for (const auto& in : node.inputs) collect_value_names(in.arg, names);
-    needed.insert(names.begin(), names.end());
-    for (const auto& n : names)
-      if (is_view(n)) result.last_use.try_emplace(n, i);  // backwards: the first seen is the last use
+    for (const auto& in : node.inputs) ir::collect_value_name_views(in.arg, names);
+    for (std::string_view n : names) {
+      needed.insert(n);
+      if (is_view(n)) result.last_use.try_emplace(std::string(n), i);  // backwards: the first seen is the last use
+    }
   }
   return result;
 }

@@ -13,14 +13,17 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/view_map.h"
 #include "ir/program.h"
 
 namespace pt2onnx::translate {
 
 struct Liveness {
   std::vector<bool> live;      // per node of graph.nodes
-  // Lookups only, never iterated (so hashed).
-  std::unordered_set<std::string> used;  // FX names read by live nodes or by graph outputs
+  // FX names read by live nodes or by graph outputs: views of the graph's own strings (valid
+  // while it is alive and unchanged) and of `returned`. Lookups only, never iterated.
+  ViewSet used;
+  std::vector<std::string> returned;  // the names the outputs read, which `used` views
   // FX name of a view -> index of its last live reader (nodes.size(): an output).
   std::unordered_map<std::string, size_t> last_use;
   std::map<std::string, const ir::Node*> views;  // FX name of a view -> the node that made it
