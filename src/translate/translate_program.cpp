@@ -1,6 +1,7 @@
 // translate_program: checks support, declares the graph's boundary, then translates every live
 // FX node in order through the rule table.
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/error.h"
@@ -140,11 +141,14 @@ struct Missing {
 };
 
 // Adds the live targets of `graph` (and of the subgraphs of its live nodes) that nothing handles.
+// `complex_nodes`: the graph's, when the caller has it already (else made here).
 void collect_missing(const ir::Graph& graph, const std::vector<bool>& live, const RuleTable& rules, int opset,
                      const std::vector<CustomOpRule>& custom, const std::string& where,
-                     std::map<std::string, Missing>& missing, std::vector<std::string>& order) {
+                     std::map<std::string, Missing>& missing, std::vector<std::string>& order,
+                     const ComplexNodes* known = nullptr) {
   const auto& nodes = graph.nodes;
-  const ComplexNodes complex_nodes(graph.tensor_values);
+  const std::optional<ComplexNodes> made = known ? std::nullopt : std::optional<ComplexNodes>(graph.tensor_values);
+  const ComplexNodes& complex_nodes = known ? *known : *made;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!live[i]) continue;
     for (const ir::GraphArg* sub : subgraphs_of(nodes[i]))
@@ -161,6 +165,29 @@ void collect_missing(const ir::Graph& graph, const std::vector<bool>& live, cons
       order.push_back(key);
     }
   }
+}
+
+// check_supported with the main graph's ComplexNodes made already.
+void check_supported_with(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset,
+                          const std::vector<CustomOpRule>& custom, const ComplexNodes& complex_nodes) {
+  std::map<std::string, Missing> missing;
+  std::vector<std::string> order;  // first occurrence order, so the message follows the graph
+  collect_missing(program.graph, live, rules, opset, custom, "", missing, order, &complex_nodes);
+  if (missing.empty()) return;
+  std::string message = "unsupported ops (" + std::to_string(missing.size()) + "): ";
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Missing& m = missing[order[i]];
+    message += (i ? "; " : "") + order[i] + " \u00d7" + std::to_string(m.count) + " (e.g. " +
+               describe_node(*m.example, /*with_target=*/false) + (m.where.empty() ? "" : " " + m.where) + ")";
+    const bool complex = order[i].ends_with(kOnComplex);
+    const std::string target = complex ? order[i].substr(0, order[i].size() - kOnComplex.size()) : order[i];
+    int needs = 0;  // the lowest opset of a rule of the node's kind (real or complex), 0: none
+    if (const std::vector<Rule>* list = rules.find(target))
+      for (const Rule& rule : *list)
+        if (rule.complex == complex && (needs == 0 || rule.min_opset < needs)) needs = rule.min_opset;
+    if (needs) message += " [needs opset " + std::to_string(needs) + " or newer]";
+  }
+  fail(ErrorCode::kUnsupported, message);
 }
 
 }  // namespace
@@ -226,26 +253,10 @@ void add_local_functions(onnx::ModelProto& model, const LocalFunctions& local) {
   op_set->set_version(1);
 }
 
+
 void check_supported(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset,
                      const std::vector<CustomOpRule>& custom) {
-  std::map<std::string, Missing> missing;
-  std::vector<std::string> order;  // first occurrence order, so the message follows the graph
-  collect_missing(program.graph, live, rules, opset, custom, "", missing, order);
-  if (missing.empty()) return;
-  std::string message = "unsupported ops (" + std::to_string(missing.size()) + "): ";
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Missing& m = missing[order[i]];
-    message += (i ? "; " : "") + order[i] + " \u00d7" + std::to_string(m.count) + " (e.g. " +
-               describe_node(*m.example, /*with_target=*/false) + (m.where.empty() ? "" : " " + m.where) + ")";
-    const bool complex = order[i].ends_with(kOnComplex);
-    const std::string target = complex ? order[i].substr(0, order[i].size() - kOnComplex.size()) : order[i];
-    int needs = 0;  // the lowest opset of a rule of the node's kind (real or complex), 0: none
-    if (const std::vector<Rule>* list = rules.find(target))
-      for (const Rule& rule : *list)
-        if (rule.complex == complex && (needs == 0 || rule.min_opset < needs)) needs = rule.min_opset;
-    if (needs) message += " [needs opset " + std::to_string(needs) + " or newer]";
-  }
-  fail(ErrorCode::kUnsupported, message);
+  check_supported_with(program, live, rules, opset, custom, ComplexNodes(program.graph.tensor_values));
 }
 
 Translation translate_with_rules(const ir::Program& program, const TranslateOptions& options, const RuleTable& rules) {
@@ -253,7 +264,9 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
                 "opset " + std::to_string(options.opset) + " is not supported (supported: " +
                     std::to_string(kMinSupportedOpset) + " to " + std::to_string(kMaxSupportedOpset) + ")");
   const Liveness liveness = analyze_liveness(program);
-  check_supported(program, liveness.live, rules, options.opset, options.custom_ops);
+  // One scan of the tensor values for the check and the translation (100k of them at 25,000 blocks).
+  const ComplexNodes complex_nodes(program.graph.tensor_values);
+  check_supported_with(program, liveness.live, rules, options.opset, options.custom_ops, complex_nodes);
 
   Translation result;
   result.custom_op_hits.assign(options.custom_ops.size(), 0);
@@ -272,7 +285,6 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   record_modules({});
 
   const auto& nodes = program.graph.nodes;
-  const ComplexNodes complex_nodes(program.graph.tensor_values);
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!liveness.live[i]) continue;
     try {
