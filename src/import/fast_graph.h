@@ -9,7 +9,6 @@
 // every message a bad file gets comes from them, with its JSON path.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -25,7 +24,7 @@ struct FastGraph {
   bool nodes_taken = false;  // graph.nodes was read here (and stands empty in the document)
   bool values_taken = false;  // likewise graph.tensor_values
   std::vector<ir::Node> nodes;
-  std::map<std::string, ir::TensorMeta> tensor_values;
+  ir::TensorValues tensor_values;
   // Told, node by node, that the text before a position will not be read again (or null).
   ReadOnceText* text = nullptr;
   bool node_metadata = true;  // false: ir::Node::metadata is not built (import_program.h)

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/named_table.h"
 #include "ir/dtype.h"
 #include "ir/sym_expr.h"
 
@@ -30,6 +31,9 @@ struct TensorMeta {
   std::string device = "cpu";  // Device.type, e.g. "cpu", "cuda", "meta"
   bool requires_grad = false;
 };
+
+// Value types by FX name (common/named_table.h: hashed, in the order added).
+using TensorValues = NamedTable<TensorMeta>;
 
 enum class MemoryFormat { kUnknown = 0, kContiguous = 1, kChannelsLast = 2, kChannelsLast3d = 3, kPreserve = 4 };
 enum class Layout { kUnknown = 0, kSparseCoo = 1, kSparseCsr = 2, kSparseCsc = 3, kSparseBsr = 4, kSparseBsc = 5, kMkldnn = 6, kStrided = 7 };
@@ -105,7 +109,7 @@ struct Graph {
   std::vector<Argument> inputs;
   std::vector<Argument> outputs;
   std::vector<Node> nodes;
-  std::map<std::string, TensorMeta> tensor_values;
+  TensorValues tensor_values;  // in the file's order
   std::map<std::string, Dim> sym_int_values;
   std::map<std::string, std::string> sym_bool_values;   // expression text
   std::map<std::string, std::string> sym_float_values;  // expression text

@@ -149,12 +149,13 @@ CleanReport clean_functions(onnx::ModelProto& model) {
 }
 
 TypeOracle program_types(const ir::Program& program) {
-  // Indexed once: the passes ask about many of the graph's values.
-  auto metas = std::make_shared<ViewMap<const ir::TensorMeta*>>(index_by_name(program.graph.tensor_values));
-  return [metas](const std::string& name) -> std::optional<ValueType> {
-    const ir::TensorMeta* const* found = metas->find(name);
-    if (!found) return std::nullopt;
-    const ir::TensorMeta& meta = **found;
+  // Hashed by name (ir::TensorValues): the passes ask about many of the graph's values. The
+  // program outlives the clean-up.
+  const ir::TensorValues* values = &program.graph.tensor_values;
+  return [values](const std::string& name) -> std::optional<ValueType> {
+    const auto found = values->find(name);
+    if (found == values->end()) return std::nullopt;
+    const ir::TensorMeta& meta = found->second;
     // Complex values are stored as real pairs in the ONNX; unknown ones say nothing.
     if (translate::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
     ValueType t;

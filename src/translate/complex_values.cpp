@@ -32,7 +32,7 @@ std::vector<int64_t> lowered_dims(ir::DType dtype, const std::vector<int64_t>& s
   return out;
 }
 
-bool touches_complex(const std::map<std::string, ir::TensorMeta>& tensor_values, const ir::Node& node) {
+bool touches_complex(const ir::TensorValues& tensor_values, const ir::Node& node) {
   auto complex_value = [&](const std::string& name) {
     auto it = tensor_values.find(name);
     return it != tensor_values.end() && is_complex(it->second.dtype);
@@ -57,7 +57,7 @@ bool touches_complex(const std::map<std::string, ir::TensorMeta>& tensor_values,
   return false;
 }
 
-ComplexNodes::ComplexNodes(const std::map<std::string, ir::TensorMeta>& tensor_values) : tensor_values_(tensor_values) {
+ComplexNodes::ComplexNodes(const ir::TensorValues& tensor_values) : tensor_values_(tensor_values) {
   for (const auto& [name, meta] : tensor_values)
     if (is_complex(meta.dtype)) {
       any_complex_tensor_ = true;

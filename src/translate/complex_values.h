@@ -11,7 +11,6 @@
 // reads or writes a complex tensor is translated only by complex rules (RuleTable::add_complex).
 #pragma once
 
-#include <map>
 #include <string>
 
 #include "ir/program.h"
@@ -32,17 +31,17 @@ std::vector<int64_t> lowered_dims(ir::DType dtype, const std::vector<int64_t>& s
 
 // Whether `node` reads or writes a complex tensor (tensor_values of its graph say which), or takes
 // a complex Scalar.
-bool touches_complex(const std::map<std::string, ir::TensorMeta>& tensor_values, const ir::Node& node);
+bool touches_complex(const ir::TensorValues& tensor_values, const ir::Node& node);
 
 // touches_complex for every node of one graph, with one scan of its tensor_values up front: in a
 // graph without complex tensors (most), a node is complex only by a complex Scalar argument.
 class ComplexNodes {
  public:
-  explicit ComplexNodes(const std::map<std::string, ir::TensorMeta>& tensor_values);
+  explicit ComplexNodes(const ir::TensorValues& tensor_values);
   bool touches(const ir::Node& node) const;
 
  private:
-  const std::map<std::string, ir::TensorMeta>& tensor_values_;
+  const ir::TensorValues& tensor_values_;
   bool any_complex_tensor_ = false;
 };
 

@@ -90,12 +90,10 @@ std::string describe_node(const ir::Node& node, bool with_target) {
 }
 
 EmitContext::EmitContext(onnx::GraphProto& graph, const ir::Program& program, int opset)
-    : graph_(graph), program_(program), fx_graph_(&program.graph),
-      metas_(index_by_name(program.graph.tensor_values)), opset_(opset), shared_(std::make_shared<Shared>()) {}
+    : graph_(graph), program_(program), fx_graph_(&program.graph), opset_(opset), shared_(std::make_shared<Shared>()) {}
 
 EmitContext::EmitContext(EmitContext& parent, onnx::GraphProto& graph, const ir::Graph& fx, bool isolated)
-    : graph_(graph), program_(parent.program_), fx_graph_(&fx), metas_(index_by_name(fx.tensor_values)),
-      parent_(&parent), isolated_(isolated), opset_(parent.opset_), shared_(parent.shared_) {}
+    : graph_(graph), program_(parent.program_), fx_graph_(&fx), parent_(&parent), isolated_(isolated), opset_(parent.opset_), shared_(parent.shared_) {}
 // A child starts with empty caches: a subgraph makes its own constants and shapes, so that its
 // outer reads are only the operands and symbol values (what --hiera must see as inputs).
 
@@ -163,8 +161,9 @@ std::string EmitContext::value_of(const std::string& fx_name) const {
 }
 
 const ir::TensorMeta* EmitContext::meta(const std::string& fx_name) const {
-  const ir::TensorMeta* const* found = metas_.find(fx_name);
-  return found ? *found : nullptr;
+  // A hashed lookup (ir::TensorValues): rules ask for a meta per argument.
+  const auto found = fx_graph_->tensor_values.find(fx_name);
+  return found == fx_graph_->tensor_values.end() ? nullptr : &found->second;
 }
 
 bool EmitContext::visible_here(const std::string& value) const {

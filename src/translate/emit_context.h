@@ -264,9 +264,6 @@ class EmitContext {
   onnx::GraphProto& graph_;
   const ir::Program& program_;
   const ir::Graph* fx_graph_;
-  // fx_graph_->tensor_values by name: rules ask for a meta per argument, and a std::map walk of
-  // 100k names was a tenth of translating a large graph.
-  ViewMap<const ir::TensorMeta*> metas_;
   EmitContext* parent_ = nullptr;
   bool isolated_ = false;
   int opset_;

@@ -2,10 +2,13 @@
 // one file can be held to the same IR by comparing strings (and a difference reads as a diff).
 #pragma once
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "ir/program.h"
 #include "ir/sym_expr.h"
@@ -92,7 +95,12 @@ inline std::string graph_text(const ir::Graph& graph) {
     for (const auto& f : n.module_stack) out << "  module " << f.key << "|" << f.path << "|" << f.type << "\n";
     for (const auto& [key, text] : n.metadata) out << "  meta " << key << "=" << *text << "\n";
   }
-  for (const auto& [name, meta] : graph.tensor_values) {
+  // By name: the table keeps the order values were added in, which differs between readers.
+  std::vector<const std::pair<std::string, ir::TensorMeta>*> values;
+  for (const auto& entry : graph.tensor_values) values.push_back(&entry);
+  std::sort(values.begin(), values.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : values) {
+    const auto& [name, meta] = *entry;
     out << "value " << name << " " << static_cast<int>(meta.dtype) << " " << meta.device << " " << meta.requires_grad << " [";
     for (const auto& d : meta.sizes) out << dim_text(d) << ",";
     out << "] [";

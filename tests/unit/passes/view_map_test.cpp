@@ -1,5 +1,5 @@
 // ViewMap (common/view_map.h), the open-addressed map of name views behind NameSet and the
-// translator's and clean-up's tensor_values indexes: answers as a std::map of the same names.
+// passes' tables: answers as a std::map of the same names.
 #include <doctest/doctest.h>
 
 #include <map>
