@@ -72,12 +72,9 @@ class NamedTable {
   }
 
  private:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
-  // 8 bytes, at most half of them used: the entry is read only when 32 bits of hash agree.
-  struct Slot {
-    uint32_t entry = kEmpty;  // index in entries_
-    uint32_t hash = 0;        // the low 32 bits of the name's hash
-  };
+  // At most half of the slots are used (EntrySlot, common/view_map.h, says why 8 bytes).
+  static constexpr uint32_t kEmpty = EntrySlot::kEmpty;
+  using Slot = EntrySlot;
 
   uint32_t index_of(std::string_view name) const {
     if (slots_.empty()) return kEmpty;
@@ -91,17 +88,7 @@ class NamedTable {
       if (s.entry == kEmpty || (s.hash == hash && entries_[s.entry].first == name)) return s;
     }
   }
-  void rehash(size_t capacity) {
-    std::vector<Slot> old(capacity);
-    old.swap(slots_);
-    const size_t mask = capacity - 1;
-    for (const Slot& s : old) {
-      if (s.entry == kEmpty) continue;
-      size_t i = s.hash & mask;
-      while (slots_[i].entry != kEmpty) i = (i + 1) & mask;
-      slots_[i] = s;
-    }
-  }
+  void rehash(size_t capacity) { rehash_slots(slots_, capacity); }
 
   std::deque<value_type> entries_;  // in the order added
   std::vector<Slot> slots_;         // open addressing; a power of two, 16 at least, once used

@@ -22,6 +22,27 @@ inline size_t open_table_capacity(size_t n) {
   return c;
 }
 
+// A slot of such a table over a vector of entries (ViewMap, NamedTable): 8 bytes, so that a
+// probe run stays within a cache line or two and an entry is read only when 32 bits of hash agree.
+struct EntrySlot {
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  uint32_t entry = kEmpty;  // index of the entry
+  uint32_t hash = 0;        // the low 32 bits of its name's hash
+};
+
+// `slots` regrown to `capacity` (a power of two) with the same entries, each at its hash's run.
+inline void rehash_slots(std::vector<EntrySlot>& slots, size_t capacity) {
+  std::vector<EntrySlot> old(capacity);
+  old.swap(slots);
+  const size_t mask = capacity - 1;
+  for (const EntrySlot& s : old) {
+    if (s.entry == EntrySlot::kEmpty) continue;
+    size_t i = s.hash & mask;
+    while (slots[i].entry != EntrySlot::kEmpty) i = (i + 1) & mask;
+    slots[i] = s;
+  }
+}
+
 template <typename V>
 class ViewMap {
  public:
@@ -49,13 +70,9 @@ class ViewMap {
   size_t size() const { return entries_.size(); }
 
  private:
-  // A slot is 8 bytes, and at most half of them are used: a probe run stays within a cache line
-  // or two, and the entry (the view and the value) is read only when 32 bits of hash agree.
-  static constexpr uint32_t kEmpty = UINT32_MAX;
-  struct Slot {
-    uint32_t entry = kEmpty;  // index in entries_
-    uint32_t hash = 0;        // the low 32 bits of the name's hash
-  };
+  // At most half of the slots are used (EntrySlot says why 8 bytes).
+  static constexpr uint32_t kEmpty = EntrySlot::kEmpty;
+  using Slot = EntrySlot;
   struct Entry {
     const char* data;
     size_t size;
@@ -72,17 +89,7 @@ class ViewMap {
       }
     }
   }
-  void rehash(size_t capacity) {
-    std::vector<Slot> old(capacity);
-    old.swap(slots_);
-    const size_t mask = capacity - 1;
-    for (const Slot& s : old) {
-      if (s.entry == kEmpty) continue;
-      size_t i = s.hash & mask;
-      while (slots_[i].entry != kEmpty) i = (i + 1) & mask;
-      slots_[i] = s;
-    }
-  }
+  void rehash(size_t capacity) { rehash_slots(slots_, capacity); }
 
   std::vector<Slot> slots_;
   std::vector<Entry> entries_;  // in insertion order
