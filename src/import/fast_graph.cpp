@@ -161,7 +161,6 @@ double as_double(od::value value) {
 
 bool as_bool(od::value value) { return take(value.get_bool()); }
 
-
 // Calls fn(key, value) for each member of an object, declining on a repeated key (the general
 // reader keeps the last; this one takes only files without any) or a non-object. fn returns
 // whether it read the value; one it did not is walked by skip().

@@ -9,22 +9,30 @@ namespace pt2onnx::passes {
 
 namespace {
 
-// Names are views of the scope's own strings (nothing is renamed while these sets live); the
-// names that subgraphs read from outside are kept in `outer`.
-void add_subgraph_reads(const onnx::NodeProto& node, std::set<std::string>& outer, NameSet& names) {
+// Adds what `node` reads: its inputs, and the outer names its subgraphs read. Names are views of
+// the scope's own strings (nothing is renamed while these sets live) or of `reads.outer`.
+void note_reads(const onnx::NodeProto& node, ReadValues& reads) {
+  for (const std::string& in : node.input())
+    if (!in.empty()) reads.names.insert(in);
   if (!has_subgraph(node)) return;
-  std::set<std::string> reads;
-  subgraph_reads(node, reads);
-  for (const std::string& r : reads) names.insert(*outer.insert(r).first);
+  std::set<std::string> subgraph;
+  subgraph_reads(node, subgraph);
+  for (const std::string& r : subgraph) reads.names.insert(*reads.outer.insert(r).first);
+}
+
+// The scope's outputs, to start from.
+ReadValues outputs_read(const Body& body) {
+  ReadValues reads{NameSet(static_cast<size_t>(body.nodes->size()) * 2), {}};
+  for (const std::string& out : body.outputs) reads.names.insert(out);
+  return reads;
 }
 
 }  // namespace
 
 int eliminate_dead_nodes(Body& body, ReadValues* reads) {
   const Nodes& nodes = *body.nodes;
-  ReadValues found{NameSet(static_cast<size_t>(nodes.size()) * 2), {}};
-  NameSet& live = found.names;
-  for (const std::string& out : body.outputs) live.insert(out);
+  ReadValues found = outputs_read(body);
+  const NameSet& live = found.names;
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), false);
   int removed = 0;
   for (int i = nodes.size(); i-- > 0;) {
@@ -36,9 +44,7 @@ int eliminate_dead_nodes(Body& body, ReadValues* reads) {
       continue;
     }
     keep[static_cast<size_t>(i)] = true;
-    for (const std::string& in : node.input())
-      if (!in.empty()) live.insert(in);
-    add_subgraph_reads(node, found.outer, live);
+    note_reads(node, found);
   }
   if (removed) erase_nodes(body, keep);
   else if (reads) *reads = std::move(found);
@@ -48,26 +54,14 @@ int eliminate_dead_nodes(Body& body, ReadValues* reads) {
 int eliminate_dead_initializers(Body& body, const ReadValues* reads) {
   if (!body.graph) return 0;
   onnx::GraphProto& graph = *body.graph;
-  // Which initializers something reads: the sweep's set when it is given, else a table of the
-  // initializers' names (small next to every value read) asked about each read.
-  NameSet names(reads ? 0 : static_cast<size_t>(graph.initializer_size()));
-  NameSet noted(reads ? 0 : static_cast<size_t>(graph.initializer_size()));
-  std::set<std::string> outer;
+  // What something reads: the sweep's set when it is given, else the same walk over every node.
+  ReadValues own;
   if (!reads) {
-    for (const auto& t : graph.initializer()) names.insert(t.name());
-    auto note = [&](const std::string& name) {
-      if (names.contains(name)) noted.insert(name);
-    };
-    for (const std::string& out : body.outputs) note(out);
-    for (const onnx::NodeProto& node : graph.node()) {
-      for (const std::string& in : node.input()) note(in);
-      if (!has_subgraph(node)) continue;
-      std::set<std::string> subgraph;
-      subgraph_reads(node, subgraph);
-      for (const std::string& r : subgraph) note(*outer.insert(r).first);
-    }
+    own = outputs_read(body);
+    for (const onnx::NodeProto& node : graph.node()) note_reads(node, own);
+    reads = &own;
   }
-  const NameSet& read = reads ? reads->names : noted;
+  const NameSet& read = reads->names;
   NameSet inputs;
   for (const auto& v : graph.input()) inputs.insert(v.name());
 

@@ -88,7 +88,7 @@ Liveness analyze(const ir::Graph& graph, std::vector<std::string> returned) {
   result.returned = std::move(returned);  // not resized from here on: `needed` views its strings
   for (const std::string& n : result.returned) needed.insert(n);
   // The last reader is asked only of views (view_mutation.cpp): kept for them alone.
-  auto is_view = [&](std::string_view n) { return !result.views.empty() && result.views.count(std::string(n)); };
+  auto is_view = [&](std::string_view n) { return !result.views.empty() && result.views.count(n); };
   for (const std::string& n : result.returned)
     if (is_view(n)) result.last_use[n] = nodes.size();
 

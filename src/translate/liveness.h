@@ -5,6 +5,7 @@
 // by the pre-check and by translation alike.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -26,7 +27,7 @@ struct Liveness {
   std::vector<std::string> returned;  // the names the outputs read, which `used` views
   // FX name of a view -> index of its last live reader (nodes.size(): an output).
   std::unordered_map<std::string, size_t> last_use;
-  std::map<std::string, const ir::Node*> views;  // FX name of a view -> the node that made it
+  std::map<std::string, const ir::Node*, std::less<>> views;  // FX name of a view -> the node that made it
 };
 
 Liveness analyze_liveness(const ir::Program& program);

@@ -141,19 +141,16 @@ struct Missing {
 };
 
 // Adds the live targets of `graph` (and of the subgraphs of its live nodes) that nothing handles.
-// `complex_nodes`: the graph's, when the caller has it already (else made here).
-void collect_missing(const ir::Graph& graph, const std::vector<bool>& live, const RuleTable& rules, int opset,
-                     const std::vector<CustomOpRule>& custom, const std::string& where,
-                     std::map<std::string, Missing>& missing, std::vector<std::string>& order,
-                     const ComplexNodes* known = nullptr) {
+// `complex_nodes` is the graph's.
+void collect_missing(const ir::Graph& graph, const ComplexNodes& complex_nodes, const std::vector<bool>& live,
+                     const RuleTable& rules, int opset, const std::vector<CustomOpRule>& custom, const std::string& where,
+                     std::map<std::string, Missing>& missing, std::vector<std::string>& order) {
   const auto& nodes = graph.nodes;
-  const std::optional<ComplexNodes> made = known ? std::nullopt : std::optional<ComplexNodes>(graph.tensor_values);
-  const ComplexNodes& complex_nodes = known ? *known : *made;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!live[i]) continue;
     for (const ir::GraphArg* sub : subgraphs_of(nodes[i]))
-      collect_missing(*sub->graph, analyze_liveness(*sub->graph).live, rules, opset, custom,
-                      "in subgraph " + sub->name + " of node " + nodes[i].name, missing, order);
+      collect_missing(*sub->graph, ComplexNodes(sub->graph->tensor_values), analyze_liveness(*sub->graph).live, rules,
+                      opset, custom, "in subgraph " + sub->name + " of node " + nodes[i].name, missing, order);
     const bool complex = complex_nodes.touches(nodes[i]);
     if (rules.supports(nodes[i].target, opset, complex) || find_custom_rule(custom, nodes[i].target) >= 0) continue;
     // A complex node the real rules cannot take is listed apart: "aten.exp.default on complex values".
@@ -172,7 +169,7 @@ void check_supported_with(const ir::Program& program, const std::vector<bool>& l
                           const std::vector<CustomOpRule>& custom, const ComplexNodes& complex_nodes) {
   std::map<std::string, Missing> missing;
   std::vector<std::string> order;  // first occurrence order, so the message follows the graph
-  collect_missing(program.graph, live, rules, opset, custom, "", missing, order, &complex_nodes);
+  collect_missing(program.graph, complex_nodes, live, rules, opset, custom, "", missing, order);
   if (missing.empty()) return;
   std::string message = "unsupported ops (" + std::to_string(missing.size()) + "): ";
   for (size_t i = 0; i < order.size(); ++i) {
