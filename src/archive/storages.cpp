@@ -37,8 +37,9 @@ void MemoryStorage::read(uint64_t offset, uint64_t n, void* dst) const {
 }
 
 SliceStorage::SliceStorage(std::shared_ptr<const Storage> parent, uint64_t offset, uint64_t size,
-                           StorageLabel label, std::shared_ptr<const EntryCrc> crc)
-    : parent_(std::move(parent)), offset_(offset), size_(size), label_(std::move(label)), crc_(std::move(crc)) {
+                           StorageLabel label, std::optional<uint32_t> expected_crc)
+    : parent_(std::move(parent)), offset_(offset), size_(size), label_(std::move(label)) {
+  if (expected_crc) crc_.emplace(*expected_crc, label_);
   // The zip directory reader checked this already; a slice must never widen its parent.
   if (offset_ > parent_->size() || size_ > parent_->size() - offset_) {
     fail(ErrorCode::kInternal, label_.text() + ": slice lies outside its zip");
@@ -77,8 +78,10 @@ std::optional<uint64_t> SliceStorage::file_offset() const {
 
 InflatingStorage::InflatingStorage(std::shared_ptr<LibzipArchive> zip, uint64_t index,
                                    uint64_t size, StorageLabel label,
-                                   std::shared_ptr<const EntryCrc> crc)
-    : zip_(std::move(zip)), index_(index), size_(size), label_(std::move(label)), crc_(std::move(crc)) {}
+                                   std::optional<uint32_t> expected_crc)
+    : zip_(std::move(zip)), index_(index), size_(size), label_(std::move(label)) {
+  if (expected_crc) crc_.emplace(*expected_crc, label_);
+}
 
 InflatingStorage::~InflatingStorage() {
   std::lock_guard<std::mutex> lock(zip_->mutex());

@@ -6,22 +6,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "archive/archive.h"
 #include "archive/file_handle.h"
 #include "archive/libzip_archive.h"
+#include "archive/storage_label.h"
+#include "archive/zip_crc.h"
 #include "archive/zip_crc.h"
 
 namespace pt2onnx::archive {
-
-// Every storage knows its file and entry so that its own errors name them.
-struct StorageLabel {
-  std::string file;   // the archive file, as the user gave it
-  std::string entry;  // the entry path ("model/data/weights/weight_0"); nested: "outer: inner"
-  std::string text() const { return entry.empty() ? file : file + ": " + entry; }
-};
 
 class WholeFileStorage final : public Storage {
  public:
@@ -53,13 +49,14 @@ class MemoryStorage final : public Storage {
 // of it).
 class SliceStorage final : public Storage {
  public:
+  // `expected_crc`: the entry's recorded CRC-32, when its reads are to be checked.
   SliceStorage(std::shared_ptr<const Storage> parent, uint64_t offset, uint64_t size,
-               StorageLabel label, std::shared_ptr<const EntryCrc> crc = nullptr);
+               StorageLabel label, std::optional<uint32_t> expected_crc = std::nullopt);
   uint64_t size() const override { return size_; }
   void read(uint64_t offset, uint64_t n, void* dst) const override;
   std::optional<uint64_t> file_offset() const override;
   std::string entry_name() const override { return label_.entry; }
-  const EntryCrc* entry_crc() const override { return crc_.get(); }
+  const EntryCrc* entry_crc() const override { return crc_ ? &*crc_ : nullptr; }
   void verify() const override;
 
  private:
@@ -67,7 +64,7 @@ class SliceStorage final : public Storage {
   uint64_t offset_;
   uint64_t size_;
   StorageLabel label_;
-  std::shared_ptr<const EntryCrc> crc_;
+  std::optional<EntryCrc> crc_;  // names the entry by label_
 };
 
 // A DEFLATE entry. libzip cannot seek in compressed data, so reads stream forward from a
@@ -77,7 +74,7 @@ class InflatingStorage final : public Storage {
   // The CRC is accumulated while the stream is read from its start and checked at its end;
   // a read that starts elsewhere first verifies the whole entry in one pass.
   InflatingStorage(std::shared_ptr<LibzipArchive> zip, uint64_t index, uint64_t size,
-                   StorageLabel label, std::shared_ptr<const EntryCrc> crc);
+                   StorageLabel label, std::optional<uint32_t> expected_crc);
   ~InflatingStorage() override;
   InflatingStorage(const InflatingStorage&) = delete;
   InflatingStorage& operator=(const InflatingStorage&) = delete;
@@ -86,7 +83,7 @@ class InflatingStorage final : public Storage {
   void read(uint64_t offset, uint64_t n, void* dst) const override;
   std::optional<uint64_t> file_offset() const override { return std::nullopt; }
   std::string entry_name() const override { return label_.entry; }
-  const EntryCrc* entry_crc() const override { return crc_.get(); }
+  const EntryCrc* entry_crc() const override { return crc_ ? &*crc_ : nullptr; }
   void verify() const override;
 
  private:
@@ -98,7 +95,7 @@ class InflatingStorage final : public Storage {
   uint64_t index_;
   uint64_t size_;
   StorageLabel label_;
-  std::shared_ptr<const EntryCrc> crc_;
+  std::optional<EntryCrc> crc_;  // names the entry by label_
   mutable zip_file_t* file_ = nullptr;  // guarded by zip_->mutex()
   mutable uint64_t cursor_ = 0;
   mutable uint32_t running_crc_ = 0;  // of bytes [0, cursor_)

@@ -34,6 +34,7 @@ Buffer allocate(uint64_t n, const std::string& what) {
 std::shared_ptr<ZipContainer> ZipContainer::open_file(const std::filesystem::path& path) {
   std::shared_ptr<ZipContainer> zip(new ZipContainer());
   zip->file_path_ = path;
+  zip->file_label_ = std::make_shared<const std::string>(path.string());
   zip->label_ = path.string();
   zip->file_ = std::make_shared<FileHandle>(path);  // refuses FIFOs and devices without blocking
   // libzip reads the descriptor we checked, not the path again.
@@ -49,6 +50,7 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
   const ZipEntry& outer = entry(relative_name);
   std::shared_ptr<ZipContainer> zip(new ZipContainer());
   zip->file_path_ = file_path_;
+  zip->file_label_ = file_label_;
   zip->file_ = file_;
   zip->label_ = describe(relative_name);
   zip->entry_prefix_ = entry_prefix_ + outer.name + ": ";
@@ -67,7 +69,7 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
     auto inflated = allocate<std::vector<uint8_t>>(bytes->size(), zip->label_);
     bytes->read(0, inflated.size(), inflated.data());
     auto memory = std::make_shared<MemoryStorage>(
-        std::move(inflated), StorageLabel{file_path_.string(), entry_prefix_ + outer.name});
+        std::move(inflated), StorageLabel{file_label_, entry_prefix_ + outer.name});
     zip->open_libzip_ = [memory, label = zip->label_] {
       return LibzipArchive::open_memory(memory, memory->bytes().data(), memory->size(), label);
     };
@@ -124,8 +126,8 @@ std::shared_ptr<const Storage> ZipContainer::storage(const std::string& relative
 }
 
 std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found, bool check_crc) const {
-  StorageLabel label{file_path_.string(), entry_prefix_ + found.name};
-  const std::shared_ptr<const EntryCrc> crc = check_crc ? std::make_shared<EntryCrc>(found.crc32, label.text()) : nullptr;
+  StorageLabel label{file_label_, entry_prefix_ + found.name};
+  const std::optional<uint32_t> crc = check_crc ? std::optional<uint32_t>(found.crc32) : std::nullopt;
   if (found.flags & kFlagEncrypted)
     fail(ErrorCode::kArchive, label.text() + ": entry is encrypted");
   if (found.method == kMethodStored) {

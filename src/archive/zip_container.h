@@ -69,6 +69,7 @@ class ZipContainer {
   void check_text_size(const std::string& relative_name, const Storage& bytes, uint64_t max_bytes) const;
 
   std::filesystem::path file_path_;
+  std::shared_ptr<const std::string> file_label_;  // file_path_ as text, shared by the entries' labels
   std::shared_ptr<const FileHandle> file_;
   std::shared_ptr<const Storage> bytes_;  // the whole zip
   // libzip is opened when an entry first needs it (a DEFLATE one): an archive of STORED entries

@@ -12,15 +12,22 @@
 #include <cstdint>
 #include <string>
 
+#include "archive/storage_label.h"
+
 namespace pt2onnx::archive {
 
 // CRC-32 (the zip polynomial) of n more bytes after `crc` (0 to start); libdeflate's.
 uint32_t crc32_update(uint32_t crc, const void* data, size_t n);
 
+// Held by the storage of the entry (one per entry: no allocation of its own), which lends it to
+// readers that bypass the storage's read().
 class EntryCrc {
  public:
-  // `label` names the entry in the mismatch message ("model.pt2: model/data/weights/weight_0").
-  EntryCrc(uint32_t expected, std::string label);
+  // `label` names the entry in the mismatch message ("model.pt2: model/data/weights/weight_0");
+  // it must outlive the check (the storage holds both).
+  EntryCrc(uint32_t expected, const StorageLabel& label);
+  EntryCrc(const EntryCrc&) = delete;
+  EntryCrc& operator=(const EntryCrc&) = delete;
 
   bool done() const { return done_.load(std::memory_order_acquire); }
   // Compares the CRC of all the entry's bytes with the recorded one; throws Error(kArchive)
@@ -29,7 +36,7 @@ class EntryCrc {
 
  private:
   uint32_t expected_;
-  std::string label_;
+  const StorageLabel* label_;
   mutable std::atomic<bool> done_;
 };
 

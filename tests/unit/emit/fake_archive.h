@@ -62,13 +62,14 @@ class FileStorage final : public archive::Storage {
   std::optional<uint64_t> file_offset() const override { return offset_; }
   std::string entry_name() const override { return entry_; }
   const archive::EntryCrc* entry_crc() const override { return crc_.get(); }
-  void record_crc(uint32_t expected) { crc_ = std::make_shared<archive::EntryCrc>(expected, entry_); }
+  void record_crc(uint32_t expected) { crc_ = std::make_shared<archive::EntryCrc>(expected, label_); }
 
  private:
   std::filesystem::path file_;
   uint64_t offset_;
   uint64_t size_;
   std::string entry_;
+  archive::StorageLabel label_{entry_, std::string()};  // the CRC's messages say the entry alone
   std::shared_ptr<archive::EntryCrc> crc_;
 };
 
