@@ -51,7 +51,7 @@ std::string choose_model(const archive::Archive& archive, const std::string& req
 // The --hiera options: CLI/config types plus the config's opaque module types (a module rule whose
 // type matches no module is reported, not an error, like an op rule that matched nothing).
 hierarchy::HierarchyOptions hierarchy_options(const ConvertOptions& options, const config::Config* config,
-                                              const std::vector<std::vector<ir::ModuleFrame>>& node_modules,
+                                              const ir::ModuleStacks& node_modules,
                                               std::vector<std::string>& warnings) {
   hierarchy::HierarchyOptions out;
   out.types = options.hiera;
@@ -75,7 +75,7 @@ hierarchy::HierarchyOptions hierarchy_options(const ConvertOptions& options, con
 
 // A --hiera or --compile type that matches no module is a warning, like a config rule that
 // matches nothing, so one option set can serve a family of models (--strict makes it an error).
-void drop_absent_types(std::vector<std::string>& types, const std::vector<std::vector<ir::ModuleFrame>>& node_modules,
+void drop_absent_types(std::vector<std::string>& types, const ir::ModuleStacks& node_modules,
                        std::vector<std::string>& warnings) {
   std::vector<std::string> kept;
   for (const std::string& type : types) {
@@ -255,7 +255,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
       types_only.graph.tensor_values = std::move(program.graph.tensor_values);
       program = std::move(types_only);
     }
-    if (hiera_options.types.empty()) std::vector<std::vector<ir::ModuleFrame>>().swap(translation.node_modules);
+    if (hiera_options.types.empty()) ir::ModuleStacks().swap(translation.node_modules);
   };
   if (options.around_bulk_free) options.around_bulk_free(release);
   else release();

@@ -45,11 +45,11 @@ ModuleTree summarize_modules(const ir::Graph& graph) {
 
   // Neighbouring nodes mostly share their stacks: a frame equal to the previous stack's frame at
   // the same depth is that module, with no lookup.
-  const std::vector<ir::ModuleFrame>* previous = nullptr;
+  const std::vector<ir::ModuleFrame>* previous = nullptr;  // the frames of the last stack
   std::vector<int> previous_index, index;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const ir::Node& node = graph.nodes[n];
-    const std::vector<ir::ModuleFrame>& stack = node.module_stack;
+    const std::vector<ir::ModuleFrame>& stack = node.module_stack.frames();
     if (stack.empty()) {
       ++result.nodes_outside_modules;
       continue;

@@ -20,7 +20,7 @@ void contract_instances(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stack
   struct Item {
     size_t priority;
     onnx::NodeProto* node;
-    std::vector<ir::ModuleFrame>* stack;
+    ir::ModuleStack* stack;
     int instance;  // -1 for a node kept as is
   };
   std::vector<Item> items;

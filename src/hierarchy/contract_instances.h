@@ -13,7 +13,7 @@ namespace pt2onnx::hierarchy {
 
 struct CallNode {
   onnx::NodeProto node;
-  std::vector<ir::ModuleFrame> stack;  // the module stack above the folded frame
+  ir::ModuleStack stack;  // the module stack above the folded frame
 };
 
 // `calls[g]` replaces the members of map.instances[g]. Throws Error(kUnsupported) naming `type`

@@ -85,7 +85,7 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
     call.node.set_doc_string((instance.path.empty() ? "<root>" : instance.path) + " [" + instance.stack.back().type + "]");
     for (const std::string& in : boundary.inputs) call.node.add_input(in);
     for (const std::string& out : boundary.outputs) call.node.add_output(out);
-    call.stack.assign(instance.stack.begin(), instance.stack.end() - 1);
+    call.stack = instance.stack.prefix(instance.stack.size() - 1);
     if (opaque) {
       if (function_of_key.emplace(key, opaque_bodies.size()).second) opaque_bodies.push_back(std::move(body));
       call.node.set_op_type(opaque->op_type);
@@ -130,7 +130,7 @@ void drop_stale_value_info(onnx::GraphProto& graph) {
 
 }  // namespace
 
-HierarchyReport fold_hierarchy(onnx::ModelProto& model, std::vector<std::vector<ir::ModuleFrame>>& node_modules,
+HierarchyReport fold_hierarchy(onnx::ModelProto& model, ir::ModuleStacks& node_modules,
                                const HierarchyOptions& options) {
   HierarchyReport report;
   if (options.types.empty()) return report;

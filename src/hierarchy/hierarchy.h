@@ -62,7 +62,7 @@ struct HierarchyReport {
 // per node of model.graph(), kept parallel). Throws Error(kUsage) when a type matches no module
 // (naming the types the model has), Error(kUnsupported) naming the type and instance when an
 // instance cannot be folded (folding would create a cycle, or it holds a subgraph).
-HierarchyReport fold_hierarchy(onnx::ModelProto& model, std::vector<std::vector<ir::ModuleFrame>>& node_modules,
+HierarchyReport fold_hierarchy(onnx::ModelProto& model, ir::ModuleStacks& node_modules,
                                const HierarchyOptions& options);
 
 }  // namespace pt2onnx::hierarchy

@@ -8,7 +8,7 @@
 
 namespace pt2onnx::hierarchy {
 
-using ModuleStacks = std::vector<std::vector<ir::ModuleFrame>>;
+using ir::ModuleStacks;
 
 // `type` (a qualified class) is what `wanted` names: equal, or ending in "." + wanted.
 bool type_matches(const std::string& wanted, const std::string& type);
@@ -22,7 +22,7 @@ int deepest_match(const std::string& wanted, const ModuleStacks& stacks);
 struct Instance {
   std::string path;                      // module path of the matched frame
   std::string key;                       // keys of the stack down to the matched frame, '/'-joined
-  std::vector<ir::ModuleFrame> stack;    // the stack down to and including the matched frame
+  ir::ModuleStack stack;                 // the stack down to and including the matched frame
   std::vector<size_t> nodes;             // member node indices, ascending
 };
 

@@ -72,7 +72,7 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
 
   struct Clone {
     onnx::NodeProto node;
-    std::vector<ir::ModuleFrame> stack;
+    ir::ModuleStack stack;
   };
   std::vector<std::vector<Clone>> before(nodes.size());  // per node: clones to insert before it, in order
   // (group, value) -> its copy there; the value is viewed in its producer's output.

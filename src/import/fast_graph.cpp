@@ -351,7 +351,7 @@ class SharedTexts {
 };
 
 // `texts` null: the metadata other than the module stack is checked and dropped.
-ir::Node node(od::value value, SharedTexts* texts) {
+ir::Node node(od::value value, SharedTexts* texts, ModuleStackReader& stacks) {
   ir::Node out;
   bool has_target = false;
   for_each_member(value, [&](std::string_view key, od::value member) {
@@ -388,7 +388,7 @@ ir::Node node(od::value value, SharedTexts* texts) {
         if (type_of(v) != od::json_type::string) decline();  // the general reader dumps it as JSON
         if (name == "nn_module_stack") {
           try {
-            out.module_stack = parse_module_stack(as_string(v));
+            out.module_stack = stacks.read(as_view(v));
           } catch (const Error&) {
             decline();
           }
@@ -473,12 +473,13 @@ void read_fast_nodes(od::value nodes, FastGraph& out) {
   ScratchScope scratch(out.parser);
   SharedTexts shared;
   SharedTexts* texts = out.node_metadata ? &shared : nullptr;
+  ModuleStackReader stacks;
   size_t count = 0;
   for_each_element(nodes, [&](od::value value) {
     // Every 1,024 nodes the text read so far is let go (a few hundred kB at a time): the nodes
     // are most of the text, and the IR built from them need not share the peak with it.
     if (out.text && ++count % 1024 == 0) out.text->release_before(value.raw_json_token().data());
-    out.nodes.push_back(node(value, texts));
+    out.nodes.push_back(node(value, texts, stacks));
   });
   out.nodes_taken = true;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "common/read_once_text.h"
 #include "ir/program.h"
@@ -37,6 +38,17 @@ ir::Program import_program_general(const std::string& json_text, const std::stri
 
 // Parses one nn_module_stack metadata value (both the current "key,path,type;..." form and the
 // 2.1 "key:(path,type)" form), outermost first.
-std::vector<ir::ModuleFrame> parse_module_stack(const std::string& text);
+std::vector<ir::ModuleFrame> parse_module_stack(std::string_view text);
+
+// parse_module_stack for the nodes of one graph in order: consecutive nodes that give the same
+// text (the ops of one module call) share one stack.
+class ModuleStackReader {
+ public:
+  ir::ModuleStack read(std::string_view text);
+
+ private:
+  std::string last_text_;
+  ir::ModuleStack last_;
+};
 
 }  // namespace pt2onnx::import

@@ -66,7 +66,7 @@ bool is_old_form(std::string_view entry) {
 
 }  // namespace
 
-std::vector<ir::ModuleFrame> parse_module_stack(const std::string& text) {
+std::vector<ir::ModuleFrame> parse_module_stack(std::string_view text) {
   std::vector<ir::ModuleFrame> frames;
   std::vector<std::string_view> entries;
   std::vector<std::string_view> fields;  // of one entry, reused
@@ -97,6 +97,14 @@ std::vector<ir::ModuleFrame> parse_module_stack(const std::string& text) {
   if (frames.size() > limits().nesting)
     limit_exceeded(ErrorCode::kArchive, "nn_module_stack of " + std::to_string(frames.size()) + " frames", "nesting");
   return frames;
+}
+
+ir::ModuleStack ModuleStackReader::read(std::string_view text) {
+  if (last_.empty() || text != last_text_) {
+    last_ = parse_module_stack(text);  // throws before the cache changes
+    last_text_.assign(text);
+  }
+  return last_;
 }
 
 }  // namespace pt2onnx::import

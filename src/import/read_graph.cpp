@@ -55,7 +55,7 @@ ir::SharedText shared_metadata_text(const JsonNode& value) {
   return value.is_string() ? value.as_shared_string() : std::make_shared<const std::string>(value.dump());
 }
 
-ir::Node read_node(const JsonNode& node) {
+ir::Node read_node(const JsonNode& node, ModuleStackReader& stacks) {
   ir::Node out;
   out.target = strip_torch_ops(node.at("target").as_string());
   if (auto inputs = node.find("inputs")) {
@@ -74,7 +74,7 @@ ir::Node read_node(const JsonNode& node) {
       if (value.is_null()) continue;
       if (key == "nn_module_stack") {
         try {
-          out.module_stack = parse_module_stack(metadata_text(value));
+          out.module_stack = stacks.read(metadata_text(value));
         } catch (const Error& e) {
           value.fail(e.what());
         }
@@ -102,7 +102,8 @@ ir::Graph read_graph(const JsonNode& node, FastGraph* fast) {
   } else if (auto nodes = node.find("nodes")) {
     const std::vector<JsonNode> elements = nodes->elements();
     graph.nodes.reserve(elements.size());
-    for (const auto& n : elements) graph.nodes.push_back(read_node(n));
+    ModuleStackReader stacks;
+    for (const auto& n : elements) graph.nodes.push_back(read_node(n, stacks));
     // Names are made up only for nodes without one (asserts of old writers): most graphs have none.
     const bool all_named = std::none_of(graph.nodes.begin(), graph.nodes.end(), [](const ir::Node& n) { return n.name.empty(); });
     std::set<std::string> used_names;

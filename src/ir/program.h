@@ -12,6 +12,7 @@
 
 #include "common/named_table.h"
 #include "ir/dtype.h"
+#include "ir/module_stack.h"
 #include "ir/sym_expr.h"
 
 namespace pt2onnx::ir {
@@ -82,13 +83,6 @@ struct NamedArgument {
   bool keyword = false;
 };
 
-// One frame of nn_module_stack, outermost first.
-struct ModuleFrame {
-  std::string key;   // opaque id, e.g. "L__self___layers_0"
-  std::string path;  // module FQN, "" for the root
-  std::string type;  // qualified class, e.g. "torch.nn.modules.linear.Linear"
-};
-
 // Text that many nodes carry alike (one stack trace per source line, shared by every block made
 // from it): held once, and copied with the node as a pointer.
 using SharedText = std::shared_ptr<const std::string>;
@@ -98,7 +92,7 @@ struct Node {
   std::string target;  // "aten.linear.default", "higher_order.cond", "_operator.add", ...
   std::vector<NamedArgument> inputs;
   std::vector<Argument> outputs;
-  std::vector<ModuleFrame> module_stack;
+  ModuleStack module_stack;
   std::map<std::string, SharedText> metadata;  // other metadata (stack_trace, torch_fn, ...), never null
 
   // The input named `name`, or nullptr.

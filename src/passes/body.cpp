@@ -109,7 +109,7 @@ void collect_graph_reads(const onnx::GraphProto& graph, std::set<std::string>& n
 
 std::string instance_key(const Body& body, int index) {
   if (!body.modules || body.hiera_types.empty()) return {};
-  const std::vector<ir::ModuleFrame>& stack = (*body.modules)[static_cast<size_t>(index)];
+  const ir::ModuleStack& stack = (*body.modules)[static_cast<size_t>(index)];
   std::string key;
   for (const std::string& type : body.hiera_types) {
     std::string path;  // as hierarchy keys an instance: the stack's keys down to the outermost match

@@ -18,7 +18,7 @@
 namespace pt2onnx::passes {
 
 using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
-using ModuleStacks = std::vector<std::vector<ir::ModuleFrame>>;
+using ir::ModuleStacks;
 
 // What is statically known of a value: element type (0: unknown) and dims (nullopt: symbolic).
 struct ValueType {

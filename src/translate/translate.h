@@ -38,7 +38,7 @@ struct Translation {
   // For each node of model.graph(), in order: the module stack of the FX node it was translated
   // from (empty for graph-boundary plumbing). hierarchy/ folds module instances with it. Empty
   // when TranslateOptions::module_stacks is false.
-  std::vector<std::vector<ir::ModuleFrame>> node_modules;
+  ir::ModuleStacks node_modules;
   // For each of options.custom_ops: how many FX nodes it translated (0: the rule matched nothing).
   std::vector<int64_t> custom_op_hits;
 };

@@ -276,7 +276,7 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   reserve_names(ctx, program);
   const std::vector<StateInput> state = declare_inputs(ctx, program, result.weights);
   // Nodes are only ever appended, so each FX node's ONNX nodes are the ones added while it ran.
-  auto record_modules = [&](const std::vector<ir::ModuleFrame>& stack) {
+  auto record_modules = [&](const ir::ModuleStack& stack) {
     if (options.module_stacks) result.node_modules.resize(static_cast<size_t>(ctx.node_count()), stack);
   };
   record_modules({});

@@ -19,7 +19,7 @@ inline ir::ModuleFrame frame(const std::string& key, const std::string& path, co
 
 struct GraphBuilder {
   onnx::ModelProto model;
-  std::vector<Stack> stacks;
+  ir::ModuleStacks stacks;
 
   GraphBuilder() {
     model.set_ir_version(8);

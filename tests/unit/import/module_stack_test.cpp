@@ -61,3 +61,37 @@ TEST_CASE("empty text and torch's empty-stack placeholder give no frames") {
 TEST_CASE("an entry without three fields is refused") {
   CHECK_THROWS_AS(parse_module_stack("L__self__,__main__.M"), Error);
 }
+
+TEST_CASE("consecutive nodes with the same stack text share one stack") {
+  ModuleStackReader reader;
+  const std::string text = "L__self__,,m.Net;L__self__a,a,m.A";
+  const ir::ModuleStack first = reader.read(text);
+  const ir::ModuleStack second = reader.read(text);
+  CHECK(first.same_as(second));
+  const ir::ModuleStack other = reader.read("L__self__,,m.Net;L__self__b,b,m.B");
+  CHECK_FALSE(other.same_as(first));
+  CHECK(other[1].path == "b");
+  // The same text again after another: equal frames, held apart (only the last text is kept).
+  const ir::ModuleStack again = reader.read(text);
+  CHECK(again == first);
+  CHECK_FALSE(again.same_as(first));
+  // A bad text is refused and leaves the reader as it was.
+  CHECK_THROWS_AS(reader.read("oops"), Error);
+  CHECK(reader.read(text).same_as(again));
+}
+
+TEST_CASE("a module stack reads like the vector of its frames; a prefix is a stack of its own") {
+  const ir::ModuleStack stack = std::vector<ir::ModuleFrame>{{"k0", "", "m.Net"}, {"k1", "a", "m.A"}, {"k2", "a.b", "m.B"}};
+  REQUIRE(stack.size() == 3);
+  CHECK(stack.front().type == "m.Net");
+  CHECK(stack.back().path == "a.b");
+  const ir::ModuleStack outer = stack.prefix(2);
+  CHECK(outer.size() == 2);
+  CHECK(outer == ir::ModuleStack{{"k0", "", "m.Net"}, {"k1", "a", "m.A"}});
+  CHECK(stack.prefix(3).same_as(stack));
+  CHECK(ir::ModuleStack().empty());
+  CHECK(ir::ModuleStack() == ir::ModuleStack(std::vector<ir::ModuleFrame>{}));
+  size_t frames = 0;
+  for (const ir::ModuleFrame& frame : stack) frames += frame.key.empty() ? 0 : 1;
+  CHECK(frames == 3);
+}

@@ -87,8 +87,9 @@ class ProgramBuilder {
     n.target = target;
     n.inputs = std::move(inputs);
     n.outputs = std::move(outputs);
-    n.module_stack.push_back({"L__self__", "", "__main__.Model"});
-    if (!module_path.empty()) n.module_stack.push_back({"L__self___" + module_path, module_path, module_type});
+    std::vector<ir::ModuleFrame> frames{{"L__self__", "", "__main__.Model"}};
+    if (!module_path.empty()) frames.push_back({"L__self___" + module_path, module_path, module_type});
+    n.module_stack = std::move(frames);
     program_.graph.nodes.push_back(std::move(n));
     return *this;
   }
