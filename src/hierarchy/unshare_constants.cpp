@@ -59,15 +59,18 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   std::map<size_t, onnx::NodeProto> original;
   for (size_t i = 0; i < nodes.size(); ++i)
     if (cheap[i]) original.emplace(i, nodes[i]);
+  if (original.empty()) return false;
+  // Only the values of cheap nodes (one output each) are ever asked about: a table of them alone
+  // stays small and in cache, where one of every value of a 100k-node graph did not.
   // Keys view the nodes' output names, which nothing below changes (only inputs are rewired).
   std::unordered_map<std::string_view, size_t> producer;
-  producer.reserve(nodes.size());
+  producer.reserve(original.size());
   std::vector<bool> had_readers(nodes.size(), false);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const std::string& out : nodes[i].output()) producer[out] = i;
     for_each_read(nodes[i], [&](const std::string& in) {
       if (auto it = producer.find(in); it != producer.end()) had_readers[it->second] = true;
     });
+    if (cheap[i]) producer[nodes[i].output(0)] = i;
   }
 
   struct Clone {
@@ -86,7 +89,7 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   // Whether a reader in `group` must read its own copy of `value`.
   auto needs_copy = [&](int group, const std::string& value) {
     auto it = producer.find(value);
-    return it != producer.end() && cheap[it->second] && group_of[it->second] != group && !graph_outputs.count(value);
+    return it != producer.end() && group_of[it->second] != group && !graph_outputs.count(value);
   };
   // The copy of `value` in `group`, made (with copies of its own cheap inputs first) before `anchor`.
   std::function<std::string(int, const std::string&, size_t)> copy_into = [&](int group, const std::string& value,
@@ -111,27 +114,29 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
         in = copy_into(group_of[r], in, r);
         changed = true;
       }
+  if (!changed) return false;
   // Originals that were read and now are not (every reader has its own copy) go, and then
-  // whatever only they read.
-  // Keys view names held by the nodes and the clones, unchanged from here on.
-  std::unordered_map<std::string_view, int> reads;  // subgraphs' outer reads count: they are not rewired
-  reads.reserve(nodes.size());
-  for (const auto& node : nodes) for_each_read(node, [&](const std::string& in) { ++reads[in]; });
+  // whatever only they read. Readers per cheap node, counted as for_each_read lists them (once a
+  // node; subgraphs' outer reads count: they are not rewired).
+  std::vector<int> reads(nodes.size(), 0);
+  auto count_reads = [&](const onnx::NodeProto& node, int delta) {
+    for_each_read(node, [&](const std::string& in) {
+      if (auto it = producer.find(in); it != producer.end()) reads[it->second] += delta;
+    });
+  };
+  for (const auto& node : nodes) count_reads(node, 1);
   for (const auto& clones : before)
-    for (const Clone& clone : clones)
-      for (const std::string& in : clone.node.input()) ++reads[in];
+    for (const Clone& clone : clones) count_reads(clone.node, 1);
   std::vector<bool> dropped(nodes.size(), false);
   for (bool again = true; again;) {
     again = false;
     for (size_t c = nodes.size(); c-- > 0;) {
-      if (dropped[c] || !cheap[c] || !had_readers[c] || reads[nodes[c].output(0)] > 0 ||
-          graph_outputs.count(nodes[c].output(0)))
+      if (dropped[c] || !cheap[c] || !had_readers[c] || reads[c] > 0 || graph_outputs.count(nodes[c].output(0)))
         continue;
       dropped[c] = again = true;
-      for (const std::string& in : nodes[c].input()) --reads[in];
+      count_reads(nodes[c], -1);
     }
   }
-  if (!changed) return false;
 
   std::vector<onnx::NodeProto> new_nodes;
   ModuleStacks new_stacks;
