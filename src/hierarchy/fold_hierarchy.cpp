@@ -153,6 +153,9 @@ HierarchyReport fold_hierarchy(onnx::ModelProto& model, ir::ModuleStacks& node_m
   // Moved out (not copied) and back at the end.
   state.nodes.reserve(static_cast<size_t>(graph.node_size()));
   for (onnx::NodeProto& node : *graph.mutable_node()) state.nodes.push_back(std::move(node));
+  // The emptied nodes go now: clear_node() would keep all of them for reuse, and the folded graph
+  // has far fewer nodes.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto>().Swap(graph.mutable_node());
   state.stacks = std::move(node_modules);
   for (const auto& out : graph.output()) state.graph_outputs.insert(out.name());
   for (const auto& in : graph.input()) {

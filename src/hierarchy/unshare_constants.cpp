@@ -7,6 +7,7 @@
 #include <map>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace pt2onnx::hierarchy {
 
