@@ -51,8 +51,10 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
                         state.value_names))
     map = find_instances(wanted, state.stacks);
 
+  const CheapValues cheap = cheap_values(state.nodes, state.graph_inputs, state.graph_outputs);
   // Per value: the instance (-1: none) of its first reader, and whether readers lie in more than
-  // one. Keys view the nodes' input names, unchanged until contract_instances.
+  // one; readers that borrow a copy do not count. Keys view the nodes' input names, unchanged
+  // until contract_instances.
   struct Readers {
     int group;
     bool several;
@@ -61,6 +63,7 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
   reader_groups.reserve(state.nodes.size());
   for (size_t i = 0; i < state.nodes.size(); ++i)
     for_each_read(state.nodes[i], [&](const std::string& in) {
+      if (borrows(state.nodes, i, in, map.group_of, cheap)) return;  // reads a copy of its own
       const int group = map.group_of[i];
       auto [it, inserted] = reader_groups.try_emplace(in, Readers{group, false});
       if (!inserted && it->second.group != group) it->second.several = true;
@@ -69,14 +72,20 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
   std::map<std::string, size_t> function_of_key;  // structural key -> index in state.functions
   std::vector<onnx::FunctionProto> opaque_bodies;  // opaque types: bodies are compared, not kept
   std::vector<CallNode> calls;
+  std::unordered_set<std::string> borrowed_values;  // copied into some body: their makers may go
   for (size_t g = 0; g < map.instances.size(); ++g) {
     const Instance& instance = map.instances[g];
+    std::vector<size_t> borrowed;
+    const std::vector<size_t> members = canonical_order(
+        state.nodes, with_borrowed(state.nodes, instance.nodes, map.group_of, static_cast<int>(g), cheap, borrowed));
     auto used_outside = [&](const std::string& value) {
+      const long made_by = cheap.made_by(value);
+      if (made_by >= 0 && map.group_of[static_cast<size_t>(made_by)] != static_cast<int>(g)) return false;  // borrowed
       if (state.graph_outputs.count(value)) return true;
       auto it = reader_groups.find(value);
       return it != reader_groups.end() && (it->second.several || it->second.group != static_cast<int>(g));
     };
-    const std::vector<size_t> members = canonical_order(state.nodes, instance.nodes);
+    for (size_t b : borrowed) borrowed_values.insert(state.nodes[b].output(0));
     const Boundary boundary = instance_boundary(state.nodes, members, used_outside);
     onnx::FunctionProto body = canonical_body(state.nodes, members, boundary);
     const std::string key = structural_key(body);
@@ -112,6 +121,7 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
   folded.instances = static_cast<int>(map.instances.size());
   folded.bodies = static_cast<int>(function_of_key.size());
   contract_instances(state.nodes, state.stacks, map, std::move(calls), wanted);
+  drop_unread_borrowed(state.nodes, state.stacks, borrowed_values, state.graph_outputs);
   return folded;
 }
 

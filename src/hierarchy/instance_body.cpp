@@ -102,6 +102,16 @@ std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, c
   return order;
 }
 
+bool subgraphs_read(const onnx::NodeProto& node, const std::string& name) {
+  std::set<std::string> seen;
+  std::vector<const std::string*> reads;
+  for (const onnx::AttributeProto& attr : node.attribute()) {
+    if (attr.has_g()) outer_reads(attr.g(), {}, seen, reads);
+    for (const onnx::GraphProto& g : attr.graphs()) outer_reads(g, {}, seen, reads);
+  }
+  return seen.count(name) != 0;
+}
+
 Boundary instance_boundary(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
                            const std::function<bool(const std::string&)>& used_outside) {
   Boundary boundary;

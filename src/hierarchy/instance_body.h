@@ -21,6 +21,8 @@ struct Boundary {
 std::vector<std::string> node_reads(const onnx::NodeProto& node);
 // The same values, as pointers to the node's own strings (valid while the node is unchanged).
 void node_reads(const onnx::NodeProto& node, std::vector<const std::string*>& out);
+// Whether the node's subgraphs (not its inputs) read outer value `name`.
+bool subgraphs_read(const onnx::NodeProto& node, const std::string& name);
 
 // Calls fn(name) for each value of node_reads(node), in its order, with a reference into the
 // node. Allocation-free for a node without subgraphs and with few inputs: the passes of --hiera

@@ -3,6 +3,7 @@
 
 #include "hierarchy/instance_body.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <string_view>
@@ -13,27 +14,66 @@ namespace pt2onnx::hierarchy {
 
 namespace {
 
+}  // namespace
+
 // Nodes cheap to recompute in every instance that reads them: input-less Constants, and shape
 // arithmetic whose leaves are Constants and Shapes of graph inputs (never of activations, which
-// would widen the instance's boundary).
-std::vector<bool> cheap_nodes(const std::vector<onnx::NodeProto>& nodes, const NameSet& graph_inputs) {
-  std::vector<bool> cheap(nodes.size(), false);
-  std::unordered_set<std::string_view> cheap_values;
+// would widen the instance's boundary). A graph output stays where it is made.
+CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSet& graph_inputs,
+                         const NameSet& graph_outputs) {
+  CheapValues out;
+  out.cheap.assign(nodes.size(), false);
+  std::unordered_set<std::string_view> values;  // of cheap nodes, graph outputs included
   for (size_t i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& n = nodes[i];
     if (!n.domain().empty() || n.output_size() != 1 || !is_shape_arithmetic(n.op_type())) continue;
     bool ok = n.op_type() != "Constant" || n.input_size() == 0;
     for (const std::string& in : n.input())
-      ok = ok && (in.empty() || cheap_values.count(in) || (n.op_type() == "Shape" && graph_inputs.count(in)));
+      ok = ok && (in.empty() || values.count(in) || (n.op_type() == "Shape" && graph_inputs.count(in)));
     if (ok && n.op_type() != "Constant" && n.input_size() == 0) ok = false;
     if (!ok) continue;
-    cheap[i] = true;
-    cheap_values.insert(n.output(0));
+    out.cheap[i] = true;
+    values.insert(n.output(0));
+    if (!graph_outputs.count(n.output(0))) out.producer[n.output(0)] = i;
   }
-  return cheap;
+  return out;
 }
 
-}  // namespace
+bool borrows(const std::vector<onnx::NodeProto>& nodes, size_t i, const std::string& value,
+             const std::vector<int>& group_of, const CheapValues& cheap) {
+  const long made_by = cheap.made_by(value);
+  if (made_by < 0 || group_of[i] < 0 || group_of[static_cast<size_t>(made_by)] == group_of[i]) return false;
+  const onnx::NodeProto& node = nodes[i];
+  return std::find(node.input().begin(), node.input().end(), value) != node.input().end() &&
+         !subgraphs_read(node, value);
+}
+
+std::vector<size_t> with_borrowed(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+                                  const std::vector<int>& group_of, int group, const CheapValues& cheap,
+                                  std::vector<size_t>& borrowed) {
+  borrowed.clear();
+  if (cheap.producer.empty()) return members;
+  std::vector<size_t> out;
+  out.reserve(members.size());
+  // The cheap node making `value` when the instance copies it in, else -1.
+  auto copied = [&](const std::string& value) -> long {
+    const long made_by = cheap.made_by(value);
+    return made_by >= 0 && group_of[static_cast<size_t>(made_by)] != group ? made_by : -1;
+  };
+  std::function<void(size_t)> copy_in = [&](size_t p) {
+    if (std::find(borrowed.begin(), borrowed.end(), p) != borrowed.end()) return;  // a few per instance
+    for (const std::string& in : nodes[p].input())
+      if (const long q = copied(in); q >= 0) copy_in(static_cast<size_t>(q));
+    borrowed.push_back(p);
+    out.push_back(p);
+  };
+  for (size_t r : members) {
+    for (const std::string& in : nodes[r].input())
+      if (const long p = copied(in); p >= 0) copy_in(static_cast<size_t>(p));
+    out.push_back(r);
+  }
+  return out;
+}
 
 std::string fresh_name(const std::string& base, NameSet& names, std::unordered_map<std::string, int>* next_suffix) {
   int suffix = 1;
@@ -53,7 +93,7 @@ std::string fresh_name(const std::string& base, NameSet& names, std::unordered_m
 
 bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
                        const NameSet& graph_inputs, const NameSet& graph_outputs, NameSet& names) {
-  const std::vector<bool> cheap = cheap_nodes(nodes, graph_inputs);
+  const std::vector<bool> cheap = cheap_values(nodes, graph_inputs, graph_outputs).cheap;
   // Clones are made from the nodes as they were: readers are rewired below as the loop goes.
   // Only cheap nodes are ever cloned, so only they are kept (a copy of the graph was most of
   // this pass's time on 100k nodes).
@@ -87,10 +127,11 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   };
   std::unordered_map<std::pair<int, std::string_view>, std::string, GroupValueHash> copy_of;
   std::unordered_map<std::string, int> next_suffix;  // for fresh_name
-  // Whether a reader in `group` must read its own copy of `value`.
+  // Whether a reader in `group` must read its own copy of `value`: readers inside instances
+  // borrow theirs when their body is built.
   auto needs_copy = [&](int group, const std::string& value) {
     auto it = producer.find(value);
-    return it != producer.end() && group_of[it->second] != group && !graph_outputs.count(value);
+    return group < 0 && it != producer.end() && group_of[it->second] != group && !graph_outputs.count(value);
   };
   // The copy of `value` in `group`, made (with copies of its own cheap inputs first) before `anchor`.
   std::function<std::string(int, const std::string&, size_t)> copy_into = [&](int group, const std::string& value,
@@ -155,6 +196,44 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   nodes = std::move(new_nodes);
   stacks = std::move(new_stacks);
   return true;
+}
+
+void drop_unread_borrowed(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks,
+                          const std::unordered_set<std::string>& borrowed, const NameSet& graph_outputs) {
+  if (borrowed.empty()) return;
+  std::unordered_map<std::string_view, int> reads;  // of borrowed values; keys view `borrowed`
+  for (const std::string& value : borrowed) reads.emplace(value, 0);
+  auto count_reads = [&](const onnx::NodeProto& node, int delta) {
+    for_each_read(node, [&](const std::string& in) {
+      if (auto it = reads.find(in); it != reads.end()) it->second += delta;
+    });
+  };
+  for (const onnx::NodeProto& node : nodes) count_reads(node, 1);
+  std::vector<bool> dropped(nodes.size(), false);
+  bool any = false;
+  for (bool again = true; again;) {
+    again = false;
+    for (size_t c = nodes.size(); c-- > 0;) {
+      if (dropped[c] || nodes[c].output_size() != 1) continue;
+      const std::string& value = nodes[c].output(0);
+      auto it = reads.find(value);
+      if (it == reads.end() || it->second > 0 || graph_outputs.count(value)) continue;
+      dropped[c] = again = any = true;
+      count_reads(nodes[c], -1);
+    }
+  }
+  if (!any) return;
+  size_t kept = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (dropped[i]) continue;
+    if (kept != i) {
+      nodes[kept] = std::move(nodes[i]);
+      stacks[kept] = std::move(stacks[i]);
+    }
+    ++kept;
+  }
+  nodes.resize(kept);
+  stacks.resize(kept);
 }
 
 }  // namespace pt2onnx::hierarchy

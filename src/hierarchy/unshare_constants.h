@@ -1,14 +1,18 @@
-// Gives each instance its own copy of the cheap values it reads from elsewhere: input-less
-// Constant nodes (the translator caches small constants and emits each once, at its first use)
-// and shape arithmetic on graph inputs (in core ATen IR, a symbolic size such as batch*17 is one
-// FX value, computed in the first module instance that needs it and read by the later ones).
-// Without this the first instance would export a value that later instances import, and their
-// bodies would differ for no reason. A clone's own cheap inputs are cloned too, once per instance.
+// Cheap values read across instance boundaries: input-less Constant nodes (the translator caches
+// small constants and emits each once, at its first use) and shape arithmetic on graph inputs (in
+// core ATen IR, a symbolic size such as batch*17 is one FX value, computed in the first module
+// instance that needs it and read by the later ones). Left as they are, the first instance would
+// export a value that later instances import, and their bodies would differ for no reason. So an
+// instance that reads one takes a copy into its body (with_borrowed: the node itself stands in
+// for the copy while the body is built, so no node is made for instances that are then
+// contracted), and a node outside every instance gets a copy of its own (unshare_constants).
+// A copy's own cheap inputs are copied too.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -31,12 +35,43 @@ class NameSet {
   InternedNames names_;
 };
 
-// `group_of[i]`: the instance of nodes[i] (-1 outside). A clone goes right before the first
-// reader in its instance, with that reader's module stack; an original left without readers is
-// dropped. `names` holds every value name of the graph; new names are added to it. Graph outputs
-// are left alone. Returns whether anything changed (then instances must be found again).
+// The cheap nodes of a graph (one output each) and which node makes each of their values.
+struct CheapValues {
+  std::vector<bool> cheap;                               // per node
+  std::unordered_map<std::string_view, size_t> producer;  // views the cheap nodes' outputs
+  // The cheap node making `value`, or -1; graph outputs are never copied, so never cheap here.
+  long made_by(std::string_view value) const {
+    auto it = producer.find(value);
+    return it == producer.end() ? -1 : static_cast<long>(it->second);
+  }
+};
+CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSet& graph_inputs,
+                         const NameSet& graph_outputs);
+
+// `group_of[i]`: the instance of nodes[i] (-1 outside). Gives each node outside every instance
+// that reads a cheap value made inside one its own copy, right before the first such reader,
+// with that reader's module stack; an original left without readers is dropped. `names` holds
+// every value name of the graph; new names are added to it. Returns whether anything changed
+// (then instances must be found again).
 bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
                        const NameSet& graph_inputs, const NameSet& graph_outputs, NameSet& names);
+
+// Whether nodes[i], inside an instance, takes its own copy of `value`: a cheap value made outside
+// its instance that it has as an input (a subgraph's outer read of it is not copied).
+bool borrows(const std::vector<onnx::NodeProto>& nodes, size_t i, const std::string& value,
+             const std::vector<int>& group_of, const CheapValues& cheap);
+
+// The members of instance `group` (ascending) with the cheap nodes they copy in: each right
+// before its first reader, its own copied inputs first, as copies in the graph would stand.
+// `borrowed` receives the nodes copied in.
+std::vector<size_t> with_borrowed(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+                                  const std::vector<int>& group_of, int group, const CheapValues& cheap,
+                                  std::vector<size_t>& borrowed);
+
+// Once the instances are contracted: drops the nodes making `borrowed` values (those that
+// instances copied in) that nothing reads any more, and then what only they read among them.
+void drop_unread_borrowed(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks,
+                          const std::unordered_set<std::string>& borrowed, const NameSet& graph_outputs);
 
 // `base` if not in `names`, else base_1, base_2, ...; added to `names`. With `next_suffix`
 // (per base, the first suffix that may be free; valid while `names` only grows), a base asked

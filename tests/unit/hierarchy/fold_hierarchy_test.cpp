@@ -298,5 +298,30 @@ TEST_CASE("shape arithmetic on graph inputs is recomputed in each instance, so b
   check(b.model);
 }
 
+
+// The constant c made in blocks.0 is read by blocks.1 (which takes a copy into its body) and by a
+// node outside every block, which gets a copy of its own in the main graph: the original goes
+// with blocks.0's call, and no call exports or imports c.
+TEST_CASE("a constant read across instances and from outside: one body, a copy for the outside reader") {
+  GraphBuilder b = two_blocks(/*shared_constant=*/true);
+  b.node("Add", {"y", "c"}, "z", {kRoot});
+  b.model.mutable_graph()->clear_output();
+  b.output("z");
+  const HierarchyReport report = fold_hierarchy(b.model, b.stacks, hiera({"Block"}));
+  CHECK(report.types.at(0).bodies == 1);
+  REQUIRE(b.model.functions_size() == 1);
+  CHECK(b.model.functions(0).input_size() == 2);  // activation and weight: c is made inside
+  CHECK(b.model.functions(0).output_size() == 1);
+  // Two calls, Relu, the outside reader and its copy of c, right before it.
+  REQUIRE(b.model.graph().node_size() == 5);
+  CHECK(testing::count_op(b.model.graph(), "Block") == 2);
+  const onnx::NodeProto& copy = b.model.graph().node(3);
+  CHECK(copy.op_type() == "Constant");
+  CHECK(copy.output(0) == "c_copy");
+  CHECK(b.model.graph().node(4).input(1) == "c_copy");
+  CHECK(b.stacks.size() == 5);
+  check(b.model);
+}
+
 }  // namespace
 }  // namespace pt2onnx::hierarchy
