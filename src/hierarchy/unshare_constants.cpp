@@ -12,10 +12,6 @@
 
 namespace pt2onnx::hierarchy {
 
-namespace {
-
-}  // namespace
-
 // Nodes cheap to recompute in every instance that reads them: input-less Constants, and shape
 // arithmetic whose leaves are Constants and Shapes of graph inputs (never of activations, which
 // would widen the instance's boundary). A graph output stays where it is made.
@@ -214,7 +210,8 @@ void drop_unread_borrowed(std::vector<onnx::NodeProto>& nodes, ModuleStacks& sta
   for (bool again = true; again;) {
     again = false;
     for (size_t c = nodes.size(); c-- > 0;) {
-      if (dropped[c] || nodes[c].output_size() != 1) continue;
+      // Makers of cheap values only: a call node never goes here, whatever it outputs.
+      if (dropped[c] || nodes[c].output_size() != 1 || !nodes[c].domain().empty()) continue;
       const std::string& value = nodes[c].output(0);
       auto it = reads.find(value);
       if (it == reads.end() || it->second > 0 || graph_outputs.count(value)) continue;
