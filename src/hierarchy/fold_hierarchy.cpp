@@ -47,11 +47,11 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
   FoldedType folded{wanted, 0, 0, {}, opaque != nullptr};
   InstanceMap map = find_instances(wanted, state.stacks);
   if (map.instances.empty()) return folded;  // an earlier, overlapping type took its frames
-  if (unshare_constants(state.nodes, state.stacks, map.group_of, state.graph_inputs, state.graph_outputs,
-                        state.value_names))
+  CheapValues cheap = cheap_values(state.nodes, state.graph_inputs, state.graph_outputs);
+  if (unshare_constants(state.nodes, state.stacks, map.group_of, cheap, state.value_names)) {
     map = find_instances(wanted, state.stacks);
-
-  const CheapValues cheap = cheap_values(state.nodes, state.graph_inputs, state.graph_outputs);
+    cheap = cheap_values(state.nodes, state.graph_inputs, state.graph_outputs);  // the nodes moved
+  }
   // Per value: the instance (-1: none) of its first reader, and whether readers lie in more than
   // one; readers that borrow a copy do not count. Keys view the nodes' input names, unchanged
   // until contract_instances.

@@ -12,13 +12,45 @@
 
 namespace pt2onnx::hierarchy {
 
+namespace {
+
+// Which nodes go: among the `candidate` nodes (one output each), those whose output nothing reads
+// (reads counted once a reading node, as for_each_read lists them, over `nodes` and
+// `also_reading`), and then the candidates that only the dropped ones read.
+std::vector<bool> unread_candidates(const std::vector<onnx::NodeProto>& nodes, const std::vector<bool>& candidate,
+                                    const std::vector<const onnx::NodeProto*>& also_reading) {
+  std::vector<bool> dropped(nodes.size(), false);
+  std::unordered_map<std::string_view, size_t> made_by;  // views the candidates' outputs
+  for (size_t c = 0; c < nodes.size(); ++c)
+    if (candidate[c]) made_by.emplace(nodes[c].output(0), c);
+  if (made_by.empty()) return dropped;
+  std::vector<int> reads(nodes.size(), 0);
+  auto count_reads = [&](const onnx::NodeProto& node, int delta) {
+    for_each_read(node, [&](const std::string& in) {
+      if (auto it = made_by.find(in); it != made_by.end()) reads[it->second] += delta;
+    });
+  };
+  for (const onnx::NodeProto& node : nodes) count_reads(node, 1);
+  for (const onnx::NodeProto* node : also_reading) count_reads(*node, 1);
+  for (bool again = true; again;) {
+    again = false;
+    for (size_t c = nodes.size(); c-- > 0;) {
+      if (dropped[c] || !candidate[c] || reads[c] > 0) continue;
+      dropped[c] = again = true;
+      count_reads(nodes[c], -1);
+    }
+  }
+  return dropped;
+}
+
+}  // namespace
+
 // Nodes cheap to recompute in every instance that reads them: input-less Constants, and shape
 // arithmetic whose leaves are Constants and Shapes of graph inputs (never of activations, which
 // would widen the instance's boundary). A graph output stays where it is made.
 CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSet& graph_inputs,
                          const NameSet& graph_outputs) {
   CheapValues out;
-  out.cheap.assign(nodes.size(), false);
   std::unordered_set<std::string_view> values;  // of cheap nodes, graph outputs included
   for (size_t i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& n = nodes[i];
@@ -28,7 +60,6 @@ CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSe
       ok = ok && (in.empty() || values.count(in) || (n.op_type() == "Shape" && graph_inputs.count(in)));
     if (ok && n.op_type() != "Constant" && n.input_size() == 0) ok = false;
     if (!ok) continue;
-    out.cheap[i] = true;
     values.insert(n.output(0));
     if (!graph_outputs.count(n.output(0))) out.producer[n.output(0)] = i;
   }
@@ -88,27 +119,19 @@ std::string fresh_name(const std::string& base, NameSet& names, std::unordered_m
 }
 
 bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
-                       const NameSet& graph_inputs, const NameSet& graph_outputs, NameSet& names) {
-  const std::vector<bool> cheap = cheap_values(nodes, graph_inputs, graph_outputs).cheap;
-  // Clones are made from the nodes as they were: readers are rewired below as the loop goes.
-  // Only cheap nodes are ever cloned, so only they are kept (a copy of the graph was most of
-  // this pass's time on 100k nodes).
+                       const CheapValues& cheap, NameSet& names) {
+  // Only the values of cheap nodes are ever asked about (cheap.producer: a small table, where
+  // one of every value of a 100k-node graph was not). Clones are made from the nodes as they
+  // were: readers are rewired below as the loop goes, so the cheap nodes are kept first (a copy
+  // of the graph was most of this pass's time on 100k nodes).
   std::map<size_t, onnx::NodeProto> original;
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (cheap[i]) original.emplace(i, nodes[i]);
+  for (const auto& [value, i] : cheap.producer) original.emplace(i, nodes[i]);
   if (original.empty()) return false;
-  // Only the values of cheap nodes (one output each) are ever asked about: a table of them alone
-  // stays small and in cache, where one of every value of a 100k-node graph did not.
-  // Keys view the nodes' output names, which nothing below changes (only inputs are rewired).
-  std::unordered_map<std::string_view, size_t> producer;
-  producer.reserve(original.size());
   std::vector<bool> had_readers(nodes.size(), false);
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    for_each_read(nodes[i], [&](const std::string& in) {
-      if (auto it = producer.find(in); it != producer.end()) had_readers[it->second] = true;
+  for (const onnx::NodeProto& node : nodes)
+    for_each_read(node, [&](const std::string& in) {
+      if (const long made_by = cheap.made_by(in); made_by >= 0) had_readers[static_cast<size_t>(made_by)] = true;
     });
-    if (cheap[i]) producer[nodes[i].output(0)] = i;
-  }
 
   struct Clone {
     onnx::NodeProto node;
@@ -126,13 +149,13 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   // Whether a reader in `group` must read its own copy of `value`: readers inside instances
   // borrow theirs when their body is built.
   auto needs_copy = [&](int group, const std::string& value) {
-    auto it = producer.find(value);
-    return group < 0 && it != producer.end() && group_of[it->second] != group && !graph_outputs.count(value);
+    const long made_by = cheap.made_by(value);
+    return group < 0 && made_by >= 0 && group_of[static_cast<size_t>(made_by)] != group;
   };
   // The copy of `value` in `group`, made (with copies of its own cheap inputs first) before `anchor`.
   std::function<std::string(int, const std::string&, size_t)> copy_into = [&](int group, const std::string& value,
                                                                                size_t anchor) {
-    const size_t made_by = producer.at(value);
+    const auto made_by = static_cast<size_t>(cheap.made_by(value));
     const std::string_view key = nodes[made_by].output(0);  // cheap nodes have one output: `value`
     if (auto it = copy_of.find({group, key}); it != copy_of.end()) return it->second;
     Clone clone{original.at(made_by), stacks[anchor]};
@@ -154,27 +177,13 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
       }
   if (!changed) return false;
   // Originals that were read and now are not (every reader has its own copy) go, and then
-  // whatever only they read. Readers per cheap node, counted as for_each_read lists them (once a
-  // node; subgraphs' outer reads count: they are not rewired).
-  std::vector<int> reads(nodes.size(), 0);
-  auto count_reads = [&](const onnx::NodeProto& node, int delta) {
-    for_each_read(node, [&](const std::string& in) {
-      if (auto it = producer.find(in); it != producer.end()) reads[it->second] += delta;
-    });
-  };
-  for (const auto& node : nodes) count_reads(node, 1);
+  // whatever only they read (subgraphs' outer reads count: they are not rewired).
+  std::vector<bool> candidate(nodes.size(), false);
+  for (const auto& [value, i] : cheap.producer) candidate[i] = had_readers[i];
+  std::vector<const onnx::NodeProto*> clone_nodes;
   for (const auto& clones : before)
-    for (const Clone& clone : clones) count_reads(clone.node, 1);
-  std::vector<bool> dropped(nodes.size(), false);
-  for (bool again = true; again;) {
-    again = false;
-    for (size_t c = nodes.size(); c-- > 0;) {
-      if (dropped[c] || !cheap[c] || !had_readers[c] || reads[c] > 0 || graph_outputs.count(nodes[c].output(0)))
-        continue;
-      dropped[c] = again = true;
-      count_reads(nodes[c], -1);
-    }
-  }
+    for (const Clone& clone : clones) clone_nodes.push_back(&clone.node);
+  const std::vector<bool> dropped = unread_candidates(nodes, candidate, clone_nodes);
 
   std::vector<onnx::NodeProto> new_nodes;
   ModuleStacks new_stacks;
@@ -197,29 +206,14 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
 void drop_unread_borrowed(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks,
                           const std::unordered_set<std::string>& borrowed, const NameSet& graph_outputs) {
   if (borrowed.empty()) return;
-  std::unordered_map<std::string_view, int> reads;  // of borrowed values; keys view `borrowed`
-  for (const std::string& value : borrowed) reads.emplace(value, 0);
-  auto count_reads = [&](const onnx::NodeProto& node, int delta) {
-    for_each_read(node, [&](const std::string& in) {
-      if (auto it = reads.find(in); it != reads.end()) it->second += delta;
-    });
-  };
-  for (const onnx::NodeProto& node : nodes) count_reads(node, 1);
-  std::vector<bool> dropped(nodes.size(), false);
-  bool any = false;
-  for (bool again = true; again;) {
-    again = false;
-    for (size_t c = nodes.size(); c-- > 0;) {
-      // Makers of cheap values only: a call node never goes here, whatever it outputs.
-      if (dropped[c] || nodes[c].output_size() != 1 || !nodes[c].domain().empty()) continue;
-      const std::string& value = nodes[c].output(0);
-      auto it = reads.find(value);
-      if (it == reads.end() || it->second > 0 || graph_outputs.count(value)) continue;
-      dropped[c] = again = any = true;
-      count_reads(nodes[c], -1);
-    }
+  // Makers of cheap values only: a call node never goes here, whatever it outputs.
+  std::vector<bool> candidate(nodes.size(), false);
+  for (size_t c = 0; c < nodes.size(); ++c) {
+    const onnx::NodeProto& node = nodes[c];
+    candidate[c] = node.output_size() == 1 && node.domain().empty() && borrowed.count(node.output(0)) &&
+                   !graph_outputs.count(node.output(0));
   }
-  if (!any) return;
+  const std::vector<bool> dropped = unread_candidates(nodes, candidate, {});
   size_t kept = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (dropped[i]) continue;

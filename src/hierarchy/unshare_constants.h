@@ -35,9 +35,8 @@ class NameSet {
   InternedNames names_;
 };
 
-// The cheap nodes of a graph (one output each) and which node makes each of their values.
+// The values of a graph's cheap nodes (one output each), with the node that makes each.
 struct CheapValues {
-  std::vector<bool> cheap;                               // per node
   std::unordered_map<std::string_view, size_t> producer;  // views the cheap nodes' outputs
   // The cheap node making `value`, or -1; graph outputs are never copied, so never cheap here.
   long made_by(std::string_view value) const {
@@ -48,13 +47,13 @@ struct CheapValues {
 CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSet& graph_inputs,
                          const NameSet& graph_outputs);
 
-// `group_of[i]`: the instance of nodes[i] (-1 outside). Gives each node outside every instance
-// that reads a cheap value made inside one its own copy, right before the first such reader,
-// with that reader's module stack; an original left without readers is dropped. `names` holds
-// every value name of the graph; new names are added to it. Returns whether anything changed
-// (then instances must be found again).
+// `group_of[i]`: the instance of nodes[i] (-1 outside); `cheap`: cheap_values of `nodes`. Gives
+// each node outside every instance that reads a cheap value made inside one its own copy, right
+// before the first such reader, with that reader's module stack; an original left without
+// readers is dropped. `names` holds every value name of the graph; new names are added to it.
+// Returns whether anything changed (then instances and cheap values must be found again).
 bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
-                       const NameSet& graph_inputs, const NameSet& graph_outputs, NameSet& names);
+                       const CheapValues& cheap, NameSet& names);
 
 // Whether nodes[i], inside an instance, takes its own copy of `value`: a cheap value made outside
 // its instance that it has as an input (a subgraph's outer read of it is not copied).
