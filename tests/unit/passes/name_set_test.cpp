@@ -7,14 +7,13 @@
 #include <vector>
 
 #include "passes/name_set.h"
+#include "repeated_names.h"
 
 namespace pt2onnx::passes {
 namespace {
 
 TEST_CASE("NameSet answers as a std::set of the same names, through many rehashes") {
-  std::vector<std::string> names;
-  for (int i = 0; i < 5000; ++i) names.push_back("value_" + std::to_string(i * 7 % 3001));  // duplicates
-  names.push_back("");
+  const std::vector<std::string> names = testing::repeated_names(5000, 7, 3001);
   NameSet set;  // no size hint: grows from 16 slots
   std::set<std::string> expected;
   for (const std::string& n : names) CHECK(set.insert(n) == expected.insert(n).second);

@@ -7,14 +7,13 @@
 #include <vector>
 
 #include "common/view_map.h"
+#include "repeated_names.h"
 
 namespace pt2onnx {
 namespace {
 
 TEST_CASE("ViewMap finds what a std::map finds, keeps the first value of a name, through rehashes") {
-  std::vector<std::string> names;
-  for (int i = 0; i < 6000; ++i) names.push_back("value_" + std::to_string(i * 11 % 4001));  // duplicates
-  names.push_back("");
+  const std::vector<std::string> names = testing::repeated_names(6000, 11, 4001);
   ViewMap<int> map;  // no size hint: grows from 16 slots
   std::map<std::string, int> expected;
   for (size_t i = 0; i < names.size(); ++i) {
