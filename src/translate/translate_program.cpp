@@ -250,7 +250,6 @@ void add_local_functions(onnx::ModelProto& model, const LocalFunctions& local) {
   op_set->set_version(1);
 }
 
-
 void check_supported(const ir::Program& program, const std::vector<bool>& live, const RuleTable& rules, int opset,
                      const std::vector<CustomOpRule>& custom) {
   check_supported_with(program, live, rules, opset, custom, ComplexNodes(program.graph.tensor_values));
