@@ -52,14 +52,17 @@ class ViewMap {
   }
 
   // Adds `name` -> `value`; false (and the map unchanged) when `name` is there already.
-  bool insert(std::string_view name, V value) {
+  bool insert(std::string_view name, V value) { return try_emplace(name, std::move(value)).second; }
+  // The value of `name`, added as `value` when absent, and whether it was added (the pointer is
+  // valid until the next insert).
+  std::pair<V*, bool> try_emplace(std::string_view name, V value) {
     if ((entries_.size() + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
     const auto hash = static_cast<uint32_t>(std::hash<std::string_view>{}(name));
     Slot& slot = find_slot(name, hash);
-    if (slot.entry != kEmpty) return false;
+    if (slot.entry != kEmpty) return {&entries_[slot.entry].value, false};
     slot = {static_cast<uint32_t>(entries_.size()), hash};
     entries_.push_back({name.data(), name.size(), std::move(value)});
-    return true;
+    return {&entries_.back().value, true};
   }
   // The value of `name`, or nullptr (valid until the next insert).
   const V* find(std::string_view name) const {

@@ -6,9 +6,9 @@
 #include <functional>
 #include <queue>
 #include <string_view>
-#include <unordered_map>
 
 #include "common/error.h"
+#include "common/view_map.h"
 #include "hierarchy/instance_body.h"
 
 namespace pt2onnx::hierarchy {
@@ -30,18 +30,17 @@ void contract_instances(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stack
   for (size_t g = 0; g < calls.size(); ++g)
     items.push_back({map.instances[g].nodes.front(), &calls[g].node, &calls[g].stack, static_cast<int>(g)});
 
-  std::unordered_map<std::string_view, size_t> producer;  // views the items' output names
-  producer.reserve(items.size());
+  ViewMap<size_t> producer(items.size());  // views the items' output names
   for (size_t k = 0; k < items.size(); ++k)
     for (const std::string& out : items[k].node->output())
-      if (!out.empty()) producer[out] = k;
+      if (!out.empty()) *producer.try_emplace(out, k).first = k;
   std::vector<std::vector<size_t>> dependents(items.size());
   std::vector<int> pending(items.size(), 0);
   std::vector<size_t> deps;
   for (size_t k = 0; k < items.size(); ++k) {
     deps.clear();
     for_each_read(*items[k].node, [&](const std::string& in) {
-      if (auto it = producer.find(in); it != producer.end() && it->second != k) deps.push_back(it->second);
+      if (const size_t* maker = producer.find(in); maker && *maker != k) deps.push_back(*maker);
     });
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());

@@ -4,10 +4,10 @@
 #include <map>
 #include <set>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "common/error.h"
+#include "common/view_map.h"
 #include "hierarchy/contract_instances.h"
 #include "hierarchy/function_naming.h"
 #include "hierarchy/hierarchy.h"
@@ -59,14 +59,13 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
     int group;
     bool several;
   };
-  std::unordered_map<std::string_view, Readers> reader_groups;
-  reader_groups.reserve(state.nodes.size());
+  ViewMap<Readers> reader_groups(state.nodes.size());
   for (size_t i = 0; i < state.nodes.size(); ++i)
     for_each_read(state.nodes[i], [&](const std::string& in) {
       if (borrows(state.nodes, i, in, map.group_of, cheap)) return;  // reads a copy of its own
       const int group = map.group_of[i];
-      auto [it, inserted] = reader_groups.try_emplace(in, Readers{group, false});
-      if (!inserted && it->second.group != group) it->second.several = true;
+      auto [readers, inserted] = reader_groups.try_emplace(in, Readers{group, false});
+      if (!inserted && readers->group != group) readers->several = true;
     });
 
   std::map<std::string, size_t> function_of_key;  // structural key -> index in state.functions
@@ -82,8 +81,8 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
       const long made_by = cheap.made_by(value);
       if (made_by >= 0 && map.group_of[static_cast<size_t>(made_by)] != static_cast<int>(g)) return false;  // borrowed
       if (state.graph_outputs.count(value)) return true;
-      auto it = reader_groups.find(value);
-      return it != reader_groups.end() && (it->second.several || it->second.group != static_cast<int>(g));
+      const Readers* readers = reader_groups.find(value);
+      return readers && (readers->several || readers->group != static_cast<int>(g));
     };
     for (size_t b : borrowed) borrowed_values.insert(state.nodes[b].output(0));
     const Boundary boundary = instance_boundary(state.nodes, members, used_outside);
@@ -127,14 +126,14 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
 
 // value_info of values that now live only inside function bodies would name nothing.
 void drop_stale_value_info(onnx::GraphProto& graph) {
-  std::unordered_set<std::string_view> present;
+  ViewSet present(static_cast<size_t>(graph.node_size()) * 2);
   for (const auto& in : graph.input()) present.insert(in.name());
   for (const auto& init : graph.initializer()) present.insert(init.name());
   for (const auto& node : graph.node())
     for (const std::string& out : node.output()) present.insert(out);
   auto* infos = graph.mutable_value_info();
   infos->erase(std::remove_if(infos->begin(), infos->end(),
-                              [&](const onnx::ValueInfoProto& info) { return !present.count(info.name()); }),
+                              [&](const onnx::ValueInfoProto& info) { return !present.contains(info.name()); }),
                infos->end());
 }
 

@@ -33,6 +33,34 @@ TEST_CASE("ViewMap finds what a std::map finds, keeps the first value of a name,
   CHECK_FALSE(map.contains("value_"));
 }
 
+TEST_CASE("ViewMap::try_emplace gives the held value to update, as std::map::try_emplace does") {
+  // Per name: how often it came and the index of its last coming, through rehashes.
+  struct Seen {
+    int count;
+    int last;
+  };
+  const std::vector<std::string> names = testing::repeated_names(6000, 11, 4001);
+  ViewMap<Seen> map;
+  std::map<std::string, Seen> expected;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const int at = static_cast<int>(i);
+    auto [mine, added] = map.try_emplace(names[i], Seen{0, at});
+    auto [theirs, inserted] = expected.try_emplace(names[i], Seen{0, at});
+    CHECK(added == inserted);
+    mine->count += 1;
+    mine->last = at;
+    theirs->second.count += 1;
+    theirs->second.last = at;
+  }
+  CHECK(map.size() == expected.size());
+  for (const auto& [name, seen] : expected) {
+    const Seen* found = map.find(name);
+    REQUIRE(found != nullptr);
+    CHECK(found->count == seen.count);
+    CHECK(found->last == seen.last);
+  }
+}
+
 TEST_CASE("ViewMap holds pointers as values, and a size hint spares no lookup") {
   const std::vector<std::string> names = {"linear", "linear_1", "gelu"};
   ViewMap<const std::string*> map(names.size());
