@@ -69,6 +69,7 @@ class ViewMap {
     const Slot& slot = const_cast<ViewMap*>(this)->find_slot(name, static_cast<uint32_t>(std::hash<std::string_view>{}(name)));
     return slot.entry == kEmpty ? nullptr : &entries_[slot.entry].value;
   }
+  V* find(std::string_view name) { return const_cast<V*>(std::as_const(*this).find(name)); }
   bool contains(std::string_view name) const { return find(name) != nullptr; }
   size_t size() const { return entries_.size(); }
 

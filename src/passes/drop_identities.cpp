@@ -5,9 +5,9 @@
 // larger shape. Their readers read that input instead; when the output is a scope output, the
 // input's producer is renamed to it instead.
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
+#include "common/view_map.h"
 #include "passes/const_tensor.h"
 #include "passes/passes_internal.h"
 
@@ -45,7 +45,7 @@ class LazyTypes {
 
 // The input a node passes through unchanged, or -1.
 int identity_input(const onnx::NodeProto& node, LazyTypes& known,
-                   const std::unordered_map<std::string, ConstTensor>& constants) {
+                   const ViewMap<ConstTensor>& constants) {
   if (!node.domain().empty() || node.output_size() != 1 || node.input_size() < 1 || node.input(0).empty())
     return -1;
   const std::string& op = node.op_type();
@@ -54,8 +54,8 @@ int identity_input(const onnx::NodeProto& node, LazyTypes& known,
     const double neutral = op == "Add" || op == "Sub" ? 0.0 : 1.0;
     const bool commutes = op == "Add" || op == "Mul";
     for (int k = 1; k >= (commutes ? 0 : 1); --k) {  // k: the constant operand
-      auto c = constants.find(node.input(k));
-      if (c != constants.end() && is_neutral(c->second, neutral, [&] { return known.lookup(node.input(1 - k)); }))
+      const ConstTensor* c = constants.find(node.input(k));
+      if (c && is_neutral(*c, neutral, [&] { return known.lookup(node.input(1 - k)); }))
         return 1 - k;
     }
     return -1;
@@ -69,12 +69,12 @@ int identity_input(const onnx::NodeProto& node, LazyTypes& known,
   if ((op == "Reshape" || op == "Expand") && node.input_size() == 2)
     if (const std::optional<ValueType> out = known.lookup(node.output(0)); out && same_shape(*in, *out)) return 0;
   if (op == "Reshape" && node.input_size() == 2 && in->static_shape()) {
-    auto shape = constants.find(node.input(1));
-    if (shape == constants.end()) return -1;
+    const ConstTensor* shape = constants.find(node.input(1));
+    if (!shape) return -1;
     std::vector<int64_t> dims;
     for (const auto& d : in->dims) dims.push_back(*d);
     const std::optional<std::vector<int64_t>> target =
-        reshape_target(dims, shape->second, int_attribute(node, "allowzero", 0) != 0);
+        reshape_target(dims, *shape, int_attribute(node, "allowzero", 0) != 0);
     return target && *target == dims ? 0 : -1;
   }
   return -1;
@@ -85,10 +85,10 @@ int identity_input(const onnx::NodeProto& node, LazyTypes& known,
 int drop_identities(Body& body) {
   LazyTypes known(body);
   Nodes& nodes = *body.nodes;
-  std::unordered_map<std::string, ConstTensor> constants;
+  ViewMap<ConstTensor> constants;  // views the Constant nodes' outputs, unchanged until the renames
   for (const onnx::NodeProto& node : nodes)
     if (node.output_size() == 1)
-      if (std::optional<ConstTensor> c = constant_node_value(node)) constants.emplace(node.output(0), std::move(*c));
+      if (std::optional<ConstTensor> c = constant_node_value(node)) constants.insert(node.output(0), std::move(*c));
   // Which values some node makes (names stable until the renames); only an identity whose output
   // is a scope output asks, so it is gathered then.
   std::optional<std::unordered_set<std::string_view>> produced;

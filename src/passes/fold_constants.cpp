@@ -5,9 +5,8 @@
 #include <functional>
 #include <map>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
 
+#include "common/view_map.h"
 #include "passes/const_tensor.h"
 #include "passes/passes_internal.h"
 
@@ -620,29 +619,28 @@ int fold_constants(Body& body) {
     bool read = false;  // the initializer's value was asked for (or an input may override it)
     std::optional<ConstTensor> value;
   };
-  std::unordered_map<std::string_view, Slot> constants;
-  constants.reserve(static_cast<size_t>(body.nodes->size() / 4 + (body.graph ? body.graph->initializer_size() : 0)));
+  // Values handed out by lookup stay valid until the next define (which may move the slots).
+  ViewMap<Slot> constants(body.nodes->size() / 4 + static_cast<size_t>(body.graph ? body.graph->initializer_size() : 0));
   if (body.graph) {
-    for (const auto& t : body.graph->initializer()) constants.emplace(t.name(), Slot{&t, false, std::nullopt});
+    for (const auto& t : body.graph->initializer()) constants.insert(t.name(), Slot{&t, false, std::nullopt});
     for (const auto& v : body.graph->input())  // an initializer that is also an input can be overridden
-      if (auto found = constants.find(v.name()); found != constants.end()) found->second.read = true;
+      if (Slot* slot = constants.find(v.name())) slot->read = true;
   }
   auto lookup = [&](const std::string& name) -> const ConstTensor* {
-    auto found = constants.find(name);
-    if (found == constants.end()) return nullptr;
-    Slot& slot = found->second;
-    if (!slot.read && slot.initializer) {
-      slot.read = true;
-      slot.value = read_const(*slot.initializer);
+    Slot* slot = constants.find(name);
+    if (!slot) return nullptr;
+    if (!slot->read && slot->initializer) {
+      slot->read = true;
+      slot->value = read_const(*slot->initializer);
     }
-    return slot.value ? &*slot.value : nullptr;
+    return slot->value ? &*slot->value : nullptr;
   };
   auto is_weight = [&](const std::string& name) {
-    auto found = constants.find(name);
-    return found != constants.end() && found->second.initializer;
+    const Slot* slot = constants.find(name);
+    return slot && slot->initializer;
   };
   auto define = [&](const std::string& name, ConstTensor value) {
-    Slot& slot = constants[name];
+    Slot& slot = *constants.try_emplace(name, Slot{}).first;
     slot.read = true;
     slot.value = std::move(value);
   };
