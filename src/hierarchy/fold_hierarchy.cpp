@@ -78,8 +78,7 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
     const std::vector<size_t> members = canonical_order(
         state.nodes, with_borrowed(state.nodes, instance.nodes, map.group_of, static_cast<int>(g), cheap, borrowed));
     auto used_outside = [&](const std::string& value) {
-      const long made_by = cheap.made_by(value);
-      if (made_by >= 0 && map.group_of[static_cast<size_t>(made_by)] != static_cast<int>(g)) return false;  // borrowed
+      if (cheap.made_outside(value, map.group_of, static_cast<int>(g)) >= 0) return false;  // borrowed
       if (state.graph_outputs.count(value)) return true;
       const Readers* readers = reader_groups.find(value);
       return readers && (readers->several || readers->group != static_cast<int>(g));

@@ -68,8 +68,7 @@ CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSe
 
 bool borrows(const std::vector<onnx::NodeProto>& nodes, size_t i, const std::string& value,
              const std::vector<int>& group_of, const CheapValues& cheap) {
-  const long made_by = cheap.made_by(value);
-  if (made_by < 0 || group_of[i] < 0 || group_of[static_cast<size_t>(made_by)] == group_of[i]) return false;
+  if (group_of[i] < 0 || cheap.made_outside(value, group_of, group_of[i]) < 0) return false;
   const onnx::NodeProto& node = nodes[i];
   return std::find(node.input().begin(), node.input().end(), value) != node.input().end() &&
          !subgraphs_read(node, value);
@@ -82,11 +81,7 @@ std::vector<size_t> with_borrowed(const std::vector<onnx::NodeProto>& nodes, con
   if (cheap.producer.empty()) return members;
   std::vector<size_t> out;
   out.reserve(members.size());
-  // The cheap node making `value` when the instance copies it in, else -1.
-  auto copied = [&](const std::string& value) -> long {
-    const long made_by = cheap.made_by(value);
-    return made_by >= 0 && group_of[static_cast<size_t>(made_by)] != group ? made_by : -1;
-  };
+  auto copied = [&](const std::string& value) { return cheap.made_outside(value, group_of, group); };
   std::function<void(size_t)> copy_in = [&](size_t p) {
     if (std::find(borrowed.begin(), borrowed.end(), p) != borrowed.end()) return;  // a few per instance
     for (const std::string& in : nodes[p].input())
@@ -149,8 +144,7 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   // Whether a reader in `group` must read its own copy of `value`: readers inside instances
   // borrow theirs when their body is built.
   auto needs_copy = [&](int group, const std::string& value) {
-    const long made_by = cheap.made_by(value);
-    return group < 0 && made_by >= 0 && group_of[static_cast<size_t>(made_by)] != group;
+    return group < 0 && cheap.made_outside(value, group_of, group) >= 0;
   };
   // The copy of `value` in `group`, made (with copies of its own cheap inputs first) before `anchor`.
   std::function<std::string(int, const std::string&, size_t)> copy_into = [&](int group, const std::string& value,

@@ -43,6 +43,12 @@ struct CheapValues {
     auto it = producer.find(value);
     return it == producer.end() ? -1 : static_cast<long>(it->second);
   }
+  // The cheap node making `value` when it lies outside instance `group` (group_of as below), or
+  // -1: what a reader in `group` would take a copy of.
+  long made_outside(std::string_view value, const std::vector<int>& group_of, int group) const {
+    const long maker = made_by(value);
+    return maker >= 0 && group_of[static_cast<size_t>(maker)] != group ? maker : -1;
+  }
 };
 CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSet& graph_inputs,
                          const NameSet& graph_outputs);
