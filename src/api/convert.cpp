@@ -229,6 +229,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   translate_options.fuse = options.fuse;
   translate_options.module_stacks =
       !options.hiera.empty() || !options.compile.empty() || (config && !config->module_rules.empty());
+  translate_options.keep_nodes_packed = true;  // unpacked by release() below
   translate::Translation translation = clock.run("translate", [&] {
     // Without fusion the pass returns a copy of the program: skip it (a 100k-node copy).
     if (translate_options.fuse && translate_options.opset >= translate::kMinFusedOpset)
@@ -259,6 +260,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   };
   if (options.around_bulk_free) options.around_bulk_free(release);
   else release();
+  translate::unpack_nodes(translation);  // into the memory the IR held
   // Graph clean-up (passes/), with the weights' index read beside it; BatchNorm folding derives
   // weights that emit streams from the archive.
   auto weights_owner = std::make_unique<api::WeightsBesideClean>(translation, *archive, report.model);

@@ -168,7 +168,7 @@ void emit_custom_op(EmitContext& ctx, const ir::Node& node, const CustomOpRule& 
                       rule.op_type + ", which takes " + std::to_string(rule.function->input_size()));
   }
   const std::vector<std::string> values = ctx.emit(rule.op_type, inputs, attrs, outputs);
-  ctx.graph().mutable_node(ctx.node_count() - 1)->set_domain(rule.domain);
+  ctx.last_node().set_domain(rule.domain);
   for (size_t i = 0; i < ctx.output_count(); ++i) ctx.set_output(i, values[i]);
 }
 

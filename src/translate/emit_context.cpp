@@ -182,7 +182,7 @@ onnx::NodeProto& EmitContext::append_node(std::string_view op_type, const std::v
   n->set_name(std::move(name.append("node_").append(outputs.front())));
   n->mutable_input()->Reserve(static_cast<int>(inputs.size()));
   for (const auto& in : inputs) n->add_input(in);
-  const int index = graph_.node_size() - 1;
+  const int index = node_count() - 1;
   for (const auto& out : outputs) {
     n->add_output(out);
     if (out.empty()) continue;
@@ -282,7 +282,7 @@ std::string EmitContext::const_tensor(onnx::TensorProto tensor, const std::strin
 
 void EmitContext::begin_node(const ir::Node& node) {
   node_ = &node;
-  node_start_ = graph_.node_size();
+  node_start_ = node_count();
   // The module instance the node belongs to, as the keys of its module stack ("a/b/").
   std::string scope;
   for (const ir::ModuleFrame& frame : node.module_stack) scope.append(frame.key).append("/");
@@ -328,7 +328,7 @@ void EmitContext::set_output(size_t i, const std::string& value) {
 }
 
 void EmitContext::rename_value(const std::string& from, const std::string& to) {
-  for (int n = node_start_; n < graph_.node_size(); ++n) {
+  for (int n = node_start_ - packed_count(); n < graph_.node_size(); ++n) {
     onnx::NodeProto* node = graph_.mutable_node(n);
     for (auto& in : *node->mutable_input())
       if (in == from) in = to;
@@ -346,6 +346,18 @@ void EmitContext::rename_value(const std::string& from, const std::string& to) {
   target.made_by = std::exchange(source.made_by, 0);
   target.node = source.node;
   target.scope = source.scope;
+}
+
+void EmitContext::pack_nodes(PackedNodes& packed) {
+  PT2ONNX_CHECK(node_ == nullptr && (packed_ == nullptr || packed_ == &packed), ErrorCode::kInternal,
+                "ONNX nodes packed while an FX node is translated, or into two buffers");
+  packed_ = &packed;
+  packed.pack(*graph_.mutable_node());
+}
+
+void EmitContext::visit_nodes(const std::function<void(const onnx::NodeProto&)>& fn) const {
+  if (packed_) packed_->visit(fn);
+  for (const onnx::NodeProto& node : graph_.node()) fn(node);
 }
 
 void EmitContext::finish_node() {

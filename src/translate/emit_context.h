@@ -36,6 +36,7 @@
 #include "common/interned_names.h"
 #include "common/view_map.h"
 #include "ir/program.h"
+#include "translate/packed_nodes.h"
 
 namespace pt2onnx::translate {
 
@@ -196,7 +197,15 @@ class EmitContext {
   // The value a rule set for output i ("" when unset).
   const std::string& output_value(size_t i) const { return outputs_.at(i).value; }
   // Number of ONNX nodes now in the graph.
-  int node_count() const { return graph_.node_size(); }
+  // Nodes emitted into this context's graph so far, packed ones included.
+  int node_count() const { return packed_count() + graph_.node_size(); }
+  // The node appended last (a rule sets a domain or attributes the emit helpers do not take).
+  onnx::NodeProto& last_node() { return *graph_.mutable_node(graph_.node_size() - 1); }
+  // Moves the nodes of the FX nodes finished so far into `packed` (translate/packed_nodes.h);
+  // only between FX nodes, and `packed` must outlive the context. Node indices stay as they were.
+  void pack_nodes(PackedNodes& packed);
+  // Calls fn with every node of the graph in order, packed ones decoded one at a time.
+  void visit_nodes(const std::function<void(const onnx::NodeProto&)>& fn) const;
 
   // FX names that live nodes or graph outputs read; set by the driver before translating (the
   // set must outlive the translation).
@@ -289,6 +298,9 @@ class EmitContext {
   std::string doc_;       // doc_string of node_'s ONNX nodes: "path [type]" of its innermost module
   int node_start_ = 0;
   std::vector<OutputSlot> outputs_;
+  // Nodes that precede graph_'s own (the root context's, see pack_nodes); null: none.
+  PackedNodes* packed_ = nullptr;
+  int packed_count() const { return packed_ ? packed_->size() : 0; }
 };
 
 // "node linear_3 (aten.linear.default) in layers.0.mlp [my.Mlp]" for messages; without the

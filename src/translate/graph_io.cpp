@@ -48,13 +48,14 @@ onnx::ValueInfoProto int64_scalar_info(const std::string& name) {
   return info;
 }
 
-// Every ONNX value name the graph holds so far.
-std::set<std::string> graph_value_names(const onnx::GraphProto& graph) {
+// Every ONNX value name the graph holds so far (packed nodes' included).
+std::set<std::string> graph_value_names(const EmitContext& ctx, const onnx::GraphProto& graph) {
   std::set<std::string> names;
   for (const auto& in : graph.input()) names.insert(in.name());
   for (const auto& init : graph.initializer()) names.insert(init.name());
-  for (const auto& node : graph.node())
+  ctx.visit_nodes([&](const onnx::NodeProto& node) {
     for (const auto& out : node.output()) names.insert(out);
+  });
   return names;
 }
 
@@ -168,7 +169,7 @@ std::vector<std::pair<std::string, std::string>> declare_outputs(EmitContext& ct
   // The graph's value names, gathered at the first output that needs them (most need none).
   std::optional<std::set<std::string>> taken_names;
   auto taken = [&]() -> std::set<std::string>& {
-    if (!taken_names) taken_names = graph_value_names(graph);
+    if (!taken_names) taken_names = graph_value_names(ctx, graph);
     return *taken_names;
   };
   std::set<std::string> outputs;

@@ -168,8 +168,8 @@ RuleResult emit_symbolic(EmitContext& ctx, const ir::Node& node, size_t count) {
   while (!inputs.empty() && inputs.back().empty()) inputs.pop_back();
   std::vector<onnx::AttributeProto> attrs = decode_attributes(args);
   const std::vector<std::string> outs = ctx.emit(op_type, inputs, {}, static_cast<int>(count));
-  onnx::NodeProto* emitted_node = ctx.graph().mutable_node(ctx.node_count() - 1);
-  for (onnx::AttributeProto& a : attrs) *emitted_node->add_attribute() = std::move(a);
+  onnx::NodeProto& emitted_node = ctx.last_node();
+  for (onnx::AttributeProto& a : attrs) *emitted_node.add_attribute() = std::move(a);
   for (size_t i = 0; i < count; ++i) ctx.set_output(i, outs[i]);
   return RuleResult::kEmitted;
 }

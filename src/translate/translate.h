@@ -10,6 +10,7 @@
 
 #include "ir/program.h"
 #include "translate/custom_op_rule.h"
+#include "translate/packed_nodes.h"
 
 namespace pt2onnx::translate {
 
@@ -23,6 +24,10 @@ struct TranslateOptions {
   // Whether Translation::node_modules is filled: only module folding (--hiera, --compile, config
   // module rules) reads it, and at 100k nodes it is a module stack copied per ONNX node.
   bool module_stacks = true;
+  // Whether Translation::packed_nodes keeps the graph's nodes serialized (the caller unpacks them
+  // with unpack_nodes once it has released the IR: at 100k nodes the two do not fit in 200 MB
+  // together); false: model.graph() holds every node.
+  bool keep_nodes_packed = false;
 };
 
 struct WeightBinding {
@@ -41,7 +46,12 @@ struct Translation {
   ir::ModuleStacks node_modules;
   // For each of options.custom_ops: how many FX nodes it translated (0: the rule matched nothing).
   std::vector<int64_t> custom_op_hits;
+  // With TranslateOptions::keep_nodes_packed: the first nodes of model.graph(), serialized.
+  PackedNodes packed_nodes;
 };
+
+// Puts the packed nodes back in front of model.graph()'s own.
+void unpack_nodes(Translation& translation);
 
 // Throws Error(kUnsupported) listing every unsupported op (with counts and one example node
 // each) before translating anything; other failures name the node, its target and module path.

@@ -18,6 +18,7 @@ namespace {
 
 constexpr int kMinSupportedOpset = 17;
 constexpr int kMaxSupportedOpset = 28;
+constexpr int kNodesPerPack = 64;
 
 // {"s72": {"min": 1, "max": 512}, ...}: the export's ranges of its symbols (null: unbounded),
 // which ONNX shapes cannot say, for runtimes and users that want to size buffers or check inputs.
@@ -291,6 +292,8 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
       throw Error(ErrorCode::kInternal, "translating " + describe_node(nodes[i]) + ": " + e.what());
     }
     record_modules(nodes[i].module_stack);
+    // In batches: the cleared messages are reused by the next nodes, so few are ever allocated.
+    if (options.keep_nodes_packed && ctx.graph().node_size() >= kNodesPerPack) ctx.pack_nodes(result.packed_nodes);
   }
   add_state_metadata(result.model, declare_outputs(ctx, program, state));
   record_modules({});
@@ -299,7 +302,12 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
 
   result.model.set_ir_version(std::max(ir_version_for_opset(options.opset), ctx.min_ir_version()));
   result.warnings = std::move(ctx.warnings());
+  if (!options.keep_nodes_packed) unpack_nodes(result);
   return result;
+}
+
+void unpack_nodes(Translation& translation) {
+  translation.packed_nodes.unpack_before(*translation.model.mutable_graph()->mutable_node());
 }
 
 Translation translate_program(const ir::Program& program, const TranslateOptions& options) {

@@ -138,6 +138,32 @@ TEST_CASE("an output that is an input, or repeated, goes through Identity") {
   CHECK_NOTHROW(check_and_infer(m));
 }
 
+TEST_CASE("nodes kept packed unpack to the model an unpacked translation gives") {
+  // 100 Relu nodes: packed in batches, and the first Relu's value is returned twice, so the
+  // second output's name is chosen against the names of packed nodes.
+  ProgramBuilder b;
+  b.user_input("x", DType::kFloat32, {3});
+  std::string last = "x";
+  for (int i = 0; i < 100; ++i) {
+    const std::string name = i ? "relu_" + std::to_string(i) : "relu";
+    b.op(name, "aten.relu.default", {{"self", tensor(last)}}, DType::kFloat32, {3});
+    last = name;
+  }
+  b.output(last).output("relu").output("relu");
+  const ir::Program program = b.program();
+  TranslateOptions options{18};
+  const Translation plain = translate_program(program, options);
+  options.keep_nodes_packed = true;
+  Translation packed = translate_program(program, options);
+  CHECK(packed.packed_nodes.size() > 0);
+  CHECK(packed.model.graph().node_size() + packed.packed_nodes.size() == plain.model.graph().node_size());
+  unpack_nodes(packed);
+  CHECK(packed.packed_nodes.empty());
+  REQUIRE(packed.model.graph().output_size() == 3);
+  CHECK(packed.model.graph().output(2).name() == "relu_100");
+  CHECK(packed.model.SerializeAsString() == plain.model.SerializeAsString());
+}
+
 TEST_CASE("pass-through ops add no nodes; the output gets an Identity named after the FX output") {
   ProgramBuilder b;
   b.user_input("x", DType::kFloat32, {3})

@@ -1,0 +1,39 @@
+// ONNX nodes held serialized while the IR they come from is still alive. A NodeProto costs about
+// 500 bytes in memory (the message, then a heap string for its name, op type, doc string and every
+// input and output) and about 130 serialized: at 150,000 nodes that is the difference between the
+// IR and the ONNX graph fitting together in 200 MB or not. The driver packs the nodes of the FX
+// nodes it has finished and convert() unpacks them once the IR is released.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+namespace pt2onnx::translate {
+
+class PackedNodes {
+ public:
+  using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
+
+  // Appends `nodes` in order and clears them (the cleared messages stay in `nodes` for reuse).
+  void pack(Nodes& nodes);
+  int size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  // Calls fn with each packed node in order, decoded into one scratch message.
+  void visit(const std::function<void(const onnx::NodeProto&)>& fn) const;
+  // Puts the packed nodes in front of `nodes`' own, in order, and empties this. Each block of the
+  // buffer is freed once its nodes are decoded.
+  void unpack_before(Nodes& nodes);
+
+ private:
+  // Length-prefixed node messages; a new block past kBlockBytes, so the buffer never doubles
+  // (and copies) a 20 MB string.
+  static constexpr size_t kBlockBytes = size_t{1} << 20;
+  std::vector<std::string> blocks_;
+  int count_ = 0;
+};
+
+}  // namespace pt2onnx::translate
