@@ -229,7 +229,11 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   translate_options.fuse = options.fuse;
   translate_options.module_stacks =
       !options.hiera.empty() || !options.compile.empty() || (config && !config->module_rules.empty());
-  translate_options.keep_nodes_packed = true;  // unpacked by release() below
+  translate_options.keep_nodes_packed = true;  // unpacked once the IR is released, below
+  // A translated node's module stack is read no more (translation.node_modules keeps its own
+  // reference where --hiera wants it) unless --compile's kernel stage reads the program.
+  if (!kernel_stage.active())
+    translate_options.after_node = [&program](size_t i) { program.graph.nodes[i].module_stack = ir::ModuleStack(); };
   translate::Translation translation = clock.run("translate", [&] {
     // Without fusion the pass returns a copy of the program: skip it (a 100k-node copy).
     if (translate_options.fuse && translate_options.opset >= translate::kMinFusedOpset)

@@ -3,6 +3,7 @@
 // data) plus a binding to its FQN, which emit/ fills from the archive while writing.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct TranslateOptions {
   // with unpack_nodes once it has released the IR: at 100k nodes the two do not fit in 200 MB
   // together); false: model.graph() holds every node.
   bool keep_nodes_packed = false;
+  // Called with the index of each node of the program's graph once it is translated (nothing in
+  // translate reads a finished node's module stack again: convert() frees them there).
+  std::function<void(size_t)> after_node = {};
 };
 
 struct WeightBinding {

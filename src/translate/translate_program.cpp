@@ -292,6 +292,7 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
       throw Error(ErrorCode::kInternal, "translating " + describe_node(nodes[i]) + ": " + e.what());
     }
     record_modules(nodes[i].module_stack);
+    if (options.after_node) options.after_node(i);
     // In batches: the cleared messages are reused by the next nodes, so few are ever allocated.
     if (options.keep_nodes_packed && ctx.graph().node_size() >= kNodesPerPack) ctx.pack_nodes(result.packed_nodes);
   }
