@@ -1,6 +1,9 @@
 #include "archive/payload_config.h"
 
 #include <algorithm>
+#include <exception>
+#include <memory>
+#include <numeric>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -9,14 +12,19 @@
 
 #include <simdjson.h>
 
+#include "archive/payload_config_spans.h"
 #include "archive/torch_save.h"
 #include "common/error.h"
+#include "common/read_once_text.h"
 
 namespace pt2onnx::archive {
 
 namespace {
 
 namespace dom = simdjson::dom;
+
+// Both readers parse the text in place, reading past its end into the padding it comes with.
+static_assert(simdjson::SIMDJSON_PADDING <= ReadOnceText::kPadding);
 
 // simdjson's messages start with the error's name ("TAPE_ERROR: ..."); keep the sentence.
 std::string simdjson_text(simdjson::error_code code) {
@@ -39,8 +47,33 @@ std::optional<dom::element> member(dom::element e, std::string_view key) {
   return found;
 }
 
-// Read with simdjson's DOM (one tape, no heap node per value): at 25,000 blocks the config is
-// 15 MB, and nlohmann's DOM of it was 13% of a conversion's CPU time.
+// One JSON value parsed alone, from the text it lies in (whose padding it reads past its end),
+// with the nesting left to it below the document's outer levels. The parser is reused: an element
+// lives until the next parse.
+class ValueParser {
+ public:
+  explicit ValueParser(size_t levels_above) : levels_above_(levels_above) {}
+
+  std::optional<dom::element> parse(std::string_view json) {
+    if (!allocated_) {
+      allocated_ = true;
+      if (parser_.allocate(json.size(), simdjson::DEFAULT_MAX_DEPTH - levels_above_)) return std::nullopt;
+    }
+    dom::element value;
+    if (parser_.parse(json.data(), json.size(), /*realloc_if_needed=*/false).get(value)) return std::nullopt;
+    return value;
+  }
+
+ private:
+  size_t levels_above_;
+  bool allocated_ = false;
+  dom::parser parser_;
+};
+
+// The config's members are found by a scanner and parsed one at a time (payload_config_spans.h),
+// so that no document of the whole config is held beside the index built from it. A config the
+// scanner does not take (not JSON, or an unusual shape) is parsed whole with simdjson's DOM,
+// which words the error as before.
 class PayloadReader {
  public:
   PayloadReader(const ZipContainer& zip, const std::string& config_entry,
@@ -48,19 +81,68 @@ class PayloadReader {
       : zip_(zip), config_entry_(config_entry), directory_(directory) {}
 
   std::map<std::string, TensorData> read() {
-    // Parsed into a document of its own, so that the text and the parser's structural index are
-    // gone while the index is built from the document (at 25,000 blocks ~35 MB less, at the time
-    // that clean-up, beside which this runs, holds the most).
-    dom::document document;
-    dom::element root;
-    {
-      dom::parser parser;
-      const std::string text = zip_.read_text(config_entry_);
-      static_assert(simdjson::SIMDJSON_PADDING <= ZipContainer::kTextPadding);
-      if (simdjson::error_code e =
-              parser.parse_into_document(document, text.data(), text.size(), /*realloc_if_needed=*/false).get(root))
-        fail(ErrorCode::kArchive, zip_.describe(config_entry_) + ": not valid JSON: " + simdjson_text(e));
+    // Mapped in place where the entry is STORED (what torch writes), read into memory otherwise.
+    const std::unique_ptr<ReadOnceText> text = zip_.read_once_text(config_entry_);
+    if (const std::optional<PayloadConfigSpans> spans = split_payload_config(text->text())) {
+      if (std::optional<std::map<std::string, TensorData>> tensors = read_spans(*spans, *text))
+        return std::move(*tensors);
     }
+    return read_document(text->text());
+  }
+
+ private:
+  // In document order, each value parsed when it is read and its pages of the text given back
+  // behind it. Errors come as from the document, in key order: a value that is no JSON stops
+  // this (nullopt: the document then words it), and of the errors of the members, the one with
+  // the first key is thrown (the last of duplicate keys counting).
+  std::optional<std::map<std::string, TensorData>> read_spans(const PayloadConfigSpans& spans, ReadOnceText& text) {
+    if (!spans.others.empty()) {
+      ValueParser others(kLevelsAboveRootValue);
+      for (std::string_view value : spans.others)
+        if (!others.parse(value)) return std::nullopt;
+    }
+    const std::vector<PayloadConfigSpans::Member>& members = spans.config;
+    constexpr size_t kShadowed = SIZE_MAX;  // a later member has the same key
+    std::vector<size_t> rank(members.size());
+    {
+      std::vector<size_t> order(members.size());
+      std::iota(order.begin(), order.end(), size_t{0});
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return members[a].key < members[b].key; });
+      for (size_t j = 0; j < order.size(); ++j) {
+        const bool shadowed = j + 1 < order.size() && members[order[j + 1]].key == members[order[j]].key;
+        rank[order[j]] = shadowed ? kShadowed : j;
+      }
+    }
+    ValueParser values(kLevelsAboveConfigMember);
+    std::map<std::string, TensorData> tensors;
+    std::exception_ptr first_error;
+    size_t first_error_rank = kShadowed;
+    for (size_t i = 0; i < members.size(); ++i) {
+      const std::optional<dom::element> meta = values.parse(members[i].value);
+      if (!meta) return std::nullopt;
+      if (rank[i] < first_error_rank) {  // neither shadowed nor after the first error by key
+        try {
+          std::string fqn(members[i].key);
+          if (std::optional<TensorData> tensor = read_member(fqn, *meta))
+            tensors.emplace(std::move(fqn), std::move(*tensor));
+        } catch (...) {
+          first_error = std::current_exception();
+          first_error_rank = rank[i];
+        }
+      }
+      if ((i + 1) % 1024 == 0) text.release_before(members[i].value.data() + members[i].value.size());
+    }
+    if (first_error) std::rethrow_exception(first_error);
+    return tensors;
+  }
+
+  // The whole config as one simdjson DOM, its members read in key order.
+  std::map<std::string, TensorData> read_document(std::string_view text) {
+    dom::parser parser;
+    dom::element root;
+    if (simdjson::error_code e = parser.parse(text.data(), text.size(), /*realloc_if_needed=*/false).get(root))
+      fail(ErrorCode::kArchive, zip_.describe(config_entry_) + ": not valid JSON: " + simdjson_text(e));
     const std::optional<dom::element> config = member(root, "config");
     if (!config || !config->is_object()) {
       error("", "expected {\"config\": {FQN: PayloadMeta}}");
@@ -74,16 +156,20 @@ class PayloadReader {
     for (size_t i = 0; i < members.size(); ++i) {
       if (i + 1 < members.size() && members[i + 1].first == members[i].first) continue;
       const std::string fqn(members[i].first);
-      const dom::element meta = members[i].second;
-      if (!meta.is_object()) error(fqn, "expected an object");
-      const std::optional<dom::element> tensor_meta = member(meta, "tensor_meta");
-      if (!tensor_meta || tensor_meta->is_null()) continue;  // a custom object
-      tensors.emplace_hint(tensors.end(), fqn, read_tensor(fqn, meta, *tensor_meta));
+      if (std::optional<TensorData> tensor = read_member(fqn, members[i].second))
+        tensors.emplace_hint(tensors.end(), fqn, std::move(*tensor));
     }
     return tensors;
   }
 
- private:
+  // A member of "config": its tensor, or nothing for a custom object (tensor_meta null).
+  std::optional<TensorData> read_member(const std::string& fqn, dom::element meta) {
+    if (!meta.is_object()) error(fqn, "expected an object");
+    const std::optional<dom::element> tensor_meta = member(meta, "tensor_meta");
+    if (!tensor_meta || tensor_meta->is_null()) return std::nullopt;
+    return read_tensor(fqn, meta, *tensor_meta);
+  }
+
   [[noreturn]] void error(const std::string& fqn, const std::string& what) const {
     fail(ErrorCode::kArchive, zip_.describe(config_entry_) + ": " +
                                   (fqn.empty() ? std::string() : "config['" + fqn + "']: ") + what);
