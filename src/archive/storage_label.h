@@ -1,6 +1,7 @@
-// How a storage names itself in messages: the archive file and the entry. The file's name is
-// held once per zip and shared by the labels of its entries (a 100k-node program has 50,000
-// weight entries: a copy of the path each was a tenth of the weights' index).
+// How a storage names itself in messages: the archive file and the entry. Both strings are held
+// once and shared: the file's name by the labels of every entry of its zips, the entry's name by
+// the zip's directory (zip_container.h). A 100k-node program has 50,000 weight entries: a copy of
+// the path each was a tenth of the weights' index, a copy of the entry's name a tenth again.
 #pragma once
 
 #include <memory>
@@ -11,13 +12,15 @@ namespace pt2onnx::archive {
 
 struct StorageLabel {
   StorageLabel(std::string file_name, std::string entry_name)
-      : file(std::make_shared<const std::string>(std::move(file_name))), entry(std::move(entry_name)) {}
-  StorageLabel(std::shared_ptr<const std::string> file_name, std::string entry_name)
+      : file(std::make_shared<const std::string>(std::move(file_name))),
+        entry(std::make_shared<const std::string>(std::move(entry_name))) {}
+  StorageLabel(std::shared_ptr<const std::string> file_name, std::shared_ptr<const std::string> entry_name)
       : file(std::move(file_name)), entry(std::move(entry_name)) {}
 
   std::shared_ptr<const std::string> file;  // the archive file, as the user gave it; never null
-  std::string entry;  // the entry path ("model/data/weights/weight_0"); nested: "outer: inner"
-  std::string text() const { return entry.empty() ? *file : *file + ": " + entry; }
+  // The entry path ("model/data/weights/weight_0"); nested: "outer: inner". Never null.
+  std::shared_ptr<const std::string> entry;
+  std::string text() const { return entry->empty() ? *file : *file + ": " + *entry; }
 };
 
 }  // namespace pt2onnx::archive

@@ -40,7 +40,7 @@ std::shared_ptr<ZipContainer> ZipContainer::open_file(const std::filesystem::pat
   // libzip reads the descriptor we checked, not the path again.
   zip->open_libzip_ = [file = zip->file_, label = zip->label_] { return LibzipArchive::open_fd(file->fd(), 0, file->size(), label); };
   zip->bytes_ = std::make_shared<WholeFileStorage>(zip->file_);
-  zip->entries_ = read_zip_directory(*zip->bytes_, zip->label_);
+  zip->entries_ = std::make_shared<const std::vector<ZipEntry>>(read_zip_directory(*zip->bytes_, zip->label_));
   zip->index_entries();
   return zip;
 }
@@ -69,14 +69,18 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
     auto inflated = allocate<std::vector<uint8_t>>(bytes->size(), zip->label_);
     bytes->read(0, inflated.size(), inflated.data());
     auto memory = std::make_shared<MemoryStorage>(
-        std::move(inflated), StorageLabel{file_label_, entry_prefix_ + outer.name});
+        std::move(inflated), StorageLabel{file_label_, entry_label(outer)});
     zip->open_libzip_ = [memory, label = zip->label_] {
       return LibzipArchive::open_memory(memory, memory->bytes().data(), memory->size(), label);
     };
     bytes = memory;
   }
   zip->bytes_ = bytes;
-  zip->entries_ = read_zip_directory(*zip->bytes_, zip->label_);
+  zip->entries_ = std::make_shared<const std::vector<ZipEntry>>(read_zip_directory(*zip->bytes_, zip->label_));
+  auto labels = std::make_shared<std::vector<std::string>>();
+  labels->reserve(zip->entries_->size());
+  for (const ZipEntry& inner : *zip->entries_) labels->push_back(zip->entry_prefix_ + inner.name);
+  zip->nested_labels_ = std::move(labels);
   zip->index_entries();
   return zip;
 }
@@ -87,10 +91,10 @@ std::shared_ptr<LibzipArchive> ZipContainer::libzip() const {
   std::call_once(libzip_opened_, [&] {
     std::shared_ptr<LibzipArchive> opened = open_libzip_();
     const zip_int64_t libzip_count = zip_get_num_entries(opened->get(), 0);
-    if (libzip_count < 0 || static_cast<uint64_t>(libzip_count) != entries_.size()) {
+    if (libzip_count < 0 || static_cast<uint64_t>(libzip_count) != entries_->size()) {
       fail(ErrorCode::kArchive,
            label_ + ": damaged zip: libzip sees " + std::to_string(libzip_count) +
-               " entries, the central directory holds " + std::to_string(entries_.size()));
+               " entries, the central directory holds " + std::to_string(entries_->size()));
     }
     libzip_ = std::move(opened);
   });
@@ -98,10 +102,11 @@ std::shared_ptr<LibzipArchive> ZipContainer::libzip() const {
 }
 
 void ZipContainer::index_entries() {
-  by_name_ = ViewMap<size_t>(entries_.size());
-  for (size_t i = entries_.size(); i-- > 0;) by_name_.insert(entries_[i].name, i);  // the last of a name wins
-  if (!entries_.empty()) {
-    const std::string& first = entries_.front().name;
+  const std::vector<ZipEntry>& entries = *entries_;
+  by_name_ = ViewMap<size_t>(entries.size());
+  for (size_t i = entries.size(); i-- > 0;) by_name_.insert(entries[i].name, i);  // the last of a name wins
+  if (!entries.empty()) {
+    const std::string& first = entries.front().name;
     const size_t slash = first.find('/');
     root_ = slash == std::string::npos ? std::string() : first.substr(0, slash + 1);
   }
@@ -118,7 +123,12 @@ std::string ZipContainer::describe(const std::string& relative_name) const {
 const ZipEntry& ZipContainer::entry(const std::string& relative_name) const {
   const size_t* found = by_name_.find(root_ + relative_name);
   if (!found) fail(ErrorCode::kArchive, describe(relative_name) + ": no such entry");
-  return entries_[*found];
+  return (*entries_)[*found];
+}
+
+std::shared_ptr<const std::string> ZipContainer::entry_label(const ZipEntry& found) const {
+  if (!nested_labels_) return {entries_, &found.name};  // aliases the directory: no copy
+  return {nested_labels_, &(*nested_labels_)[static_cast<size_t>(&found - entries_->data())]};
 }
 
 std::shared_ptr<const Storage> ZipContainer::storage(const std::string& relative_name) const {
@@ -126,7 +136,7 @@ std::shared_ptr<const Storage> ZipContainer::storage(const std::string& relative
 }
 
 std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found, bool check_crc) const {
-  StorageLabel label{file_label_, entry_prefix_ + found.name};
+  StorageLabel label{file_label_, entry_label(found)};
   const std::optional<uint32_t> crc = check_crc ? std::optional<uint32_t>(found.crc32) : std::nullopt;
   if (found.flags & kFlagEncrypted)
     fail(ErrorCode::kArchive, label.text() + ": entry is encrypted");

@@ -38,7 +38,7 @@ class ZipContainer {
   // For archives whose first entry is not in the root folder the others use (PT2 development
   // builds, legacy zips with no folder at all).
   void set_root(std::string root) { root_ = std::move(root); }
-  const std::vector<ZipEntry>& entries() const { return entries_; }
+  const std::vector<ZipEntry>& entries() const { return *entries_; }
 
   bool contains_full(const std::string& full_name) const;
   bool contains(const std::string& relative_name) const {
@@ -63,6 +63,9 @@ class ZipContainer {
   ZipContainer() = default;
   void index_entries();
   std::shared_ptr<const Storage> entry_storage(const ZipEntry& found, bool check_crc) const;
+  // The name an entry (of entries()) goes by in its storages' labels, held once by this zip and
+  // shared by all of them: the directory's own name, or for a nested zip "<outer entry>: <name>".
+  std::shared_ptr<const std::string> entry_label(const ZipEntry& found) const;
   // The entry's bytes as a string whose capacity holds kTextPadding more (sizes checked first).
   std::string read_whole(const std::string& relative_name, const Storage& bytes) const;
   // Refuses an entry read whole that is over `max_bytes` (0: limits().entry_bytes).
@@ -79,8 +82,10 @@ class ZipContainer {
   std::function<std::shared_ptr<LibzipArchive>()> open_libzip_;
   mutable std::once_flag libzip_opened_;
   mutable std::shared_ptr<LibzipArchive> libzip_;
-  std::vector<ZipEntry> entries_;
+  // Shared with the labels of the entries' storages, which may outlive this zip.
+  std::shared_ptr<const std::vector<ZipEntry>> entries_;
   ViewMap<size_t> by_name_;  // views of entries_' names (entries_ is not changed once read)
+  std::shared_ptr<const std::vector<std::string>> nested_labels_;  // nested zips: entry_label()s, by place
   std::string label_;
   std::string entry_prefix_;  // for nested zips: "<outer entry>: ", so entry names say where
   std::string root_;
