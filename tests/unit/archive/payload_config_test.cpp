@@ -166,7 +166,10 @@ TEST_CASE("payload config: damaged text is refused in the DOM's words") {
         R"({"config": {"a": )" + meta("weight_0", "07") + "}}", R"({"config": {"a": )" + meta("weight_\x01") + "}}",
         R"({"config": {"a": )" + meta("weight_\xc3") + "}}", "{\"config\": {\"\xc3\": " + meta() + "}}",
         R"({"config": {"a": )" + meta("weight_0", "tru") + "}}", R"({"config": {"a": )" + meta("weight_\\q") + "}}",
-        std::string(100000, '[')}) {
+        std::string(100000, '['),
+        R"({"config": {"a": )" +
+            meta("weight_0", "7", R"([{"as_int": 4}])", ", \"x\": " + std::string(100000, '[') + std::string(100000, ']')) +
+            "}}"}) {
     CAPTURE(damaged);
     REQUIRE_FALSE(dom_error(damaged).empty());
     CHECK(outcome(dir, damaged) == not_json(damaged));
