@@ -58,6 +58,17 @@ def graph(program):
     return program["graph_module"]["graph"]
 
 
+def with_weights_config(sample: bytes, edit) -> bytes:
+    """The archive with its weights config's text edited: edit(text) -> text. STORED, as torch
+    writes it, so that it is read in place."""
+    return rezip(sample, {"model_weights_config.json": lambda data: edit(data.decode()).encode()})
+
+
+def in_first_tensor_meta(text: str, field: str) -> str:
+    """The weights config with `field` ('"name": value') first in its first tensor_meta."""
+    return text.replace('"tensor_meta": {', '"tensor_meta": {' + field + ", ", 1)
+
+
 def set_x_dim(program, dim):
     graph(program)["tensor_values"]["x"]["sizes"][0] = dim
     return program
@@ -99,6 +110,8 @@ def nesting_cases(dynamic: bytes):
         return program
 
     deep_meta_archive = with_program(dynamic, deep_meta)
+    deep_weights_config = with_weights_config(
+        dynamic, lambda t: in_first_tensor_meta(t, '"extra": ' + "[" * 100000 + "]" * 100000))
     deep_stack_archive = with_program(dynamic, deep_module_stack)
     return [
         ParseCase("sym_expr_7400_parentheses", "nesting", {"in.pt2": with_program(dynamic, lambda p: set_x_dim(p, expr_dim(parens)))}, convert_args(), 3),
@@ -108,6 +121,10 @@ def nesting_cases(dynamic: bytes):
         ParseCase("tensor_meta_22000_deep_convert", "nesting", {"in.pt2": deep_meta_archive}, convert_args(), 3),
         ParseCase("tensor_meta_22000_deep_inspect", "nesting", {"in.pt2": deep_meta_archive}, inspect_args(), 3),
         ParseCase("json_array_100000_deep", "nesting", {"in.pt2": with_program(dynamic, deep_array)}, convert_args(), 3),
+        ParseCase("weights_config_100000_deep", "nesting", {"in.pt2": deep_weights_config}, convert_args(), 3),
+        ParseCase("weights_config_100000_deep_inspect", "nesting", {"in.pt2": deep_weights_config}, inspect_args(), 3),
+        ParseCase("weights_config_truncated", "nesting",
+                  {"in.pt2": with_weights_config(dynamic, lambda t: t[: len(t) // 2])}, convert_args(), 3),
         ParseCase("module_stack_20000_deep_inspect", "nesting", {"in.pt2": deep_stack_archive}, inspect_args(), 3),
         ParseCase("module_stack_20000_deep_hiera", "nesting", {"in.pt2": deep_stack_archive}, convert_args() + ["--hiera", "M"], 3),
     ]
@@ -136,6 +153,14 @@ def number_cases(dynamic: bytes):
         # An expression the parser cannot read stays an opaque named dim (documented): exit 0, valid ONNX.
         ParseCase("sym_expr_integer_2_pow_70", "numbers", {"in.pt2": with_program(dynamic, lambda p: set_x_dim(p, expr_dim(str(1 << 70))))}, convert_args(), 0),
         ParseCase("sym_expr_64k_characters", "numbers", {"in.pt2": with_program(dynamic, lambda p: set_x_dim(p, expr_dim("s77" + " + 1" * 20000)))}, convert_args(), 3),
+        ParseCase("weights_config_dtype_1e999", "numbers",
+                  {"in.pt2": with_weights_config(dynamic, lambda t: t.replace('"dtype": 7', '"dtype": 1e999', 1))}, convert_args(), 3),
+        ParseCase("weights_config_size_2_pow_64", "numbers",
+                  {"in.pt2": with_weights_config(dynamic, lambda t: in_first_tensor_meta(t, f'"sizes": [{{"as_int": {1 << 64}}}]'))},
+                  convert_args(), 3),
+        ParseCase("weights_config_size_text", "numbers",
+                  {"in.pt2": with_weights_config(dynamic, lambda t: in_first_tensor_meta(t, '"sizes": [{"as_int": "32"}]'))},
+                  inspect_args(), 3),
     ]
     return cases
 
