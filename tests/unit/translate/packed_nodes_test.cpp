@@ -76,6 +76,45 @@ TEST_CASE("a node larger than a block, and blocks filled across the limit, round
   for (int i = 0; i < graph.size(); ++i) CHECK(graph.Get(i).SerializeAsString() == expected.Get(i).SerializeAsString());
 }
 
+// A node with one output (none when `output` is null) and the name and doc string given (unset
+// when null).
+void add_shaped(Nodes& nodes, const char* output, const char* name, const char* doc) {
+  onnx::NodeProto* node = nodes.Add();
+  if (output) node->add_output(std::string(output));
+  if (name) node->set_name(std::string(name));
+  if (doc) node->set_doc_string(std::string(doc));
+}
+
+TEST_CASE("names and doc strings left out of the packed bytes come back as they were, presence included") {
+  Nodes graph;
+  Nodes expected;
+  const char* shapes[][3] = {
+      {"a", "node_a", "m"},  {"b", "node_b", "m"}, {"c", "node_c", nullptr},  // no doc string
+      {"d", "d", "m"},                                                       // another name
+      {"e", "", ""},                                                         // empty, present
+      {"f", nullptr, ""},    {nullptr, "node_", "m2"}, {"", "node_", "m2"},
+  };
+  for (const auto& shape : shapes) {
+    add_shaped(graph, shape[0], shape[1], shape[2]);
+    add_shaped(expected, shape[0], shape[1], shape[2]);
+  }
+  PackedNodes packed;
+  packed.pack(graph);
+  int i = 0;
+  packed.visit([&](const onnx::NodeProto& node) {
+    CHECK(node.SerializeAsString() == expected.Get(i).SerializeAsString());
+    ++i;
+  });
+  CHECK(i == expected.size());
+  packed.unpack_before(graph);
+  REQUIRE(graph.size() == expected.size());
+  for (int k = 0; k < graph.size(); ++k) {
+    CHECK(graph.Get(k).has_name() == expected.Get(k).has_name());
+    CHECK(graph.Get(k).has_doc_string() == expected.Get(k).has_doc_string());
+    CHECK(graph.Get(k).SerializeAsString() == expected.Get(k).SerializeAsString());
+  }
+}
+
 TEST_CASE("unpacking nothing leaves the graph as it is") {
   PackedNodes packed;
   Nodes graph;
