@@ -257,7 +257,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   auto release = [&] {
     if (!kernel_stage.active()) {
       ir::Program types_only;
-      types_only.graph.tensor_values = std::move(program.graph.tensor_values);
+      types_only.graph.tensor_values = passes::value_types(std::move(program));
       program = std::move(types_only);
     }
     if (hiera_options.types.empty()) ir::ModuleStacks().swap(translation.node_modules);

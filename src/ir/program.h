@@ -114,6 +114,11 @@ enum class InputKind { kUserInput, kParameter, kBuffer, kTensorConstant, kCustom
 enum class OutputKind { kUserOutput, kLossOutput, kBufferMutation, kGradientToParameter, kGradientToUserInput,
                         kUserInputMutation, kToken, kParameterMutation };
 
+// A parameter, buffer or tensor constant: an input the archive's state binds, not the caller.
+inline bool is_weight(InputKind kind) {
+  return kind == InputKind::kParameter || kind == InputKind::kBuffer || kind == InputKind::kTensorConstant;
+}
+
 struct InputSpec {
   InputKind kind;
   Argument arg;        // the graph input it binds (for kConstantInput, the constant value)

@@ -148,6 +148,17 @@ CleanReport clean_functions(onnx::ModelProto& model) {
   return report;
 }
 
+ir::TensorValues value_types(ir::Program&& program) {
+  ViewSet placeholders(program.signature.inputs.size());
+  for (const ir::InputSpec& spec : program.signature.inputs)
+    if (ir::is_weight(spec.kind))
+      if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) placeholders.insert(t->name);
+  ir::TensorValues kept;
+  for (auto& [name, meta] : program.graph.tensor_values)
+    if (!placeholders.contains(name)) kept.emplace(std::move(name), std::move(meta));
+  return kept;
+}
+
 TypeOracle program_types(const ir::Program& program) {
   // Hashed by name (ir::TensorValues): the passes ask about many of the graph's values. The
   // program outlives the clean-up.

@@ -51,6 +51,10 @@ CleanReport clean_functions(onnx::ModelProto& model);
 // Static types from the export's tensor metadata, by FX value name (the translator names ONNX
 // values after the FX values they hold).
 TypeOracle program_types(const ir::Program& program);
+// What program_types reads, taken from a program that is released after translation: the tensor
+// values of the ONNX graph's values. A weight's placeholder names none (its initializer is named
+// after its FQN): half the entries of a program of small layers.
+ir::TensorValues value_types(ir::Program&& program);
 
 // Exposed for tests: the BatchNorm folding step alone, and the weight Transpose folding alone.
 int fold_batch_norms(Body& body, WeightAccess& weights);

@@ -16,10 +16,6 @@ namespace pt2onnx::translate {
 
 namespace {
 
-bool is_weight(ir::InputKind kind) {
-  return kind == ir::InputKind::kParameter || kind == ir::InputKind::kBuffer || kind == ir::InputKind::kTensorConstant;
-}
-
 const char* kind_word(ir::InputKind kind) {
   switch (kind) {
     case ir::InputKind::kParameter: return "parameter";
@@ -78,7 +74,7 @@ onnx::ValueInfoProto tensor_value_info(const EmitContext& ctx, const std::string
 void reserve_names(EmitContext& ctx, const ir::Program& program) {
   std::unordered_set<std::string_view> weight_placeholders;
   for (const ir::InputSpec& spec : program.signature.inputs)
-    if (is_weight(spec.kind))
+    if (ir::is_weight(spec.kind))
       if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) weight_placeholders.insert(t->name);
 
   std::vector<std::string_view> names;  // views of the program's strings
@@ -114,7 +110,7 @@ std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& prog
       }
       continue;  // constants among the user inputs were inlined by export
     }
-    if (!is_weight(spec.kind)) continue;  // tokens, custom objects: rules that need them refuse
+    if (!ir::is_weight(spec.kind)) continue;  // tokens, custom objects: rules that need them refuse
     const auto* t = std::get_if<ir::TensorArg>(&spec.arg);
     PT2ONNX_CHECK(t != nullptr, ErrorCode::kUnsupported, std::string(kind_word(spec.kind)) + " " + spec.target + " is not a tensor");
     if (!ctx.is_used(t->name)) continue;  // e.g. num_batches_tracked: nothing reads it
