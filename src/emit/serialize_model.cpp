@@ -3,7 +3,8 @@
 // fields below F, F framed by hand (tag, length, content), then the fields above F. Each piece
 // is made by swapping fields out of the message (no copies) and serialized by protobuf itself.
 // The graph's nodes (field 1, most of a large model) are framed by hand too: their sizes are
-// computed once, and they are serialized on two threads into ordered buffers.
+// computed once, and they are serialized on two threads into ordered buffers. A filled
+// initializer borrows one reused string as its raw_data while protobuf writes it.
 #include "emit/serialize_model.h"
 
 #include <unistd.h>
@@ -56,6 +57,16 @@ class FileCursor {
     CodedOutputStream coded(&stream_);
     coded.SetSerializationDeterministic(true);
     message.ByteSizeLong();  // SerializeWithCachedSizes needs fresh cached sizes
+    message.SerializeWithCachedSizes(&coded);
+    check(!coded.HadError());
+  }
+
+  // `message` as a length-delimited field, sized once.
+  void append_field(int field_number, const Message& message) {
+    CodedOutputStream coded(&stream_);
+    coded.SetSerializationDeterministic(true);
+    coded.WriteTag((static_cast<uint32_t>(field_number) << 3) | kWireTypeLengthDelimited);
+    coded.WriteVarint64(message.ByteSizeLong());
     message.SerializeWithCachedSizes(&coded);
     check(!coded.HadError());
   }
@@ -137,6 +148,23 @@ class FieldSplit {
   std::vector<const FieldDescriptor*> at_;
 };
 
+// A filled initializer's bytes, moved into its raw_data for as long as the initializer is being
+// written and back out after, also on error: the string is reused for the next one (one small
+// allocation for all of them), and the tensor is left without raw_data, as it came.
+class LentRawData {
+ public:
+  LentRawData(onnx::TensorProto& tensor, std::unique_ptr<std::string>& bytes) : tensor_(tensor), bytes_(bytes) {
+    tensor_.set_allocated_raw_data(bytes_.release());
+  }
+  ~LentRawData() { bytes_.reset(tensor_.release_raw_data()); }
+  LentRawData(const LentRawData&) = delete;
+  LentRawData& operator=(const LentRawData&) = delete;
+
+ private:
+  onnx::TensorProto& tensor_;
+  std::unique_ptr<std::string>& bytes_;
+};
+
 // Runs fn(begin, end) over [0, n): the upper half beside when n is large (on this thread when no
 // second one can be started; an error of either half is rethrown here, the lower half's first).
 template <typename Fn>
@@ -201,8 +229,8 @@ uint64_t model_byte_size(onnx::ModelProto& model) {
          model_split.upper().ByteSizeLong();
 }
 
-void serialize_model(onnx::ModelProto& model, const std::map<int, uint64_t>& payload_bytes, int fd,
-                     const std::filesystem::path& shown_path, const PayloadWriter& write_payload) {
+void serialize_model(onnx::ModelProto& model, const DeferredRawData& deferred, int fd,
+                     const std::filesystem::path& shown_path) {
   FileCursor cursor(fd, shown_path);
   if (!model.has_graph()) {
     if (model.ByteSizeLong() > static_cast<size_t>(INT_MAX))
@@ -214,23 +242,26 @@ void serialize_model(onnx::ModelProto& model, const std::map<int, uint64_t>& pay
   }
 
   // Pieces: the model's fields below the graph, the graph's nodes, its fields up to the
-  // initializers, each initializer (raw_data streamed where asked), the graph's and the model's
-  // fields above. Sizes first: the graph's length prefix precedes its content.
+  // initializers, each initializer (raw_data streamed or filled where asked), the graph's and
+  // the model's fields above. Sizes first: the graph's length prefix precedes its content.
   FieldSplit model_split(model, onnx::ModelProto::kGraphFieldNumber);
   onnx::GraphProto& graph = *static_cast<onnx::ModelProto&>(model_split.middle()).mutable_graph();
   FieldSplit node_split(graph, onnx::GraphProto::kNodeFieldNumber);
   const Nodes& nodes = static_cast<onnx::GraphProto&>(node_split.middle()).node();
   onnx::GraphProto& rest = static_cast<onnx::GraphProto&>(node_split.upper());
   uint64_t graph_bytes = size_nodes(nodes) + rest.ByteSizeLong();
-  std::map<int, uint64_t> tensor_bytes;  // index -> serialized TensorProto size with its payload
-  for (const auto& [index, n] : payload_bytes) {
+  // The initializer's serialized size with its raw_data of n bytes; adds the growth to the graph's.
+  auto grow = [&](int index, uint64_t n) {
     const uint64_t without = rest.initializer(index).ByteSizeLong();
     const uint64_t with = without + framed_size(onnx::TensorProto::kRawDataFieldNumber, n);
-    tensor_bytes[index] = with;
     graph_bytes += framed_size(onnx::GraphProto::kInitializerFieldNumber, with) -
                    framed_size(onnx::GraphProto::kInitializerFieldNumber, without);
-  }
-  if (payload_bytes.empty()) {
+    return with;
+  };
+  std::map<int, uint64_t> streamed_tensor_bytes;  // index -> serialized TensorProto size with its payload
+  for (const auto& [index, n] : deferred.streamed) streamed_tensor_bytes[index] = grow(index, n);
+  for (const auto& [index, n] : deferred.filled) grow(index, n);
+  if (deferred.streamed.empty()) {
     const uint64_t model_bytes = model_split.lower().ByteSizeLong() +
                                  framed_size(onnx::ModelProto::kGraphFieldNumber, graph_bytes) +
                                  model_split.upper().ByteSizeLong();
@@ -249,19 +280,31 @@ void serialize_model(onnx::ModelProto& model, const std::map<int, uint64_t>& pay
     FieldSplit graph_split(rest, onnx::GraphProto::kInitializerFieldNumber);
     cursor.append_message(graph_split.lower());
     auto& initializers = *static_cast<onnx::GraphProto&>(graph_split.middle()).mutable_initializer();
+    // Both maps are walked alongside the initializers, in index order.
+    auto next_streamed = deferred.streamed.begin();
+    auto next_filled = deferred.filled.begin();
+    auto filled_bytes = std::make_unique<std::string>();
     for (int index = 0; index < initializers.size(); ++index) {
       onnx::TensorProto& tensor = initializers[index];
-      auto payload = payload_bytes.find(index);
-      if (payload == payload_bytes.end()) {
-        cursor.append_field_header(onnx::GraphProto::kInitializerFieldNumber, tensor.ByteSizeLong());
-        cursor.append_message(tensor);
+      if (next_filled != deferred.filled.end() && next_filled->first == index) {
+        filled_bytes->resize(next_filled->second);
+        ++next_filled;
+        deferred.fill(index, reinterpret_cast<uint8_t*>(filled_bytes->data()));
+        LentRawData lent(tensor, filled_bytes);
+        cursor.append_field(onnx::GraphProto::kInitializerFieldNumber, tensor);
         continue;
       }
-      cursor.append_field_header(onnx::GraphProto::kInitializerFieldNumber, tensor_bytes.at(index));
+      if (next_streamed == deferred.streamed.end() || next_streamed->first != index) {
+        cursor.append_field(onnx::GraphProto::kInitializerFieldNumber, tensor);
+        continue;
+      }
+      const uint64_t payload = next_streamed->second;
+      ++next_streamed;
+      cursor.append_field_header(onnx::GraphProto::kInitializerFieldNumber, streamed_tensor_bytes.at(index));
       FieldSplit tensor_split(tensor, onnx::TensorProto::kRawDataFieldNumber);
       cursor.append_message(tensor_split.lower());
-      cursor.append_field_header(onnx::TensorProto::kRawDataFieldNumber, payload->second);
-      write_payload(index, cursor.skip(payload->second));
+      cursor.append_field_header(onnx::TensorProto::kRawDataFieldNumber, payload);
+      deferred.write_payload(index, cursor.skip(payload));
       cursor.append_message(tensor_split.upper());
     }
     cursor.append_message(graph_split.upper());

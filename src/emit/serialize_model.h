@@ -1,5 +1,5 @@
 // Deterministic serialization of a ModelProto straight into a file, with the raw bytes of
-// chosen initializers streamed in from elsewhere instead of held in the message.
+// chosen initializers supplied while it is written instead of held in the message.
 #pragma once
 
 #include <cstdint>
@@ -15,18 +15,33 @@ namespace pt2onnx::emit {
 // graph().initializer()) at byte `offset` of the file being written.
 using PayloadWriter = std::function<void(int index, uint64_t offset)>;
 
-// Streams `model` into `fd`, deterministically (the same input gives the same bytes) and without
-// building the serialized model in memory. Each initializer listed in `payload_bytes` (index ->
-// size; its raw_data must be unset) is written as if its raw_data held that many bytes, which
-// `write_payload` puts straight into the file; the result equals the deterministic
-// serialization of the model with those raw_data filled. `model` is rearranged during the call
-// and restored before return, also on error. Throws Error(kOutput) naming `shown_path` on a
-// write error, or when the graph is over protobuf's 2 GiB limit.
+// Writes exactly the announced number of raw bytes of initializer `index` to `dst`.
+using RawDataFiller = std::function<void(int index, uint8_t* dst)>;
+
+// The initializers whose raw_data serialize_model obtains while it writes them, by index in
+// graph().initializer() -> bytes (an index in one of the two maps only); raw_data must be unset
+// in each. Streamed ones go straight into the file (write_payload): large tensors, never in
+// memory. Filled ones are put in raw_data (fill) just before their initializer is serialized and
+// taken out right after: small tensors, for which a write of their own would cost more than
+// their bytes, one in memory at a time.
+struct DeferredRawData {
+  std::map<int, uint64_t> streamed;
+  PayloadWriter write_payload;
+  std::map<int, uint64_t> filled;
+  RawDataFiller fill;
+};
+
 // model.ByteSizeLong(), with the graph's nodes sized on two threads (a large graph is mostly
 // nodes). `model` is rearranged during the call and restored before return.
 uint64_t model_byte_size(onnx::ModelProto& model);
 
-void serialize_model(onnx::ModelProto& model, const std::map<int, uint64_t>& payload_bytes, int fd,
-                     const std::filesystem::path& shown_path, const PayloadWriter& write_payload);
+// Streams `model` into `fd`, deterministically (the same input gives the same bytes) and without
+// building the serialized model in memory. The result equals the deterministic serialization of
+// the model with the raw_data of every `deferred` initializer filled. `model` is rearranged
+// during the call and restored before return, also on error (deferred raw_data unset again).
+// Throws Error(kOutput) naming `shown_path` on a write error, or when the graph is over
+// protobuf's 2 GiB limit; errors of the callbacks pass through.
+void serialize_model(onnx::ModelProto& model, const DeferredRawData& deferred, int fd,
+                     const std::filesystem::path& shown_path);
 
 }  // namespace pt2onnx::emit

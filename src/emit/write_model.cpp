@@ -314,12 +314,14 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     }
   }
 
-  auto write_streamed = [&](int index, uint64_t offset) {
+  DeferredRawData deferred;
+  deferred.streamed = std::move(streamed_bytes);
+  deferred.write_payload = [&](int index, uint64_t offset) {
     const BoundWeight& weight = *streamed.at(index);
     for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file.fd(), offset, options.output); });
     progressed(weight);
   };
-  serialize_model(translation.model, streamed_bytes, model_file.fd(), options.output, write_streamed);
+  serialize_model(translation.model, deferred, model_file.fd(), options.output);
   // Embedded weights are in the file now; the caller's model need not hold them twice.
   for (BoundWeight& weight : bound)
     if (!weight.initializer->has_data_location()) weight.initializer->clear_raw_data();

@@ -1,9 +1,11 @@
-// serialize_model: streamed payloads give exactly protobuf's own deterministic bytes, and the
-// model is left as it was.
+// serialize_model: streamed and filled raw_data give exactly protobuf's own deterministic bytes,
+// and the model is left as it was.
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -88,11 +90,14 @@ TEST_CASE("streamed payloads give the same bytes as the filled model serialized 
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   REQUIRE(fd >= 0);
   std::vector<int> written;
-  serialize_model(model, payload_bytes, fd, path, [&](int index, uint64_t offset) {
+  DeferredRawData deferred;
+  deferred.streamed = payload_bytes;
+  deferred.write_payload = [&](int index, uint64_t offset) {
     const std::string bytes = payload_for(index, payload_bytes.at(index));
     REQUIRE(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) == static_cast<ssize_t>(bytes.size()));
     written.push_back(index);
-  });
+  };
+  serialize_model(model, deferred, fd, path);
   ::close(fd);
 
   CHECK(written == std::vector<int>{0, 2, 3});
@@ -103,13 +108,96 @@ TEST_CASE("streamed payloads give the same bytes as the filled model serialized 
   CHECK(read_file(path) == deterministic_bytes(filled));
 }
 
+// A file for the test to write, opened write-only.
+int open_output(const std::filesystem::path& path) {
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+TEST_CASE("filled raw_data gives the same bytes as the model with every initializer filled first") {
+  onnx::ModelProto model = rich_model();
+  for (int i = 4; i < 6; ++i) {  // an empty tensor and one more after it
+    onnx::TensorProto& tensor = *model.mutable_graph()->add_initializer();
+    tensor.set_name(numbered("w", i));
+    tensor.set_data_type(2);
+    tensor.add_dims(i == 4 ? 0 : 200);
+  }
+  const std::string before = deterministic_bytes(model);
+  DeferredRawData deferred;
+  deferred.streamed = {{0, 300}, {3, 200000}};
+  deferred.filled = {{2, 900}, {4, 0}, {5, 200}};
+
+  TempDir dir;
+  const std::filesystem::path path = dir / "m.onnx";
+  const int fd = open_output(path);
+  REQUIRE(fd >= 0);
+  std::vector<std::string> supplied;  // in the order asked: "s0" streamed, "f2" filled
+  deferred.write_payload = [&](int index, uint64_t offset) {
+    const std::string bytes = payload_for(index, deferred.streamed.at(index));
+    REQUIRE(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) == static_cast<ssize_t>(bytes.size()));
+    supplied.push_back(numbered("s", index));
+  };
+  deferred.fill = [&](int index, uint8_t* dst) {
+    const std::string bytes = payload_for(index, deferred.filled.at(index));
+    std::copy(bytes.begin(), bytes.end(), dst);
+    supplied.push_back(numbered("f", index));
+  };
+  serialize_model(model, deferred, fd, path);
+  ::close(fd);
+
+  CHECK(supplied == std::vector<std::string>{"s0", "f2", "s3", "f4", "f5"});
+  CHECK(deterministic_bytes(model) == before);  // no raw_data left in the filled ones
+  CHECK_FALSE(model.graph().initializer(2).has_raw_data());
+
+  onnx::ModelProto filled = model;
+  for (const auto* sizes : {&deferred.streamed, &deferred.filled})
+    for (const auto& [index, n] : *sizes)
+      filled.mutable_graph()->mutable_initializer(index)->set_raw_data(payload_for(index, n));
+  CHECK(read_file(path) == deterministic_bytes(filled));
+}
+
+TEST_CASE("a failing fill leaves the model as it was, the earlier filled initializers too") {
+  onnx::ModelProto model = rich_model();
+  const std::string before = deterministic_bytes(model);
+  TempDir dir;
+  const std::filesystem::path path = dir / "m.onnx";
+  const int fd = open_output(path);
+  REQUIRE(fd >= 0);
+  DeferredRawData deferred;
+  deferred.filled = {{0, 300}, {2, 900}};
+  deferred.fill = [](int index, uint8_t* dst) {
+    if (index == 2) fail(ErrorCode::kArchive, "crc mismatch");
+    std::fill(dst, dst + 300, uint8_t{7});
+  };
+  CHECK_THROWS_WITH_AS(serialize_model(model, deferred, fd, path), "crc mismatch", Error);
+  ::close(fd);
+  CHECK(deterministic_bytes(model) == before);
+}
+
+TEST_CASE("a write error while a filled initializer is written leaves the model as it was") {
+  onnx::ModelProto model = rich_model();
+  const std::string before = deterministic_bytes(model);
+  const int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  DeferredRawData deferred;
+  deferred.filled = {{2, uint64_t{2} << 20}};  // over the stream's 1 MiB block: written while lent
+  deferred.fill = [](int, uint8_t* dst) { std::fill(dst, dst + (size_t{2} << 20), uint8_t{1}); };
+  try {
+    serialize_model(model, deferred, fd, "out/m.onnx");
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kOutput);
+  }
+  ::close(fd);
+  CHECK(deterministic_bytes(model) == before);
+}
+
 TEST_CASE("without payloads the file is the deterministic serialization") {
   onnx::ModelProto model = rich_model();
   TempDir dir;
   const std::filesystem::path path = dir / "m.onnx";
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   REQUIRE(fd >= 0);
-  serialize_model(model, {}, fd, path, [](int, uint64_t) { FAIL("no payloads expected"); });
+  serialize_model(model, {}, fd, path);
   ::close(fd);
   CHECK(read_file(path) == deterministic_bytes(model));
 }
@@ -121,9 +209,10 @@ TEST_CASE("a failing payload writer leaves the model as it was") {
   const std::filesystem::path path = dir / "m.onnx";
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   REQUIRE(fd >= 0);
-  CHECK_THROWS_AS(serialize_model(model, {{2, 900}}, fd, path,
-                                  [](int, uint64_t) { fail(ErrorCode::kArchive, "short"); }),
-                  Error);
+  DeferredRawData deferred;
+  deferred.streamed = {{2, 900}};
+  deferred.write_payload = [](int, uint64_t) { fail(ErrorCode::kArchive, "short"); };
+  CHECK_THROWS_AS(serialize_model(model, deferred, fd, path), Error);
   ::close(fd);
   CHECK(deterministic_bytes(model) == before);
 }
@@ -133,7 +222,7 @@ TEST_CASE("a write error names the output path") {
   const int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
   REQUIRE(fd >= 0);
   try {
-    serialize_model(model, {}, fd, "out/m.onnx", [](int, uint64_t) {});
+    serialize_model(model, {}, fd, "out/m.onnx");
     FAIL("expected an error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kOutput);
