@@ -142,12 +142,11 @@ class ArchiveWindow {
   uint64_t begin_ = 0, end_ = 0;
 };
 
-// Tiny weights are put in raw_data directly: streaming each would cost more syscalls than bytes.
-// With `window`, a contiguous view of an uncompressed entry comes from it, its entry's CRC
-// checked as Storage::read would (whole entry: these bytes; a part: the entry first, once).
-void fill_raw_data(BoundWeight& weight, ArchiveWindow* window) {
-  std::string& raw = *weight.initializer->mutable_raw_data();
-  raw.resize(weight.layout.nbytes);
+// Tiny weights are serialized from raw_data (one at a time, serialize_model.h): streaming each
+// would cost more syscalls than bytes. Puts the weight's layout.nbytes bytes at `dst`. With
+// `window`, a contiguous view of an uncompressed entry comes from it, its entry's CRC checked as
+// Storage::read would (whole entry: these bytes; a part: the entry first, once).
+void fill_raw_data(const BoundWeight& weight, uint8_t* dst, ArchiveWindow* window) {
   if (weight.layout.nbytes == 0) return;
   const archive::Storage& storage = *weight.tensor->storage;
   if (weight.layout.contiguous) {
@@ -158,15 +157,15 @@ void fill_raw_data(BoundWeight& weight, ArchiveWindow* window) {
         crc->check(archive::crc32_update(0, bytes, weight.layout.nbytes));
       else
         storage.verify();
-      std::memcpy(raw.data(), bytes, weight.layout.nbytes);
+      std::memcpy(dst, bytes, weight.layout.nbytes);
       return;
     }
-    storage.read(weight.layout.span_begin, weight.layout.nbytes, raw.data());  // checks the CRC
+    storage.read(weight.layout.span_begin, weight.layout.nbytes, dst);  // checks the CRC
     return;
   }
   size_t filled = 0;
   gather_tensor(weight.layout, *weight.tensor->storage, weight.layout.nbytes, [&](const uint8_t* data, size_t n) {
-    std::memcpy(raw.data() + filled, data, n);
+    std::memcpy(dst + filled, data, n);
     filled += n;
   });
 }
@@ -281,50 +280,49 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     if (options.on_progress) options.on_progress(progress_done, progress_total);
   };
 
-  // The window serves the tiny weights when they come in file order (as torch writes them);
-  // in another order each would read a window for one tensor.
-  ArchiveWindow window(copier);
-  bool file_order = true;
-  uint64_t last_offset = 0;
-  for (const BoundWeight& weight : bound) {
-    if (weight.layout.nbytes >= kStreamMinBytes || (data_writer && goes_external(weight, options))) continue;
-    const std::optional<uint64_t> offset = weight.tensor->storage->file_offset();
-    if (!offset) continue;
-    if (*offset + weight.layout.span_begin < last_offset) file_order = false;
-    last_offset = *offset + weight.layout.span_begin;
-  }
-
+  // Embedded weights are written while the model is serialized: the large ones copied into the
+  // file, the tiny ones filled into raw_data one at a time.
   uint64_t embedded_bytes = 0;
-  std::map<int, uint64_t> streamed_bytes;      // initializer index -> bytes
-  std::map<int, const BoundWeight*> streamed;  // initializer index -> weight
+  DeferredRawData deferred;
+  std::vector<const BoundWeight*> embedded(static_cast<size_t>(translation.model.graph().initializer_size()));
   for (BoundWeight& weight : bound) {
     if (data_writer && goes_external(weight, options)) {
       for_weight(weight, [&] {
         reference_external(*weight.initializer, data_name, data_writer->write(*weight.tensor, weight.layout));
       });
       progressed(weight);
-    } else if (weight.layout.nbytes < kStreamMinBytes) {
-      for_weight(weight, [&] { fill_raw_data(weight, file_order ? &window : nullptr); });
-      embedded_bytes += weight.layout.nbytes;
-      progressed(weight);
-    } else {
-      streamed_bytes[weight.index] = weight.layout.nbytes;
-      streamed[weight.index] = &weight;
-      embedded_bytes += weight.layout.nbytes;
+      continue;
     }
+    (weight.layout.nbytes < kStreamMinBytes ? deferred.filled : deferred.streamed)[weight.index] = weight.layout.nbytes;
+    embedded[static_cast<size_t>(weight.index)] = &weight;
+    embedded_bytes += weight.layout.nbytes;
   }
 
-  DeferredRawData deferred;
-  deferred.streamed = std::move(streamed_bytes);
+  // The window serves the tiny weights when they come in file order (as torch writes them)
+  // in the order they are filled, the initializers'; in another order each would read a
+  // window for one tensor.
+  ArchiveWindow window(copier);
+  bool file_order = true;
+  uint64_t last_offset = 0;
+  for (const auto& [index, nbytes] : deferred.filled) {
+    const BoundWeight& weight = *embedded[static_cast<size_t>(index)];
+    const std::optional<uint64_t> offset = weight.tensor->storage->file_offset();
+    if (!offset) continue;
+    if (*offset + weight.layout.span_begin < last_offset) file_order = false;
+    last_offset = *offset + weight.layout.span_begin;
+  }
+
   deferred.write_payload = [&](int index, uint64_t offset) {
-    const BoundWeight& weight = *streamed.at(index);
+    const BoundWeight& weight = *embedded[static_cast<size_t>(index)];
     for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file.fd(), offset, options.output); });
     progressed(weight);
   };
+  deferred.fill = [&](int index, uint8_t* dst) {
+    const BoundWeight& weight = *embedded[static_cast<size_t>(index)];
+    for_weight(weight, [&] { fill_raw_data(weight, dst, file_order ? &window : nullptr); });
+    progressed(weight);
+  };
   serialize_model(translation.model, deferred, model_file.fd(), options.output);
-  // Embedded weights are in the file now; the caller's model need not hold them twice.
-  for (BoundWeight& weight : bound)
-    if (!weight.initializer->has_data_location()) weight.initializer->clear_raw_data();
 
   // Checked again: the paths may have changed while the weights were copied.
   check_output_path(options.output, input);

@@ -342,6 +342,76 @@ TEST_CASE("an archive file that ends inside a weight fails during the copy and l
   CHECK(read_file(out / "m.onnx.data") == "previous data");
 }
 
+TEST_CASE("a tiny weight that fails while the model is written (CRC, past the end) leaves no files") {
+  for (bool truncated : {false, true}) {
+    for (bool external : {false, true}) {
+      CAPTURE(truncated);
+      CAPTURE(external);
+      FileArchiveFixture archive_file;
+      auto big = archive_file.add_entry(iota_bytes(8192), "m/data/weights/weight_0");
+      std::shared_ptr<FileStorage> tiny = archive_file.add_entry(iota_bytes(64, 5), "m/data/weights/weight_1");
+      archive_file.save();
+      // Past the end: the entry claims 64 bytes more than the file holds. CRC: the zip records
+      // another checksum than the bytes give.
+      if (truncated)
+        tiny = std::make_shared<FileStorage>(archive_file.archive_path, *tiny->file_offset(), 128,
+                                             "m/data/weights/weight_1");
+      else
+        tiny->record_crc(0x12345678);
+      const int64_t tiny_bytes = truncated ? 128 : 64;
+      // The big weight comes first: it is streamed (or written external) before the tiny one fails.
+      TensorMap weights{{"big", make_tensor(ir::DType::kUInt8, {8192}, big)},
+                        {"tiny.weight", make_tensor(ir::DType::kUInt8, {tiny_bytes}, tiny)}};
+      translate::Translation translation = TranslationBuilder()
+                                               .declare("big", ir::DType::kUInt8, {8192}, "big")
+                                               .declare("tiny.weight", ir::DType::kUInt8, {tiny_bytes}, "tiny.weight")
+                                               .build();
+      TempDir out;
+      std::ofstream(out / "m.onnx") << "previous";
+      const Error error = capture_error([&] {
+        write_model(translation, FakeArchive(archive_file.archive_path), weights, {},
+                    options_for(out / "m.onnx", external));
+      });
+      CHECK(error.code() == ErrorCode::kArchive);
+      CHECK(contains(error.what(), "weight 'tiny.weight' (initializer 'tiny.weight')"));
+      CHECK(contains(error.what(), "m/data/weights/weight_1"));
+      CHECK(contains(error.what(), truncated ? "short read" : "CRC-32 mismatch"));
+      CHECK(list_dir(out.path()) == std::set<std::string>{"m.onnx"});
+      CHECK(read_file(out / "m.onnx") == "previous");
+    }
+  }
+}
+
+TEST_CASE("progress counts every weight's bytes once: external, streamed and tiny ones") {
+  FileArchiveFixture archive_file;
+  auto big = archive_file.add_entry(iota_bytes(8192), "w0");
+  auto middle = archive_file.add_entry(iota_bytes(2048, 1), "w1");
+  auto tiny = archive_file.add_entry(iota_bytes(64, 2), "w2");
+  archive_file.save();
+  TensorMap weights{{"big", make_tensor(ir::DType::kUInt8, {8192}, big)},
+                    {"middle", make_tensor(ir::DType::kUInt8, {2048}, middle)},
+                    {"tiny", make_tensor(ir::DType::kUInt8, {64}, tiny)}};
+  for (bool external : {false, true}) {
+    CAPTURE(external);
+    translate::Translation translation = TranslationBuilder()
+                                             .declare("tiny", ir::DType::kUInt8, {64}, "tiny")
+                                             .declare("big", ir::DType::kUInt8, {8192}, "big")
+                                             .declare("middle", ir::DType::kUInt8, {2048}, "middle")
+                                             .build();
+    TempDir out;
+    WriteOptions options = options_for(out / "m.onnx", external);
+    std::vector<std::pair<int64_t, int64_t>> calls;
+    options.on_progress = [&](int64_t done, int64_t total) { calls.emplace_back(done, total); };
+    write_model(translation, FakeArchive(archive_file.archive_path), weights, {}, options);
+    REQUIRE(calls.size() == 3);
+    CHECK(calls.back() == std::pair<int64_t, int64_t>{8192 + 2048 + 64, 8192 + 2048 + 64});
+    for (size_t i = 1; i < calls.size(); ++i) CHECK(calls[i].first > calls[i - 1].first);
+    const onnx::ModelProto model = load_model(out / "m.onnx");
+    CHECK(find_initializer(model, "tiny").raw_data() == as_string(iota_bytes(64, 2)));
+    CHECK_FALSE(find_initializer(translation.model, "tiny").has_raw_data());
+  }
+}
+
 TEST_CASE("an unwritable output path fails with kOutput naming it, and leaves nothing") {
   TempDir out;
   std::ofstream(out / "a_file") << "x";
