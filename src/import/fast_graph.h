@@ -28,6 +28,9 @@ struct FastGraph {
   // Told, node by node, that the text before a position will not be read again (or null).
   ReadOnceText* text = nullptr;
   bool node_metadata = true;  // false: ir::Node::metadata is not built (import_program.h)
+  // false: graph_module.module_call_graph is checked as JSON and not kept in the document
+  // (ImportParts::module_call_graph; at 25,000 blocks its 75,000 entries were ~6 MB there).
+  bool module_call_graph = true;
   // The parser walking the text: strings with escapes are unescaped with it into a buffer of
   // the readers' own (fast_graph.cpp). Null: into the parser's string buffer.
   const simdjson::ondemand::parser* parser = nullptr;

@@ -144,6 +144,7 @@ ir::Program import_text(JsonText text, const std::string& source_name, ReadOnceT
   FastGraph fast;
   fast.text = release;
   fast.node_metadata = parts.node_metadata;
+  fast.module_call_graph = parts.module_call_graph;
   std::unique_ptr<JsonDoc> document = parse_program_doc_fast(text, source_name, fast);
   FastGraph* taken = document ? &fast : nullptr;
   if (!document) document = parse_json_doc(text, source_name);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -38,7 +39,9 @@ std::string simdjson_text(const char* message) {
 
 class Builder {
  public:
-  Builder(JsonDoc& doc, const std::string& source_name) : doc_(doc), source_name_(source_name) {}
+  // `depth_above`: levels of the document above the values this builder adds (a checker's).
+  Builder(JsonDoc& doc, const std::string& source_name, size_t depth_above = 0)
+      : doc_(doc), source_name_(source_name), depth_above_(depth_above) {}
 
   void add_value(od::value value) {
     switch (value.type()) {
@@ -74,9 +77,10 @@ class Builder {
   // An ExportedProgram with graph_module.graph.nodes and .tensor_values handed to the fast
   // readers (fast_graph.h) and left empty here; the rest goes into the document as add_value
   // puts it, at the same depths and paths. A key met twice on that way declines.
+  // Without fast.module_call_graph, graph_module.module_call_graph is checked and left out too.
   void add_program(od::value value, FastGraph& fast) {
     add_object_taking(value, "graph_module", [&](od::value graph_module) {
-      add_object_taking(graph_module, "graph", [&](od::value graph) {
+      auto take_graph = [&](od::value graph) {
         add_object_taking(graph, "nodes", [&](od::value nodes) {
           read_fast_nodes(nodes, fast);
           open(JsonType::kArray);
@@ -86,7 +90,9 @@ class Builder {
           open(JsonType::kObject);
           doc_.end_container();
         });
-      });
+      };
+      if (fast.module_call_graph) add_object_taking(graph_module, "graph", take_graph);
+      else add_object_taking(graph_module, "graph", take_graph, "module_call_graph", [&](od::value calls) { check_unkept(calls); });
     });
   }
 
@@ -119,9 +125,31 @@ class Builder {
     doc_.end_container();
   }
 
+  // A value checked as add_value checks it (the same errors, at the same depths), of which the
+  // document keeps only its kind: an array stays, empty, anything else becomes null. An array's
+  // elements are checked into a scratch document emptied every few thousand, so that what is
+  // not kept is never held whole.
+  void check_unkept(od::value value) {
+    constexpr size_t kElementsPerScratch = 4096;
+    if (value.type() != od::json_type::array) {
+      JsonDoc scratch;
+      Builder(scratch, source_name_, depth_above_ + doc_.depth()).add_value(value);
+      doc_.add_null();
+      return;
+    }
+    open(JsonType::kArray);
+    auto scratch = std::make_unique<JsonDoc>();
+    size_t checked = 0;
+    for (auto element : value.get_array()) {
+      if (++checked % kElementsPerScratch == 0) scratch = std::make_unique<JsonDoc>();
+      Builder(*scratch, source_name_, depth_above_ + doc_.depth()).add_value(element.value());
+    }
+    doc_.end_container();
+  }
+
   // The readers recurse over the document too: refuse depth here, before either recursion goes deep.
   void open(JsonType type) {
-    if (doc_.depth() >= static_cast<size_t>(limits().nesting))
+    if (doc_.depth() + depth_above_ >= static_cast<size_t>(limits().nesting))
       limit_exceeded(ErrorCode::kArchive, source_name_ + ": JSON nesting", "nesting");
     doc_.start_container(type);
   }
@@ -160,6 +188,7 @@ class Builder {
 
   JsonDoc& doc_;
   const std::string& source_name_;
+  size_t depth_above_;
 };
 
 // Fills `doc` from `text`; throws Error(kArchive) on malformed text. With `fast`, the program's
