@@ -1,6 +1,7 @@
 // The fast readers of graph.nodes and tensor_values (fast_graph.h) against the general ones: the
 // same IR where they take a file, a decline (and then the general readers' result or message)
 // where they do not.
+#include <initializer_list>
 #include <doctest/doctest.h>
 
 #include <string>
@@ -219,6 +220,73 @@ TEST_CASE("kGraphAndSignature leaves the module call graph of real exporter outp
     CHECK(bare.signature.inputs.size() == full.signature.inputs.size());
     CHECK(bare.signature.outputs.size() == full.signature.outputs.size());
   }
+}
+
+// "ok", or the message the import gives, for `json` read with `parts`.
+std::string import_outcome(const std::string& json, import::ImportParts parts) {
+  RecordingText text(json);
+  try {
+    import::import_program(text, kSourceName, parts);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "ok";
+}
+
+// "ok", or the message parsing `json` as a document gives (what is wrong with it as JSON).
+std::string json_outcome(const std::string& json) {
+  try {
+    import::parse_json_doc(json, kSourceName);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "ok";
+}
+
+// The pieces joined (g++ 12 warns falsely about some chains of operator+ on std::string).
+std::string joined(std::initializer_list<std::string_view> pieces) {
+  std::string out;
+  for (std::string_view piece : pieces) out.append(piece);
+  return out;
+}
+
+std::string with_module_call_graph(const std::string& calls) {
+  std::string json = program_of(kAdd);
+  const std::string_view empty = R"("module_call_graph": [])";
+  const size_t at = json.find(empty);
+  REQUIRE(at != std::string::npos);
+  return json.replace(at, empty.size(), joined({R"("module_call_graph": )", calls}));
+}
+
+// The module call graph is not read (its shape is not checked) but it is still checked as JSON.
+TEST_CASE("kGraphAndSignature checks a module call graph it does not keep as JSON, in the document's words") {
+  std::string many = "[";
+  for (int i = 0; i < 9000; ++i)
+    many.append(i ? ", " : "").append(R"({"fqn": "m)").append(std::to_string(i)).append(R"(", "signature": null})");
+  const std::string bad_entries[] = {R"({"fqn": 1e999})", R"({"fqn": "a\q"})", R"({"fqn": nul})",
+                                     R"({"fqn": 12345678901234567890123})"};
+  std::vector<std::string> cases = {joined({many, "]"}), "{}", R"("text")", "null"};
+  for (const std::string& bad : bad_entries) {
+    cases.push_back(joined({many, ", ", bad, "]"}));  // past the scratch document's first reset
+    cases.push_back(joined({"[", bad, "]"}));
+    cases.push_back(bad);
+  }
+  for (const std::string& calls : cases) {
+    const std::string json = with_module_call_graph(calls);
+    CAPTURE(calls.substr(calls.size() > 80 ? calls.size() - 80 : 0));
+    CHECK(import_outcome(json, import::kGraphAndSignature) == json_outcome(json));
+  }
+  // Nesting: refused at the document's depth (the entries sit three levels down).
+  int refused_at = 0;
+  for (int depth = 500; depth <= 515 && refused_at == 0; ++depth) {
+    const std::string open(static_cast<size_t>(depth), '[');
+    const std::string close(static_cast<size_t>(depth), ']');
+    const std::string json = with_module_call_graph(joined({"[", open, close, "]"}));
+    const std::string expected = json_outcome(json);
+    CHECK(import_outcome(json, import::kGraphAndSignature) == expected);
+    if (expected != "ok") refused_at = depth;
+  }
+  CHECK(refused_at > 500);  // the boundary was crossed within the range
 }
 
 }  // namespace
