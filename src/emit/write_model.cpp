@@ -312,6 +312,8 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     last_offset = *offset + weight.layout.span_begin;
   }
 
+  // Embedded weights are read as the serializer reaches them, in initializer order, after the
+  // external ones above: of several bad weights, the first in that order is the one reported.
   deferred.write_payload = [&](int index, uint64_t offset) {
     const BoundWeight& weight = *embedded[static_cast<size_t>(index)];
     for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file.fd(), offset, options.output); });
