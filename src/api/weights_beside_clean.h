@@ -2,10 +2,10 @@
 // bytes a tensor (names, sizes, a storage and its CRC check each: 23 MB at 50,000 tensors; 740
 // when this was written), read beside import and translate as before, it stood in the peak of a
 // large conversion, at the end of translate where the IR and the ONNX graph are alive together.
-// Started once the IR is cut to its
-// value types, it runs while clean-up does; clean-up waits for it only where it reads a weight
-// (BatchNorm and Transpose folding), and convert() takes it right after clean-up, before anything
-// else can fail, so that its errors come in the same order as before.
+// Started once the IR is cut to its value types, it runs while clean-up does; clean-up waits for
+// it only where it reads a weight (BatchNorm and Transpose folding), and convert() takes it right
+// after clean-up, before anything else can fail, so that its errors come in the same order as
+// before.
 #pragma once
 
 #include <optional>

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "translate/node_name.h"
 #include "translate/onnx_types.h"
 #include "translate/tensor_data.h"
 
@@ -177,9 +178,7 @@ onnx::NodeProto& EmitContext::append_node(std::string_view op_type, const std::v
                                           std::span<const std::string> outputs, const std::vector<Attr>& attrs) {
   onnx::NodeProto* n = graph_.add_node();
   n->set_op_type(std::string(op_type));
-  std::string name;
-  name.reserve(5 + outputs.front().size());
-  n->set_name(std::move(name.append("node_").append(outputs.front())));
+  n->set_name(node_name_for(outputs.front()));
   n->mutable_input()->Reserve(static_cast<int>(inputs.size()));
   for (const auto& in : inputs) n->add_input(in);
   const int index = node_count() - 1;
@@ -335,7 +334,7 @@ void EmitContext::rename_value(const std::string& from, const std::string& to) {
     for (int o = 0; o < node->output_size(); ++o) {
       if (node->output(o) != from) continue;
       node->set_output(o, to);
-      if (o == 0) node->set_name("node_" + to);
+      if (o == 0) node->set_name(node_name_for(to));
     }
   }
   // Both ids first: adding `to` may move the entries. rename_value is asked only for values made here.

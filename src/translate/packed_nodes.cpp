@@ -3,6 +3,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include "common/error.h"
+#include "translate/node_name.h"
 
 namespace pt2onnx::translate {
 
@@ -11,13 +12,8 @@ namespace {
 using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
 
-constexpr std::string_view kNodeNamePrefix = "node_";  // EmitContext::append_node's
-
 bool has_output_name(const onnx::NodeProto& node) {
-  if (!node.has_name() || node.output_size() == 0) return false;
-  const std::string& name = node.name();
-  return name.size() == kNodeNamePrefix.size() + node.output(0).size() && name.starts_with(kNodeNamePrefix) &&
-         name.ends_with(node.output(0));
+  return node.has_name() && node.output_size() > 0 && is_node_name_for(node.name(), node.output(0));
 }
 
 }  // namespace
@@ -41,11 +37,7 @@ class PackedNodes::Decoder {
       PT2ONNX_CHECK(node.ParseFromArray(p, static_cast<int>(size)), ErrorCode::kInternal,
                     "a packed ONNX node does not decode");
       p += size;
-      if (omitted & kNameOfOutput) {
-        std::string name;
-        name.reserve(kNodeNamePrefix.size() + node.output(0).size());
-        node.set_name(std::move(name.append(kNodeNamePrefix).append(node.output(0))));
-      }
+      if (omitted & kNameOfOutput) node.set_name(node_name_for(node.output(0)));
       if (omitted & kPreviousDoc) node.set_doc_string(last_doc_);
       else if (node.has_doc_string()) last_doc_ = node.doc_string();
       fn(node);

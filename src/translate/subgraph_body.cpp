@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "translate/graph_io.h"
+#include "translate/node_name.h"
 #include "translate/onnx_types.h"
 
 namespace pt2onnx::translate {
@@ -88,7 +89,7 @@ std::string append_body_node(EmitContext& ctx, onnx::GraphProto& graph, const st
   const std::string out = ctx.fresh_name(graph.name() + "_" + op_type);
   onnx::NodeProto* node = graph.add_node();
   node->set_op_type(op_type);
-  node->set_name("node_" + out);
+  node->set_name(node_name_for(out));
   for (const auto& in : inputs) node->add_input(in);
   node->add_output(out);
   for (const Attr& a : attrs) *node->add_attribute() = make_attribute(a);
