@@ -80,6 +80,11 @@ onnx::ModelProto rich_model() {
   return model;
 }
 
+// A file for the test to write, opened write-only.
+int open_output(const std::filesystem::path& path) {
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
 TEST_CASE("streamed payloads give the same bytes as the filled model serialized by protobuf") {
   onnx::ModelProto model = rich_model();
   const std::string before = deterministic_bytes(model);
@@ -87,7 +92,7 @@ TEST_CASE("streamed payloads give the same bytes as the filled model serialized 
 
   TempDir dir;
   const std::filesystem::path path = dir / "m.onnx";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = open_output(path);
   REQUIRE(fd >= 0);
   std::vector<int> written;
   DeferredRawData deferred;
@@ -106,11 +111,6 @@ TEST_CASE("streamed payloads give the same bytes as the filled model serialized 
   onnx::ModelProto filled = model;
   for (const auto& [index, n] : payload_bytes) filled.mutable_graph()->mutable_initializer(index)->set_raw_data(payload_for(index, n));
   CHECK(read_file(path) == deterministic_bytes(filled));
-}
-
-// A file for the test to write, opened write-only.
-int open_output(const std::filesystem::path& path) {
-  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
 TEST_CASE("filled raw_data gives the same bytes as the model with every initializer filled first") {
@@ -195,7 +195,7 @@ TEST_CASE("without payloads the file is the deterministic serialization") {
   onnx::ModelProto model = rich_model();
   TempDir dir;
   const std::filesystem::path path = dir / "m.onnx";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = open_output(path);
   REQUIRE(fd >= 0);
   serialize_model(model, {}, fd, path);
   ::close(fd);
@@ -207,7 +207,7 @@ TEST_CASE("a failing payload writer leaves the model as it was") {
   const std::string before = deterministic_bytes(model);
   TempDir dir;
   const std::filesystem::path path = dir / "m.onnx";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = open_output(path);
   REQUIRE(fd >= 0);
   DeferredRawData deferred;
   deferred.streamed = {{2, 900}};
