@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "emit/mapped_range.h"
 #include "emit/output_file.h"
+#include "emit/permuted_copy.h"
 #include "emit/range_checksum.h"
 
 namespace pt2onnx::emit {
@@ -61,10 +62,39 @@ void TensorCopier::copy(const archive::TensorData& tensor, const TensorLayout& l
     copy_from_archive(*file_offset + layout.span_begin, layout.nbytes, out_fd, out_offset, out_path, storage);
     return;
   }
+  if (!layout.contiguous && is_dense_permutation(layout)) {
+    copy_permuted_tensor(storage, layout, out_fd, out_offset, out_path);
+    return;
+  }
   gather_tensor(layout, storage, kCopyChunkBytes, [&](const uint8_t* data, size_t n) {
     write_all_at(out_fd, data, n, out_offset, out_path);
     out_offset += n;
   });
+}
+
+// A weight folded through a Transpose: its source read once, front to back, and checksummed on
+// the way when that is its whole entry (else the entry is checked first, once).
+void TensorCopier::copy_permuted_tensor(const archive::Storage& storage, const TensorLayout& layout, int out_fd,
+                                        uint64_t out_offset, const std::filesystem::path& out_path) {
+  const std::optional<uint64_t> file_offset = storage.file_offset();
+  const archive::EntryCrc* crc = storage.entry_crc();
+  const bool checksum =
+      file_offset && crc && !crc->done() && layout.span_begin == 0 && layout.nbytes == storage.size();
+  if (file_offset && !checksum) storage.verify();
+  uint32_t sum = 0;
+  auto read = [&](uint64_t offset, uint64_t n, uint8_t* dst) {
+    if (!file_offset) {
+      storage.read(layout.span_begin + offset, n, dst);  // computed or compressed: read() checks it
+      return;
+    }
+    read_archive(*file_offset + layout.span_begin + offset, n, dst, storage);
+    if (checksum) sum = archive::crc32_update(sum, dst, n);
+  };
+  auto write = [&](uint64_t offset, const uint8_t* data, uint64_t n) {
+    write_all_at(out_fd, data, n, out_offset + offset, out_path);
+  };
+  copy_permuted(layout, kPermuteBlockBytes, read, write, permute_source_, permute_output_);
+  if (checksum) crc->check(sum);
 }
 
 void TensorCopier::copy_from_archive(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,

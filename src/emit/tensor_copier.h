@@ -1,7 +1,8 @@
 // Copies a tensor's row-major bytes to a given offset of an output file. A tensor that is a
 // whole STORED entry is copied in-kernel with copy_file_range while a second thread checksums
-// it; other contiguous ones are copied in-kernel after their entry was verified; the rest
-// through a bounded buffer (Storage::read, which verifies). Where copy_file_range cannot copy
+// it; other contiguous ones are copied in-kernel after their entry was verified; a permuted one
+// (a folded Transpose) block by block (emit/permuted_copy.h); the rest through a bounded buffer
+// (Storage::read, which verifies). Where copy_file_range cannot copy
 // between the two files, pwrite copies from mappings of the archive. Shared by the external
 // data file and the streamed embedded model, so both copy weights the same fast way and neither
 // holds a whole tensor in memory.
@@ -41,6 +42,8 @@ class TensorCopier {
  private:
   void copy_from_archive(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                          const std::filesystem::path& out_path, const archive::Storage& storage);
+  void copy_permuted_tensor(const archive::Storage& storage, const TensorLayout& layout, int out_fd,
+                            uint64_t out_offset, const std::filesystem::path& out_path);
   void copy_in_user_space(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                        const std::filesystem::path& out_path, const archive::Storage& storage);
   uint32_t copy_checksummed(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
@@ -53,6 +56,7 @@ class TensorCopier {
   int archive_fd_ = -1;
   bool in_kernel_copy_ = true;  // cleared once copy_file_range says it cannot copy these files
   std::vector<uint8_t> copy_buffer_;
+  std::vector<uint8_t> permute_source_, permute_output_;  // copy_permuted's blocks, reused
 };
 
 }  // namespace pt2onnx::emit
