@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "emit/permuted_copy.h"
+#include "emit/tensor_layout.h"
 
 namespace pt2onnx::emit {
 
@@ -63,6 +65,19 @@ class ScaledStorage final : public archive::Storage {
   std::vector<double> factors_;
   int64_t inner_;
 };
+
+// Whether emit can write the view at the speed of a plain copy (emit/permuted_copy.h): a dense
+// permutation that fits one block or whose output runs are long enough. A view that is invalid is left for emit to
+// report on the source weight itself.
+bool permutes_at_copy_speed(const archive::TensorData& view) {
+  try {
+    const TensorLayout layout = make_layout(view, view.name);
+    return layout.contiguous || layout.nbytes <= kPermuteBlockBytes ||
+           permuted_run_bytes(layout) >= kMinPermutedRunBytes;
+  } catch (const Error&) {
+    return false;
+  }
+}
 
 }  // namespace
 
@@ -144,6 +159,7 @@ bool FoldedWeights::add_permuted(const std::string& source, const std::string& n
   }
   view.strides.resize(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) view.strides[i] = strides[static_cast<size_t>(perm[i])];
+  if (!permutes_at_copy_speed(view)) return false;  // the Transpose stays a node
   const std::string key = "transposed " + name;  // no FQN has a space
   weights_[key] = std::move(view);
   translation_.weights.push_back(translate::WeightBinding{name, key, false});

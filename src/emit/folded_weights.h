@@ -2,7 +2,8 @@
 // output channel (passes/fold_batch_norm.cpp), and a weight with its dims permuted
 // (passes/fold_weight_transposes.cpp). The scaled tensor is a Storage that computes its bytes
 // from the archive's on each read; the permuted one is a strided view of the archive's storage,
-// gathered in bounded chunks like any strided weight. Emit streams both like any other weight,
+// written block by block at copy speed (emit/permuted_copy.h), or not derived when it cannot be
+// (the Transpose then stays a node). Emit streams both like any other weight,
 // and neither is ever held whole in memory.
 #pragma once
 
