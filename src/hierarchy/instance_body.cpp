@@ -72,8 +72,15 @@ std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, c
   // Floating members: input-less Constants, Shapes of values from outside, and shape arithmetic
   // on floating values only. Where they sit depends on which instance first needed them, so each
   // goes right before its first reader (its own floating inputs first).
+  // The values members make: asked only about the input of a Shape, so made only then.
   std::set<std::string_view> made;
-  for (size_t i : members) made.insert(nodes[i].output().begin(), nodes[i].output().end());
+  bool made_filled = false;
+  auto made_inside = [&](const std::string& value) {
+    if (!made_filled)
+      for (size_t i : members) made.insert(nodes[i].output().begin(), nodes[i].output().end());
+    made_filled = true;
+    return made.count(value) != 0;
+  };
   std::map<std::string_view, size_t> floating_of;  // value -> floating member making it
   std::set<size_t> floating;
   for (size_t i : members) {
@@ -82,11 +89,12 @@ std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, c
     if (n.op_type() == "Constant" ? n.input_size() != 0 : n.input_size() == 0) continue;
     bool ok = true;
     for (const std::string& in : n.input())
-      ok = ok && (in.empty() || floating_of.count(in) || (n.op_type() == "Shape" && !made.count(in)));
+      ok = ok && (in.empty() || floating_of.count(in) || (n.op_type() == "Shape" && !made_inside(in)));
     if (!ok) continue;
     floating.insert(i);
     floating_of[n.output(0)] = i;
   }
+  if (floating.empty()) return members;  // nothing moves (the usual case: constants are initializers)
   std::vector<size_t> order;
   std::set<size_t> placed;
   std::function<void(size_t)> place = [&](size_t i) {
@@ -162,13 +170,13 @@ void rename_subgraph(onnx::GraphProto& graph, std::map<std::string, std::string>
 
 }  // namespace
 
-onnx::FunctionProto canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
-                                   const Boundary& boundary) {
+void canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+                    const Boundary& boundary, onnx::FunctionProto& body) {
+  body.Clear();
   std::map<std::string, std::string> renamed;
   for (size_t k = 0; k < boundary.inputs.size(); ++k) renamed[boundary.inputs[k]] = positional('x', k);
   size_t made = 0;
   size_t subgraph_values = 0;
-  onnx::FunctionProto body;
   for (const std::string& in : boundary.inputs) body.add_input(renamed[in]);
   for (size_t i : members) {
     onnx::NodeProto* node = body.add_node();
@@ -182,7 +190,6 @@ onnx::FunctionProto canonical_body(const std::vector<onnx::NodeProto>& nodes, co
       if (!out.empty()) out = renamed[out] = positional('v', made++);
   }
   for (const std::string& out : boundary.outputs) body.add_output(renamed.at(out));
-  return body;
 }
 
 std::string structural_key(const onnx::FunctionProto& body) {

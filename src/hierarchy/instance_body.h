@@ -61,9 +61,10 @@ Boundary instance_boundary(const std::vector<onnx::NodeProto>& nodes, const std:
                            const std::function<bool(const std::string&)>& used_outside);
 
 // The body as a FunctionProto without name, domain or opset imports: inputs x0.., every value
-// made inside v0.. in production order, node names and doc strings dropped.
-onnx::FunctionProto canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
-                                   const Boundary& boundary);
+// made inside v0.. in production order, node names and doc strings dropped. Written into `body`,
+// cleared first: one body reused across the instances of a type keeps its node objects.
+void canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+                    const Boundary& boundary, onnx::FunctionProto& body);
 
 // Bytes that are equal exactly when two canonical bodies are.
 std::string structural_key(const onnx::FunctionProto& body);

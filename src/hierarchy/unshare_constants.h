@@ -27,9 +27,16 @@ namespace pt2onnx::hierarchy {
 // std::unordered_set<std::string> of them cost two allocations a name and ~40 MB).
 class NameSet {
  public:
-  bool count(std::string_view name) const { return names_.find(name) != InternedNames::kAbsent; }
+  using Id = InternedNames::Id;
+  static constexpr Id kAbsent = InternedNames::kAbsent;
+
+  bool count(std::string_view name) const { return names_.find(name) != kAbsent; }
   void insert(std::string_view name) { names_.intern(name); }
   void reserve(size_t count) { names_.reserve(count); }
+  // Dense ids (0 .. size()-1) of the names held, kAbsent for others: what callers know per
+  // name lives in a vector by id rather than in a table of its own.
+  Id id(std::string_view name) const { return names_.find(name); }
+  size_t size() const { return names_.size(); }
 
  private:
   InternedNames names_;
