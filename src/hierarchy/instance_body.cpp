@@ -73,7 +73,7 @@ bool is_shape_arithmetic(const std::string& op_type) {
   return std::find(std::begin(kOps), std::end(kOps), std::string_view(op_type)) != std::end(kOps);
 }
 
-std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members) {
+std::vector<size_t> canonical_order(const Nodes& nodes, const std::vector<size_t>& members) {
   // Floating members: input-less Constants, Shapes of values from outside, and shape arithmetic
   // on floating values only. Where they sit depends on which instance first needed them, so each
   // goes right before its first reader (its own floating inputs first).
@@ -134,7 +134,7 @@ bool subgraphs_read(const onnx::NodeProto& node, const std::string& name) {
   return seen.count(name) != 0;
 }
 
-Boundary instance_boundary(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+Boundary instance_boundary(const Nodes& nodes, const std::vector<size_t>& members,
                            const std::function<bool(const std::string&)>& used_outside) {
   Boundary boundary;
   ViewSet made(members.size() * 2), taken_in(members.size() * 2);  // view the members' names
@@ -189,7 +189,7 @@ namespace {
 // canonical_body of members none of which has a subgraph: names looked up in one flat table
 // that views the boundary's and the nodes' strings (the std::map of the general case cost two
 // string copies and a tree node per name, for every instance).
-void flat_canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+void flat_canonical_body(const Nodes& nodes, const std::vector<size_t>& members,
                          const Boundary& boundary, onnx::FunctionProto& body) {
   ViewMap<std::string> renamed(boundary.inputs.size() + members.size() * 2);
   auto renamed_at = [&](const std::string& name) -> const std::string& {
@@ -221,7 +221,7 @@ void flat_canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::v
 
 }  // namespace
 
-void canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+void canonical_body(const Nodes& nodes, const std::vector<size_t>& members,
                     const Boundary& boundary, onnx::FunctionProto& body) {
   body.Clear();
   bool subgraphs = false;
