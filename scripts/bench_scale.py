@@ -6,12 +6,12 @@
    torch.export and saves them with torch.export.save into a cache folder outside the repo
    (~/.cache/pt2onnx/scale/, reused while the configuration is the same; --rebuild forces it).
 2. Times, --runs times each (median; wall and user+sys CPU, which a loaded machine disturbs less), `pt2onnx ARCHIVE -o OUT` and `pt2onnx ARCHIVE
-   -o OUT --hiera Block` for every size, and `pt2onnx inspect ARCHIVE` for every size, recording
+   -o OUT --hiera Block` for every size (the two alternating run by run, for their ratio), and `pt2onnx inspect ARCHIVE` for every size, recording
    the peak RSS of each run from os.wait4 (ru_maxrss). With --baseline OLD_BINARY the same runs
    are made with OLD_BINARY, interleaved run by run (in alternating order) so that a load that
    comes and goes hits both.
-3. Prints one table per binary: wall (median), peak RSS (median), FX nodes per second, and the
-   growth exponent b of wall = a * blocks^b fitted (least squares in log-log) over the sizes;
+3. Prints one table per binary: wall (median), peak RSS (median), FX nodes per second, the ratio
+   of --hiera to the plain conversion per size (wall, CPU, peak RSS), and the growth exponent b of wall = a * blocks^b fitted (least squares in log-log) over the sizes;
    and the targets of issue 14 (largest convert < 1 s and < 200 MB, exponent <= 1.05,
    inspect < 0.5 s) with PASS/FAIL. Exits 1 if a target fails (only with the default sizes).
 """
@@ -34,6 +34,7 @@ CONVERT_TARGET_S = 1.0
 RSS_TARGET_MB = 200.0
 EXPONENT_TARGET = 1.05
 INSPECT_TARGET_S = 0.5
+HIERA_LABEL = "convert --hiera Block"
 HIERA_EXPONENT_TARGET = 1.2  # "not quadratic": clearly below 2, with room for the noise of a shared machine
 STAMP_VERSION = 1
 
@@ -132,29 +133,31 @@ def main() -> int:
     largest = blocks[-1]
     with tempfile.TemporaryDirectory(prefix="pt2onnx-scale-") as work:
         out = str(Path(work) / "out.onnx")
-        cases = []  # (label, blocks, argv without the binary)
+        # Groups of cases timed together, run by run: convert and --hiera of one size alternate,
+        # so that their ratio (printed below) sees the same load.
+        groups = []  # [(label, blocks, argv without the binary)]
         for b in blocks:
-            cases.append(("convert", b, [str(archives[b]), "-o", out, "-q"]))
-        if not args.no_hiera:  # every size, so that its growth is measured too
-            for b in blocks:
-                cases.append(("convert --hiera Block", b, [str(archives[b]), "-o", out, "-q", "--hiera", "Block"]))
+            group = [("convert", b, [str(archives[b]), "-o", out, "-q"])]
+            if not args.no_hiera:  # every size, so that its growth is measured too
+                group.append((HIERA_LABEL, b, [str(archives[b]), "-o", out, "-q", "--hiera", "Block"]))
+            groups.append(group)
         for b in blocks:
-            cases.append(("inspect", b, ["inspect", str(archives[b])]))
+            groups.append([("inspect", b, ["inspect", str(archives[b])])])
 
         results: dict[str, dict[tuple[str, int], tuple[float, float, float]]] = {k: {} for k in binaries}
         load_before = os.getloadavg()
-        for label, b, argv in cases:
-            samples: dict[str, list[tuple[float, float, float]]] = {k: [] for k in binaries}
-            for k, binary in binaries.items():  # one warm-up run each (page cache)
+        for group in groups:
+            runs = [(label, b, argv, k, binary) for label, b, argv in group for k, binary in binaries.items()]
+            samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {(label, k): [] for label, _, _, k, _ in runs}
+            for _, _, argv, _, binary in runs:  # one warm-up run each (page cache)
                 run_once([binary, *argv])
             for run in range(args.runs):
                 # The order alternates: on this VM the second of two back-to-back runs was
                 # ~0.2 s faster at 25,000 blocks whichever binary it was (docs/scale.md).
-                order = list(binaries.items())
-                for k, binary in order if run % 2 == 0 else reversed(order):
-                    samples[k].append(run_once([binary, *argv]))
-            for k in binaries:
-                results[k][(label, b)] = tuple(statistics.median(column) for column in zip(*samples[k]))
+                for label, _, argv, k, binary in runs if run % 2 == 0 else reversed(runs):
+                    samples[(label, k)].append(run_once([binary, *argv]))
+            for label, b, _, k, _ in runs:
+                results[k][(label, b)] = tuple(statistics.median(column) for column in zip(*samples[(label, k)]))
 
     load_after = os.getloadavg()
     print(f"\nmachine: {os.cpu_count()} CPUs, load average (1/5/15 min) before "
@@ -167,9 +170,15 @@ def main() -> int:
         for (label, b), (wall, cpu, rss) in results[k].items():
             nodes = b * NODES_PER_BLOCK
             print(f"{label:<24}{b:>8}{nodes:>10}{wall:>9.3f}{cpu:>9.3f}{rss:>9.1f}{nodes / wall:>11,.0f}")
+        for b in blocks:
+            if (HIERA_LABEL, b) not in results[k]:
+                continue
+            (wall, cpu, rss), (hwall, hcpu, hrss) = results[k][("convert", b)], results[k][(HIERA_LABEL, b)]
+            print(f"--hiera / convert at {b} blocks (same run, alternating): wall {hwall / wall:.2f}x, "
+                  f"cpu {hcpu / cpu:.2f}x, peak RSS {hrss / rss:.2f}x")
         if len(blocks) < 2:
             continue
-        for label in ("convert", "convert --hiera Block", "inspect"):
+        for label in ("convert", HIERA_LABEL, "inspect"):
             if (label, blocks[0]) not in results[k]:
                 continue
             exponent = fit_exponent(blocks, [results[k][(label, b)][0] for b in blocks])
@@ -178,11 +187,11 @@ def main() -> int:
         if k != "new":
             continue
         wall, cpu, rss = results[k][("convert", largest)]
-        hwall, hcpu, hrss = results[k].get(("convert --hiera Block", largest), (wall, cpu, rss))
+        hwall, hcpu, hrss = results[k].get((HIERA_LABEL, largest), (wall, cpu, rss))
         iwall, icpu, _ = results[k][("inspect", largest)]
         exponent = fit_exponent(blocks, [results[k][("convert", b)][0] for b in blocks])
-        hiera_exponent = (fit_exponent(blocks, [results[k][("convert --hiera Block", b)][0] for b in blocks])
-                          if ("convert --hiera Block", blocks[0]) in results[k] else None)
+        hiera_exponent = (fit_exponent(blocks, [results[k][(HIERA_LABEL, b)][0] for b in blocks])
+                          if (HIERA_LABEL, blocks[0]) in results[k] else None)
         checks = [
             (f"convert {largest} blocks < {CONVERT_TARGET_S} s wall (wall {wall:.3f}, cpu {cpu:.3f})",
              wall < CONVERT_TARGET_S),

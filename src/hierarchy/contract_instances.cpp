@@ -13,7 +13,7 @@
 
 namespace pt2onnx::hierarchy {
 
-void contract_instances(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const InstanceMap& map,
+void contract_instances(Nodes& nodes, ModuleStacks& stacks, const InstanceMap& map,
                         std::vector<CallNode> calls, const std::string& type) {
   // Items: the nodes outside every instance, then one call per instance; each is placed by the
   // position of its first node in the old order when the data allows.
@@ -24,8 +24,8 @@ void contract_instances(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stack
     int instance;  // -1 for a node kept as is
   };
   std::vector<Item> items;
-  items.reserve(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i)
+  items.reserve(node_count(nodes));
+  for (size_t i = 0; i < node_count(nodes); ++i)
     if (map.group_of[i] < 0) items.push_back({i, &nodes[i], &stacks[i], -1});
   for (size_t g = 0; g < calls.size(); ++g)
     items.push_back({map.instances[g].nodes.front(), &calls[g].node, &calls[g].stack, static_cast<int>(g)});
@@ -71,15 +71,21 @@ void contract_instances(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stack
                                       "call node would depend on itself");
   }
 
-  std::vector<onnx::NodeProto> new_nodes;
+  // The kept nodes change hands as they are; the calls are moved in; the members go.
+  std::vector<onnx::NodeProto*> owned(node_count(nodes));
+  nodes.ExtractSubrange(0, nodes.size(), owned.data());
+  Nodes new_nodes;
   ModuleStacks new_stacks;
-  new_nodes.reserve(order.size());
+  new_nodes.Reserve(static_cast<int>(order.size()));
   new_stacks.reserve(order.size());
   for (size_t k : order) {
-    new_nodes.push_back(std::move(*items[k].node));
+    if (items[k].instance < 0) new_nodes.AddAllocated(items[k].node);
+    else *new_nodes.Add() = std::move(*items[k].node);
     new_stacks.push_back(std::move(*items[k].stack));
   }
-  nodes = std::move(new_nodes);
+  for (size_t i = 0; i < owned.size(); ++i)
+    if (map.group_of[i] >= 0) delete owned[i];
+  nodes.Swap(&new_nodes);
   stacks = std::move(new_stacks);
 }
 

@@ -7,6 +7,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "hierarchy/instance_body.h"
 #include "hierarchy/module_instances.h"
 
 namespace pt2onnx::hierarchy {
@@ -19,7 +20,7 @@ struct CallNode {
 // `calls[g]` replaces the members of map.instances[g]. Throws Error(kUnsupported) naming `type`
 // and the instance paths when outside nodes both read an instance's outputs and feed its inputs
 // (the call would depend on itself).
-void contract_instances(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const InstanceMap& map,
+void contract_instances(Nodes& nodes, ModuleStacks& stacks, const InstanceMap& map,
                         std::vector<CallNode> calls, const std::string& type);
 
 }  // namespace pt2onnx::hierarchy

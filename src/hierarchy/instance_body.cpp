@@ -1,13 +1,17 @@
 // Boundary, canonical body and structural key of one instance.
 #include "hierarchy/instance_body.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include "common/view_map.h"
 
 namespace pt2onnx::hierarchy {
 
@@ -62,43 +66,61 @@ std::vector<std::string> node_reads(const onnx::NodeProto& node) {
 }
 
 bool is_shape_arithmetic(const std::string& op_type) {
-  static const std::set<std::string> ops = {"Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Mul",
-                                            "Add",   "Sub",    "Div",       "Mod",     "Neg",    "Max",
-                                            "Min",   "Cast",   "Slice",     "Identity", "Constant"};
-  return ops.count(op_type) != 0;
+  // Asked of every node, several times: a linear scan of short literals beats a tree of strings.
+  static constexpr std::string_view kOps[] = {"Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Mul",
+                                              "Add",   "Sub",    "Div",       "Mod",     "Neg",    "Max",
+                                              "Min",   "Cast",   "Slice",     "Identity", "Constant"};
+  return std::find(std::begin(kOps), std::end(kOps), std::string_view(op_type)) != std::end(kOps);
 }
 
-std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members) {
+std::vector<size_t> canonical_order(const Nodes& nodes, const std::vector<size_t>& members) {
   // Floating members: input-less Constants, Shapes of values from outside, and shape arithmetic
   // on floating values only. Where they sit depends on which instance first needed them, so each
   // goes right before its first reader (its own floating inputs first).
+  // The values members make: asked only about the input of a Shape, so made only then.
   std::set<std::string_view> made;
-  for (size_t i : members) made.insert(nodes[i].output().begin(), nodes[i].output().end());
-  std::map<std::string_view, size_t> floating_of;  // value -> floating member making it
-  std::set<size_t> floating;
+  bool made_filled = false;
+  auto made_inside = [&](const std::string& value) {
+    if (!made_filled)
+      for (size_t i : members) made.insert(nodes[i].output().begin(), nodes[i].output().end());
+    made_filled = true;
+    return made.count(value) != 0;
+  };
+  // Per member, by its rank among the members' node indices: whether it floats, whether it is placed.
+  std::vector<size_t> sorted = members;
+  std::sort(sorted.begin(), sorted.end());
+  auto rank = [&](size_t i) { return static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), i) - sorted.begin()); };
+  ViewMap<size_t> floating_of;  // value -> floating member making it; views the members' outputs
+  std::vector<char> floating(members.size(), 0);
+  bool any_floating = false;
   for (size_t i : members) {
     const onnx::NodeProto& n = nodes[i];
     if (!n.domain().empty() || n.output_size() != 1 || !is_shape_arithmetic(n.op_type())) continue;
     if (n.op_type() == "Constant" ? n.input_size() != 0 : n.input_size() == 0) continue;
     bool ok = true;
     for (const std::string& in : n.input())
-      ok = ok && (in.empty() || floating_of.count(in) || (n.op_type() == "Shape" && !made.count(in)));
+      ok = ok && (in.empty() || floating_of.contains(in) || (n.op_type() == "Shape" && !made_inside(in)));
     if (!ok) continue;
-    floating.insert(i);
-    floating_of[n.output(0)] = i;
+    floating[rank(i)] = 1;
+    any_floating = true;
+    *floating_of.try_emplace(n.output(0), i).first = i;
   }
+  if (!any_floating) return members;  // nothing moves: no constant or shape arithmetic inside
   std::vector<size_t> order;
-  std::set<size_t> placed;
-  std::function<void(size_t)> place = [&](size_t i) {
-    if (!placed.insert(i).second) return;
+  order.reserve(members.size());
+  std::vector<char> placed(members.size(), 0);
+  auto place = [&](auto& self, size_t i) -> void {
+    char& done = placed[rank(i)];
+    if (done) return;
+    done = 1;
     for_each_read(nodes[i], [&](const std::string& in) {
-      if (auto it = floating_of.find(in); it != floating_of.end()) place(it->second);
+      if (const size_t* maker = floating_of.find(in)) self(self, *maker);
     });
     order.push_back(i);
   };
   for (size_t i : members)
-    if (!floating.count(i)) place(i);
-  for (size_t i : members) place(i);  // floating members nothing inside reads
+    if (!floating[rank(i)]) place(place, i);
+  for (size_t i : members) place(place, i);  // floating members nothing inside reads
   return order;
 }
 
@@ -112,13 +134,13 @@ bool subgraphs_read(const onnx::NodeProto& node, const std::string& name) {
   return seen.count(name) != 0;
 }
 
-Boundary instance_boundary(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+Boundary instance_boundary(const Nodes& nodes, const std::vector<size_t>& members,
                            const std::function<bool(const std::string&)>& used_outside) {
   Boundary boundary;
-  std::set<std::string_view> made, taken_in;
+  ViewSet made(members.size() * 2), taken_in(members.size() * 2);  // view the members' names
   for (size_t i : members) {
     for_each_read(nodes[i], [&](const std::string& in) {
-      if (!made.count(in) && taken_in.insert(in).second) boundary.inputs.push_back(in);
+      if (!made.contains(in) && taken_in.insert(in)) boundary.inputs.push_back(in);
     });
     for (const std::string& out : nodes[i].output())
       if (!out.empty()) {
@@ -162,13 +184,54 @@ void rename_subgraph(onnx::GraphProto& graph, std::map<std::string, std::string>
 
 }  // namespace
 
-onnx::FunctionProto canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
-                                   const Boundary& boundary) {
+namespace {
+
+// canonical_body of members none of which has a subgraph: names looked up in one flat table
+// that views the boundary's and the nodes' strings (the std::map of the general case cost two
+// string copies and a tree node per name, for every instance).
+void flat_canonical_body(const Nodes& nodes, const std::vector<size_t>& members,
+                         const Boundary& boundary, onnx::FunctionProto& body) {
+  ViewMap<std::string> renamed(boundary.inputs.size() + members.size() * 2);
+  auto renamed_at = [&](const std::string& name) -> const std::string& {
+    const std::string* to = renamed.find(name);
+    if (!to) throw std::out_of_range("canonical_body: " + name + " is read before it is made");
+    return *to;
+  };
+  for (size_t k = 0; k < boundary.inputs.size(); ++k)
+    *renamed.try_emplace(boundary.inputs[k], std::string()).first = positional('x', k);
+  for (const std::string& in : boundary.inputs) body.add_input(renamed_at(in));
+  size_t made = 0;
+  for (size_t i : members) {
+    const onnx::NodeProto& from = nodes[i];
+    onnx::NodeProto* node = body.add_node();
+    *node = from;
+    node->clear_name();
+    node->clear_doc_string();  // it names the instance's module path
+    for (int k = 0; k < from.input_size(); ++k)
+      if (!from.input(k).empty()) node->set_input(k, renamed_at(from.input(k)));
+    for (int k = 0; k < from.output_size(); ++k)
+      if (!from.output(k).empty()) {
+        std::string& to = *renamed.try_emplace(from.output(k), std::string()).first;
+        to = positional('v', made++);
+        node->set_output(k, to);
+      }
+  }
+  for (const std::string& out : boundary.outputs) body.add_output(renamed_at(out));
+}
+
+}  // namespace
+
+void canonical_body(const Nodes& nodes, const std::vector<size_t>& members,
+                    const Boundary& boundary, onnx::FunctionProto& body) {
+  body.Clear();
+  bool subgraphs = false;
+  for (size_t i : members)
+    for (const onnx::AttributeProto& attr : nodes[i].attribute()) subgraphs = subgraphs || attr.has_g() || attr.graphs_size();
+  if (!subgraphs) return flat_canonical_body(nodes, members, boundary, body);
   std::map<std::string, std::string> renamed;
   for (size_t k = 0; k < boundary.inputs.size(); ++k) renamed[boundary.inputs[k]] = positional('x', k);
   size_t made = 0;
   size_t subgraph_values = 0;
-  onnx::FunctionProto body;
   for (const std::string& in : boundary.inputs) body.add_input(renamed[in]);
   for (size_t i : members) {
     onnx::NodeProto* node = body.add_node();
@@ -182,7 +245,6 @@ onnx::FunctionProto canonical_body(const std::vector<onnx::NodeProto>& nodes, co
       if (!out.empty()) out = renamed[out] = positional('v', made++);
   }
   for (const std::string& out : boundary.outputs) body.add_output(renamed.at(out));
-  return body;
 }
 
 std::string structural_key(const onnx::FunctionProto& body) {

@@ -11,6 +11,11 @@
 
 namespace pt2onnx::hierarchy {
 
+// A graph's nodes as the passes of --hiera hold them: the graph's own field, swapped out and
+// back (a std::vector of 150,000 moved NodeProtos cost 16 MB more at the hierarchy's peak).
+using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
+inline size_t node_count(const Nodes& nodes) { return static_cast<size_t>(nodes.size()); }
+
 struct Boundary {
   std::vector<std::string> inputs;   // read inside, made outside (initializers included); by first use
   std::vector<std::string> outputs;  // made inside, read outside or graph outputs; by production
@@ -54,16 +59,17 @@ bool is_shape_arithmetic(const std::string& op_type);
 // arithmetic sit (the translator emits a cached value at its first use anywhere) compare equal:
 // each input-less Constant, Shape of a value from outside, and shape-arithmetic node on such
 // values only goes right before its first reader inside, unread ones last. Still topological.
-std::vector<size_t> canonical_order(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members);
+std::vector<size_t> canonical_order(const Nodes& nodes, const std::vector<size_t>& members);
 
 // `members` in canonical order. `used_outside(v)`: v is read by a node that is not a member, or is a graph output.
-Boundary instance_boundary(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+Boundary instance_boundary(const Nodes& nodes, const std::vector<size_t>& members,
                            const std::function<bool(const std::string&)>& used_outside);
 
 // The body as a FunctionProto without name, domain or opset imports: inputs x0.., every value
-// made inside v0.. in production order, node names and doc strings dropped.
-onnx::FunctionProto canonical_body(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
-                                   const Boundary& boundary);
+// made inside v0.. in production order, node names and doc strings dropped. Written into `body`,
+// cleared first: one body reused across the instances of a type keeps its node objects.
+void canonical_body(const Nodes& nodes, const std::vector<size_t>& members,
+                    const Boundary& boundary, onnx::FunctionProto& body);
 
 // Bytes that are equal exactly when two canonical bodies are.
 std::string structural_key(const onnx::FunctionProto& body);

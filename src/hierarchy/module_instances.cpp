@@ -46,7 +46,7 @@ InstanceMap find_instances(const std::string& wanted, const ModuleStacks& stacks
       key += stack[j].key;
       if (!type_matches(wanted, stack[j].type)) continue;
       auto [it, inserted] = index_of_key.emplace(key, static_cast<int>(map.instances.size()));
-      if (inserted) map.instances.push_back({stack[j].path, key, stack.prefix(j + 1), {}});
+      if (inserted) map.instances.push_back({stack[j].path, stack, j + 1, {}});
       map.group_of[i] = it->second;
       map.instances[static_cast<size_t>(it->second)].nodes.push_back(i);
       break;

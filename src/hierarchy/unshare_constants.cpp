@@ -17,14 +17,14 @@ namespace {
 // Which nodes go: among the `candidate` nodes (one output each), those whose output nothing reads
 // (reads counted once a reading node, as for_each_read lists them, over `nodes` and
 // `also_reading`), and then the candidates that only the dropped ones read.
-std::vector<bool> unread_candidates(const std::vector<onnx::NodeProto>& nodes, const std::vector<bool>& candidate,
+std::vector<bool> unread_candidates(const Nodes& nodes, const std::vector<bool>& candidate,
                                     const std::vector<const onnx::NodeProto*>& also_reading) {
-  std::vector<bool> dropped(nodes.size(), false);
+  std::vector<bool> dropped(node_count(nodes), false);
   std::unordered_map<std::string_view, size_t> made_by;  // views the candidates' outputs
-  for (size_t c = 0; c < nodes.size(); ++c)
+  for (size_t c = 0; c < node_count(nodes); ++c)
     if (candidate[c]) made_by.emplace(nodes[c].output(0), c);
   if (made_by.empty()) return dropped;
-  std::vector<int> reads(nodes.size(), 0);
+  std::vector<int> reads(node_count(nodes), 0);
   auto count_reads = [&](const onnx::NodeProto& node, int delta) {
     for_each_read(node, [&](const std::string& in) {
       if (auto it = made_by.find(in); it != made_by.end()) reads[it->second] += delta;
@@ -34,7 +34,7 @@ std::vector<bool> unread_candidates(const std::vector<onnx::NodeProto>& nodes, c
   for (const onnx::NodeProto* node : also_reading) count_reads(*node, 1);
   for (bool again = true; again;) {
     again = false;
-    for (size_t c = nodes.size(); c-- > 0;) {
+    for (size_t c = node_count(nodes); c-- > 0;) {
       if (dropped[c] || !candidate[c] || reads[c] > 0) continue;
       dropped[c] = again = true;
       count_reads(nodes[c], -1);
@@ -48,11 +48,11 @@ std::vector<bool> unread_candidates(const std::vector<onnx::NodeProto>& nodes, c
 // Nodes cheap to recompute in every instance that reads them: input-less Constants, and shape
 // arithmetic whose leaves are Constants and Shapes of graph inputs (never of activations, which
 // would widen the instance's boundary). A graph output stays where it is made.
-CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSet& graph_inputs,
+CheapValues cheap_values(const Nodes& nodes, const NameSet& graph_inputs,
                          const NameSet& graph_outputs) {
   CheapValues out;
   std::unordered_set<std::string_view> values;  // of cheap nodes, graph outputs included
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  for (size_t i = 0; i < node_count(nodes); ++i) {
     const onnx::NodeProto& n = nodes[i];
     if (!n.domain().empty() || n.output_size() != 1 || !is_shape_arithmetic(n.op_type())) continue;
     bool ok = n.op_type() != "Constant" || n.input_size() == 0;
@@ -66,7 +66,7 @@ CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSe
   return out;
 }
 
-bool borrows(const std::vector<onnx::NodeProto>& nodes, size_t i, const std::string& value,
+bool borrows(const Nodes& nodes, size_t i, const std::string& value,
              const std::vector<int>& group_of, const CheapValues& cheap) {
   if (group_of[i] < 0 || cheap.made_outside(value, group_of, group_of[i]) < 0) return false;
   const onnx::NodeProto& node = nodes[i];
@@ -74,7 +74,7 @@ bool borrows(const std::vector<onnx::NodeProto>& nodes, size_t i, const std::str
          !subgraphs_read(node, value);
 }
 
-std::vector<size_t> with_borrowed(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+std::vector<size_t> with_borrowed(const Nodes& nodes, const std::vector<size_t>& members,
                                   const std::vector<int>& group_of, int group, const CheapValues& cheap,
                                   std::vector<size_t>& borrowed) {
   borrowed.clear();
@@ -113,7 +113,7 @@ std::string fresh_name(const std::string& base, NameSet& names, std::unordered_m
   return name;
 }
 
-bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
+bool unshare_constants(Nodes& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
                        const CheapValues& cheap, NameSet& names) {
   // Only the values of cheap nodes are ever asked about (cheap.producer: a small table, where
   // one of every value of a 100k-node graph was not). Clones are made from the nodes as they
@@ -122,7 +122,7 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   std::map<size_t, onnx::NodeProto> original;
   for (const auto& [value, i] : cheap.producer) original.emplace(i, nodes[i]);
   if (original.empty()) return false;
-  std::vector<bool> had_readers(nodes.size(), false);
+  std::vector<bool> had_readers(node_count(nodes), false);
   for (const onnx::NodeProto& node : nodes)
     for_each_read(node, [&](const std::string& in) {
       if (const long made_by = cheap.made_by(in); made_by >= 0) had_readers[static_cast<size_t>(made_by)] = true;
@@ -132,7 +132,7 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
     onnx::NodeProto node;
     ir::ModuleStack stack;
   };
-  std::vector<std::vector<Clone>> before(nodes.size());  // per node: clones to insert before it, in order
+  std::vector<std::vector<Clone>> before(node_count(nodes));  // per node: clones to insert before it, in order
   // (group, value) -> its copy there; the value is viewed in its producer's output.
   struct GroupValueHash {
     size_t operator()(const std::pair<int, std::string_view>& k) const {
@@ -163,7 +163,7 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
     return copy;
   };
   bool changed = false;
-  for (size_t r = 0; r < nodes.size(); ++r)
+  for (size_t r = 0; r < node_count(nodes); ++r)
     for (std::string& in : *nodes[r].mutable_input())
       if (needs_copy(group_of[r], in)) {
         in = copy_into(group_of[r], in, r);
@@ -172,52 +172,56 @@ bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks
   if (!changed) return false;
   // Originals that were read and now are not (every reader has its own copy) go, and then
   // whatever only they read (subgraphs' outer reads count: they are not rewired).
-  std::vector<bool> candidate(nodes.size(), false);
+  std::vector<bool> candidate(node_count(nodes), false);
   for (const auto& [value, i] : cheap.producer) candidate[i] = had_readers[i];
   std::vector<const onnx::NodeProto*> clone_nodes;
   for (const auto& clones : before)
     for (const Clone& clone : clones) clone_nodes.push_back(&clone.node);
   const std::vector<bool> dropped = unread_candidates(nodes, candidate, clone_nodes);
 
-  std::vector<onnx::NodeProto> new_nodes;
+  // The nodes change hands as they are, the clones are moved in between, the dropped go.
+  std::vector<onnx::NodeProto*> owned(node_count(nodes));
+  nodes.ExtractSubrange(0, nodes.size(), owned.data());
   ModuleStacks new_stacks;
-  new_nodes.reserve(nodes.size());
-  new_stacks.reserve(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  nodes.Reserve(static_cast<int>(owned.size() + clone_nodes.size()));
+  new_stacks.reserve(owned.size() + clone_nodes.size());
+  for (size_t i = 0; i < owned.size(); ++i) {
     for (Clone& clone : before[i]) {
-      new_nodes.push_back(std::move(clone.node));
+      *nodes.Add() = std::move(clone.node);
       new_stacks.push_back(std::move(clone.stack));
     }
-    if (dropped[i]) continue;
-    new_nodes.push_back(std::move(nodes[i]));
+    if (dropped[i]) {
+      delete owned[i];
+      continue;
+    }
+    nodes.AddAllocated(owned[i]);
     new_stacks.push_back(std::move(stacks[i]));
   }
-  nodes = std::move(new_nodes);
   stacks = std::move(new_stacks);
   return true;
 }
 
-void drop_unread_borrowed(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks,
+void drop_unread_borrowed(Nodes& nodes, ModuleStacks& stacks,
                           const std::unordered_set<std::string>& borrowed, const NameSet& graph_outputs) {
   if (borrowed.empty()) return;
   // Makers of cheap values only: a call node never goes here, whatever it outputs.
-  std::vector<bool> candidate(nodes.size(), false);
-  for (size_t c = 0; c < nodes.size(); ++c) {
+  std::vector<bool> candidate(node_count(nodes), false);
+  for (size_t c = 0; c < node_count(nodes); ++c) {
     const onnx::NodeProto& node = nodes[c];
     candidate[c] = node.output_size() == 1 && node.domain().empty() && borrowed.count(node.output(0)) &&
                    !graph_outputs.count(node.output(0));
   }
   const std::vector<bool> dropped = unread_candidates(nodes, candidate, {});
   size_t kept = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  for (size_t i = 0; i < node_count(nodes); ++i) {
     if (dropped[i]) continue;
     if (kept != i) {
-      nodes[kept] = std::move(nodes[i]);
+      nodes.SwapElements(static_cast<int>(kept), static_cast<int>(i));  // the dropped gather at the end
       stacks[kept] = std::move(stacks[i]);
     }
     ++kept;
   }
-  nodes.resize(kept);
+  nodes.DeleteSubrange(static_cast<int>(kept), nodes.size() - static_cast<int>(kept));
   stacks.resize(kept);
 }
 

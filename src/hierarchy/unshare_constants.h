@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "common/interned_names.h"
+#include "hierarchy/instance_body.h"
 #include "hierarchy/module_instances.h"
 
 namespace pt2onnx::hierarchy {
@@ -27,9 +28,16 @@ namespace pt2onnx::hierarchy {
 // std::unordered_set<std::string> of them cost two allocations a name and ~40 MB).
 class NameSet {
  public:
-  bool count(std::string_view name) const { return names_.find(name) != InternedNames::kAbsent; }
+  using Id = InternedNames::Id;
+  static constexpr Id kAbsent = InternedNames::kAbsent;
+
+  bool count(std::string_view name) const { return names_.find(name) != kAbsent; }
   void insert(std::string_view name) { names_.intern(name); }
   void reserve(size_t count) { names_.reserve(count); }
+  // Dense ids (0 .. size()-1) of the names held, kAbsent for others: what callers know per
+  // name lives in a vector by id rather than in a table of its own.
+  Id id(std::string_view name) const { return names_.find(name); }
+  size_t size() const { return names_.size(); }
 
  private:
   InternedNames names_;
@@ -50,7 +58,7 @@ struct CheapValues {
     return maker >= 0 && group_of[static_cast<size_t>(maker)] != group ? maker : -1;
   }
 };
-CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSet& graph_inputs,
+CheapValues cheap_values(const Nodes& nodes, const NameSet& graph_inputs,
                          const NameSet& graph_outputs);
 
 // `group_of[i]`: the instance of nodes[i] (-1 outside); `cheap`: cheap_values of `nodes`. Gives
@@ -58,24 +66,24 @@ CheapValues cheap_values(const std::vector<onnx::NodeProto>& nodes, const NameSe
 // before the first such reader, with that reader's module stack; an original left without
 // readers is dropped. `names` holds every value name of the graph; new names are added to it.
 // Returns whether anything changed (then instances and cheap values must be found again).
-bool unshare_constants(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
+bool unshare_constants(Nodes& nodes, ModuleStacks& stacks, const std::vector<int>& group_of,
                        const CheapValues& cheap, NameSet& names);
 
 // Whether nodes[i], inside an instance, takes its own copy of `value`: a cheap value made outside
 // its instance that it has as an input (a subgraph's outer read of it is not copied).
-bool borrows(const std::vector<onnx::NodeProto>& nodes, size_t i, const std::string& value,
+bool borrows(const Nodes& nodes, size_t i, const std::string& value,
              const std::vector<int>& group_of, const CheapValues& cheap);
 
 // The members of instance `group` (ascending) with the cheap nodes they copy in: each right
 // before its first reader, its own copied inputs first, as copies in the graph would stand.
 // `borrowed` receives the nodes copied in.
-std::vector<size_t> with_borrowed(const std::vector<onnx::NodeProto>& nodes, const std::vector<size_t>& members,
+std::vector<size_t> with_borrowed(const Nodes& nodes, const std::vector<size_t>& members,
                                   const std::vector<int>& group_of, int group, const CheapValues& cheap,
                                   std::vector<size_t>& borrowed);
 
 // Once the instances are contracted: drops the nodes making `borrowed` values (those that
 // instances copied in) that nothing reads any more, and then what only they read among them.
-void drop_unread_borrowed(std::vector<onnx::NodeProto>& nodes, ModuleStacks& stacks,
+void drop_unread_borrowed(Nodes& nodes, ModuleStacks& stacks,
                           const std::unordered_set<std::string>& borrowed, const NameSet& graph_outputs);
 
 // `base` if not in `names`, else base_1, base_2, ...; added to `names`. With `next_suffix`
