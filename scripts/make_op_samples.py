@@ -1626,6 +1626,31 @@ class GroupedMM(_Experts):
                 torch._grouped_mm(x[:4].contiguous(), self.w2, offs=torch.tensor([4, 8], dtype=torch.int32)))
 
 
+# ----------------------------------------------------------------------------------------------
+# Edge cases torch's OpInfo database tries (issue 30): 0-d tensors, empty tensors, one step
+# ----------------------------------------------------------------------------------------------
+
+
+def _edge_inputs(gen):
+    xz = randn(gen, 3, 4)
+    xz[0, 1], xz[2, 2], xz[1, 0] = 0.0, 0.0, float("nan")  # NaN counts as nonzero
+    return (torch.tensor(1.5), torch.tensor(0.0), xz, torch.tensor([0]), torch.empty(0, 3), torch.empty(0),
+            randn(gen, 0, 2, 4, 4))
+
+
+@case("edge_shapes", _edge_inputs)
+class EdgeShapes(nn.Module):
+    """linspace of one step, vector norm ord 0 (nonzeros), argmax/argmin/max.dim/index_select/index_fill/nonzero of 0-d tensors, roll of empty tensors, F.unfold of batch 0."""
+
+    def forward(self, x0, z0, xz, idx, empty, empty1, b0):
+        return (torch.linspace(-2.0, -3, steps=1) + x0, torch.linspace(1.0, 2.0, steps=2) * x0,
+                torch.linalg.vector_norm(xz, 0), torch.norm(xz, p=0, dim=1), torch.linalg.vector_norm(xz, 0, dim=0, keepdim=True),
+                torch.argmax(x0), torch.argmax(x0, 0), torch.argmin(x0, -1, keepdim=True), *torch.max(x0, 0),
+                torch.index_select(x0, 0, idx), torch.index_fill(x0, 0, idx, -1.0), torch.index_fill(z0, -1, idx[:0], 4.0),
+                torch.nonzero(x0), torch.nonzero(z0), torch.roll(empty, 1, 0), torch.roll(empty1, 2), torch.roll(empty, (1, 2), (0, 1)),
+                F.unfold(b0, (2, 2)))
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

@@ -59,9 +59,15 @@ RuleResult aten_min_all(EmitContext& ctx, const ir::Node& node) {
 }
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices); min.dim likewise.
-// torch returns the first index of an extreme value, like select_last_index=0.
+// torch returns the first index of an extreme value, like select_last_index=0. A 0-d tensor (dim
+// 0 or -1) is its own extreme, at index 0.
 RuleResult max_min_dim(EmitContext& ctx, const ir::Node& node, std::string_view reduce_op, std::string_view arg_op) {
   ArgReader args(ctx, node);
+  if (args.rank_of("self") == 0) {
+    ctx.set_output(0, args.tensor("self"));
+    if (ctx.output_used(1)) ctx.set_output(1, ctx.const_i64(0));
+    return RuleResult::kEmitted;
+  }
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   const bool keep = args.bool_or("keepdim", false);
   ctx.set_output(0, ctx.reduce(reduce_op, args.tensor("self"), std::vector<int64_t>{dim}, keep));
@@ -76,8 +82,9 @@ RuleResult aten_min_dim(EmitContext& ctx, const ir::Node& node) { return max_min
 RuleResult arg_extreme(EmitContext& ctx, const ir::Node& node, std::string_view op) {
   ArgReader args(ctx, node);
   const bool keep = args.bool_or("keepdim", false);
-  if (!args.has("dim")) {
-    // Over the flattened tensor; keepdim gives all-ones dims.
+  if (!args.has("dim") || args.rank_of("self") == 0) {
+    // Over the flattened tensor; keepdim gives all-ones dims. A 0-d tensor takes this path with
+    // any dim (0 or -1): ONNX has no axis 0 in rank 0, and its result is 0-d either way.
     const std::string flat = ctx.reshape(args.tensor("self"), ctx.const_i64s({-1}));
     std::string index = ctx.emit(op, {flat}, {Attr("axis", 0), Attr("keepdims", 0)});
     if (keep) index = ctx.emit("Reshape", {index, ctx.const_i64s(std::vector<int64_t>(args.rank_of("self"), 1))});
@@ -155,10 +162,15 @@ RuleResult aten_linalg_vector_norm(EmitContext& ctx, const ir::Node& node) {
   const std::string x = self_as_result(ctx, args);
   const std::optional<std::vector<int64_t>> axes = reduce_axes(args);
   const bool keep = args.bool_or("keepdim", false);
+  const DType type = result_dtype(args, args.dtype_of("self"));
+  // ord 0 counts the nonzero entries (the limit of sum |x|^p, not its p-th root).
+  if (ord == 0) {
+    const std::string nonzero = ctx.cast(ctx.emit("Not", {ctx.emit("Equal", {x, ctx.const_scalar(0, type)})}), type);
+    return emitted(ctx, ctx.reduce("ReduceSum", nonzero, axes, keep));
+  }
   if (ord == 2) return emitted(ctx, ctx.reduce("ReduceL2", x, axes, keep));
   if (ord == 1) return emitted(ctx, ctx.reduce("ReduceL1", x, axes, keep));
   if (std::isinf(ord)) return emitted(ctx, ctx.reduce(ord > 0 ? "ReduceMax" : "ReduceMin", ctx.emit("Abs", {x}), axes, keep));
-  const DType type = result_dtype(args, args.dtype_of("self"));
   const std::string powered = ctx.emit("Pow", {ctx.emit("Abs", {x}), ctx.const_scalar(ord, type)});
   return emitted(ctx, ctx.emit("Pow", {ctx.reduce("ReduceSum", powered, axes, keep), ctx.const_scalar(1.0 / ord, type)}));
 }
