@@ -1651,6 +1651,88 @@ class EdgeShapes(nn.Module):
                 F.unfold(b0, (2, 2)))
 
 
+# ----------------------------------------------------------------------------------------------
+# Composite ops the default IR keeps (issue 30); core IR decomposes them into ops covered above
+# ----------------------------------------------------------------------------------------------
+
+
+@case("composite_shape", lambda g: (randn(g, 4, 6), randn(g, 4, 6), randn(g, 2, 3, 4), randn(g, 5), torch.tensor(2.0)),
+      irs=("default",))
+class CompositeShape(nn.Module):
+    """meshgrid (ij, xy, 0-d), swapaxes/swapdims, moveaxis/movedim, tensor_split (indices, sections), h/v/dsplit, h/v/dstack, row/column_stack, flipud/fliplr, kron, cartesian_prod."""
+
+    def forward(self, x, y, z, v, s):
+        w = v[:3]
+        return (*torch.meshgrid(v, w, indexing="ij"), *torch.meshgrid(v, w, s, indexing="xy"),
+                torch.swapaxes(z, 0, 2), torch.swapdims(z, -1, 1), torch.moveaxis(z, 0, -1), torch.movedim(z, (0, 1), (2, 0)),
+                *torch.tensor_split(x, [1, 3], dim=1), *torch.tensor_split(x, 4, dim=1), *torch.tensor_split(x, [-1, 5]),
+                *torch.hsplit(x, 2), *torch.vsplit(x, [1]), *torch.dsplit(z, [1, 3]), *torch.hsplit(v, [2]),
+                torch.hstack([x, y]), torch.vstack([x, y]), torch.dstack([x, y]), torch.column_stack([v, v]),
+                torch.hstack([v, s.reshape(1)]), torch.vstack([v, v]), torch.dstack([v, v]), torch.column_stack([x, v[:4]]),
+                torch.row_stack([x, y]), torch.flipud(x), torch.fliplr(x), torch.kron(x, y[:2, :3]), torch.kron(v, x),
+                torch.cartesian_prod(v, w, v[:2]))
+
+
+def _composite_math_inputs(gen):
+    x, y = randn(gen, 4, 6), randn(gen, 4, 6)
+    special = x.clone()
+    special[0, 0], special[1, 1], special[2, 2], special[3, 3] = float("nan"), float("inf"), -float("inf"), 0.0
+    signs = y.clone()
+    signs[0, 0], signs[0, 1], signs[1, 0] = -0.0, 0.0, float("nan")
+    grid = torch.cat([torch.linspace(-0.9999, 0.9999, 41), torch.tensor([1.0, -1.0, 0.0, 1.5, -0.99999, 0.999999, 1e-8])])
+    return x, y, special, signs, randint(gen, -3, 6, 3, 4), grid
+
+
+@case("composite_math", _composite_math_inputs, irs=("default",))
+class CompositeMath(nn.Module):
+    """nan_to_num, clamp_min/max.Tensor, hypot, copysign (±0, NaN), fmax/fmin, nansum/nanmean, count_nonzero, aminmax, trace, round(decimals), isin, bucketize, one_hot, cosine_similarity, pairwise_distance, _weight_norm, erfinv (tails, ±1, |y| > 1)."""
+
+    def forward(self, x, y, special, signs, i, grid):
+        finite_nan = torch.where(special.isinf(), 0.0, special)
+        return (torch.nan_to_num(special), torch.nan_to_num(special, 1.0, 2.0, -3.0), torch.clamp_min(x, y), torch.clamp_max(x, y),
+                torch.hypot(x, y), torch.copysign(special, signs), torch.copysign(x, -1.0), torch.fmax(special, signs),
+                torch.fmin(special, signs), torch.nansum(finite_nan), torch.nanmean(finite_nan, 1),
+                torch.nansum(finite_nan, (0,), keepdim=True), torch.count_nonzero(special, 1), torch.count_nonzero(i),
+                *torch.aminmax(x), *torch.aminmax(x, dim=1, keepdim=True), torch.trace(x), torch.trace(i),
+                torch.round(x, decimals=2), torch.round(x * 100, decimals=-1), torch.isin(i, torch.tensor([1, 2, 5])),
+                torch.isin(i, 3), torch.bucketize(x, torch.tensor([-1.0, 0.0, 2.0])),
+                torch.bucketize(i, torch.tensor([1, 3]), right=True, out_int32=True), F.one_hot(i.clamp(0, 4), 5),
+                F.cosine_similarity(x, y), F.cosine_similarity(x, y[0], dim=-1), F.pairwise_distance(x, y),
+                F.pairwise_distance(x, y, p=1, keepdim=True), F.pairwise_distance(x, y, p=float("inf")),
+                torch._weight_norm(x, y[:, :1], 0), torch._weight_norm(x, y[:1, :], 1), torch._weight_norm(x, y[0, 0], -1),
+                torch.erfinv(grid))
+
+
+@case("losses", lambda g: (randn(g, 4, 6), randn(g, 4, 6), torch.rand(4, 6, generator=g), torch.rand(4, 6, generator=g)),
+      irs=("default",))
+class Losses(nn.Module):
+    """l1, smooth_l1 (beta), huber, binary_cross_entropy (weight), with_logits (pos_weight, large logits), kl_div (log_target), soft_margin, margin_ranking, hinge_embedding, poisson_nll (full); none/mean/sum."""
+
+    def forward(self, a, b, p, q):
+        return (F.l1_loss(a, b), F.smooth_l1_loss(a, b, reduction="none"), F.smooth_l1_loss(a, b, beta=0.5),
+                F.huber_loss(a, b, delta=0.7, reduction="sum"), F.binary_cross_entropy(p, q),
+                F.binary_cross_entropy(p, q, weight=q[0], reduction="none"), F.binary_cross_entropy_with_logits(a, q),
+                F.binary_cross_entropy_with_logits(a * 30, q, pos_weight=q[0] + 0.5, reduction="sum"),
+                F.kl_div(a, q, reduction="batchmean"), F.kl_div(a, b, log_target=True), F.soft_margin_loss(a, b.sign()),
+                F.margin_ranking_loss(a, b, b.sign(), margin=0.3), F.hinge_embedding_loss(a, b.sign()), F.poisson_nll_loss(a, q),
+                F.poisson_nll_loss(p, q * 4, log_input=False, full=True))
+
+
+class _ComplexTable(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("freqs", torch.polar(torch.ones(6, 4), torch.randn(6, 4)))
+
+
+@case("complex_to_device", lambda g: (randn(g, 2, 6, 8),), irs=("default",))
+class ComplexToDevice(_ComplexTable):
+    """.to(device) of a complex rotary table (aten.to.dtype_layout on complex values, Llama 4 / DeepSeek-V2), then a complex product."""
+
+    def forward(self, x):
+        xc = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * self.freqs.to(x.device)).flatten(-2)
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.
