@@ -1718,6 +1718,31 @@ class Losses(nn.Module):
                 F.poisson_nll_loss(p, q * 4, log_input=False, full=True))
 
 
+def _composite_extra_inputs(gen):
+    x = randn(gen, 4, 6)
+    x[1, 2] = 0.0  # cumprod's zero
+    grid = torch.cat([torch.linspace(-20, 30, 201), torch.tensor([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 2.0, float("inf"),
+                                                                  -float("inf"), float("nan"), 1e-6, 1e10])])
+    return x, randn(gen, 5), randn(gen, 2, 3, 4), randint(gen, -3, 4, 4, 6), grid, torch.tensor([True, False, True, True, False, False])
+
+
+@case("composite_extra", _composite_extra_inputs, irs=("default",))
+class CompositeExtra(nn.Module):
+    """rot90, diag (1-D/2-D, offsets), diag_embed, vander, tril/triu_indices, channel_shuffle, masked_select, argwhere, lgamma/digamma/polygamma(0)/mvlgamma (poles, ±0, ±inf), ldexp, float_power, cumprod (zero, ints), renorm, linalg_norm/linalg_matrix_norm (fro, 1, inf)."""
+
+    def forward(self, x, v, z, i, grid, mask):
+        return (torch.rot90(x), torch.rot90(x, 2), torch.rot90(x, -1), torch.rot90(z, 3, (2, 0)), torch.diag(v), torch.diag(v, 2),
+                torch.diag(v, -3), torch.diag(x), torch.diag(x, 1), torch.diag(x, -2), torch.diag(x, 7), torch.diag_embed(x),
+                torch.diag_embed(v, -2), torch.vander(v), torch.vander(i[0], 3, increasing=True), torch.tril_indices(3, 4, 1),
+                torch.triu_indices(4, 3, -1), F.channel_shuffle(z.reshape(1, 6, 2, 2), 2), torch.masked_select(x, mask),
+                torch.argwhere(x > 0), torch.lgamma(grid), torch.digamma(grid), torch.polygamma(0, grid),
+                torch.mvlgamma(grid.abs() + 1.1, 3), torch.ldexp(x, i), torch.float_power(x, 2), torch.float_power(2, x),
+                torch.cumprod(x, 1), torch.cumprod(i, 0), torch.renorm(x, 2, 0, 1.0), torch.renorm(z, 1, 1, 0.5),
+                torch.linalg.norm(x), torch.linalg.norm(x, float("inf")), torch.linalg.norm(x, "fro"), torch.linalg.norm(z, 3, dim=1),
+                torch.linalg.matrix_norm(z, 1), torch.linalg.matrix_norm(z, -float("inf"), dim=(0, 2), keepdim=True),
+                torch.linalg.norm(v, 0))
+
+
 class _ComplexTable(nn.Module):
     def __init__(self):
         super().__init__()

@@ -1,10 +1,13 @@
 // Composite math ops that the default IR keeps (torch's _decomp/_refs, done here): nan_to_num,
 // hypot, copysign, fmax/fmin, nansum/nanmean, count_nonzero, aminmax, trace, round(decimals),
 // isin, bucketize, one_hot, cosine_similarity, pairwise_distance, _weight_norm, and erfinv, which
-// ONNX lacks (a published polynomial approximation, its error stated).
+// ONNX lacks (a published polynomial approximation, its error stated), lgamma/digamma/mvlgamma
+// (series with recurrence and reflection), ldexp, float_power, cumprod, renorm, linalg_norm and
+// linalg_matrix_norm (Frobenius, 1, inf).
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -265,6 +268,213 @@ RuleResult aten_erfinv(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, ctx.emit("Where", {edge, inf, x}), DType::kFloat32, out));
 }
 
+// ---- gamma functions: recurrence to x + 6, an asymptotic series there, reflection below 1/2 ----
+
+// The floating type a special function is computed in: the input's, float32 for others.
+DType special_type(const ArgReader& args) {
+  const DType in = args.dtype_of("self");
+  return in == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+}
+
+// True where x is a pole of the gamma function (0, -1, -2, ...).
+std::string gamma_pole(EmitContext& ctx, const std::string& x, DType type) {
+  return ctx.emit("And", {ctx.emit("LessOrEqual", {x, ctx.const_scalar(0, type)}), ctx.emit("Equal", {x, ctx.emit("Floor", {x})})});
+}
+
+// x minus its nearest integer (exact in floating point): sin(pi x) and tan(pi x) up to sign, without
+// the error pi * x carries for large |x|.
+std::string unit_offset(EmitContext& ctx, const std::string& x) { return ctx.emit("Sub", {x, ctx.emit("Round", {x})}); }
+
+// lgamma of x in float `type`: Stirling's series (to 1/(1680 w^7)) at w = z + 6, minus log z(z+1)...(z+5)
+// as a sum of logs (no overflow), z = x or 1 - x with log(pi / |sin(pi x)|) for x < 1/2; +inf at the
+// poles and at +-inf.
+std::string lgamma_value(EmitContext& ctx, const std::string& x, DType type) {
+  auto c = [&](double v) { return ctx.const_scalar(v, type); };
+  const std::string reflect = ctx.emit("Less", {x, c(0.5)});
+  const std::string z = ctx.emit("Where", {reflect, ctx.emit("Sub", {c(1), x}), x});
+  std::string shift_log = ctx.emit("Log", {z});
+  for (int i = 1; i < 6; ++i) shift_log = ctx.emit("Add", {shift_log, ctx.emit("Log", {ctx.emit("Add", {z, c(i)})})});
+  const std::string w = ctx.emit("Add", {z, c(6)});
+  const std::string r = ctx.emit("Reciprocal", {w}), r2 = ctx.emit("Mul", {r, r});
+  // 1/(12w) - 1/(360w^3) + 1/(1260w^5) - 1/(1680w^7), by Horner in 1/w^2
+  std::string series = c(-1.0 / 1680);
+  for (double k : {1.0 / 1260, -1.0 / 360, 1.0 / 12}) series = ctx.emit("Add", {ctx.emit("Mul", {series, r2}), c(k)});
+  series = ctx.emit("Mul", {series, r});
+  const std::string stirling = ctx.emit("Add", {ctx.emit("Sub", {ctx.emit("Mul", {ctx.emit("Sub", {w, c(0.5)}), ctx.emit("Log", {w})}), w}),
+                                               ctx.emit("Add", {c(0.5 * std::log(2 * std::numbers::pi)), series})});
+  const std::string lg_z = ctx.emit("Sub", {stirling, shift_log});
+  const std::string sine = ctx.emit("Abs", {ctx.emit("Sin", {ctx.emit("Mul", {unit_offset(ctx, x), c(std::numbers::pi)})})});
+  const std::string reflected = ctx.emit("Sub", {ctx.emit("Log", {ctx.emit("Div", {c(std::numbers::pi), sine})}), lg_z});
+  const std::string value = ctx.emit("Where", {reflect, reflected, lg_z});
+  const std::string infinite = ctx.emit("Or", {gamma_pole(ctx, x, type), ctx.emit("Equal", {ctx.emit("Abs", {x}), c(INFINITY)})});
+  return ctx.emit("Where", {infinite, c(INFINITY), value});
+}
+
+// digamma of x: the asymptotic series (to 1/(240 w^8)) at w = z + 6 minus sum 1/(z + i), reflected
+// with pi / tan(pi x) below 1/2; -1/x at +-0 (-inf, +inf), NaN at the negative integers and -inf.
+std::string digamma_value(EmitContext& ctx, const std::string& x, DType type) {
+  auto c = [&](double v) { return ctx.const_scalar(v, type); };
+  const std::string reflect = ctx.emit("Less", {x, c(0.5)});
+  const std::string z = ctx.emit("Where", {reflect, ctx.emit("Sub", {c(1), x}), x});
+  std::string shift = ctx.emit("Reciprocal", {z});
+  for (int i = 1; i < 6; ++i) shift = ctx.emit("Add", {shift, ctx.emit("Reciprocal", {ctx.emit("Add", {z, c(i)})})});
+  const std::string w = ctx.emit("Add", {z, c(6)});
+  const std::string r = ctx.emit("Reciprocal", {w}), r2 = ctx.emit("Mul", {r, r});
+  // -1/(12w^2) + 1/(120w^4) - 1/(252w^6) + 1/(240w^8), by Horner in 1/w^2
+  std::string series = c(1.0 / 240);
+  for (double k : {-1.0 / 252, 1.0 / 120, -1.0 / 12}) series = ctx.emit("Add", {ctx.emit("Mul", {series, r2}), c(k)});
+  series = ctx.emit("Mul", {series, r2});
+  const std::string asym = ctx.emit("Add", {ctx.emit("Sub", {ctx.emit("Log", {w}), ctx.emit("Mul", {r, c(0.5)})}), series});
+  const std::string psi_z = ctx.emit("Sub", {asym, shift});
+  const std::string cot = ctx.emit("Div", {c(std::numbers::pi), ctx.emit("Tan", {ctx.emit("Mul", {unit_offset(ctx, x), c(std::numbers::pi)})})});
+  std::string value = ctx.emit("Where", {reflect, ctx.emit("Sub", {psi_z, cot}), psi_z});
+  const std::string undefined = ctx.emit("Or", {gamma_pole(ctx, x, type), ctx.emit("Equal", {x, c(-INFINITY)})});
+  value = ctx.emit("Where", {undefined, c(NAN), value});
+  return ctx.emit("Where", {ctx.emit("Equal", {x, c(0)}), ctx.emit("Neg", {ctx.emit("Reciprocal", {x})}), value});
+}
+
+RuleResult special(EmitContext& ctx, const ir::Node& node, std::string (*fn)(EmitContext&, const std::string&, DType)) {
+  ArgReader args(ctx, node);
+  const DType type = special_type(args);
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  return emitted(ctx, cast_if_needed(ctx, fn(ctx, x, type), type, result_dtype(args, type)));
+}
+// lgamma(Tensor self) -> Tensor. Checked against float64 torch over (-20, 30), see the op sample.
+RuleResult aten_lgamma(EmitContext& ctx, const ir::Node& node) { return special(ctx, node, lgamma_value); }
+// digamma(Tensor self) -> Tensor; polygamma(0, x)
+RuleResult aten_digamma(EmitContext& ctx, const ir::Node& node) { return special(ctx, node, digamma_value); }
+
+// polygamma(int n, Tensor self) -> Tensor: only n = 0 (digamma); higher orders are refused.
+RuleResult aten_polygamma(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(args.get_int("n") == 0, ErrorCode::kUnsupported, "polygamma of order " + std::to_string(args.get_int("n")));
+  return special(ctx, node, digamma_value);
+}
+
+// mvlgamma(Tensor self, int p) -> Tensor: sum over i < p of lgamma(x - i/2), plus p(p-1)/4 log pi
+RuleResult aten_mvlgamma(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = special_type(args);
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  const int64_t p = args.get_int("p");
+  PT2ONNX_CHECK(p >= 1, ErrorCode::kUnsupported, "mvlgamma with p below 1");
+  std::string sum = ctx.const_scalar(static_cast<double>(p * (p - 1)) / 4 * std::log(std::numbers::pi), type);
+  for (int64_t i = 0; i < p; ++i)
+    sum = ctx.emit("Add", {sum, lgamma_value(ctx, ctx.emit("Sub", {x, ctx.const_scalar(static_cast<double>(i) / 2, type)}), type)});
+  return emitted(ctx, cast_if_needed(ctx, sum, type, result_dtype(args, type)));
+}
+
+// ---- powers, products and norms -----------------------------------------------------------------
+
+// ldexp.Tensor(Tensor self, Tensor other) -> Tensor: self * 2^other
+RuleResult aten_ldexp(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, DType::kFloat32);
+  const std::string power = ctx.emit("Pow", {ctx.const_scalar(2, type), operand_as(ctx, args, "other", type)});
+  return emitted(ctx, ctx.emit("Mul", {operand_as(ctx, args, "self", type), power}));
+}
+
+// float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor; Tensor_Scalar, Scalar: pow in float64
+RuleResult aten_float_power(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Pow", {operand_as(ctx, args, "self", DType::kFloat64), operand_as(ctx, args, "exponent", DType::kFloat64)}));
+}
+
+// cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor. ONNX has no CumProd: the
+// magnitude is exp(cumsum(log|x|)), the sign the parity of the negatives so far, and 0 from the
+// first zero on. Integers go through float64 and are rounded back.
+RuleResult aten_cumprod(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType out = result_dtype(args, args.dtype_of("self"));
+  const DType type = is_floating(out) && out != DType::kFloat64 ? DType::kFloat32 : DType::kFloat64;
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  const std::string axis = ctx.const_i64(normalize_dim(args.get_int("dim"), std::max<int64_t>(args.rank_of("self"), 1)));
+  auto c = [&](double v) { return ctx.const_scalar(v, type); };
+  auto cumsum = [&](const std::string& v) { return ctx.emit("CumSum", {v, axis}); };
+  const std::string zero = ctx.emit("Equal", {x, c(0)});
+  const std::string logs = cumsum(ctx.emit("Log", {ctx.emit("Where", {zero, c(1), ctx.emit("Abs", {x})})}));
+  const std::string negatives = cumsum(ctx.cast(ctx.emit("Less", {x, c(0)}), type));
+  const std::string sign = ctx.emit("Sub", {c(1), ctx.emit("Mul", {c(2), ctx.emit("Mod", {negatives, c(2)}, {Attr("fmod", 1)})})});
+  const std::string zero_seen = ctx.emit("Greater", {cumsum(ctx.cast(zero, type)), c(0)});
+  std::string product = ctx.emit("Where", {zero_seen, c(0), ctx.emit("Mul", {sign, ctx.emit("Exp", {logs})})});
+  if (!is_floating(out)) product = ctx.emit("Round", {product});
+  return emitted(ctx, cast_if_needed(ctx, product, type, out));
+}
+
+// renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor: each slice along dim whose
+// p-norm exceeds maxnorm scaled by maxnorm / (norm + 1e-7), as torch does.
+RuleResult aten_renorm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const int64_t rank = args.rank_of("self");
+  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
+  std::vector<int64_t> others;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != dim) others.push_back(i);
+  const std::string x = args.tensor("self");
+  const std::string norm = others.empty() ? ctx.emit("Abs", {x}) : vector_norm(ctx, x, args.scalar_number("p"), others, true, type);
+  const std::string max_norm = ctx.const_scalar(args.scalar_number("maxnorm"), type);
+  const std::string scale = ctx.emit("Div", {max_norm, ctx.emit("Add", {norm, ctx.const_scalar(1e-7, type)})});
+  const std::string factor = ctx.emit("Where", {ctx.emit("Greater", {norm, max_norm}), scale, ctx.const_scalar(1, type)});
+  return emitted(ctx, ctx.emit("Mul", {x, factor}));
+}
+
+// A matrix norm's ord: "fro" (also when absent), or a number. "nuc" and the spectral +-2 need an
+// SVD, which ONNX lacks: refused by name.
+std::optional<double> matrix_ord(const ArgReader& args) {
+  if (!args.has("ord")) return std::nullopt;
+  if (const auto* text = std::get_if<std::string>(&args.arg("ord"))) {
+    PT2ONNX_CHECK(*text == "fro", ErrorCode::kUnsupported, "matrix norm of ord '" + *text + "' (needs an SVD)");
+    return std::nullopt;
+  }
+  const double value = args.scalar_number("ord");
+  PT2ONNX_CHECK(std::abs(value) == 1 || std::isinf(value), ErrorCode::kUnsupported,
+                "matrix norm of ord " + std::to_string(value) + " (needs an SVD)");
+  return value;
+}
+
+// The Frobenius norm (nullopt), or ord +-1 (max/min column sum of |x|), +-inf (row sums), over dims (rows, cols).
+std::string matrix_norm(EmitContext& ctx, const std::string& x, std::optional<double> ord, int64_t rows, int64_t cols, bool keep) {
+  const std::vector<int64_t> both = {std::min(rows, cols), std::max(rows, cols)};
+  if (!ord) return ctx.reduce("ReduceL2", x, both, keep);
+  const bool one = std::abs(*ord) == 1;
+  const std::string sums = ctx.reduce("ReduceSum", ctx.emit("Abs", {x}), std::vector<int64_t>{one ? rows : cols}, true);
+  const std::string m = ctx.reduce(*ord > 0 ? "ReduceMax" : "ReduceMin", sums, std::vector<int64_t>{one ? cols : rows}, true);
+  return keep ? m : ctx.squeeze(m, both);
+}
+
+// linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None); .str_ord
+RuleResult aten_linalg_matrix_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const std::vector<int64_t> dims = args.has("dim") ? normalize_dims(args.ints("dim"), rank) : std::vector<int64_t>{rank - 2, rank - 1};
+  PT2ONNX_CHECK(dims.size() == 2, ErrorCode::kUnsupported, "a matrix norm over other than two dims");
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), result_dtype(args, args.dtype_of("self")));
+  return emitted(ctx, matrix_norm(ctx, x, matrix_ord(args), dims[0], dims[1], args.bool_or("keepdim", false)));
+}
+
+// linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None); .ord_str:
+// a vector norm over one dim (or a flattened tensor without ord), a matrix norm over two.
+RuleResult aten_linalg_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const DType type = result_dtype(args, args.dtype_of("self"));
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  const bool keep = args.bool_or("keepdim", false);
+  std::optional<std::vector<int64_t>> dims;
+  if (args.has("dim")) dims = normalize_dims(args.ints("dim"), rank);
+  if (!args.has("ord")) return emitted(ctx, ctx.reduce("ReduceL2", x, dims, keep));  // 2-norm or Frobenius alike
+  const std::vector<int64_t> over = dims ? *dims : [&] {
+    std::vector<int64_t> all;
+    for (int64_t i = 0; i < rank; ++i) all.push_back(i);
+    return all;
+  }();
+  if (over.size() == 2) return emitted(ctx, matrix_norm(ctx, x, matrix_ord(args), over[0], over[1], keep));
+  PT2ONNX_CHECK(over.size() == 1 && std::get_if<std::string>(&args.arg("ord")) == nullptr, ErrorCode::kUnsupported,
+                "linalg_norm with an ord over other than one or two dims");
+  return emitted(ctx, vector_norm(ctx, x, args.scalar_number("ord"), dims, keep, type));
+}
+
 }  // namespace
 
 void register_composite_math_rules(RuleTable& t) {
@@ -290,6 +500,23 @@ void register_composite_math_rules(RuleTable& t) {
   t.add("aten.pairwise_distance.default", 1, aten_pairwise_distance);
   t.add("aten._weight_norm.default", 1, aten_weight_norm);
   t.add("aten.erfinv.default", 1, aten_erfinv);
+  t.add("aten.lgamma.default", 1, aten_lgamma);
+  t.add("aten.digamma.default", 1, aten_digamma);
+  t.add("aten.special_digamma.default", 1, aten_digamma);
+  t.add("aten.special_psi.default", 1, aten_digamma);
+  t.add("aten.polygamma.default", 1, aten_polygamma, "only order 0 (digamma)");
+  t.add("aten.mvlgamma.default", 1, aten_mvlgamma);
+  t.add("aten.special_multigammaln.default", 1, aten_mvlgamma);
+  t.add("aten.ldexp.Tensor", 1, aten_ldexp);
+  t.add("aten.float_power.Tensor_Tensor", 1, aten_float_power);
+  t.add("aten.float_power.Tensor_Scalar", 1, aten_float_power);
+  t.add("aten.float_power.Scalar", 1, aten_float_power);
+  t.add("aten.cumprod.default", 11, aten_cumprod);  // CumSum is opset 11
+  t.add("aten.renorm.default", 1, aten_renorm);
+  t.add("aten.linalg_matrix_norm.default", 1, aten_linalg_matrix_norm);
+  t.add("aten.linalg_matrix_norm.str_ord", 1, aten_linalg_matrix_norm);
+  t.add("aten.linalg_norm.default", 1, aten_linalg_norm);
+  t.add("aten.linalg_norm.ord_str", 1, aten_linalg_norm);
 }
 
 }  // namespace pt2onnx::translate

@@ -1,7 +1,8 @@
 // Composite shape ops that the default IR keeps and core IR decomposes (torch's _refs, done here):
 // swapaxes/moveaxis/movedim as one Transpose, meshgrid and cartesian_prod as Expands,
 // tensor_split/hsplit/vsplit/dsplit as Split or Slices, hstack/vstack/dstack/column_stack as
-// Concat of atleast_Nd operands, flipud/fliplr, kron. Each expands straight into ONNX ops: an
+// Concat of atleast_Nd operands, flipud/fliplr, kron, rot90, diag/diag_embed (EyeLike masks), vander,
+// tril/triu_indices (constants), channel_shuffle, masked_select (Compress). Each expands straight into ONNX ops: an
 // aten-to-aten rewrite would need shapes and dtypes for every intermediate value, which the program
 // only records for the values torch traced.
 #include <algorithm>
@@ -251,6 +252,134 @@ RuleResult aten_kron(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.reshape(product, ctx.emit("Mul", {ctx.shape_of(a), ctx.shape_of(b)})));
 }
 
+// ---- rotations, diagonals, index tables -------------------------------------------------------
+
+std::string reversed(EmitContext& ctx, const std::string& x, int64_t dim) {
+  return ctx.emit("Slice", {x, ctx.const_i64s({-1}), ctx.const_i64s({std::numeric_limits<int64_t>::min()}), ctx.const_i64s({dim}),
+                            ctx.const_i64s({-1})});
+}
+
+// rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor: k quarter turns from dims[0] towards
+// dims[1]: one turn flips dims[1] then swaps the two, three flip dims[0] then swap.
+RuleResult aten_rot90(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const std::vector<int64_t> dims = args.has("dims") ? normalize_dims(args.ints("dims"), rank) : std::vector<int64_t>{0, 1};
+  PT2ONNX_CHECK(dims.size() == 2 && dims[0] != dims[1], ErrorCode::kUnsupported, "rot90 needs two different dims");
+  const int64_t k = ((args.int_or("k", 1) % 4) + 4) % 4;
+  std::string x = args.tensor("self");
+  if (k == 0) return emitted(ctx, x);
+  if (k == 2) return emitted(ctx, reversed(ctx, reversed(ctx, x, dims[0]), dims[1]));
+  std::vector<int64_t> perm = iota(rank);
+  std::swap(perm[static_cast<size_t>(dims[0])], perm[static_cast<size_t>(dims[1])]);
+  return emitted(ctx, ctx.transpose(reversed(ctx, x, k == 1 ? dims[1] : dims[0]), perm));
+}
+
+// A bool [m, m] mask of the k-th diagonal (m a 0-D int64 value).
+std::string diagonal_mask(EmitContext& ctx, const std::string& m, int64_t k) {
+  const std::string square = ctx.concat({ctx.unsqueeze(m, {0}), ctx.unsqueeze(m, {0})}, 0);
+  const std::string zeros = ctx.emit("ConstantOfShape", {square});  // float zeros
+  return ctx.cast(ctx.emit("EyeLike", {zeros}, {Attr("k", k)}), DType::kBool);
+}
+
+// `v` ([..., n]) on the k-th diagonal of [..., m, m] zeros, m = n + |k|: v padded by |k| at the end of
+// its last axis is read along rows (k >= 0) or columns (k < 0).
+std::string embed_diagonal(EmitContext& ctx, const std::string& v, int64_t rank, int64_t k, DType type) {
+  const int64_t pad = std::abs(k);
+  std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+  pads.back() = pad;
+  const std::string padded = pad ? ctx.emit("Pad", {v, ctx.const_i64s(pads)}) : v;
+  const std::string m = ctx.dim_of(padded, rank - 1);
+  const std::string along = ctx.unsqueeze(padded, {k >= 0 ? rank : rank - 1});
+  return ctx.emit("Where", {diagonal_mask(ctx, m, k), along, ctx.const_scalar(0, type)});
+}
+
+// diag(Tensor self, int diagonal=0) -> Tensor: a 1-D tensor onto the diagonal of a square matrix;
+// a matrix's diagonal as a 1-D tensor (the masked matrix summed along rows or columns, then cut to
+// the diagonal's length max(0, min(r, c - k)) or max(0, min(r + k, c))).
+RuleResult aten_diag(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self"), k = args.int_or("diagonal", 0);
+  const DType type = args.dtype_of("self");
+  PT2ONNX_CHECK(rank == 1 || rank == 2, ErrorCode::kUnsupported, "diag of a tensor of rank " + std::to_string(rank));
+  const std::string x = args.tensor("self");
+  if (rank == 1) return emitted(ctx, embed_diagonal(ctx, x, 1, k, type));
+  const std::string mask = ctx.cast(ctx.emit("EyeLike", {ctx.cast(x, DType::kFloat32)}, {Attr("k", k)}), DType::kBool);
+  const std::string on = ctx.emit("Where", {mask, x, ctx.const_scalar(0, type)});
+  const std::string r = ctx.dim_of(x, 0), c = ctx.dim_of(x, 1);
+  const std::string shift = ctx.const_i64(std::abs(k));
+  const std::string length = k >= 0 ? ctx.emit("Min", {r, ctx.emit("Sub", {c, shift})}) : ctx.emit("Min", {ctx.emit("Sub", {r, shift}), c});
+  const std::string end = ctx.unsqueeze(ctx.emit("Max", {length, ctx.const_i64(0)}), {0});
+  const std::string sums = ctx.reduce("ReduceSum", on, std::vector<int64_t>{k >= 0 ? 1 : 0}, false);
+  return emitted(ctx, ctx.emit("Slice", {sums, ctx.const_i64s({0}), end, ctx.const_i64s({0})}));
+}
+
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor, for dims that are the
+// result's last two (dim1 before dim2), as every caller we know writes them.
+RuleResult aten_diag_embed(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(rank >= 1, ErrorCode::kUnsupported, "diag_embed of a 0-d tensor");
+  const int64_t dim1 = normalize_dim(args.int_or("dim1", -2), rank + 1), dim2 = normalize_dim(args.int_or("dim2", -1), rank + 1);
+  PT2ONNX_CHECK(dim1 == rank - 1 && dim2 == rank, ErrorCode::kUnsupported, "diag_embed into dims other than the last two");
+  return emitted(ctx, embed_diagonal(ctx, args.tensor("self"), rank, args.int_or("offset", 0), args.dtype_of("self")));
+}
+
+// vander(Tensor x, int? N=None, bool increasing=False) -> Tensor: columns x^(N-1) ... x^0 (or rising)
+RuleResult aten_vander(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.out_dtype();
+  const std::string x = cast_if_needed(ctx, args.tensor("x"), args.dtype_of("x"), type);
+  const std::string n = args.has("N") ? args.int_value("N") : ctx.size_of(args.tensor_fx("x"), 0);
+  const bool increasing = args.bool_or("increasing", false);
+  std::string powers = increasing ? ctx.emit("Range", {ctx.const_i64(0), n, ctx.const_i64(1)})
+                                  : ctx.emit("Range", {ctx.emit("Sub", {n, ctx.const_i64(1)}), ctx.const_i64(-1), ctx.const_i64(-1)});
+  return emitted(ctx, ctx.emit("Pow", {ctx.unsqueeze(x, {1}), cast_if_needed(ctx, powers, DType::kInt64, type)}));
+}
+
+// tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, ...) -> Tensor; triu_indices:
+// the [2, n] coordinates of the lower (upper) triangle in row-major order, a constant.
+RuleResult triangle_indices(EmitContext& ctx, const ir::Node& node, bool upper) {
+  ArgReader args(ctx, node);
+  const int64_t rows = args.get_int("row"), cols = args.get_int("col"), offset = args.int_or("offset", 0);
+  std::vector<int64_t> r, c;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      if (upper ? j - i >= offset : j - i <= offset) {
+        r.push_back(i);
+        c.push_back(j);
+      }
+  const auto n = static_cast<int64_t>(r.size());
+  r.insert(r.end(), c.begin(), c.end());
+  const std::string table = ctx.reshape(ctx.const_i64s(r), ctx.const_i64s({2, n}));
+  return emitted(ctx, cast_if_needed(ctx, table, DType::kInt64, args.out_dtype()));
+}
+RuleResult aten_tril_indices(EmitContext& ctx, const ir::Node& node) { return triangle_indices(ctx, node, false); }
+RuleResult aten_triu_indices(EmitContext& ctx, const ir::Node& node) { return triangle_indices(ctx, node, true); }
+
+// channel_shuffle(Tensor self, SymInt groups) -> Tensor: [N, g, C/g, *] with the two group axes swapped
+RuleResult aten_channel_shuffle(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(rank >= 3, ErrorCode::kUnsupported, "channel_shuffle of a tensor of rank below 3");
+  const std::string x = args.tensor("self");
+  const std::string groups = ctx.unsqueeze(args.int_value("groups"), {0});
+  const std::string per_group = ctx.emit("Div", {ctx.shape_slice(x, 1, 2), groups});
+  const std::string split = ctx.reshape(x, ctx.concat({ctx.shape_slice(x, 0, 1), groups, per_group, ctx.shape_slice(x, 2, rank)}, 0));
+  std::vector<int64_t> perm = iota(rank + 1);
+  std::swap(perm[1], perm[2]);
+  return emitted(ctx, ctx.reshape(ctx.transpose(split, perm), ctx.shape_of(x)));
+}
+
+// masked_select(Tensor self, Tensor mask) -> Tensor: the broadcast operands flattened, then Compress
+RuleResult aten_masked_select(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string mask = cast_if_needed(ctx, args.tensor("mask"), args.dtype_of("mask"), DType::kBool);
+  const std::string x = ctx.emit("Where", {mask, args.tensor("self"), args.tensor("self")});  // self, broadcast
+  const std::string flat_mask = ctx.reshape(ctx.emit("Expand", {mask, ctx.shape_of(x)}), ctx.const_i64s({-1}));
+  return emitted(ctx, ctx.emit("Compress", {ctx.reshape(x, ctx.const_i64s({-1})), flat_mask}, {Attr("axis", 0)}));
+}
+
 }  // namespace
 
 void register_composite_shape_rules(RuleTable& t) {
@@ -279,6 +408,15 @@ void register_composite_shape_rules(RuleTable& t) {
   t.add("aten.flipud.default", 1, aten_flipud);
   t.add("aten.fliplr.default", 1, aten_fliplr);
   t.add("aten.kron.default", 1, aten_kron);
+  t.add("aten.rot90.default", 1, aten_rot90);
+  t.add("aten.diag.default", 1, aten_diag);
+  t.add("aten.diag_embed.default", 1, aten_diag_embed, "only into the result's last two dims");
+  t.add("aten.vander.default", 1, aten_vander);
+  t.add("aten.tril_indices.default", 1, aten_tril_indices);
+  t.add("aten.triu_indices.default", 1, aten_triu_indices);
+  t.add("aten.channel_shuffle.default", 1, aten_channel_shuffle);
+  t.add("aten.native_channel_shuffle.default", 1, aten_channel_shuffle);
+  t.add("aten.masked_select.default", 9, aten_masked_select);  // Compress is opset 9
 }
 
 }  // namespace pt2onnx::translate
