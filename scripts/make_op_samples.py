@@ -1626,6 +1626,138 @@ class GroupedMM(_Experts):
                 torch._grouped_mm(x[:4].contiguous(), self.w2, offs=torch.tensor([4, 8], dtype=torch.int32)))
 
 
+# ----------------------------------------------------------------------------------------------
+# Edge cases torch's OpInfo database tries (issue 30): 0-d tensors, empty tensors, one step
+# ----------------------------------------------------------------------------------------------
+
+
+def _edge_inputs(gen):
+    xz = randn(gen, 3, 4)
+    xz[0, 1], xz[2, 2], xz[1, 0] = 0.0, 0.0, float("nan")  # NaN counts as nonzero
+    return (torch.tensor(1.5), torch.tensor(0.0), xz, torch.tensor([0]), torch.empty(0, 3), torch.empty(0),
+            randn(gen, 0, 2, 4, 4))
+
+
+@case("edge_shapes", _edge_inputs)
+class EdgeShapes(nn.Module):
+    """linspace of one step, vector norm ord 0 (nonzeros), argmax/argmin/max.dim/index_select/index_fill/nonzero of 0-d tensors, roll of empty tensors, F.unfold of batch 0."""
+
+    def forward(self, x0, z0, xz, idx, empty, empty1, b0):
+        return (torch.linspace(-2.0, -3, steps=1) + x0, torch.linspace(1.0, 2.0, steps=2) * x0,
+                torch.linalg.vector_norm(xz, 0), torch.norm(xz, p=0, dim=1), torch.linalg.vector_norm(xz, 0, dim=0, keepdim=True),
+                torch.argmax(x0), torch.argmax(x0, 0), torch.argmin(x0, -1, keepdim=True), *torch.max(x0, 0),
+                torch.index_select(x0, 0, idx), torch.index_fill(x0, 0, idx, -1.0), torch.index_fill(z0, -1, idx[:0], 4.0),
+                torch.nonzero(x0), torch.nonzero(z0), torch.roll(empty, 1, 0), torch.roll(empty1, 2), torch.roll(empty, (1, 2), (0, 1)),
+                F.unfold(b0, (2, 2)))
+
+
+# ----------------------------------------------------------------------------------------------
+# Composite ops the default IR keeps (issue 30); core IR decomposes them into ops covered above
+# ----------------------------------------------------------------------------------------------
+
+
+@case("composite_shape", lambda g: (randn(g, 4, 6), randn(g, 4, 6), randn(g, 2, 3, 4), randn(g, 5), torch.tensor(2.0)),
+      irs=("default",))
+class CompositeShape(nn.Module):
+    """meshgrid (ij, xy, 0-d), swapaxes/swapdims, moveaxis/movedim, tensor_split (indices, sections), h/v/dsplit, h/v/dstack, row/column_stack, flipud/fliplr, kron, cartesian_prod."""
+
+    def forward(self, x, y, z, v, s):
+        w = v[:3]
+        return (*torch.meshgrid(v, w, indexing="ij"), *torch.meshgrid(v, w, s, indexing="xy"),
+                torch.swapaxes(z, 0, 2), torch.swapdims(z, -1, 1), torch.moveaxis(z, 0, -1), torch.movedim(z, (0, 1), (2, 0)),
+                *torch.tensor_split(x, [1, 3], dim=1), *torch.tensor_split(x, 4, dim=1), *torch.tensor_split(x, [-1, 5]),
+                *torch.hsplit(x, 2), *torch.vsplit(x, [1]), *torch.dsplit(z, [1, 3]), *torch.hsplit(v, [2]),
+                torch.hstack([x, y]), torch.vstack([x, y]), torch.dstack([x, y]), torch.column_stack([v, v]),
+                torch.hstack([v, s.reshape(1)]), torch.vstack([v, v]), torch.dstack([v, v]), torch.column_stack([x, v[:4]]),
+                torch.row_stack([x, y]), torch.flipud(x), torch.fliplr(x), torch.kron(x, y[:2, :3]), torch.kron(v, x),
+                torch.cartesian_prod(v, w, v[:2]))
+
+
+def _composite_math_inputs(gen):
+    x, y = randn(gen, 4, 6), randn(gen, 4, 6)
+    special = x.clone()
+    special[0, 0], special[1, 1], special[2, 2], special[3, 3] = float("nan"), float("inf"), -float("inf"), 0.0
+    signs = y.clone()
+    signs[0, 0], signs[0, 1], signs[1, 0] = -0.0, 0.0, float("nan")
+    grid = torch.cat([torch.linspace(-0.9999, 0.9999, 41), torch.tensor([1.0, -1.0, 0.0, 1.5, -0.99999, 0.999999, 1e-8])])
+    return x, y, special, signs, randint(gen, -3, 6, 3, 4), grid
+
+
+@case("composite_math", _composite_math_inputs, irs=("default",))
+class CompositeMath(nn.Module):
+    """nan_to_num, clamp_min/max.Tensor, hypot, copysign (±0, NaN), fmax/fmin, nansum/nanmean, count_nonzero, aminmax, trace, round(decimals), isin, bucketize, one_hot, cosine_similarity, pairwise_distance, _weight_norm, erfinv (tails, ±1, |y| > 1)."""
+
+    def forward(self, x, y, special, signs, i, grid):
+        finite_nan = torch.where(special.isinf(), 0.0, special)
+        return (torch.nan_to_num(special), torch.nan_to_num(special, 1.0, 2.0, -3.0), torch.clamp_min(x, y), torch.clamp_max(x, y),
+                torch.hypot(x, y), torch.copysign(special, signs), torch.copysign(x, -1.0), torch.fmax(special, signs),
+                torch.fmin(special, signs), torch.nansum(finite_nan), torch.nanmean(finite_nan, 1),
+                torch.nansum(finite_nan, (0,), keepdim=True), torch.count_nonzero(special, 1), torch.count_nonzero(i),
+                *torch.aminmax(x), *torch.aminmax(x, dim=1, keepdim=True), torch.trace(x), torch.trace(i),
+                torch.round(x, decimals=2), torch.round(x * 100, decimals=-1), torch.isin(i, torch.tensor([1, 2, 5])),
+                torch.isin(i, 3), torch.bucketize(x, torch.tensor([-1.0, 0.0, 2.0])),
+                torch.bucketize(i, torch.tensor([1, 3]), right=True, out_int32=True), F.one_hot(i.clamp(0, 4), 5),
+                F.cosine_similarity(x, y), F.cosine_similarity(x, y[0], dim=-1), F.pairwise_distance(x, y),
+                F.pairwise_distance(x, y, p=1, keepdim=True), F.pairwise_distance(x, y, p=float("inf")),
+                torch._weight_norm(x, y[:, :1], 0), torch._weight_norm(x, y[:1, :], 1), torch._weight_norm(x, y[0, 0], -1),
+                torch.erfinv(grid))
+
+
+@case("losses", lambda g: (randn(g, 4, 6), randn(g, 4, 6), torch.rand(4, 6, generator=g), torch.rand(4, 6, generator=g)),
+      irs=("default",))
+class Losses(nn.Module):
+    """l1, smooth_l1 (beta), huber, binary_cross_entropy (weight), with_logits (pos_weight, large logits), kl_div (log_target), soft_margin, margin_ranking, hinge_embedding, poisson_nll (full); none/mean/sum."""
+
+    def forward(self, a, b, p, q):
+        return (F.l1_loss(a, b), F.smooth_l1_loss(a, b, reduction="none"), F.smooth_l1_loss(a, b, beta=0.5),
+                F.huber_loss(a, b, delta=0.7, reduction="sum"), F.binary_cross_entropy(p, q),
+                F.binary_cross_entropy(p, q, weight=q[0], reduction="none"), F.binary_cross_entropy_with_logits(a, q),
+                F.binary_cross_entropy_with_logits(a * 30, q, pos_weight=q[0] + 0.5, reduction="sum"),
+                F.kl_div(a, q, reduction="batchmean"), F.kl_div(a, b, log_target=True), F.soft_margin_loss(a, b.sign()),
+                F.margin_ranking_loss(a, b, b.sign(), margin=0.3), F.hinge_embedding_loss(a, b.sign()), F.poisson_nll_loss(a, q),
+                F.poisson_nll_loss(p, q * 4, log_input=False, full=True))
+
+
+def _composite_extra_inputs(gen):
+    x = randn(gen, 4, 6)
+    x[1, 2] = 0.0  # cumprod's zero
+    grid = torch.cat([torch.linspace(-20, 30, 201), torch.tensor([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 2.0, float("inf"),
+                                                                  -float("inf"), float("nan"), 1e-6, 1e10])])
+    return x, randn(gen, 5), randn(gen, 2, 3, 4), randint(gen, -3, 4, 4, 6), grid, torch.tensor([True, False, True, True, False, False])
+
+
+@case("composite_extra", _composite_extra_inputs, irs=("default",))
+class CompositeExtra(nn.Module):
+    """rot90, diag (1-D/2-D, offsets), diag_embed, vander, tril/triu_indices, channel_shuffle, masked_select, argwhere, lgamma/digamma/polygamma(0)/mvlgamma (poles, ±0, ±inf), ldexp, float_power, cumprod (zero, ints), renorm, linalg_norm/linalg_matrix_norm (fro, 1, inf)."""
+
+    def forward(self, x, v, z, i, grid, mask):
+        return (torch.rot90(x), torch.rot90(x, 2), torch.rot90(x, -1), torch.rot90(z, 3, (2, 0)), torch.diag(v), torch.diag(v, 2),
+                torch.diag(v, -3), torch.diag(x), torch.diag(x, 1), torch.diag(x, -2), torch.diag(x, 7), torch.diag_embed(x),
+                torch.diag_embed(v, -2), torch.vander(v), torch.vander(i[0], 3, increasing=True), torch.tril_indices(3, 4, 1),
+                torch.triu_indices(4, 3, -1), F.channel_shuffle(z.reshape(1, 6, 2, 2), 2), torch.masked_select(x, mask),
+                torch.argwhere(x > 0), torch.lgamma(grid), torch.digamma(grid), torch.polygamma(0, grid),
+                torch.mvlgamma(grid.abs() + 1.1, 3), torch.ldexp(x, i), torch.float_power(x, 2), torch.float_power(2, x),
+                torch.cumprod(x, 1), torch.cumprod(i, 0), torch.renorm(x, 2, 0, 1.0), torch.renorm(z, 1, 1, 0.5),
+                torch.linalg.norm(x), torch.linalg.norm(x, float("inf")), torch.linalg.norm(x, "fro"), torch.linalg.norm(z, 3, dim=1),
+                torch.linalg.matrix_norm(z, 1), torch.linalg.matrix_norm(z, -float("inf"), dim=(0, 2), keepdim=True),
+                torch.linalg.norm(v, 0))
+
+
+class _ComplexTable(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("freqs", torch.polar(torch.ones(6, 4), torch.randn(6, 4)))
+
+
+@case("complex_to_device", lambda g: (randn(g, 2, 6, 8),), irs=("default",))
+class ComplexToDevice(_ComplexTable):
+    """.to(device) of a complex rotary table (aten.to.dtype_layout on complex values, Llama 4 / DeepSeek-V2), then a complex product."""
+
+    def forward(self, x):
+        xc = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * self.freqs.to(x.device)).flatten(-2)
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

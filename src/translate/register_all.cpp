@@ -28,6 +28,9 @@ void register_all_rules(RuleTable& table) {
   register_grouped_mm_rules(table);
   register_complex_rules(table);  // after shape: it reuses the pair-transparent real rules
   register_fft_rules(table);
+  register_composite_shape_rules(table);
+  register_composite_math_rules(table);
+  register_loss_rules(table);
   register_alias_rules(table);
 }
 

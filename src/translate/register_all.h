@@ -32,6 +32,9 @@ void register_math_extra_rules(RuleTable& table);  // bit shifts, deg2rad, angle
 void register_grouped_mm_rules(RuleTable& table);  // _grouped_mm (mixture-of-experts)
 void register_complex_rules(RuleTable& table);      // complex tensors as real pairs (complex_values.h)
 void register_fft_rules(RuleTable& table);          // _fft_*, fft_*, stft/istft as ONNX DFT (opset 20)
+void register_composite_shape_rules(RuleTable& table);  // swapaxes, movedim, meshgrid, tensor_split, hstack, kron
+void register_composite_math_rules(RuleTable& table);   // nan_to_num, hypot, copysign, fmax, nansum, erfinv, ...
+void register_loss_rules(RuleTable& table);             // l1, smooth_l1, huber, bce (with logits), kl_div, ...
 void register_alias_rules(RuleTable& table);        // second names of targets above (_unsafe_index); last
 
 }  // namespace pt2onnx::translate

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,12 @@ std::string sizes_value(EmitContext& ctx, const std::string& fx_name, const std:
 // infinities and NaNs (ONNX has no Atan2). Defined with the elementwise rules.
 std::string atan2_values(EmitContext& ctx, std::string y, std::string x, ir::DType type);
 
+// The ord-norm of `x` (of floating `type`) over `axes` (nullopt: all): ord 0 counts nonzeros, +-inf
+// is the max/min magnitude. Defined with the reduction rules.
+std::string vector_norm(EmitContext& ctx, const std::string& x, double ord, const std::optional<std::vector<int64_t>>& axes,
+                        bool keepdim, ir::DType type);
+// A loss's `reduction` (0 none, 1 mean, 2 sum) applied to its elementwise values.
+std::string reduce_loss(EmitContext& ctx, const std::string& loss, int64_t reduction);
 // Python floor division of two integer values, exact for either sign: (a - a mod b) / b.
 std::string int_floor_div(EmitContext& ctx, const std::string& a, const std::string& b);
 

@@ -33,6 +33,7 @@ void register_alias_rules(RuleTable& t) {
       {"aten.less_equal.Tensor", "aten.le.Tensor"},
       {"aten.less_equal.Scalar", "aten.le.Scalar"},
       {"aten.concatenate.default", "aten.cat.default"},
+      {"aten.argwhere.default", "aten.nonzero.default"},
       // Real tensors have no conjugate or negative bit to resolve: the value itself.
       {"aten.resolve_conj.default", "aten.alias.default"},
       {"aten.resolve_neg.default", "aten.alias.default"},

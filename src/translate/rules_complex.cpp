@@ -400,6 +400,8 @@ void register_complex_rules(RuleTable& t) {
   t.add_complex("aten.exp.default", 1, aten_exp);
   t.add_complex("aten._to_copy.default", 1, aten_to_copy);
   t.add_complex("aten.to.dtype", 1, aten_to_copy);
+  t.add_complex("aten.to.dtype_layout", 1, aten_to_copy);  // .to(device) of a complex table (Llama 4 rotary)
+  t.add_complex("aten.to.device", 1, aten_to_copy);
   t.add_complex("aten.view.default", 1, aten_view);
   t.add_complex("aten.reshape.default", 1, aten_view);
   t.add_complex("aten._unsafe_view.default", 1, aten_view);

@@ -123,7 +123,8 @@ RuleResult aten_triu(EmitContext& ctx, const ir::Node& node) { return trilu(ctx,
 
 // linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, ...) -> Tensor. torch's
 // two-sided form: start + i * step in the first half, end - (steps - 1 - i) * step in the second,
-// computed in float (double for float64) and cast to the dtype (integer dtypes truncate).
+// computed in float (double for float64) and cast to the dtype (integer dtypes truncate). One step
+// is `start` alone, so its only element belongs to the first half.
 RuleResult aten_linspace(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = creation_dtype(args, DType::kFloat32);
@@ -138,7 +139,8 @@ RuleResult aten_linspace(EmitContext& ctx, const ir::Node& node) {
   const std::string low = ctx.emit("Add", {ctx.const_scalar(start, compute), ctx.emit("Mul", {index, step_v})});
   const std::string from_end = ctx.emit("Sub", {ctx.const_scalar(static_cast<double>(steps - 1), compute), index});
   const std::string high = ctx.emit("Sub", {ctx.const_scalar(end, compute), ctx.emit("Mul", {from_end, step_v})});
-  const std::string first_half = ctx.emit("Less", {index, ctx.const_scalar(static_cast<double>(steps / 2), compute)});
+  const int64_t halfway = steps == 1 ? 1 : steps / 2;
+  const std::string first_half = ctx.emit("Less", {index, ctx.const_scalar(static_cast<double>(halfway), compute)});
   return emitted(ctx, cast_if_needed(ctx, ctx.emit("Where", {first_half, low, high}), compute, type));
 }
 

@@ -692,6 +692,8 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.clip.default", 1, aten_clamp);
   t.add("aten.clamp_min.default", 1, aten_clamp_min);
   t.add("aten.clamp_max.default", 1, aten_clamp_max);
+  t.add("aten.clamp_min.Tensor", 1, aten_clamp_min);  // clamp_min.Tensor(Tensor self, Tensor min)
+  t.add("aten.clamp_max.Tensor", 1, aten_clamp_max);
 
   t.add("aten.eq.Tensor", 1, aten_eq);
   t.add("aten.eq.Scalar", 1, aten_eq);

@@ -115,9 +115,11 @@ RuleResult aten_embedding_bag(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Div", {summed, ctx.unsqueeze(divisor, {1})}));
 }
 
-// index_select(Tensor self, int dim, Tensor index) -> Tensor
+// index_select(Tensor self, int dim, Tensor index) -> Tensor. On a 0-d tensor torch takes one
+// index (0 or -1) and returns the tensor itself.
 RuleResult aten_index_select(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  if (args.rank_of("self") == 0) return emitted(ctx, args.tensor("self"));
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   return emitted(ctx, ctx.emit("Gather", {args.tensor("self"), args.tensor("index")}, {Attr("axis", dim)}));
 }
@@ -238,10 +240,15 @@ RuleResult aten_masked_scatter(EmitContext& ctx, const ir::Node& node) {
 }
 
 // nonzero(Tensor self) -> Tensor   ([n, rank] int64 coordinates, row-major like ONNX NonZero's [rank, n])
+// A 0-d tensor has [n, 0] coordinates (n = 0 or 1): found as a 1-element tensor, its column dropped.
 RuleResult aten_nonzero(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kBool);
-  return emitted(ctx, ctx.transpose(ctx.emit("NonZero", {x}), {1, 0}));
+  std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kBool);
+  if (args.rank_of("self") == 0) x = ctx.reshape(x, ctx.const_i64s({1}));
+  const std::string coords = ctx.transpose(ctx.emit("NonZero", {x}), {1, 0});
+  if (args.rank_of("self") > 0) return emitted(ctx, coords);
+  const std::string none = ctx.const_i64s({0});
+  return emitted(ctx, ctx.emit("Slice", {coords, none, none, ctx.const_i64s({1})}));
 }
 
 // The entries of an indices argument (Tensor?[] or Tensor[]): FX names, nullopt for None.
@@ -457,22 +464,25 @@ RuleResult aten_select_scatter(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, scatter_slice(ctx, args.tensor("self"), rank, dim, index, 1, ctx.unsqueeze(src, {dim})));
 }
 
-// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor; int_Tensor, in-place
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor; int_Tensor, in-place.
+// A 0-d tensor is filled as one element along a dim of size 1, when the index names it.
 RuleResult aten_index_fill(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t rank = args.rank_of("self");
-  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
-  const std::string size = ctx.size_of(args.tensor_fx("self"), dim);
+  const int64_t dim = rank == 0 ? 0 : normalize_dim(args.get_int("dim"), rank);
+  const std::string size = rank == 0 ? ctx.const_i64(1) : ctx.size_of(args.tensor_fx("self"), dim);
   // mask[i] = any(index == i), with negative indices wrapped, shaped to broadcast along dim.
   std::string index = ctx.reshape(cast_if_needed(ctx, args.tensor("index"), args.dtype_of("index"), DType::kInt64), ctx.const_i64s({-1}));
   index = ctx.emit("Where", {ctx.emit("Less", {index, ctx.const_i64(0)}), ctx.emit("Add", {index, size}), index});
   const std::string positions = ctx.emit("Range", {ctx.const_i64(0), size, ctx.const_i64(1)});
   const std::string hits = ctx.cast(ctx.emit("Equal", {ctx.unsqueeze(positions, {1}), ctx.unsqueeze(index, {0})}), DType::kInt32);
-  std::string mask = ctx.cast(ctx.reduce("ReduceMax", hits, std::vector<int64_t>{1}, false), DType::kBool);
+  // A sum, not a max: the max of no index (an empty index) is INT_MIN, which casts to true.
+  std::string mask = ctx.emit("Greater", {ctx.reduce("ReduceSum", hits, std::vector<int64_t>{1}, false), ctx.const_scalar(0, DType::kInt32)});
   std::vector<int64_t> others;
   for (int64_t i = 0; i < rank; ++i)
     if (i != dim) others.push_back(i);
   if (!others.empty()) mask = ctx.unsqueeze(mask, others);
+  if (rank == 0) mask = ctx.reshape(mask, ctx.const_i64s({}));
   const DType type = args.dtype_of("self");
   return emitted(ctx, ctx.emit("Where", {mask, operand_as(ctx, args, "value", type), args.tensor("self")}));
 }

@@ -12,6 +12,25 @@
 
 namespace pt2onnx::translate {
 
+std::string vector_norm(EmitContext& ctx, const std::string& x, double ord, const std::optional<std::vector<int64_t>>& axes,
+                        bool keepdim, ir::DType type) {
+  // ord 0 counts the nonzero entries (the limit of sum |x|^p, not its p-th root).
+  if (ord == 0) {
+    const std::string nonzero = ctx.cast(ctx.emit("Not", {ctx.emit("Equal", {x, ctx.const_scalar(0, type)})}), type);
+    return ctx.reduce("ReduceSum", nonzero, axes, keepdim);
+  }
+  if (ord == 2) return ctx.reduce("ReduceL2", x, axes, keepdim);
+  if (ord == 1) return ctx.reduce("ReduceL1", x, axes, keepdim);
+  if (std::isinf(ord)) return ctx.reduce(ord > 0 ? "ReduceMax" : "ReduceMin", ctx.emit("Abs", {x}), axes, keepdim);
+  const std::string powered = ctx.emit("Pow", {ctx.emit("Abs", {x}), ctx.const_scalar(ord, type)});
+  return ctx.emit("Pow", {ctx.reduce("ReduceSum", powered, axes, keepdim), ctx.const_scalar(1.0 / ord, type)});
+}
+
+std::string reduce_loss(EmitContext& ctx, const std::string& loss, int64_t reduction) {
+  if (reduction == 0) return loss;
+  return ctx.reduce(reduction == 1 ? "ReduceMean" : "ReduceSum", loss, std::nullopt, false);
+}
+
 namespace {
 
 using ir::DType;
@@ -59,9 +78,15 @@ RuleResult aten_min_all(EmitContext& ctx, const ir::Node& node) {
 }
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices); min.dim likewise.
-// torch returns the first index of an extreme value, like select_last_index=0.
+// torch returns the first index of an extreme value, like select_last_index=0. A 0-d tensor (dim
+// 0 or -1) is its own extreme, at index 0.
 RuleResult max_min_dim(EmitContext& ctx, const ir::Node& node, std::string_view reduce_op, std::string_view arg_op) {
   ArgReader args(ctx, node);
+  if (args.rank_of("self") == 0) {
+    ctx.set_output(0, args.tensor("self"));
+    if (ctx.output_used(1)) ctx.set_output(1, ctx.const_i64(0));
+    return RuleResult::kEmitted;
+  }
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   const bool keep = args.bool_or("keepdim", false);
   ctx.set_output(0, ctx.reduce(reduce_op, args.tensor("self"), std::vector<int64_t>{dim}, keep));
@@ -76,8 +101,9 @@ RuleResult aten_min_dim(EmitContext& ctx, const ir::Node& node) { return max_min
 RuleResult arg_extreme(EmitContext& ctx, const ir::Node& node, std::string_view op) {
   ArgReader args(ctx, node);
   const bool keep = args.bool_or("keepdim", false);
-  if (!args.has("dim")) {
-    // Over the flattened tensor; keepdim gives all-ones dims.
+  if (!args.has("dim") || args.rank_of("self") == 0) {
+    // Over the flattened tensor; keepdim gives all-ones dims. A 0-d tensor takes this path with
+    // any dim (0 or -1): ONNX has no axis 0 in rank 0, and its result is 0-d either way.
     const std::string flat = ctx.reshape(args.tensor("self"), ctx.const_i64s({-1}));
     std::string index = ctx.emit(op, {flat}, {Attr("axis", 0), Attr("keepdims", 0)});
     if (keep) index = ctx.emit("Reshape", {index, ctx.const_i64s(std::vector<int64_t>(args.rank_of("self"), 1))});
@@ -152,15 +178,8 @@ RuleResult aten_std_mean(EmitContext& ctx, const ir::Node& node) { return varian
 RuleResult aten_linalg_vector_norm(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const double ord = args.has("ord") ? args.scalar_number("ord") : 2.0;
-  const std::string x = self_as_result(ctx, args);
-  const std::optional<std::vector<int64_t>> axes = reduce_axes(args);
-  const bool keep = args.bool_or("keepdim", false);
-  if (ord == 2) return emitted(ctx, ctx.reduce("ReduceL2", x, axes, keep));
-  if (ord == 1) return emitted(ctx, ctx.reduce("ReduceL1", x, axes, keep));
-  if (std::isinf(ord)) return emitted(ctx, ctx.reduce(ord > 0 ? "ReduceMax" : "ReduceMin", ctx.emit("Abs", {x}), axes, keep));
   const DType type = result_dtype(args, args.dtype_of("self"));
-  const std::string powered = ctx.emit("Pow", {ctx.emit("Abs", {x}), ctx.const_scalar(ord, type)});
-  return emitted(ctx, ctx.emit("Pow", {ctx.reduce("ReduceSum", powered, axes, keep), ctx.const_scalar(1.0 / ord, type)}));
+  return emitted(ctx, vector_norm(ctx, self_as_result(ctx, args), ord, reduce_axes(args), args.bool_or("keepdim", false), type));
 }
 
 // topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
@@ -334,11 +353,6 @@ const char* reduction_name(int64_t reduction) {
   return reduction == 0 ? "none" : reduction == 1 ? "mean" : "sum";
 }
 
-std::string reduce_loss(EmitContext& ctx, const std::string& loss, int64_t reduction) {
-  if (reduction == 0) return loss;
-  return ctx.reduce(reduction == 1 ? "ReduceMean" : "ReduceSum", loss, std::nullopt, false);
-}
-
 // mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
 RuleResult aten_mse_loss(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -467,6 +481,8 @@ void register_reduction_rules(RuleTable& t) {
   t.add("aten.var.dim", 1, aten_var);
   t.add("aten.std.correction", 1, aten_std);
   t.add("aten.std.dim", 1, aten_std);
+  t.add("aten.std.default", 1, aten_std);  // std(Tensor self, bool unbiased=True): every element
+  t.add("aten.var.default", 1, aten_var);
   t.add("aten.var_mean.correction", 1, aten_var_mean);
   t.add("aten.var_mean.dim", 1, aten_var_mean);
   t.add("aten.std_mean.correction", 1, aten_std_mean);

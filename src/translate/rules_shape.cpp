@@ -570,9 +570,11 @@ RuleResult aten_roll(EmitContext& ctx, const ir::Node& node) {
   if (flat) dims = {0};
   PT2ONNX_CHECK(dims.size() == shifts.size(), ErrorCode::kUnsupported, "roll with different numbers of shifts and dims");
   for (size_t i = 0; i < dims.size(); ++i) {
-    // The last (shift mod size) elements move to the front.
+    // The last (shift mod size) elements move to the front. An empty axis has nothing to move:
+    // the divisor is kept at 1 or more (onnxruntime refuses a Mod by a constant 0).
     const std::string size = flat ? ctx.dim_of(x, 0) : ctx.size_of(args.tensor_fx("self"), dims[i]);
-    const std::string shift = ctx.emit("Mod", {ctx.const_i64(shifts[i]), size}, {Attr("fmod", 0)});
+    const std::string divisor = ctx.emit("Max", {size, ctx.const_i64(1)});
+    const std::string shift = ctx.emit("Mod", {ctx.const_i64(shifts[i]), divisor}, {Attr("fmod", 0)});
     const std::string split = ctx.unsqueeze(ctx.emit("Sub", {size, shift}), {0});
     const std::string axes = ctx.const_i64s({dims[i]});
     const std::string tail = ctx.emit("Slice", {x, split, ctx.const_i64s({kInt64Max}), axes});
@@ -834,8 +836,10 @@ RuleResult aten_im2col(EmitContext& ctx, const ir::Node& node) {
   // [N, C, oh, kh, W] -> [N, C, oh, kh, ow, kw] -> [N, C, kh, kw, oh, ow] -> [N, C*kh*kw, oh*ow]
   const std::string windows = ctx.emit("Gather", {ctx.emit("Gather", {x, rows}, {Attr("axis", 2)}), cols}, {Attr("axis", 4)});
   const std::string ordered = ctx.transpose(windows, {0, 1, 3, 5, 2, 4});
+  // The shape is spelled out: with a batch of 0, Reshape cannot infer a -1.
   const std::string channels = ctx.emit("Mul", {ctx.dim_of(x, 1), ctx.const_i64(kernel[0] * kernel[1])});
-  const std::string y = ctx.reshape(ordered, ctx.concat({ctx.const_i64s({0}), ctx.unsqueeze(channels, {0}), ctx.const_i64s({-1})}, 0));
+  const std::string blocks = ctx.emit("Mul", {ctx.dim_of(rows, 0), ctx.dim_of(cols, 0)});
+  const std::string y = ctx.reshape(ordered, ctx.concat({ctx.shape_slice(x, 0, 1), ctx.unsqueeze(channels, {0}), ctx.unsqueeze(blocks, {0})}, 0));
   return emitted(ctx, rank == 3 ? ctx.squeeze(y, {0}) : y);
 }
 
