@@ -175,7 +175,7 @@ def cnn_x86(gen):
     return pt2e(model, (x,), x86(), calibration(gen, x.shape)), model, (x,)
 
 
-@case("mlp_xnnpack", "pt2e static, XNNPACK quantizer", ["QuantizeLinear", "DequantizeLinear", "MatMul"], ["MatMulIntegerToFloat"])
+@case("mlp_xnnpack", "pt2e static, XNNPACK quantizer", ["QuantizeLinear", "DequantizeLinear", "MatMul"], ["QGemm"])
 def mlp_xnnpack(gen):
     """Linear/ReLU/Linear on [batch, seq, features]: int8 activations (outputs of Linear too), int8 per-channel weights (narrow range -127..127)."""
     model = MLP().eval()
@@ -183,7 +183,7 @@ def mlp_xnnpack(gen):
     return pt2e(model, (x,), xnnpack(is_per_channel=True), calibration(gen, x.shape)), model, (x,)
 
 
-@case("block_xnnpack", "pt2e static, XNNPACK quantizer", ["QuantizeLinear", "DequantizeLinear", "MatMul"], ["MatMulIntegerToFloat"])
+@case("block_xnnpack", "pt2e static, XNNPACK quantizer", ["QuantizeLinear", "DequantizeLinear", "MatMul"], ["QGemm"])
 def block_xnnpack(gen):
     """Pre-norm transformer block (LayerNorm, q/k/v/out projections, causal SDPA, GELU MLP) with every Linear quantized, int8 per-channel weights."""
     model = Block().eval()
@@ -234,7 +234,8 @@ def mlp_int4_weight_only(gen):
     return torchao_quantized(model, tq.IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=tq.PerGroup(32))), model, (x,)
 
 
-@case("mlp_8da4w", "torchao quantize_ Int8DynamicActivationIntxWeightConfig(int4, PerGroup(32))", ["QuantizeLinear", "DequantizeLinear"], ["MatMulNBits"], opset=21)
+@case("mlp_8da4w", "torchao quantize_ Int8DynamicActivationIntxWeightConfig(int4, PerGroup(32))",
+      ["DequantizeLinear", "ReduceMin", "ReduceMax", "Round"], ["MatMulNBits"], opset=21)
 def mlp_8da4w(gen):
     """int8 per-token dynamic activations (torchao choose_qparams_affine, quantize_affine) and int4 group-32 weights (dequantize_affine)."""
     import torchao.quantization as tq
