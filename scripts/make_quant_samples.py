@@ -47,12 +47,15 @@ import make_samples as ms  # noqa: E402  (shared helpers: provenance, byte-stabl
 CASES = {}
 
 
-def case(name, flow, onnx_ops, kernels=(), opset=18):
-    """Registers a builder: build(gen) -> (quantized module, float module, inputs, steps)."""
+def case(name, flow, onnx_ops, kernels=(), opset=18, refused_below=None):
+    """Registers a builder: build(gen) -> (quantized module, float module, inputs). onnx_ops: the
+    ONNX ops its conversion must use (at `opset`); kernels: onnxruntime's integer kernels that
+    its optimized model must hold; refused_below: the opset below which conversion must refuse."""
 
     def register(fn):
         assert fn.__doc__ and "\n" not in fn.__doc__.strip(), f"{name}: needs a one-line docstring"
-        CASES[name] = dict(build=fn, flow=flow, onnx_ops=list(onnx_ops), kernels=list(kernels), opset=opset)
+        CASES[name] = dict(build=fn, flow=flow, onnx_ops=list(onnx_ops), kernels=list(kernels), opset=opset,
+                           refused_below=refused_below)
         return fn
 
     return register
@@ -245,6 +248,63 @@ def mlp_8da4w(gen):
         weight_dtype=torch.int4, weight_granularity=tq.PerGroup(32))), model, (x,)
 
 
+class QDQForms(nn.Module):
+    """Hand-written quantized_decomposed calls that the flows above do not make."""
+
+    def __init__(self):
+        super().__init__()
+        import torch.ao.quantization.fx._decomposed  # noqa: F401  (registers quantized_decomposed)
+
+        self.w = nn.Parameter(torch.randn(8, 64))  # quantized in groups of 32 in forward
+        self.register_buffer("w_scales", torch.rand(8, 2) * 0.02 + 0.01)
+        self.register_buffer("w_zeros", torch.randint(-4, 5, (8, 2)))
+        self.register_buffer("ch_scales", torch.rand(64) * 0.05 + 0.01)
+        self.register_buffer("ch_zeros", torch.randint(-10, 11, (64,)))
+
+    def forward(self, x):
+        qd = torch.ops.quantized_decomposed
+        s, z = qd.choose_qparams_per_token_asymmetric(x, torch.int8)
+        tok = qd.quantize_per_token(x, s, z, -128, 127, torch.int8)
+        tok_f = qd.dequantize_per_token(tok, s, z, -128, 127, torch.int8, torch.float32)
+        s2, z2 = qd.choose_qparams_per_token(x, torch.int8)
+        tok2 = qd.quantize_per_token(x, s2, z2, -128, 127, torch.int8)
+        wq = qd.quantize_per_channel_group(self.w, self.w_scales, self.w_zeros, -8, 7, torch.int8, 32)
+        wf = qd.dequantize_per_channel_group(wq, self.w_scales, self.w_zeros, -8, 7, torch.int8, 32, torch.float32)
+        ch = qd.quantize_per_channel(x, self.ch_scales, self.ch_zeros, 2, -100, 100, torch.int8)
+        ss, sz = qd.choose_qparams_symmetric.tensor(x, -128, 127, 1e-6, torch.int8)
+        sym = qd.quantize_per_tensor.tensor2(x, ss, sz, torch.tensor(-127), torch.tensor(127), torch.int8)
+        us, uz = qd.choose_qparams.tensor(x, 0, 255, 2.0 ** -12, torch.uint8)
+        u = qd.quantize_per_tensor.tensor(x, us, uz, 0, 255, torch.uint8)
+        uf = qd.dequantize_per_tensor.tensor2(u, us, uz, torch.tensor(0), torch.tensor(255), torch.uint8)
+        return tok, tok_f, tok2, wq, wf @ x.transpose(1, 2)[0], ch, sym, u, uf
+
+
+@case("qdq_forms", "hand-written quantized_decomposed calls",
+      ["QuantizeLinear", "DequantizeLinear", "ReduceMin", "ReduceMax", "Round", "Clip"])
+def qdq_forms(gen):
+    """Per-token (both choose_qparams_per_token forms), per-channel-group Q/DQ, per-channel Q of an activation (axis 2, narrow range), .tensor/.tensor2 overloads, symmetric and uint8 choose_qparams."""
+    model = QDQForms()
+    return model, model, (torch.randn(2, 5, 64, generator=gen) * 2,)
+
+
+class QDQInt16(nn.Module):
+    """int16 per-tensor Q/DQ (opset 21+)."""
+
+    def forward(self, x):
+        qd = torch.ops.quantized_decomposed
+        q = qd.quantize_per_tensor(x, 0.001, 3, -32768, 32767, torch.int16)
+        return q, qd.dequantize_per_tensor(q, 0.001, 3, -32768, 32767, torch.int16)
+
+
+@case("qdq_int16", "hand-written quantized_decomposed calls", ["QuantizeLinear", "DequantizeLinear"], opset=21,
+      refused_below=21)
+def qdq_int16(gen):
+    """int16 per-tensor quantize/dequantize: QuantizeLinear/DequantizeLinear from opset 21, refused by name below."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401
+
+    return QDQInt16(), QDQInt16(), (torch.randn(3, 7, generator=gen) * 4,)
+
+
 # ----------------------------------------------------------------------------------------------
 # Making
 # ----------------------------------------------------------------------------------------------
@@ -292,7 +352,7 @@ def make_case(name, out_dir: Path):
     ops = sorted({str(n.target).replace("torch.ops.", "") for n in ep.graph.nodes if n.op == "call_function"})
     print(f"  {name}: {size} bytes (float {float_size}), ops {ops}")
     return {"covers": spec["build"].__doc__.strip(), "flow": spec["flow"], "onnx_ops": spec["onnx_ops"],
-            "kernels": spec["kernels"], "opset": spec["opset"], "steps": steps, "int_weights": int_weights, "torch_ops": ops}
+            "kernels": spec["kernels"], "opset": spec["opset"], "refused_below": spec["refused_below"], "steps": steps, "int_weights": int_weights, "torch_ops": ops}
 
 
 def main(argv=None):

@@ -12,6 +12,7 @@
 // first, ranges narrower than the dtype's) get the same arithmetic or a Clip after it. Per-token
 // and per-group forms and the choose_qparams ops (dynamic quantization) are written out as the
 // arithmetic torch does, in the dtypes torch does it in.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -403,6 +404,136 @@ RuleResult torchao_choose_qparams_affine(EmitContext& ctx, const ir::Node& node)
   return RuleResult::kEmitted;
 }
 
+// ---- per token and per channel group (quantized_decomposed, as torch writes them out) --------------
+
+// The float type torch computes `a op b` in for two dimensioned tensors, one of them float.
+DType float_promotion(DType a, DType b) {
+  const auto is_float = [](DType t) { return ir::dtype_facts(t) && ir::dtype_facts(t)->kind == ir::DTypeKind::kFloat; };
+  if (!is_float(a)) return is_float(b) ? b : DType::kFloat32;
+  if (!is_float(b) || a == b) return a;
+  if (a == DType::kFloat64 || b == DType::kFloat64) return DType::kFloat64;
+  return DType::kFloat32;
+}
+
+// clamp(round(x * (1 / scales) + zero_points), quant_min, quant_max) in type `t`, cast to `qtype`.
+std::string quantize_in(EmitContext& ctx, const ArgReader& args, const std::string& x, const std::string& scales,
+                        const std::string& zero, DType t, DType qtype) {
+  const std::string y = ctx.emit("Round", {ctx.emit("Add", {ctx.emit("Mul", {x, ctx.emit("Reciprocal", {scales})}), zero})});
+  return ctx.cast(ctx.emit("Clip", {y, ctx.const_scalar(static_cast<double>(args.get_int("quant_min")), t),
+                                    ctx.const_scalar(static_cast<double>(args.get_int("quant_max")), t)}),
+                  qtype);
+}
+
+// quantize_per_token(Tensor input, Tensor scales, Tensor zero_points, int quant_min, int quant_max, ScalarType dtype)
+// (scales and zero points of shape [..., 1]: one per row of the last dim)
+RuleResult quantize_per_token(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType t = float_promotion(args.dtype_of("input"), args.dtype_of("scales"));
+  auto in_t = [&](const char* name) { return cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), t); };
+  return emitted(ctx, quantize_in(ctx, args, in_t("input"), in_t("scales"), in_t("zero_points"), t, *args.dtype("dtype")));
+}
+
+// dequantize_per_token(Tensor input, Tensor scales, Tensor zero_points, int quant_min, int quant_max,
+//                      ScalarType dtype, ScalarType output_dtype)   ((input - zero_points) * scales)
+RuleResult dequantize_per_token(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType t = float_promotion(float_promotion(args.dtype_of("input"), args.dtype_of("zero_points")), args.dtype_of("scales"));
+  auto in_t = [&](const char* name) { return cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), t); };
+  const std::string y = ctx.emit("Mul", {ctx.emit("Sub", {in_t("input"), in_t("zero_points")}), in_t("scales")});
+  return emitted(ctx, cast_if_needed(ctx, y, t, result_dtype(args, DType::kFloat32)));
+}
+
+// choose_qparams_per_token(Tensor input, ScalarType dtype) -> (Tensor, Tensor)
+// scale = max(amax(|x|, -1), 1e-5) / 127, zero point 0; int8 only
+RuleResult choose_qparams_per_token(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(*args.dtype("dtype") == DType::kInt8, ErrorCode::kUnsupported, "choose_qparams_per_token to a dtype other than int8");
+  const DType t = float_promotion(args.dtype_of("input"), DType::kFloat32);  // float16 scales are computed in float32
+  auto c = [&](double v) { return ctx.const_scalar(v, t); };
+  const std::string x = cast_if_needed(ctx, args.tensor("input"), args.dtype_of("input"), t);
+  const std::string amax = ctx.reduce("ReduceMax", ctx.emit("Abs", {x}), std::vector<int64_t>{-1}, true);
+  const std::string scale = ctx.emit("Div", {ctx.emit("Max", {amax, c(1e-5)}), c(127)});
+  ctx.set_output(0, cast_if_needed(ctx, scale, t, args.out_dtype(0)));
+  ctx.set_output(1, ctx.cast(ctx.emit("Sub", {scale, scale}), args.out_dtype(1)));
+  return RuleResult::kEmitted;
+}
+
+// choose_qparams_per_token_asymmetric(Tensor input, ScalarType dtype) -> (Tensor, Tensor); and its _impl
+// int8 range; scale = max((max(amax, 0) - min(amin, 0)) / 255, float32 eps); the zero point from
+// whichever end has the smaller error, clamped and rounded
+RuleResult choose_qparams_per_token_asymmetric(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType t = float_promotion(args.dtype_of("input"), args.dtype_of("input"));
+  auto c = [&](double v) { return ctx.const_scalar(v, t); };
+  const std::string x = args.tensor("input");
+  const std::vector<int64_t> last = {-1};
+  const std::string min_neg = ctx.emit("Min", {ctx.reduce("ReduceMin", x, last, true), c(0)});
+  const std::string max_pos = ctx.emit("Max", {ctx.reduce("ReduceMax", x, last, true), c(0)});
+  const std::string scale = ctx.emit("Max", {ctx.emit("Div", {ctx.emit("Sub", {max_pos, min_neg}), c(255)}),
+                                             c(static_cast<double>(std::numeric_limits<float>::epsilon()))});
+  const std::string lo = ctx.emit("Div", {min_neg, scale}), hi = ctx.emit("Div", {max_pos, scale});
+  const std::string from_min = ctx.emit("Add", {c(-128), lo}), from_max = ctx.emit("Add", {c(127), hi});
+  const std::string zero = ctx.emit("Where", {ctx.emit("Greater", {ctx.emit("Add", {from_min, from_max}), c(0)}),
+                                              ctx.emit("Sub", {c(-128), lo}), ctx.emit("Sub", {c(127), hi})});
+  ctx.set_output(0, cast_if_needed(ctx, scale, t, args.out_dtype(0)));
+  ctx.set_output(1, ctx.cast(ctx.emit("Round", {ctx.emit("Clip", {zero, c(-128), c(127)})}), args.out_dtype(1)));
+  return RuleResult::kEmitted;
+}
+
+// The group size of a per-channel-group op on a 2-D [N, K] input: group_size, or K when larger
+// (torch's rule when the scales have one column).
+int64_t group_of(const ArgReader& args, const std::string& input) {
+  PT2ONNX_CHECK(args.rank_of(input) == 2, ErrorCode::kUnsupported, "per-channel-group quantization of a tensor that is not 2-D");
+  const ir::Dim& k = args.meta(input).sizes[1];
+  PT2ONNX_CHECK(k.is_static(), ErrorCode::kUnsupported, "per-channel-group quantization over a dynamic dim");
+  const int64_t group = std::min(args.get_int("group_size"), k.as_int());
+  PT2ONNX_CHECK(group > 1 && k.as_int() % group == 0, ErrorCode::kUnsupported, "a group size that does not divide the dim");
+  return group;
+}
+
+// quantize_per_channel_group(Tensor input, Tensor scales, Tensor zero_points, int quant_min, int quant_max,
+//                            ScalarType dtype, int group_size)   (rows of `group_size` along the last dim)
+RuleResult quantize_per_channel_group(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t group = group_of(args, "input");
+  const DType t = float_promotion(args.dtype_of("input"), args.dtype_of("scales"));
+  auto column = [&](const char* name) {
+    return ctx.reshape(cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), t), ctx.const_i64s({-1, 1}));
+  };
+  const std::string x = ctx.reshape(cast_if_needed(ctx, args.tensor("input"), args.dtype_of("input"), t), ctx.const_i64s({-1, group}));
+  const std::string q = quantize_in(ctx, args, x, column("scales"), column("zero_points"), t, *args.dtype("dtype"));
+  return emitted(ctx, ctx.reshape(q, ctx.shape_of(args.tensor("input"))));
+}
+
+// dequantize_per_channel_group(Tensor input, Tensor scales, Tensor? zero_points, int quant_min, int quant_max,
+//                              ScalarType dtype, int group_size, ScalarType output_dtype)
+// A blocked DequantizeLinear at opset 21+ (axis 1, block_size = group), else (q - zero) * scale in groups.
+RuleResult dequantize_per_channel_group(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t group = group_of(args, "input");
+  const DType qtype = args.dtype_of("input");
+  const int64_t n = args.meta("input").sizes[0].is_static() ? args.meta("input").sizes[0].as_int() : -1;
+  const int64_t k = args.meta("input").sizes[1].as_int();
+  const bool int_zero = !args.has("zero_points") || ir::dtype_facts(args.dtype_of("zero_points"))->kind != ir::DTypeKind::kFloat;
+  if (ctx.opset() >= 21 && int_zero && n > 0 && qform(ctx, qtype, false) == QForm::kLinear) {
+    const std::string grid = ctx.const_i64s({n, k / group});
+    std::vector<std::string> inputs = {
+        args.tensor("input"),
+        ctx.reshape(cast_if_needed(ctx, args.tensor("scales"), args.dtype_of("scales"), DType::kFloat32), grid)};
+    if (args.has("zero_points"))
+      inputs.push_back(ctx.reshape(cast_if_needed(ctx, args.tensor("zero_points"), args.dtype_of("zero_points"), qtype), grid));
+    return dequantized(ctx, args, ctx.emit("DequantizeLinear", inputs, {Attr("axis", int64_t{1}), Attr("block_size", group)}));
+  }
+  const DType t = float_promotion(args.dtype_of("scales"), args.dtype_of("scales"));
+  auto column = [&](const char* name) {
+    return ctx.reshape(cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), t), ctx.const_i64s({-1, 1}));
+  };
+  std::string q = ctx.reshape(ctx.cast(args.tensor("input"), t), ctx.const_i64s({-1, group}));
+  if (args.has("zero_points")) q = ctx.emit("Sub", {q, column("zero_points")});
+  const std::string y = ctx.reshape(ctx.emit("Mul", {q, column("scales")}), ctx.shape_of(args.tensor("input")));
+  return emitted(ctx, cast_if_needed(ctx, y, t, result_dtype(args, DType::kFloat32)));
+}
+
 }  // namespace
 
 void register_quantize_rules(RuleTable& t) {
@@ -414,6 +545,13 @@ void register_quantize_rules(RuleTable& t) {
   t.add("quantized_decomposed.dequantize_per_channel.default", 1, dequantize_per_channel);
   t.add("quantized_decomposed.choose_qparams.tensor", 1, choose_qparams_affine_tensor);
   t.add("quantized_decomposed.choose_qparams_symmetric.tensor", 1, choose_qparams_symmetric_tensor);
+  t.add("quantized_decomposed.quantize_per_token.default", 1, quantize_per_token);
+  t.add("quantized_decomposed.dequantize_per_token.default", 1, dequantize_per_token);
+  t.add("quantized_decomposed.choose_qparams_per_token.default", 1, choose_qparams_per_token);
+  t.add("quantized_decomposed.choose_qparams_per_token_asymmetric.default", 1, choose_qparams_per_token_asymmetric);
+  t.add("quantized_decomposed._choose_qparams_per_token_asymmetric_impl.default", 1, choose_qparams_per_token_asymmetric);
+  t.add("quantized_decomposed.quantize_per_channel_group.default", 1, quantize_per_channel_group);
+  t.add("quantized_decomposed.dequantize_per_channel_group.default", 1, dequantize_per_channel_group);
   t.add("torchao.dequantize_affine.default", 1, torchao_dequantize_affine);
   t.add("torchao.quantize_affine.default", 1, torchao_quantize_affine);
   t.add("torchao.choose_qparams_affine.default", 1, torchao_choose_qparams_affine);

@@ -13,7 +13,10 @@ each must become. For every sample, at opsets 18 and 21 (and the sample's own):
   arithmetic). Tolerance: an output that torch computes through a final dequantize_per_tensor of
   scale s matches within one quantization step (|ort - torch| <= s * (1 + 1e-4)): QuantizeLinear
   divides by the scale where torch multiplies by its reciprocal, so a value on a rounding tie may
-  land one step away. Other (float) outputs: rtol 1e-4, atol 1e-5.
+  land one step away; an integer (quantized) output within 1 (its step). Other (float) outputs:
+  rtol 1e-4, atol 1e-5.
+- refusals: a sample whose form an opset cannot hold (int16 below opset 21) is refused there
+  with exit code 4 and one stderr line naming the opset that can.
 - integer kernels: onnxruntime with every graph optimization (ORT_ENABLE_ALL), its optimized model
   saved through optimized_model_filepath must hold the kernels the manifest names (QLinearConv,
   QGemm, MatMulIntegerToFloat, MatMulNBits). onnxruntime's kernels requantize in their own
@@ -99,6 +102,16 @@ def median_time(sess, feeds, runs=50):
     return float(np.median(times))
 
 
+def check_refusal(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Path):
+    out = tmp / f"{name}.{opset}.onnx"
+    r = subprocess.run([str(exe), str(samples / f"{name}.pt2"), "-o", str(out), "--opset", str(opset)],
+                       capture_output=True, text=True, timeout=300)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode != 4 or len(lines) != 1 or f"opset {spec['refused_below']}" not in lines[0] or out.exists():
+        raise Failed(f"expected one refusal line naming opset {spec['refused_below']} and exit 4, got exit "
+                     f"{r.returncode}: {r.stderr.strip()}")
+
+
 def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Path, rows: list):
     import onnx
 
@@ -129,6 +142,8 @@ def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pat
     worst_steps = []
     for k, out in enumerate(ref):
         want, step = io[f"output_{k}"], spec["steps"][k]
+        if np.issubdtype(want.dtype, np.integer):
+            step = 1
         err = np.abs(out.astype(np.float64) - want)
         if step:
             if err.max() > step * (1 + 1e-4):
@@ -150,16 +165,20 @@ def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pat
     kernel_errs = []
     for k, out in enumerate(opt):
         want, step = io[f"output_{k}"], spec["steps"][k]
+        if np.issubdtype(want.dtype, np.integer):
+            step = 1
         err = float(np.abs(out.astype(np.float64) - want).max())
-        bound = step * KERNEL_STEPS if step else KERNEL_FLOAT_SHARE * float(want.max() - want.min())
+        bound = step * KERNEL_STEPS if step else KERNEL_FLOAT_SHARE * float(want.max() - want.min()) + ATOL
         if err > bound:
             raise Failed(f"integer kernels: output {k} max abs error {err:.3g} over {bound:.3g}")
         kernel_errs.append(f"{err / step:.0f} steps ({err:.2g})" if step else f"{err:.2g}")
 
     float_path = convert(exe, samples / f"{name}.float.pt2", tmp / f"{name}.float.{opset}.onnx", opset)
     float_sess = session(float_path, True)
-    rows.append([name, str(opset), ",".join(sorted(k for k in spec["kernels"])) + "".join(f" ({n})" for n in notes) or "-", "; ".join(worst_steps),
-                 "; ".join(kernel_errs), f"{path.stat().st_size / 1024:.1f}/{float_path.stat().st_size / 1024:.1f} kB",
+    def summary(items):  # the first output's figure, and how many outputs there are beyond it
+        return items[0] + (f" (+{len(items) - 1} outputs)" if len(items) > 1 else "")
+
+    rows.append([name, str(opset), ",".join(sorted(k for k in spec["kernels"])) + "".join(f" ({n})" for n in notes) or "-", summary(worst_steps), summary(kernel_errs), f"{path.stat().st_size / 1024:.1f}/{float_path.stat().st_size / 1024:.1f} kB",
                  f"{median_time(fast, feeds) * 1e6:.0f}/{median_time(float_sess, feeds) * 1e6:.0f} us",
                  str(len(int_inits))])
 
@@ -178,7 +197,11 @@ def main(argv=None):
             for opset in sorted(set(OPSETS) | {spec["opset"]}):
                 label = f"{name} opset {opset}"
                 try:
-                    check_sample(args.pt2onnx, samples, name, spec, opset, Path(td), rows)
+                    if spec.get("refused_below") and opset < spec["refused_below"]:
+                        check_refusal(args.pt2onnx, samples, name, spec, opset, Path(td))
+                        label += " (refused)"
+                    else:
+                        check_sample(args.pt2onnx, samples, name, spec, opset, Path(td), rows)
                     print(f"PASS {label}")
                     passed += 1
                 except Exception as e:  # report each failure and go on
