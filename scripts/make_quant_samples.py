@@ -47,15 +47,16 @@ import make_samples as ms  # noqa: E402  (shared helpers: provenance, byte-stabl
 CASES = {}
 
 
-def case(name, flow, onnx_ops, kernels=(), opset=18, refused_below=None):
+def case(name, flow, onnx_ops, kernels=(), opset=18, refused_below=None, dynamic=None):
     """Registers a builder: build(gen) -> (quantized module, float module, inputs). onnx_ops: the
     ONNX ops its conversion must use (at `opset`); kernels: onnxruntime's integer kernels that
-    its optimized model must hold; refused_below: the opset below which conversion must refuse."""
+    its optimized model must hold; refused_below: the opset below which conversion must refuse;
+    dynamic: dynamic_shapes for the export of the quantized program."""
 
     def register(fn):
         assert fn.__doc__ and "\n" not in fn.__doc__.strip(), f"{name}: needs a one-line docstring"
         CASES[name] = dict(build=fn, flow=flow, onnx_ops=list(onnx_ops), kernels=list(kernels), opset=opset,
-                           refused_below=refused_below)
+                           refused_below=refused_below, dynamic=dynamic)
         return fn
 
     return register
@@ -238,9 +239,10 @@ def mlp_int4_weight_only(gen):
 
 
 @case("mlp_8da4w", "torchao quantize_ Int8DynamicActivationIntxWeightConfig(int4, PerGroup(32))",
-      ["DequantizeLinear", "ReduceMin", "ReduceMax", "Round"], ["MatMulNBits"], opset=21)
+      ["DequantizeLinear", "ReduceMin", "ReduceMax", "Round"], ["MatMulNBits"], opset=21,
+      dynamic={"x": {0: torch.export.Dim("batch", max=64), 1: torch.export.Dim("seq", max=64)}})
 def mlp_8da4w(gen):
-    """int8 per-token dynamic activations (torchao choose_qparams_affine, quantize_affine) and int4 group-32 weights (dequantize_affine)."""
+    """int8 per-token dynamic activations (torchao choose_qparams_affine, quantize_affine) and int4 group-32 weights (dequantize_affine); dynamic batch and sequence."""
     import torchao.quantization as tq
     model = MLP().eval()
     x = torch.randn(2, 5, 32, generator=gen)
@@ -333,7 +335,7 @@ def make_case(name, out_dir: Path):
     torch.manual_seed(seed_of(name))
     gen = torch.Generator().manual_seed(seed_of(name) + 1)
     quantized, float_model, inputs = spec["build"](gen)
-    ep = torch.export.export(quantized, inputs)
+    ep = torch.export.export(quantized, inputs, dynamic_shapes=spec["dynamic"])
     with torch.no_grad():
         eager = [_np(t) for t in ms._flat_tensors(quantized(*inputs))]
         exported = [_np(t) for t in ms._flat_tensors(ep.module()(*inputs))]

@@ -201,16 +201,27 @@ QParams choose_qparams(EmitContext& ctx, const std::string& x, const std::option
   return {scale, ctx.emit("Clip", {zero, c(static_cast<double>(qmin)), c(static_cast<double>(qmax))})};
 }
 
-// Output i of the node: `v` (float32) cast to the output's dtype and reshaped to its static sizes.
+// Output i of the node: `v` (float32) cast to the output's dtype and reshaped to its sizes (symbolic
+// ones computed from the program's symbols).
 void set_param_output(EmitContext& ctx, const ArgReader& args, size_t i, const std::string& v) {
   const ir::TensorMeta* meta = args.out_meta(i);
   PT2ONNX_CHECK(meta, ErrorCode::kUnsupported, "quantization parameters without tensor metadata");
   std::vector<int64_t> sizes;
+  bool is_static = true;
   for (const ir::Dim& d : meta->sizes) {
-    PT2ONNX_CHECK(d.is_static(), ErrorCode::kUnsupported, "quantization parameters of a dynamic shape");
-    sizes.push_back(d.as_int());
+    is_static = is_static && d.is_static();
+    if (d.is_static()) sizes.push_back(d.as_int());
   }
-  ctx.set_output(i, ctx.cast(ctx.reshape(v, ctx.const_i64s(sizes)), meta->dtype));
+  std::string shape;
+  if (is_static) {
+    shape = ctx.const_i64s(sizes);
+  } else {
+    std::vector<std::string> parts;
+    for (const ir::Dim& d : meta->sizes)
+      parts.push_back(d.is_static() ? ctx.const_i64s({d.as_int()}) : ctx.unsqueeze(ctx.sym_expr(d.as_expr()), {0}));
+    shape = ctx.concat(parts, 0);
+  }
+  ctx.set_output(i, ctx.cast(ctx.reshape(v, shape), meta->dtype));
 }
 
 // choose_qparams.tensor(Tensor input, int quant_min, int quant_max, float eps, ScalarType dtype) -> (Tensor, Tensor)
@@ -294,8 +305,11 @@ BlockLayout block_layout(const ArgReader& args, const std::string& input) {
     l.kind = BlockLayout::kPerAxis;
     l.onnx_param_shape = {sizes[static_cast<size_t>(l.axis)]};
   } else if (split == 1 && whole == 0) l.kind = BlockLayout::kBlocked;
-  for (int64_t s : l.param_shape)
-    if (s < 0) l.kind = l.kind == BlockLayout::kPerAxis || l.kind == BlockLayout::kPerTensor ? l.kind : BlockLayout::kOther;
+  // A dynamic kept dim (-1 above) is 0 in a Reshape's shape: the parameter's own dim, which torch
+  // shapes like the input's.
+  for (std::vector<int64_t>* shape : {&l.param_shape, &l.onnx_param_shape})
+    for (int64_t& d : *shape)
+      if (d < 0) d = 0;
   return l;
 }
 
