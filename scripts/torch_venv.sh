@@ -5,8 +5,9 @@
 # Only the sample generators and the benchmark use torch; the converter and CI never do.
 set -euo pipefail
 # With --zoo it also installs requirements/zoo.txt (torchvision, transformers, onnxscript, onnx,
-# onnxruntime) into the same venv, for scripts/zoo.py.
-version=${1:?usage: torch_venv.sh TORCH_VERSION [--zoo] (e.g. 2.15)}
+# onnxruntime) into the same venv, for scripts/zoo.py; with --quant, requirements/quant.txt
+# (torchao) on top of the venv, for scripts/make_quant_samples.py.
+version=${1:?usage: torch_venv.sh TORCH_VERSION [--zoo|--quant] (e.g. 2.15)}
 extra=${2:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
 req="$here/requirements/torch-$version.txt"
@@ -15,7 +16,8 @@ reqs=(-r "$req")
 case "$extra" in
   "") ;;
   --zoo) reqs+=(-r "$here/requirements/zoo.txt") ;;
-  *) echo "torch_venv: unknown option $extra (known: --zoo)" >&2; exit 2 ;;
+  --quant) reqs+=(-r "$here/requirements/quant.txt") ;;
+  *) echo "torch_venv: unknown option $extra (known: --zoo, --quant)" >&2; exit 2 ;;
 esac
 cache=${PT2ONNX_CACHE:-$HOME/.cache/pt2onnx}
 venv="$cache/venv-torch-$version"
@@ -36,6 +38,15 @@ if [ "$extra" = --zoo ]; then
     echo "torch_venv: installing the zoo requirements into $venv" >&2
     "$venv/bin/python" -m pip install -q --disable-pip-version-check "${reqs[@]}" >&2
     echo "$want_zoo" > "$zoo_stamp"
+  fi
+fi
+if [ "$extra" = --quant ]; then
+  want_quant=$(cat "$req" "$here/requirements/quant.txt" | sha256sum | cut -d' ' -f1)
+  quant_stamp="$venv/.quant-requirements.sha256"
+  if [ ! -f "$quant_stamp" ] || [ "$(cat "$quant_stamp")" != "$want_quant" ]; then
+    echo "torch_venv: installing the quantization requirements into $venv" >&2
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "${reqs[@]}" >&2
+    echo "$want_quant" > "$quant_stamp"
   fi
 fi
 echo "$venv"
