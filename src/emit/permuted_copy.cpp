@@ -3,16 +3,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <numeric>
 
 #include "common/error.h"
+#include "emit/transpose_plane.h"
 
 namespace pt2onnx::emit {
 
 namespace {
-
-// Elements per side of a square tile: 32x32 of 8-byte elements is 8 KiB a side, both sides in L1.
-constexpr int64_t kTile = 32;
 
 struct Dims {
   std::vector<int64_t> sizes;
@@ -41,47 +40,6 @@ std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes) {
   std::vector<int64_t> out(sizes.size(), 1);
   for (size_t d = sizes.size(); d-- > 1;) out[d - 1] = out[d] * sizes[d];
   return out;
-}
-
-template <int64_t kSize>
-struct Element {
-  uint8_t bytes[kSize];
-};
-
-// dst[r * dst_row + c] = src[r + c * src_col] for r < rows, c < cols, tile by tile.
-template <typename T>
-void transpose_plane(const T* src, T* dst, int64_t rows, int64_t cols, int64_t src_col, int64_t dst_row) {
-  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
-    const int64_t r1 = std::min(rows, r0 + kTile);
-    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-      const int64_t c1 = std::min(cols, c0 + kTile);
-      for (int64_t r = r0; r < r1; ++r) {
-        T* out = dst + r * dst_row;
-        const T* in = src + r;
-        for (int64_t c = c0; c < c1; ++c) out[c] = in[c * src_col];
-      }
-    }
-  }
-}
-
-void transpose_plane_bytes(const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols, int64_t src_col,
-                           int64_t dst_row, int64_t element_size) {
-  switch (element_size) {
-    case 1: return transpose_plane(src, dst, rows, cols, src_col, dst_row);
-    case 2: return transpose_plane(reinterpret_cast<const Element<2>*>(src), reinterpret_cast<Element<2>*>(dst), rows,
-                                   cols, src_col, dst_row);
-    case 4: return transpose_plane(reinterpret_cast<const Element<4>*>(src), reinterpret_cast<Element<4>*>(dst), rows,
-                                   cols, src_col, dst_row);
-    case 8: return transpose_plane(reinterpret_cast<const Element<8>*>(src), reinterpret_cast<Element<8>*>(dst), rows,
-                                   cols, src_col, dst_row);
-    case 16: return transpose_plane(reinterpret_cast<const Element<16>*>(src), reinterpret_cast<Element<16>*>(dst),
-                                    rows, cols, src_col, dst_row);
-    default: break;
-  }
-  const auto size = static_cast<size_t>(element_size);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      std::memcpy(dst + (r * dst_row + c) * element_size, src + (r + c * src_col) * element_size, size);
 }
 
 // Calls visit(src_offset, dst_offset) for every index of the dims other than `skip_a` and
@@ -208,7 +166,7 @@ void permute_into(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& 
       std::min_element(dims.strides.begin(), dims.strides.end()) - dims.strides.begin());
   for_each_outer(dims.sizes, dims.strides, dst_strides, inner, last, [&](int64_t s, int64_t d) {
     if (dims.strides[inner] == 1) {
-      transpose_plane_bytes(src + s * element_size, dst + d * element_size, dims.sizes[inner], dims.sizes[last],
+      transpose_plane(src + s * element_size, dst + d * element_size, dims.sizes[inner], dims.sizes[last],
                             dims.strides[last], dst_strides[inner], element_size);
       return;
     }
@@ -222,30 +180,31 @@ void permute_into(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& 
 }
 
 void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadSource& read, const WriteRun& write,
-                   std::vector<uint8_t>& source, std::vector<uint8_t>& permuted) {
+                   PermuteBuffers& buffers) {
   Dims dims;
   if (!is_dense_permutation(layout) || !dense_dims(layout, dims))
     fail(ErrorCode::kInternal, "copy_permuted: the view is not a dense permutation of its storage");
   const int64_t esize = layout.element_size;
   if (dims.sizes.empty()) {  // one element
-    source.resize(std::max<size_t>(source.size(), static_cast<size_t>(esize)));
-    read(0, static_cast<uint64_t>(esize), source.data());
-    write(0, source.data(), static_cast<uint64_t>(esize));
+    write(0, read(0, static_cast<uint64_t>(esize)), static_cast<uint64_t>(esize));
     return;
   }
   const Blocking blocking = choose_blocking(dims, esize, block_bytes);
   const std::vector<int64_t> out_strides = dense_strides(dims.sizes);
-  const uint64_t block_capacity = static_cast<uint64_t>(dims.strides[blocking.dim] * blocking.width * esize);
-  if (source.size() < block_capacity) source.resize(block_capacity);
-  if (permuted.size() < block_capacity) permuted.resize(block_capacity);
+  const auto block_capacity = static_cast<size_t>(dims.strides[blocking.dim] * blocking.width * esize);
+  for (std::vector<uint8_t>& block : buffers.blocks)
+    if (block.size() < block_capacity) block.resize(block_capacity);
 
+  // Block k is permuted into blocks[k % 2] while block k - 1 is written from the other one.
+  std::future<void> writing;
+  size_t filling = 0;
   std::vector<int64_t> fixed_index(blocking.fixed.size(), 0);
   uint64_t read_offset = 0;  // bytes of the source read so far: blocks come in source order
   while (true) {
     for (int64_t j0 = 0; j0 < dims.sizes[blocking.dim]; j0 += blocking.width) {
       const int64_t width = std::min(blocking.width, dims.sizes[blocking.dim] - j0);
       const auto bytes = static_cast<uint64_t>(dims.strides[blocking.dim] * width * esize);
-      read(read_offset, bytes, source.data());
+      const uint8_t* source = read(read_offset, bytes);
       read_offset += bytes;
 
       // The block as a box of the output: fixed dims one index, `dim` `width` from j0.
@@ -257,7 +216,8 @@ void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadS
       }
       box[blocking.dim] = width;
       start[blocking.dim] = j0;
-      permute_into(source.data(), permuted.data(), box, dims.strides, esize);
+      uint8_t* permuted = buffers.blocks[filling].data();
+      permute_into(source, permuted, box, dims.strides, esize);
 
       // The box is whole over its trailing dims up to the first partial one (`split`); each
       // index of the dims before that is one run of the output.
@@ -269,16 +229,28 @@ void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadS
         if (box[split] != dims.sizes[split]) break;
       }
       const int64_t runs = static_cast<int64_t>(bytes / static_cast<uint64_t>(esize)) / run;
+      std::vector<uint64_t> run_offsets(static_cast<size_t>(runs));
       std::vector<int64_t> index(split, 0);
       for (int64_t r = 0; r < runs; ++r) {
         int64_t at = start[split] * out_strides[split];
         for (size_t d = 0; d < split; ++d) at += (start[d] + index[d]) * out_strides[d];
-        write(static_cast<uint64_t>(at * esize), permuted.data() + r * run * esize, static_cast<uint64_t>(run * esize));
+        run_offsets[static_cast<size_t>(r)] = static_cast<uint64_t>(at * esize);
         for (size_t d = split; d-- > 0;) {
           if (++index[d] < box[d]) break;
           index[d] = 0;
         }
       }
+      if (writing.valid()) writing.get();  // the previous block is out (or its error is thrown)
+      const auto run_bytes = static_cast<uint64_t>(run * esize);
+      auto write_block = [&write, permuted, run_bytes, offsets = std::move(run_offsets)] {
+        for (size_t r = 0; r < offsets.size(); ++r) write(offsets[r], permuted + r * run_bytes, run_bytes);
+      };
+      if (read_offset == layout.nbytes) {  // the last block: nothing left to overlap it with
+        write_block();
+        return;
+      }
+      writing = std::async(std::launch::async, std::move(write_block));
+      filling = 1 - filling;
     }
     size_t k = fixed_index.size();
     while (k > 0) {
@@ -286,8 +258,9 @@ void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadS
       fixed_index[k - 1] = 0;
       --k;
     }
-    if (k == 0) return;
+    if (k == 0) break;
   }
+  fail(ErrorCode::kInternal, "copy_permuted: the blocks did not cover the source");
 }
 
 }  // namespace pt2onnx::emit

@@ -1,8 +1,9 @@
 // A dense tensor with its dims permuted (a weight folded through a Transpose), written from its
 // source bytes read once, front to back, in blocks: each block is permuted in memory in
-// cache-sized tiles and written as the runs it makes in the output. Memory is two blocks
-// whatever the tensor's size, and every syscall moves at least a run (kilobytes for LLM
-// shapes), where a strided gather reads one element per call.
+// cache-sized tiles and written as the runs it makes in the output, on a second thread while the
+// next block is permuted. Memory is three blocks (the source window and two permuted) whatever
+// the tensor's size, and every syscall moves at least a run (kilobytes for LLM shapes), where a
+// strided gather reads one element per call.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 
 namespace pt2onnx::emit {
 
-// Source bytes read per block; the copy holds this twice (source block and permuted block).
+// Source bytes read per block.
 inline constexpr uint64_t kPermuteBlockBytes = uint64_t{16} << 20;
 // Runs shorter than this would cost more in syscalls than in bytes: such a permutation is not
 // derived (the Transpose stays in the graph).
@@ -27,16 +28,24 @@ bool is_dense_permutation(const TensorLayout& layout);
 // contiguous in the output), given blocks of `block_bytes`. 0 when it is not a dense permutation.
 uint64_t permuted_run_bytes(const TensorLayout& layout, uint64_t block_bytes = kPermuteBlockBytes);
 
-// Reads n bytes of the source at byte `offset` from span_begin into dst. Called with offsets
-// increasing from 0 to span_end - span_begin, each byte once.
-using ReadSource = std::function<void(uint64_t offset, uint64_t n, uint8_t* dst)>;
-// Receives n bytes that belong at byte `offset` of the tensor's row-major bytes.
+// Returns the n bytes of the source at byte `offset` from span_begin; the pointer stays valid
+// until the next call. Called with offsets increasing from 0 to span_end - span_begin, each byte
+// once, so a caller can hand out a mapping of the archive instead of reading into a buffer.
+using ReadSource = std::function<const uint8_t*(uint64_t offset, uint64_t n)>;
+// Receives n bytes that belong at byte `offset` of the tensor's row-major bytes. Called from a
+// second thread, one call at a time, while the next block is permuted.
 using WriteRun = std::function<void(uint64_t offset, const uint8_t* data, uint64_t n)>;
 
+// The two permuted blocks copy_permuted alternates between (one written while the other fills),
+// kept by the caller so that a run of tensors reuses them.
+struct PermuteBuffers {
+  std::vector<uint8_t> blocks[2];
+};
+
 // Writes the view's row-major bytes through `write`, reading the source once through `read`.
-// `layout` must satisfy is_dense_permutation. `source` and `permuted` are reused buffers.
+// `layout` must satisfy is_dense_permutation.
 void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadSource& read, const WriteRun& write,
-                   std::vector<uint8_t>& source, std::vector<uint8_t>& permuted);
+                   PermuteBuffers& buffers);
 
 // Writes a strided view of `src` into `dst` in row-major order: dst[i0, i1, ...] =
 // src[i0 * strides[0] + i1 * strides[1] + ...], `element_size` bytes each, in tiles that keep

@@ -72,8 +72,9 @@ void TensorCopier::copy(const archive::TensorData& tensor, const TensorLayout& l
   });
 }
 
-// A weight folded through a Transpose: its source read once, front to back, and checksummed on
-// the way when that is its whole entry (else the entry is checked first, once).
+// A weight folded through a Transpose: its source read once, front to back, from mappings of the
+// archive (no copy into a buffer), and checksummed on the way when that is its whole entry (else
+// the entry is checked first, once).
 void TensorCopier::copy_permuted_tensor(const archive::Storage& storage, const TensorLayout& layout, int out_fd,
                                         uint64_t out_offset, const std::filesystem::path& out_path) {
   const std::optional<uint64_t> file_offset = storage.file_offset();
@@ -81,19 +82,38 @@ void TensorCopier::copy_permuted_tensor(const archive::Storage& storage, const T
   const bool checksum =
       file_offset && crc && !crc->done() && layout.span_begin == 0 && layout.nbytes == storage.size();
   if (file_offset && !checksum) storage.verify();
+  if (file_offset) {
+    struct stat info {};
+    // Mapped bytes past the end of the file would fault (SIGBUS): the range must be there.
+    const uint64_t end = *file_offset + layout.span_end;
+    if (::fstat(archive_fd(), &info) != 0 || end > static_cast<uint64_t>(info.st_size))
+      fail_short(storage, archive_path_, static_cast<uint64_t>(info.st_size));
+  }
   uint32_t sum = 0;
-  auto read = [&](uint64_t offset, uint64_t n, uint8_t* dst) {
-    if (!file_offset) {
-      storage.read(layout.span_begin + offset, n, dst);  // computed or compressed: read() checks it
-      return;
+  std::optional<MappedRange> window;
+  auto read = [&](uint64_t offset, uint64_t n) -> const uint8_t* {
+    window.reset();
+    std::vector<uint8_t>& buffer = permute_source_;
+    if (!file_offset) {  // computed or compressed: read() checks it
+      buffer.resize(std::max<size_t>(buffer.size(), n));
+      storage.read(layout.span_begin + offset, n, buffer.data());
+      return buffer.data();
     }
-    read_archive(*file_offset + layout.span_begin + offset, n, dst, storage);
-    if (checksum) sum = archive::crc32_update(sum, dst, n);
+    const uint64_t at = *file_offset + layout.span_begin + offset;
+    window.emplace(archive_fd(), at, n, /*populate=*/true);
+    const uint8_t* bytes = window->data();
+    if (bytes == nullptr) {  // the kernel would not map it: through the buffer
+      buffer.resize(std::max<size_t>(buffer.size(), n));
+      read_archive(at, n, buffer.data(), storage);
+      bytes = buffer.data();
+    }
+    if (checksum) sum = archive::crc32_update(sum, bytes, n);
+    return bytes;
   };
   auto write = [&](uint64_t offset, const uint8_t* data, uint64_t n) {
     write_all_at(out_fd, data, n, out_offset + offset, out_path);
   };
-  copy_permuted(layout, kPermuteBlockBytes, read, write, permute_source_, permute_output_);
+  copy_permuted(layout, kPermuteBlockBytes, read, write, permute_blocks_);
   if (checksum) crc->check(sum);
 }
 

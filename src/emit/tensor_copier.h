@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "archive/archive.h"
+#include "emit/permuted_copy.h"
 #include "emit/tensor_layout.h"
 
 namespace pt2onnx::emit {
@@ -56,7 +57,8 @@ class TensorCopier {
   int archive_fd_ = -1;
   bool in_kernel_copy_ = true;  // cleared once copy_file_range says it cannot copy these files
   std::vector<uint8_t> copy_buffer_;
-  std::vector<uint8_t> permute_source_, permute_output_;  // copy_permuted's blocks, reused
+  std::vector<uint8_t> permute_source_;  // a permuted tensor's source where it cannot be mapped
+  PermuteBuffers permute_blocks_;        // copy_permuted's blocks, reused
 };
 
 }  // namespace pt2onnx::emit

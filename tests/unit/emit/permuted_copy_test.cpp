@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <numeric>
 
 #include "archive/zip_crc.h"
@@ -65,6 +67,8 @@ struct Copied {
   std::vector<uint8_t> bytes;
   bool read_in_order = true;
   uint64_t largest_read = 0;
+  bool written_twice = false;
+  bool written_outside = false;
 };
 
 Copied run_copy(const std::vector<uint8_t>& source, const TensorLayout& layout, uint64_t block_bytes) {
@@ -72,24 +76,34 @@ Copied run_copy(const std::vector<uint8_t>& source, const TensorLayout& layout, 
   copied.bytes.assign(layout.nbytes, 0xCD);
   std::vector<bool> written(layout.nbytes, false);
   uint64_t next = 0;
-  std::vector<uint8_t> block, permuted;
+  PermuteBuffers buffers;
+  bool wrote_in_order = true;  // no two write calls at once (they come from a second thread)
+  std::atomic<int> writers{0};
   copy_permuted(
       layout, block_bytes,
-      [&](uint64_t offset, uint64_t n, uint8_t* dst) {
+      [&](uint64_t offset, uint64_t n) -> const uint8_t* {
         copied.read_in_order = copied.read_in_order && offset == next;
         next = offset + n;
         copied.largest_read = std::max(copied.largest_read, n);
-        std::memcpy(dst, source.data() + layout.span_begin + offset, n);
+        return source.data() + layout.span_begin + offset;
       },
       [&](uint64_t offset, const uint8_t* data, uint64_t n) {
-        REQUIRE(offset + n <= layout.nbytes);
-        for (uint64_t i = 0; i < n; ++i) {
-          CHECK_FALSE(written[offset + i]);  // each output byte once
-          written[offset + i] = true;
+        if (writers.fetch_add(1) != 0) wrote_in_order = false;
+        if (offset + n <= layout.nbytes) {
+          for (uint64_t i = 0; i < n; ++i) {
+            if (written[offset + i]) copied.written_twice = true;  // each output byte once
+            written[offset + i] = true;
+          }
+          std::memcpy(copied.bytes.data() + offset, data, n);
+        } else {
+          copied.written_outside = true;
         }
-        std::memcpy(copied.bytes.data() + offset, data, n);
+        writers.fetch_sub(1);
       },
-      block, permuted);
+      buffers);
+  CHECK(wrote_in_order);
+  CHECK_FALSE(copied.written_twice);
+  CHECK_FALSE(copied.written_outside);
   CHECK(next == layout.nbytes);  // the whole source, once
   CHECK(std::all_of(written.begin(), written.end(), [](bool w) { return w; }));
   return copied;
