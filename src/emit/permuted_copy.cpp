@@ -240,15 +240,18 @@ void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadS
           index[d] = 0;
         }
       }
-      if (writing.valid()) writing.get();  // the previous block is out (or its error is thrown)
       const auto run_bytes = static_cast<uint64_t>(run * esize);
       auto write_block = [&write, permuted, run_bytes, offsets = std::move(run_offsets)] {
         for (size_t r = 0; r < offsets.size(); ++r) write(offsets[r], permuted + r * run_bytes, run_bytes);
       };
-      if (read_offset == layout.nbytes) {  // the last block: nothing left to overlap it with
+      // The last block has nothing left to overlap with, and a small one costs less than a thread.
+      if (read_offset == layout.nbytes || bytes < kMinOverlapBytes) {
+        if (writing.valid()) writing.get();
         write_block();
-        return;
+        if (read_offset == layout.nbytes) return;
+        continue;
       }
+      if (writing.valid()) writing.get();  // the previous block is out (or its error is thrown)
       writing = std::async(std::launch::async, std::move(write_block));
       filling = 1 - filling;
     }

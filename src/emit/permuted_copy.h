@@ -16,6 +16,8 @@ namespace pt2onnx::emit {
 
 // Source bytes read per block.
 inline constexpr uint64_t kPermuteBlockBytes = uint64_t{16} << 20;
+// Blocks smaller than this are written on the calling thread (a thread costs more than it saves).
+inline constexpr uint64_t kMinOverlapBytes = uint64_t{1} << 20;
 // Runs shorter than this would cost more in syscalls than in bytes: such a permutation is not
 // derived (the Transpose stays in the graph).
 inline constexpr uint64_t kMinPermutedRunBytes = 512;
@@ -32,8 +34,8 @@ uint64_t permuted_run_bytes(const TensorLayout& layout, uint64_t block_bytes = k
 // until the next call. Called with offsets increasing from 0 to span_end - span_begin, each byte
 // once, so a caller can hand out a mapping of the archive instead of reading into a buffer.
 using ReadSource = std::function<const uint8_t*(uint64_t offset, uint64_t n)>;
-// Receives n bytes that belong at byte `offset` of the tensor's row-major bytes. Called from a
-// second thread, one call at a time, while the next block is permuted.
+// Receives n bytes that belong at byte `offset` of the tensor's row-major bytes, one call at a
+// time; for blocks of kMinOverlapBytes and more from a second thread while the next is permuted.
 using WriteRun = std::function<void(uint64_t offset, const uint8_t* data, uint64_t n)>;
 
 // The two permuted blocks copy_permuted alternates between (one written while the other fills),
