@@ -9,6 +9,7 @@ pkgs=(build-essential cmake pkg-config libonnx-dev libprotobuf-dev protobuf-comp
       nlohmann-json3-dev libsimdjson-dev libzip-dev zipcmp zipmerge ziptool libcli11-dev
       doctest-dev libdeflate-dev libmimalloc-dev python3-venv
       ninja-build dpkg-dev file lintian  # the install_package and deb_package tests
+      ccache  # the wheel test's build reuses build/'s objects instead of compiling the tree again
       clang-16 libclang-rt-16-dev)  # libFuzzer harnesses (scripts/fuzz.sh); clang 16 reads C++20 aggregate ()-init
 missing=()
 for p in "${pkgs[@]}"; do
