@@ -25,7 +25,11 @@ struct ConvertOptions {
   std::filesystem::path output;  // empty: input with the extension .onnx
   std::string model;             // empty: the only model in the archive
   int opset = 18;
-  bool external_data = false;    // forced on when weights exceed the 2 GB protobuf limit
+  // Where weights from 1 KiB up go: "" embedded in the .onnx (forced to "file" when they would
+  // pass the 2 GB protobuf limit); "file": one data file `<output>.data` beside it; "archive":
+  // nowhere, the initializers reference their bytes inside the input .pt2 (no weight is derived
+  // then: BatchNorm and weight Transposes stay nodes). Any other value is refused (kUsage).
+  std::string external_data;
   // At opset 23+, ONNX's fused ops (Attention, RMSNormalization) where they fit; false (--no-fuse):
   // the decomposed forms.
   bool fuse = true;
@@ -100,7 +104,9 @@ struct ConvertReport {
   int64_t nodes_out = 0;   // ONNX nodes written (main graph)
   int64_t functions_out = 0;  // local functions written (--hiera)
   int64_t weight_count = 0;
-  int64_t weight_bytes = 0;
+  int64_t weight_bytes = 0;             // written (embedded or into the data file)
+  int64_t weight_bytes_referenced = 0;  // --external-data=archive: referenced inside the archive
+  std::string archive_location;         // --external-data=archive: the location the ONNX names
   std::vector<std::string> warnings;
   std::vector<KernelBundleReport> kernel_bundles;  // --compile: bundles written
   // --compile: functions refused (an op or dtype without a kernel template), one line each; the

@@ -47,7 +47,7 @@ def _read_report(path: Path) -> Optional[dict[str, Any]]:
 
 def convert(archive: PathLike, output: Optional[PathLike] = None, *,
             opset: Optional[int] = None,
-            external_data: bool = False,
+            external_data: Union[bool, str] = False,
             model: Optional[str] = None,
             hiera: Iterable[str] = (),
             function_domain: Optional[str] = None,
@@ -72,7 +72,8 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
         archive: the .pt2 file (what torch.export.save wrote).
         output: the .onnx to write; default: `archive` with the extension .onnx.
         opset: ONNX opset, 17 to 28 (the binary's default, 18, when None).
-        external_data: weights in one file `<output>.data` (automatic above 2 GB).
+        external_data: True or "file": weights in one file `<output>.data` (automatic above 2 GB);
+            "archive": none copied, the .onnx references them inside `archive`.
         model: which model of an archive that holds several.
         hiera: module types (class name or qualified) whose instances become ONNX local functions.
         function_domain, function_name: domain and name pattern ("{class}", "{qualified}") of those.

@@ -13,6 +13,8 @@
 #include "archive/archive.h"
 #include "common/error.h"
 #include "config/config.h"
+#include "config/option_table.h"
+#include "emit/archive_reference.h"
 #include "emit/output_file.h"
 #include "emit/folded_weights.h"
 #include "emit/write_model.h"
@@ -198,9 +200,14 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
                                          : options.output;
   const std::optional<emit::FileIdentity> input_identity = emit::identity_of(options.input);
   emit::check_output_path(report.output, input_identity);
-  if (options.external_data)
+  if (const std::string error = config::external_data_error(options.external_data);
+      !options.external_data.empty() && !error.empty())
+    fail(ErrorCode::kUsage, "--external-data: " + error);
+  const bool in_archive = options.external_data == "archive";
+  if (options.external_data == "file")
     emit::check_output_path(report.output.parent_path() / (report.output.filename().string() + ".data"),
                             input_identity, "external data");
+  if (in_archive) static_cast<void>(emit::archive_location(options.input, report.output));  // refused before any work
 
   std::unique_ptr<archive::Archive> archive = clock.run("read", [&] {
     std::unique_ptr<archive::Archive> opened = archive::Archive::open(options.input);
@@ -266,11 +273,12 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   else release();
   translate::unpack_nodes(translation);  // into the memory the IR held
   // Graph clean-up (passes/), with the weights' index read beside it; BatchNorm folding derives
-  // weights that emit streams from the archive.
+  // weights that emit streams from the archive. Weights referenced inside the archive are its
+  // bytes as they are: nothing is derived (--no-fold, and weight Transposes stay nodes).
   auto weights_owner = std::make_unique<api::WeightsBesideClean>(translation, *archive, report.model);
   api::WeightsBesideClean& weights = *weights_owner;
   clock.run("clean", [&] {
-    passes::clean_translation(translation, {hiera_options.types, options.fold ? &weights : nullptr,
+    passes::clean_translation(translation, {hiera_options.types, options.fold && !in_archive ? &weights : nullptr,
                                             passes::program_types(program)});
   });
   clock.run("read", [&] { weights.folded(); });  // where the index was taken before: errors keep their order
@@ -293,7 +301,8 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
 
   emit::WriteOptions write_options;
   write_options.output = report.output;
-  write_options.external_data = options.external_data;
+  write_options.external_data = options.external_data == "file";
+  write_options.reference_archive = in_archive;
   write_options.on_progress = options.on_weight_progress;
   if (list_only) {  // the files the steps below write, decided as they decide
     report.outputs.push_back(report.output);
@@ -316,6 +325,8 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   report.external_data = written.external_data;
   report.weight_count = written.weight_count;
   report.weight_bytes = written.weight_bytes;
+  report.weight_bytes_referenced = written.referenced_bytes;
+  report.archive_location = written.archive_location;
   report.warnings = translation.warnings;  // the writer appends its own (e.g. forced external data)
   report.outputs.push_back(report.output);
   if (!report.external_data.empty()) report.outputs.push_back(report.external_data);

@@ -305,6 +305,8 @@ int main(int argc, char** argv) {
       std::cout << "wrote " << report->output.string() << " (" << report->nodes_out << " nodes, "
                 << report->weight_count << " weights, " << human_bytes(report->weight_bytes);
       if (!report->external_data.empty()) std::cout << " in " << report->external_data.filename().string();
+      if (!report->archive_location.empty())
+        std::cout << ", " << human_bytes(report->weight_bytes_referenced) << " referenced in " << report->archive_location;
       std::cout << ")\n";
       for (const auto& b : report->kernel_bundles)
         std::cout << "wrote " << b.dir.string() << " (" << b.kernels << " kernels, " << human_bytes(b.bytes) << ")\n";

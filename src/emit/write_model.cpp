@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "emit/archive_reference.h"
 #include "emit/external_data_writer.h"
 #include "emit/onnx_dtype.h"
 #include "emit/output_file.h"
@@ -191,6 +192,7 @@ bool goes_external(const BoundWeight& weight, const WriteOptions& options) {
 // would pass the size limit, and some weight is large enough to leave the .onnx.
 bool uses_data_file(translate::Translation& translation, const std::vector<BoundWeight>& bound,
                     const WriteOptions& options, const std::filesystem::path& data_path) {
+  if (options.reference_archive) return false;
   bool external = options.external_data;
   if (!external) {
     uint64_t estimate = model_byte_size(translation.model);
@@ -227,6 +229,28 @@ void remove_stale_data_file(const std::filesystem::path& data_path, const std::o
     warnings.push_back("could not remove stale external data '" + data_path.string() + "': " + error.message());
 }
 
+// --external-data=archive: the region in the archive of every weight that leaves the .onnx (by
+// index into `bound`), or a refusal naming the first that cannot be referenced.
+std::map<size_t, ExternalRegion> archive_regions(const std::vector<BoundWeight>& bound, const WriteOptions& options) {
+  std::map<size_t, ExternalRegion> regions;
+  std::string first;
+  size_t refused = 0;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    if (!goes_external(bound[i], options)) continue;
+    const std::string reason = unreferenceable_reason(*bound[i].tensor, bound[i].layout);
+    if (reason.empty()) {
+      regions.emplace(i, archive_region(*bound[i].tensor, bound[i].layout));
+    } else if (refused++ == 0) {
+      first = bound[i].what() + ": " + reason;
+    }
+  }
+  if (refused > 0)
+    fail(ErrorCode::kUsage, "--external-data=archive cannot reference " + first +
+                                (refused > 1 ? " (and " + std::to_string(refused - 1) + " more weights)" : "") + "; " +
+                                kArchiveFallback);
+  return regions;
+}
+
 }  // namespace
 
 std::filesystem::path planned_data_file(translate::Translation& translation,
@@ -250,6 +274,13 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   const std::filesystem::path data_path = options.output.parent_path() / data_name;
 
   const bool use_data_file = uses_data_file(translation, bound, options, data_path);
+  // Refusals of --external-data=archive come before any file is created.
+  std::string location;
+  std::map<size_t, ExternalRegion> in_archive;
+  if (options.reference_archive) {
+    location = archive_location(archive.path(), options.output);
+    in_archive = archive_regions(bound, options);
+  }
   // The input must survive, whatever name or link the outputs reach it by.
   const std::optional<FileIdentity> input = identity_of(archive.path());
   check_output_path(options.output, input);
@@ -282,10 +313,17 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
 
   // Embedded weights are written while the model is serialized: the large ones copied into the
   // file, the tiny ones filled into raw_data one at a time.
-  uint64_t embedded_bytes = 0;
+  uint64_t embedded_bytes = 0, referenced_bytes = 0;
   DeferredRawData deferred;
   std::vector<const BoundWeight*> embedded(static_cast<size_t>(translation.model.graph().initializer_size()));
-  for (BoundWeight& weight : bound) {
+  for (size_t i = 0; i < bound.size(); ++i) {
+    BoundWeight& weight = bound[i];
+    if (const auto region = in_archive.find(i); region != in_archive.end()) {
+      reference_external(*weight.initializer, location, region->second);
+      referenced_bytes += region->second.length;
+      progressed(weight);
+      continue;
+    }
     if (data_writer && goes_external(weight, options)) {
       for_weight(weight, [&] {
         reference_external(*weight.initializer, data_name, data_writer->write(*weight.tensor, weight.layout));
@@ -344,6 +382,8 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   result.external_data = data_file ? data_path : std::filesystem::path();
   result.weight_count = static_cast<int64_t>(bound.size());
   result.weight_bytes = static_cast<int64_t>(embedded_bytes + (data_writer ? data_writer->bytes_written() : 0));
+  result.referenced_bytes = static_cast<int64_t>(referenced_bytes);
+  result.archive_location = location;
   return result;
 }
 
