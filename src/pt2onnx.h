@@ -24,6 +24,11 @@ struct ConvertOptions {
   std::filesystem::path input;
   std::filesystem::path output;  // empty: input with the extension .onnx
   std::string model;             // empty: the only model in the archive
+  // --all-models: every model of the archive, each to `<output stem>.<model>.onnx`; with external
+  // data they share one data file `<output>.data` (or the archive) where each weight they share
+  // is stored once. No weight is derived then (as with `fold` false; weight Transposes stay
+  // nodes), so that the models read the same bytes. Excludes `model`.
+  bool all_models = false;
   int opset = 18;
   // Where weights from 1 KiB up go: "" embedded in the .onnx (forced to "file" when they would
   // pass the 2 GB protobuf limit); "file": one data file `<output>.data` beside it; "archive":
@@ -97,7 +102,7 @@ struct KernelBundleReport {
 };
 
 struct ConvertReport {
-  std::string model;
+  std::string model;  // --all-models: the models' names, comma-separated
   std::filesystem::path output;
   std::filesystem::path external_data;  // empty when weights are embedded
   int64_t nodes_in = 0;    // FX nodes read
@@ -118,6 +123,11 @@ struct ConvertReport {
   // file, each kernel bundle's manifest.json), as given or resolved: what --depfile lists.
   std::vector<std::filesystem::path> inputs;
   std::vector<std::filesystem::path> outputs;
+  // --all-models: one report per model (the fields above then sum or list them all; `output` is
+  // the first model's), and the weights found already stored by an earlier model.
+  std::vector<ConvertReport> per_model;
+  int64_t shared_weights = 0;
+  int64_t shared_bytes = 0;
 };
 
 // Converts; throws pt2onnx::Error. On failure nothing is left at the output paths.

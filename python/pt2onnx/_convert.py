@@ -49,6 +49,7 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
             opset: Optional[int] = None,
             external_data: Union[bool, str] = False,
             model: Optional[str] = None,
+            all_models: bool = False,
             hiera: Iterable[str] = (),
             function_domain: Optional[str] = None,
             function_name: Optional[str] = None,
@@ -75,6 +76,7 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
         external_data: True or "file": weights in one file `<output>.data` (automatic above 2 GB);
             "archive": none copied, the .onnx references them inside `archive`.
         model: which model of an archive that holds several.
+        all_models: every model, each to `<output stem>.<model>.onnx`, sharing one weight file.
         hiera: module types (class name or qualified) whose instances become ONNX local functions.
         function_domain, function_name: domain and name pattern ("{class}", "{qualified}") of those.
         compile, arch, kernels_dir, kernel_tf32, nvrtc: CUDA kernel bundles per function of these
@@ -95,7 +97,7 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
         Pt2OnnxError: the binary refused; nothing was written. Its kind is the exit code's,
             its message the binary's one line, unsupported_ops the blocking ops.
     """
-    options = dict(opset=opset, external_data=external_data, model=model, hiera=hiera,
+    options = dict(opset=opset, external_data=external_data, model=model, all_models=all_models, hiera=hiera,
                    function_domain=function_domain, function_name=function_name, compile=compile,
                    arch=arch, kernels_dir=kernels_dir, kernel_tf32=kernel_tf32, nvrtc=nvrtc,
                    dim_names=dim_names, config=config, strict=strict, depfile=depfile,

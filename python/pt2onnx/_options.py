@@ -24,6 +24,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("opset", "--opset", "value"),
     Option("external_data", "--external-data", "flag_value"),
     Option("model", "--model", "value"),
+    Option("all_models", "--all-models", "switch"),
     Option("hiera", "--hiera", "repeated"),
     Option("function_domain", "--function-domain", "value"),
     Option("function_name", "--function-name", "value"),

@@ -39,6 +39,10 @@ std::vector<OptionSpec> make_table() {
      [](RunOptions& o) -> OptionField { return &o.convert.external_data; }}.valued("file").checked(external_data_error),
     OptionSpec{"--model", "model", K::kValue, "NAME", "which model of an archive that holds several",
      [](RunOptions& o) -> OptionField { return &o.convert.model; }},
+    OptionSpec{"--all-models", "all_models", K::kSwitch, "",
+     "convert every model of the archive, each to OUT-stem.<model>.onnx; with --external-data they share one "
+     "data file OUT.data (or the archive) holding each shared weight once",
+     [](RunOptions& o) -> OptionField { return &o.convert.all_models; }}.excluding("--model"),
     OptionSpec{"--hiera", "hiera", K::kRepeated, "TYPE",
      "module type (class name, or qualified) whose instances become ONNX local functions; repeatable",
      [](RunOptions& o) -> OptionField { return &o.convert.hiera; }},

@@ -259,7 +259,9 @@ std::filesystem::path planned_data_file(translate::Translation& translation,
                                         const WriteOptions& options) {
   std::vector<BoundWeight> bound = bind_weights(translation, weights, constants);
   for (BoundWeight& weight : bound) clear_tensor_data(*weight.initializer);
-  const std::filesystem::path data_path = options.output.parent_path() / (options.output.filename().string() + ".data");
+  const std::filesystem::path data_path =
+      options.model_set ? options.model_set->data_path()
+                        : options.output.parent_path() / (options.output.filename().string() + ".data");
   return uses_data_file(translation, bound, options, data_path) ? data_path : std::filesystem::path();
 }
 
@@ -270,8 +272,10 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   std::vector<BoundWeight> bound = bind_weights(translation, weights, constants);
   for (BoundWeight& weight : bound) clear_tensor_data(*weight.initializer);
 
-  const std::string data_name = options.output.filename().string() + ".data";
-  const std::filesystem::path data_path = options.output.parent_path() / data_name;
+  ModelSet* const set = options.model_set;
+  const std::filesystem::path data_path =
+      set ? set->data_path() : options.output.parent_path() / (options.output.filename().string() + ".data");
+  const std::string data_name = data_path.filename().string();
 
   const bool use_data_file = uses_data_file(translation, bound, options, data_path);
   // Refusals of --external-data=archive come before any file is created.
@@ -287,12 +291,14 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   if (use_data_file) check_output_path(data_path, input, "external data");
 
   // Create the temp files before reading any weight, so an unwritable directory fails fast.
-  TempOutputFile model_file(options.output);
+  auto model_file = std::make_unique<TempOutputFile>(options.output);
   std::optional<TempOutputFile> data_file;
-  if (use_data_file) data_file.emplace(data_path);
+  if (use_data_file && !set) data_file.emplace(data_path);
   TensorCopier copier(archive.path());
-  std::optional<ExternalDataWriter> data_writer;
-  if (data_file) data_writer.emplace(data_file->fd(), data_path, copier);
+  std::optional<ExternalDataWriter> own_writer;
+  if (data_file) own_writer.emplace(data_file->fd(), data_path, copier);
+  ExternalDataWriter* data_writer = own_writer ? &*own_writer : use_data_file && set ? &set->data_writer() : nullptr;
+  const uint64_t written_before = data_writer ? data_writer->bytes_written() : 0;
 
   // Errors while copying a weight say which one.
   auto for_weight = [](const BoundWeight& weight, auto&& action) {
@@ -319,14 +325,22 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   for (size_t i = 0; i < bound.size(); ++i) {
     BoundWeight& weight = bound[i];
     if (const auto region = in_archive.find(i); region != in_archive.end()) {
-      reference_external(*weight.initializer, location, region->second);
+      // Another model's weight with the same bytes: reference its entry (the same offset in each .onnx).
+      std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, true) : std::nullopt;
+      if (!same && set) set->remember(*weight.tensor, weight.layout, true, region->second);
+      reference_external(*weight.initializer, location, same ? *same : region->second);
       referenced_bytes += region->second.length;
       progressed(weight);
       continue;
     }
     if (data_writer && goes_external(weight, options)) {
       for_weight(weight, [&] {
-        reference_external(*weight.initializer, data_name, data_writer->write(*weight.tensor, weight.layout));
+        std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, false) : std::nullopt;
+        if (!same) {
+          same = data_writer->write(*weight.tensor, weight.layout);
+          if (set && !same->reused) set->remember(*weight.tensor, weight.layout, false, *same);
+        }
+        reference_external(*weight.initializer, data_name, *same);
       });
       progressed(weight);
       continue;
@@ -354,7 +368,7 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   // external ones above: of several bad weights, the first in that order is the one reported.
   deferred.write_payload = [&](int index, uint64_t offset) {
     const BoundWeight& weight = *embedded[static_cast<size_t>(index)];
-    for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file.fd(), offset, options.output); });
+    for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file->fd(), offset, options.output); });
     progressed(weight);
   };
   deferred.fill = [&](int index, uint8_t* dst) {
@@ -362,15 +376,26 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     for_weight(weight, [&] { fill_raw_data(weight, dst, file_order ? &window : nullptr); });
     progressed(weight);
   };
-  serialize_model(translation.model, deferred, model_file.fd(), options.output);
+  serialize_model(translation.model, deferred, model_file->fd(), options.output);
 
   // Checked again: the paths may have changed while the weights were copied.
   check_output_path(options.output, input);
-  if (data_file) check_output_path(data_path, input, "external data");
+  if (use_data_file) check_output_path(data_path, input, "external data");
+  WriteResult result;
+  result.external_data = use_data_file ? data_path : std::filesystem::path();
+  result.weight_count = static_cast<int64_t>(bound.size());
+  result.weight_bytes =
+      static_cast<int64_t>(embedded_bytes + (data_writer ? data_writer->bytes_written() - written_before : 0));
+  if (set) {  // named with the other models, after all of them
+    set->hold(std::move(model_file));
+    result.referenced_bytes = static_cast<int64_t>(referenced_bytes);
+    result.archive_location = location;
+    return result;
+  }
   // Data first: once the model appears under its final name, what it references is complete.
   if (data_file) data_file->commit();
   try {
-    model_file.commit();
+    model_file->commit();
   } catch (const Error&) {
     if (data_file) ::unlink(data_path.c_str());
     throw;
@@ -378,10 +403,6 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
 
   if (!data_file) remove_stale_data_file(data_path, input, translation.warnings);
 
-  WriteResult result;
-  result.external_data = data_file ? data_path : std::filesystem::path();
-  result.weight_count = static_cast<int64_t>(bound.size());
-  result.weight_bytes = static_cast<int64_t>(embedded_bytes + (data_writer ? data_writer->bytes_written() : 0));
   result.referenced_bytes = static_cast<int64_t>(referenced_bytes);
   result.archive_location = location;
   return result;

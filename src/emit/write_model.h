@@ -17,6 +17,7 @@
 #include <string>
 
 #include "archive/archive.h"
+#include "emit/model_set.h"
 #include "translate/translate.h"
 
 namespace pt2onnx::emit {
@@ -27,6 +28,10 @@ struct WriteOptions {
   // --external-data=archive: weights from external_min_bytes up are not copied: their initializers
   // reference their bytes inside the archive (emit/archive_reference.h); no data file is written.
   bool reference_archive = false;
+  // --all-models: this model is one of several written together: external data goes to the
+  // set's shared file (each weight the models share once, also in reference_archive mode) and
+  // the .onnx is handed to the set, which names every file at the end. Null: one model.
+  ModelSet* model_set = nullptr;
   // An embedded model estimated above this many bytes is written with external data instead
   // (protobuf refuses messages of 2 GiB; the margin covers the estimate's slack).
   uint64_t embedded_limit_bytes = (uint64_t{18} << 30) / 10;  // 1.8 GiB
