@@ -24,8 +24,17 @@ struct ConvertOptions {
   std::filesystem::path input;
   std::filesystem::path output;  // empty: input with the extension .onnx
   std::string model;             // empty: the only model in the archive
+  // --all-models: every model of the archive, each to `<output stem>.<model>.onnx`; with external
+  // data they share one data file `<output>.data` (or the archive) where each weight they share
+  // is stored once. No weight is derived then (as with `fold` false; weight Transposes stay
+  // nodes), so that the models read the same bytes. Excludes `model`.
+  bool all_models = false;
   int opset = 18;
-  bool external_data = false;    // forced on when weights exceed the 2 GB protobuf limit
+  // Where weights from 1 KiB up go: "" embedded in the .onnx (forced to "file" when they would
+  // pass the 2 GB protobuf limit); "file": one data file `<output>.data` beside it; "archive":
+  // nowhere, the initializers reference their bytes inside the input .pt2 (no weight is derived
+  // then: BatchNorm and weight Transposes stay nodes). Any other value is refused (kUsage).
+  std::string external_data;
   // At opset 23+, ONNX's fused ops (Attention, RMSNormalization) where they fit; false (--no-fuse):
   // the decomposed forms.
   bool fuse = true;
@@ -93,14 +102,16 @@ struct KernelBundleReport {
 };
 
 struct ConvertReport {
-  std::string model;
+  std::string model;  // --all-models: the models' names, comma-separated
   std::filesystem::path output;
   std::filesystem::path external_data;  // empty when weights are embedded
   int64_t nodes_in = 0;    // FX nodes read
   int64_t nodes_out = 0;   // ONNX nodes written (main graph)
   int64_t functions_out = 0;  // local functions written (--hiera)
   int64_t weight_count = 0;
-  int64_t weight_bytes = 0;
+  int64_t weight_bytes = 0;             // written (embedded or into the data file)
+  int64_t weight_bytes_referenced = 0;  // --external-data=archive: referenced inside the archive
+  std::string archive_location;         // --external-data=archive: the location the ONNX names
   std::vector<std::string> warnings;
   std::vector<KernelBundleReport> kernel_bundles;  // --compile: bundles written
   // --compile: functions refused (an op or dtype without a kernel template), one line each; the
@@ -112,6 +123,11 @@ struct ConvertReport {
   // file, each kernel bundle's manifest.json), as given or resolved: what --depfile lists.
   std::vector<std::filesystem::path> inputs;
   std::vector<std::filesystem::path> outputs;
+  // --all-models: one report per model (the fields above then sum or list them all; `output` is
+  // the first model's), and the weights found already stored by an earlier model.
+  std::vector<ConvertReport> per_model;
+  int64_t shared_weights = 0;
+  int64_t shared_bytes = 0;
 };
 
 // Converts; throws pt2onnx::Error. On failure nothing is left at the output paths.

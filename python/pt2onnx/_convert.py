@@ -47,8 +47,9 @@ def _read_report(path: Path) -> Optional[dict[str, Any]]:
 
 def convert(archive: PathLike, output: Optional[PathLike] = None, *,
             opset: Optional[int] = None,
-            external_data: bool = False,
+            external_data: Union[bool, str] = False,
             model: Optional[str] = None,
+            all_models: bool = False,
             hiera: Iterable[str] = (),
             function_domain: Optional[str] = None,
             function_name: Optional[str] = None,
@@ -72,8 +73,10 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
         archive: the .pt2 file (what torch.export.save wrote).
         output: the .onnx to write; default: `archive` with the extension .onnx.
         opset: ONNX opset, 17 to 28 (the binary's default, 18, when None).
-        external_data: weights in one file `<output>.data` (automatic above 2 GB).
+        external_data: True or "file": weights in one file `<output>.data` (automatic above 2 GB);
+            "archive": none copied, the .onnx references them inside `archive`.
         model: which model of an archive that holds several.
+        all_models: every model, each to `<output stem>.<model>.onnx`, sharing one weight file.
         hiera: module types (class name or qualified) whose instances become ONNX local functions.
         function_domain, function_name: domain and name pattern ("{class}", "{qualified}") of those.
         compile, arch, kernels_dir, kernel_tf32, nvrtc: CUDA kernel bundles per function of these
@@ -94,7 +97,7 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
         Pt2OnnxError: the binary refused; nothing was written. Its kind is the exit code's,
             its message the binary's one line, unsupported_ops the blocking ops.
     """
-    options = dict(opset=opset, external_data=external_data, model=model, hiera=hiera,
+    options = dict(opset=opset, external_data=external_data, model=model, all_models=all_models, hiera=hiera,
                    function_domain=function_domain, function_name=function_name, compile=compile,
                    arch=arch, kernels_dir=kernels_dir, kernel_tf32=kernel_tf32, nvrtc=nvrtc,
                    dim_names=dim_names, config=config, strict=strict, depfile=depfile,

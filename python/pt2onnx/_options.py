@@ -17,13 +17,14 @@ from typing import Any, Mapping
 class Option:
     keyword: str  # the parameter of convert()
     flag: str  # the long flag
-    kind: str  # value | switch | switch_off | repeated | comma_list | key_value
+    kind: str  # value | switch | switch_off | flag_value | repeated | comma_list | key_value
 
 
 OPTIONS: tuple[Option, ...] = (
     Option("opset", "--opset", "value"),
-    Option("external_data", "--external-data", "switch"),
+    Option("external_data", "--external-data", "flag_value"),
     Option("model", "--model", "value"),
+    Option("all_models", "--all-models", "switch"),
     Option("hiera", "--hiera", "repeated"),
     Option("function_domain", "--function-domain", "value"),
     Option("function_name", "--function-name", "value"),
@@ -73,6 +74,11 @@ def command_line(values: Mapping[str, Any]) -> list[str]:
         elif option.kind == "switch_off":
             if value is False:
                 args.append(option.flag)
+        elif option.kind == "flag_value":  # True: the flag alone; a string: --flag=VALUE
+            if value is True:
+                args.append(option.flag)
+            elif value:
+                args.append(f"{option.flag}={_text(value)}")
         elif value is None:
             continue
         elif option.kind == "value":

@@ -1,4 +1,5 @@
 // convert(): the pipeline from a .pt2 archive to ONNX on disk, stage by stage.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -13,8 +14,11 @@
 #include "archive/archive.h"
 #include "common/error.h"
 #include "config/config.h"
+#include "config/option_table.h"
+#include "emit/archive_reference.h"
 #include "emit/output_file.h"
 #include "emit/folded_weights.h"
+#include "emit/model_set.h"
 #include "emit/write_model.h"
 #include "hierarchy/hierarchy.h"
 #include "hierarchy/module_instances.h"
@@ -163,14 +167,17 @@ void add_dim_names_metadata(onnx::ModelProto& model, const std::map<std::string,
 
 namespace {
 // `list_only`: stops before writing, with report.outputs the files a conversion would write.
-ConvertReport convert_checked(const ConvertOptions& options, bool list_only);
+// `set`: one model of several written together (--all-models); its files are named by the set.
+ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emit::ModelSet* set = nullptr);
+// --all-models: every model of the archive through convert_checked, one set of files.
+ConvertReport convert_all(const ConvertOptions& options, bool list_only);
 }  // namespace
 
 // Every size an archive declares is bounded (common/limits.h), but what it implies (a JSON of many
 // small nodes, a graph of many ops) can still exhaust a memory cap: that is the input's doing.
 ConvertReport convert(const ConvertOptions& options) {
   try {
-    return convert_checked(options, false);
+    return options.all_models ? convert_all(options, false) : convert_checked(options, false);
   } catch (const std::bad_alloc&) {
     fail(ErrorCode::kArchive, options.input.string() +
                                   ": out of memory while converting (the archive needs more than this process may "
@@ -178,11 +185,63 @@ ConvertReport convert(const ConvertOptions& options) {
   }
 }
 
-ConvertReport list_outputs(const ConvertOptions& options) { return convert_checked(options, true); }
+ConvertReport list_outputs(const ConvertOptions& options) {
+  return options.all_models ? convert_all(options, true) : convert_checked(options, true);
+}
 
 namespace {
 
-ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
+// `<stem>.<model>.onnx` beside `output`: where --all-models writes each model.
+std::filesystem::path model_output(const std::filesystem::path& output, const std::string& model) {
+  return output.parent_path() / (output.stem().string() + "." + model + ".onnx");
+}
+
+void add_unique(std::vector<std::filesystem::path>& paths, const std::filesystem::path& path) {
+  if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
+}
+
+ConvertReport convert_all(const ConvertOptions& options, bool list_only) {
+  PT2ONNX_CHECK(options.model.empty(), ErrorCode::kUsage, "--all-models converts every model; it cannot be given with --model");
+  PT2ONNX_CHECK(options.compile.empty(), ErrorCode::kUsage,
+                "--compile cannot be given with --all-models yet (kernel bundles of several models would share names); "
+                "convert each model with --model");
+  const std::filesystem::path output = options.output.empty()
+                                           ? std::filesystem::path(options.input).replace_extension(".onnx")
+                                           : options.output;
+  const std::vector<std::string> names = archive::Archive::open(options.input)->model_names();
+  PT2ONNX_CHECK(!names.empty(), ErrorCode::kArchive, options.input.string() + ": the archive holds no model");
+  emit::ModelSet set(output.parent_path() / (output.filename().string() + ".data"), options.input);
+  ConvertReport merged;
+  for (const std::string& name : names) {
+    ConvertOptions one = options;
+    one.all_models = false;
+    one.model = name;
+    one.output = model_output(output, name);
+    ConvertReport report = convert_checked(one, list_only, &set);
+    merged.model += (merged.model.empty() ? "" : ",") + name;
+    if (merged.output.empty()) merged.output = report.output;
+    if (!report.external_data.empty()) merged.external_data = report.external_data;
+    merged.archive_location = report.archive_location;
+    merged.nodes_in += report.nodes_in;
+    merged.nodes_out += report.nodes_out;
+    merged.functions_out += report.functions_out;
+    merged.weight_count += report.weight_count;
+    merged.weight_bytes += report.weight_bytes;
+    merged.weight_bytes_referenced += report.weight_bytes_referenced;
+    for (const std::string& warning : report.warnings) merged.warnings.push_back(name + ": " + warning);
+    for (const StageTiming& stage : report.stages) merged.stages.push_back({name + ": " + stage.stage, stage.seconds});
+    merged.memory.insert(merged.memory.end(), report.memory.begin(), report.memory.end());
+    for (const auto& path : report.inputs) add_unique(merged.inputs, path);
+    for (const auto& path : report.outputs) add_unique(merged.outputs, path);
+    merged.per_model.push_back(std::move(report));
+  }
+  if (!list_only) set.commit();
+  merged.shared_weights = set.shared_weights();
+  merged.shared_bytes = set.shared_bytes();
+  return merged;
+}
+
+ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emit::ModelSet* set) {
   api::check_opset(options.opset);
   const std::string input_name = options.input.string();
   ConvertReport report;
@@ -198,9 +257,14 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
                                          : options.output;
   const std::optional<emit::FileIdentity> input_identity = emit::identity_of(options.input);
   emit::check_output_path(report.output, input_identity);
-  if (options.external_data)
-    emit::check_output_path(report.output.parent_path() / (report.output.filename().string() + ".data"),
+  if (const std::string error = config::external_data_error(options.external_data);
+      !options.external_data.empty() && !error.empty())
+    fail(ErrorCode::kUsage, "--external-data: " + error);
+  const bool in_archive = options.external_data == "archive";
+  if (options.external_data == "file")
+    emit::check_output_path(set ? set->data_path() : report.output.parent_path() / (report.output.filename().string() + ".data"),
                             input_identity, "external data");
+  if (in_archive) static_cast<void>(emit::archive_location(options.input, report.output));  // refused before any work
 
   std::unique_ptr<archive::Archive> archive = clock.run("read", [&] {
     std::unique_ptr<archive::Archive> opened = archive::Archive::open(options.input);
@@ -266,11 +330,14 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   else release();
   translate::unpack_nodes(translation);  // into the memory the IR held
   // Graph clean-up (passes/), with the weights' index read beside it; BatchNorm folding derives
-  // weights that emit streams from the archive.
+  // weights that emit streams from the archive. Weights referenced inside the archive are its
+  // bytes as they are, and so are those several models share (--all-models: a weight one model
+  // would read transposed and another as it is could not be stored once): nothing is derived
+  // then (--no-fold, and weight Transposes stay nodes).
   auto weights_owner = std::make_unique<api::WeightsBesideClean>(translation, *archive, report.model);
   api::WeightsBesideClean& weights = *weights_owner;
   clock.run("clean", [&] {
-    passes::clean_translation(translation, {hiera_options.types, options.fold ? &weights : nullptr,
+    passes::clean_translation(translation, {hiera_options.types, options.fold && !in_archive && !set ? &weights : nullptr,
                                             passes::program_types(program)});
   });
   clock.run("read", [&] { weights.folded(); });  // where the index was taken before: errors keep their order
@@ -293,7 +360,9 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
 
   emit::WriteOptions write_options;
   write_options.output = report.output;
-  write_options.external_data = options.external_data;
+  write_options.external_data = options.external_data == "file";
+  write_options.reference_archive = in_archive;
+  write_options.model_set = set;
   write_options.on_progress = options.on_weight_progress;
   if (list_only) {  // the files the steps below write, decided as they decide
     report.outputs.push_back(report.output);
@@ -316,12 +385,15 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   report.external_data = written.external_data;
   report.weight_count = written.weight_count;
   report.weight_bytes = written.weight_bytes;
+  report.weight_bytes_referenced = written.referenced_bytes;
+  report.archive_location = written.archive_location;
   report.warnings = translation.warnings;  // the writer appends its own (e.g. forced external data)
   report.outputs.push_back(report.output);
   if (!report.external_data.empty()) report.outputs.push_back(report.external_data);
   if (options.strict && report.warnings.size() > warnings_before_write) {
     std::error_code ec;
-    for (const auto& path : report.outputs) std::filesystem::remove(path, ec);
+    if (!set)  // a set names nothing before all its models are written
+      for (const auto& path : report.outputs) std::filesystem::remove(path, ec);
     refuse_warnings({report.warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before_write), report.warnings.end()});
   }
   if (kernel_stage.active()) clock.run("kernels", [&] { kernel_stage.write(report); });

@@ -68,6 +68,10 @@ struct WeightSummary {
   WeightTotals buffers;    // persistent and non-persistent
   WeightTotals constants;  // lifted tensor constants
   std::vector<std::string> missing;  // FQNs the signature names but the archive lacks
+  // --external-data=archive: the weights (from 1 KiB up; smaller ones are embedded) whose bytes
+  // cannot be referenced inside the archive, and why the first cannot; 0: convert can reference all.
+  int64_t unreferenceable = 0;
+  std::string unreferenceable_first;
   WeightTotals total() const;
 };
 

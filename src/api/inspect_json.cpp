@@ -70,6 +70,9 @@ Json model_json(const ModelInspection& m) {
   weights["buffers"] = totals_json(m.weights.buffers);
   weights["constants"] = totals_json(m.weights.constants);
   weights["missing"] = m.weights.missing;
+  weights["archive_reference"] = Json{{"possible", m.weights.unreferenceable == 0},
+                                      {"unreferenceable", m.weights.unreferenceable},
+                                      {"first", m.weights.unreferenceable_first}};
   j["weights"] = weights;
 
   j["modules"] = Json::array();

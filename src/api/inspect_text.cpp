@@ -130,6 +130,11 @@ void print_weights(std::ostringstream& out, const WeightSummary& w) {
   row("buffers", w.buffers);
   row("constants", w.constants);
   table.print(out, "    ");
+  if (w.unreferenceable == 0)
+    out << "    --external-data=archive: every weight can be referenced in place\n";
+  else
+    out << "    --external-data=archive: refused, " << plural(w.unreferenceable, "weight") << " cannot be referenced ("
+        << w.unreferenceable_first << "); --external-data works\n";
   if (!w.missing.empty()) {
     out << "    missing from the archive (" << w.missing.size() << "):";
     for (const auto& fqn : w.missing) out << " " << fqn;

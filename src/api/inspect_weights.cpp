@@ -3,6 +3,11 @@
 // constants; a tensor found in the other map still counts, one found in neither is "missing".
 #include "api/inspect_summary.h"
 
+#include "common/error.h"
+#include "emit/archive_reference.h"
+#include "emit/tensor_layout.h"
+#include "emit/write_model.h"
+
 namespace pt2onnx {
 
 WeightTotals WeightSummary::total() const {
@@ -18,6 +23,18 @@ const archive::TensorData* find_tensor(const std::string& fqn, const std::map<st
   if (auto it = first.find(fqn); it != first.end()) return &it->second;
   if (auto it = second.find(fqn); it != second.end()) return &it->second;
   return nullptr;
+}
+
+// Why --external-data=archive would refuse the tensor, or "" (also for one small enough to embed).
+std::string archive_refusal(const std::string& fqn, const archive::TensorData& tensor) {
+  try {
+    const emit::TensorLayout layout = emit::make_layout(tensor, "weight '" + fqn + "'");
+    if (layout.nbytes == 0 || layout.nbytes < emit::WriteOptions().external_min_bytes) return "";
+    const std::string reason = emit::unreferenceable_reason(tensor, layout);
+    return reason.empty() ? "" : "weight '" + fqn + "': " + reason;
+  } catch (const Error& error) {
+    return error.what();
+  }
 }
 
 }  // namespace
@@ -47,10 +64,13 @@ WeightSummary summarize_weights(const ir::GraphSignature& signature,
     const archive::TensorData* tensor = in_state_dict ? find_tensor(spec.target, weights, constants)
                                                       : find_tensor(spec.target, constants, weights);
     ++totals->count;
-    if (tensor)
-      totals->bytes += tensor->nbytes();
-    else
+    if (!tensor) {
       summary.missing.push_back(spec.target);
+      continue;
+    }
+    totals->bytes += tensor->nbytes();
+    if (std::string refusal = archive_refusal(spec.target, *tensor); !refusal.empty())
+      if (summary.unreferenceable++ == 0) summary.unreferenceable_first = std::move(refusal);
   }
   return summary;
 }

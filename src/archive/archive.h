@@ -27,6 +27,8 @@ class Storage {
   // Absolute offset of byte 0 in the archive file when the bytes lie there uncompressed and
   // contiguous (STORED entries, nested zips included), so a writer may copy them in-kernel.
   virtual std::optional<uint64_t> file_offset() const = 0;
+  // Why file_offset() has no value, for a refusal naming the storage ("it is DEFLATE-compressed").
+  virtual std::string why_not_in_file() const { return "its bytes are not stored uncompressed in the archive file"; }
   // The archive entry holding the bytes (e.g. "model/data/weights/weight_3"), for messages such
   // as emit's "short weight" error; empty when the storage cannot say.
   virtual std::string entry_name() const { return {}; }

@@ -36,6 +36,7 @@ class MemoryStorage final : public Storage {
   uint64_t size() const override { return bytes_.size(); }
   void read(uint64_t offset, uint64_t n, void* dst) const override;
   std::optional<uint64_t> file_offset() const override { return std::nullopt; }
+  std::string why_not_in_file() const override { return "it lies in a DEFLATE-compressed nested zip (inflated in memory)"; }
   std::string entry_name() const override { return *label_.entry; }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
@@ -55,6 +56,7 @@ class SliceStorage final : public Storage {
   uint64_t size() const override { return size_; }
   void read(uint64_t offset, uint64_t n, void* dst) const override;
   std::optional<uint64_t> file_offset() const override;
+  std::string why_not_in_file() const override { return parent_->why_not_in_file(); }
   std::string entry_name() const override { return *label_.entry; }
   const EntryCrc* entry_crc() const override { return crc_ ? &*crc_ : nullptr; }
   void verify() const override;
@@ -82,6 +84,7 @@ class InflatingStorage final : public Storage {
   uint64_t size() const override { return size_; }
   void read(uint64_t offset, uint64_t n, void* dst) const override;
   std::optional<uint64_t> file_offset() const override { return std::nullopt; }
+  std::string why_not_in_file() const override { return "the entry is DEFLATE-compressed"; }
   std::string entry_name() const override { return *label_.entry; }
   const EntryCrc* entry_crc() const override { return crc_ ? &*crc_ : nullptr; }
   void verify() const override;

@@ -30,6 +30,7 @@ class EntryCrc {
   EntryCrc& operator=(const EntryCrc&) = delete;
 
   bool done() const { return done_.load(std::memory_order_acquire); }
+  uint32_t expected() const { return expected_; }  // as the zip records it (0: not recorded)
   // Compares the CRC of all the entry's bytes with the recorded one; throws Error(kArchive)
   // naming the entry and both values on a mismatch.
   void check(uint32_t actual) const;

@@ -302,10 +302,17 @@ int main(int argc, char** argv) {
     for (const auto& r : report->kernels_refused) std::cerr << "pt2onnx: error: no kernel bundle: " << one_line(r) << "\n";
     if (!run.quiet) {
       for (const auto& w : report->warnings) std::cerr << "pt2onnx: warning: " << one_line(w) << "\n";
-      std::cout << "wrote " << report->output.string() << " (" << report->nodes_out << " nodes, "
-                << report->weight_count << " weights, " << human_bytes(report->weight_bytes);
-      if (!report->external_data.empty()) std::cout << " in " << report->external_data.filename().string();
-      std::cout << ")\n";
+      for (const pt2onnx::ConvertReport& model : report->per_model.empty() ? std::vector{*report} : report->per_model) {
+        std::cout << "wrote " << model.output.string() << " (" << model.nodes_out << " nodes, " << model.weight_count
+                  << " weights, " << human_bytes(model.weight_bytes);
+        if (!model.external_data.empty()) std::cout << " in " << model.external_data.filename().string();
+        if (!model.archive_location.empty())
+          std::cout << ", " << human_bytes(model.weight_bytes_referenced) << " referenced in " << model.archive_location;
+        std::cout << ")\n";
+      }
+      if (!report->per_model.empty())
+        std::cout << report->per_model.size() << " models; " << report->shared_weights << " weights ("
+                  << human_bytes(report->shared_bytes) << ") shared with an earlier model, stored once\n";
       for (const auto& b : report->kernel_bundles)
         std::cout << "wrote " << b.dir.string() << " (" << b.kernels << " kernels, " << human_bytes(b.bytes) << ")\n";
       if (run.verbose) {

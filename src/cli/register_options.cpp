@@ -67,6 +67,22 @@ OptionBinding::OptionBinding(CLI::App& app, config::RunOptions& values) : values
             else o->expected(1)->allow_extra_args(false)->take_all();
             if (spec.show_default) o->default_str(joined(*field));
             return o;
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            // A flag, so that it never takes the next argument as its value: alone it reads "true",
+            // which becomes the row's flag_value before the checks; --flag=VALUE gives VALUE.
+            if (spec.kind == OptionKind::kFlagValue) {
+              CLI::Option* o = app.add_flag(spec.flags, *field, spec.help);
+              o->transform(CLI::Validator(
+                  [value = spec.flag_value](std::string& given) {
+                    if (given == "true") given = value;
+                    return std::string();
+                  },
+                  ""));
+              return o;
+            }
+            CLI::Option* o = app.add_option(spec.flags, *field, spec.help);
+            if (spec.show_default) o->capture_default_str();
+            return o;
           } else {
             CLI::Option* o = app.add_option(spec.flags, *field, spec.help);
             if (spec.show_default) o->capture_default_str();

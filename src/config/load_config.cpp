@@ -123,7 +123,8 @@ void read_option(const OptionSpec& spec, const Field& f, Config& config) {
           const int64_t max = ranged ? spec.max : std::numeric_limits<int>::max();
           *field = static_cast<T>(get_int(f, min, max));
         } else if constexpr (std::is_same_v<T, std::string>) {
-          *field = checked(spec, f, get_nonempty_string(f));
+          if (spec.kind == OptionKind::kFlagValue && f.value.is_boolean()) *field = f.value.get<bool>() ? spec.flag_value : "";
+          else *field = checked(spec, f, get_nonempty_string(f));
         } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
           *field = resolve(config.path, checked(spec, f, get_nonempty_string(f)));
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {

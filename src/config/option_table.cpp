@@ -33,10 +33,16 @@ std::vector<OptionSpec> make_table() {
      [](RunOptions& o) -> OptionField { return &o.convert.output; }},
     OptionSpec{"--opset", "opset", K::kValue, "N", "ONNX opset (" + opsets + ")",
      [](RunOptions& o) -> OptionField { return &o.convert.opset; }}.with_default().range(kMinOpset, kMaxOpset),
-    OptionSpec{"--external-data", "external_data", K::kSwitch, "", "store weights in one file beside the .onnx (automatic above 2 GB)",
-     [](RunOptions& o) -> OptionField { return &o.convert.external_data; }},
+    OptionSpec{"--external-data", "external_data", K::kFlagValue, "[=archive]",
+     "store weights in one file beside the .onnx (automatic above 2 GB); =archive: copy none, the .onnx references "
+     "them inside the .pt2 (STORED entries; BatchNorm and weight transposes then stay nodes)",
+     [](RunOptions& o) -> OptionField { return &o.convert.external_data; }}.valued("file").checked(external_data_error),
     OptionSpec{"--model", "model", K::kValue, "NAME", "which model of an archive that holds several",
      [](RunOptions& o) -> OptionField { return &o.convert.model; }},
+    OptionSpec{"--all-models", "all_models", K::kSwitch, "",
+     "convert every model of the archive, each to OUT-stem.<model>.onnx; with --external-data they share one "
+     "data file OUT.data (or the archive) holding each shared weight once",
+     [](RunOptions& o) -> OptionField { return &o.convert.all_models; }}.excluding("--model"),
     OptionSpec{"--hiera", "hiera", K::kRepeated, "TYPE",
      "module type (class name, or qualified) whose instances become ONNX local functions; repeatable",
      [](RunOptions& o) -> OptionField { return &o.convert.hiera; }},
@@ -128,6 +134,11 @@ void merge_option(const OptionSpec& spec, const RunOptions& from, RunOptions& to
         }
       },
       target);
+}
+
+std::string external_data_error(const std::string& mode) {
+  if (mode == "file" || mode == "archive") return "";
+  return "'" + mode + "' is not a kind of external data (file, or archive: the weights' bytes inside the .pt2)";
 }
 
 std::string domain_error(const std::string& domain) {

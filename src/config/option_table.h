@@ -39,6 +39,8 @@ enum class OptionKind {
   kRepeated,   // repeatable flag, one value each; flags given are added to the config's list
   kCommaList,  // one flag, values separated by commas; a flag given replaces the config's list
   kKeyValue,   // repeatable KEY=NAME; the config's key is an object, a flag given wins for its key
+  kFlagValue,  // a string set by the flag alone to the row's flag_value, or to VALUE by --flag=VALUE;
+               // the config's key is that string, or true (flag_value) / false (unset)
 };
 
 // Where an option's value lives in RunOptions; the alternative is the value's type.
@@ -59,16 +61,19 @@ struct OptionSpec {
   // returns what is wrong with it, or "".
   std::string (*check)(const std::string& value) = nullptr;
   std::string excludes;  // a flag this one cannot be given with ("--verbose" for -q)
+  std::string flag_value;  // kFlagValue: the value of the flag given without one
 
   OptionSpec(std::string flags_, std::string config_key_, OptionKind kind_, std::string value_name_, std::string help_,
              OptionField (*field_)(RunOptions&))
       : flags(std::move(flags_)), config_key(std::move(config_key_)), kind(kind_), value_name(std::move(value_name_)),
         help(std::move(help_)), field(field_) {}
   // The optional columns, chained after a row: .with_default().range(17, 28).checked(fn).excluding(flag)
+  // .valued(v)
   OptionSpec&& with_default() && { show_default = true; return std::move(*this); }
   OptionSpec&& range(int64_t lo, int64_t hi) && { min = lo; max = hi; return std::move(*this); }
   OptionSpec&& checked(std::string (*fn)(const std::string&)) && { check = fn; return std::move(*this); }
   OptionSpec&& excluding(std::string flag) && { excludes = std::move(flag); return std::move(*this); }
+  OptionSpec&& valued(std::string value) && { flag_value = std::move(value); return std::move(*this); }
 };
 
 // Every option of a conversion, in --help order.
@@ -88,5 +93,8 @@ void merge_option(const OptionSpec& spec, const RunOptions& from, RunOptions& to
 // The rule of --function-domain and of rule domains: dot-separated identifiers, not a standard
 // ONNX domain. Returns what is wrong, or "".
 std::string domain_error(const std::string& domain);
+
+// The rule of --external-data's value: "file" or "archive". Returns what is wrong, or "".
+std::string external_data_error(const std::string& mode);
 
 }  // namespace pt2onnx::config

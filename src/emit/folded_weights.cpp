@@ -56,6 +56,7 @@ class ScaledStorage final : public archive::Storage {
   }
 
   std::optional<uint64_t> file_offset() const override { return std::nullopt; }  // computed, not copied
+  std::string why_not_in_file() const override { return "it is computed from an archive weight (a folded BatchNorm)"; }
   std::string entry_name() const override {
     return source_.storage->entry_name() + " (scaled by BatchNorm folding)";
   }

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "emit/archive_reference.h"
 #include "emit/external_data_writer.h"
 #include "emit/onnx_dtype.h"
 #include "emit/output_file.h"
@@ -191,6 +192,7 @@ bool goes_external(const BoundWeight& weight, const WriteOptions& options) {
 // would pass the size limit, and some weight is large enough to leave the .onnx.
 bool uses_data_file(translate::Translation& translation, const std::vector<BoundWeight>& bound,
                     const WriteOptions& options, const std::filesystem::path& data_path) {
+  if (options.reference_archive) return false;
   bool external = options.external_data;
   if (!external) {
     uint64_t estimate = model_byte_size(translation.model);
@@ -227,6 +229,28 @@ void remove_stale_data_file(const std::filesystem::path& data_path, const std::o
     warnings.push_back("could not remove stale external data '" + data_path.string() + "': " + error.message());
 }
 
+// --external-data=archive: the region in the archive of every weight that leaves the .onnx (by
+// index into `bound`), or a refusal naming the first that cannot be referenced.
+std::map<size_t, ExternalRegion> archive_regions(const std::vector<BoundWeight>& bound, const WriteOptions& options) {
+  std::map<size_t, ExternalRegion> regions;
+  std::string first;
+  size_t refused = 0;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    if (!goes_external(bound[i], options)) continue;
+    const std::string reason = unreferenceable_reason(*bound[i].tensor, bound[i].layout);
+    if (reason.empty()) {
+      regions.emplace(i, archive_region(*bound[i].tensor, bound[i].layout));
+    } else if (refused++ == 0) {
+      first = bound[i].what() + ": " + reason;
+    }
+  }
+  if (refused > 0)
+    fail(ErrorCode::kUsage, "--external-data=archive cannot reference " + first +
+                                (refused > 1 ? " (and " + std::to_string(refused - 1) + " more weights)" : "") + "; " +
+                                kArchiveFallback);
+  return regions;
+}
+
 }  // namespace
 
 std::filesystem::path planned_data_file(translate::Translation& translation,
@@ -235,7 +259,9 @@ std::filesystem::path planned_data_file(translate::Translation& translation,
                                         const WriteOptions& options) {
   std::vector<BoundWeight> bound = bind_weights(translation, weights, constants);
   for (BoundWeight& weight : bound) clear_tensor_data(*weight.initializer);
-  const std::filesystem::path data_path = options.output.parent_path() / (options.output.filename().string() + ".data");
+  const std::filesystem::path data_path =
+      options.model_set ? options.model_set->data_path()
+                        : options.output.parent_path() / (options.output.filename().string() + ".data");
   return uses_data_file(translation, bound, options, data_path) ? data_path : std::filesystem::path();
 }
 
@@ -246,22 +272,33 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   std::vector<BoundWeight> bound = bind_weights(translation, weights, constants);
   for (BoundWeight& weight : bound) clear_tensor_data(*weight.initializer);
 
-  const std::string data_name = options.output.filename().string() + ".data";
-  const std::filesystem::path data_path = options.output.parent_path() / data_name;
+  ModelSet* const set = options.model_set;
+  const std::filesystem::path data_path =
+      set ? set->data_path() : options.output.parent_path() / (options.output.filename().string() + ".data");
+  const std::string data_name = data_path.filename().string();
 
   const bool use_data_file = uses_data_file(translation, bound, options, data_path);
+  // Refusals of --external-data=archive come before any file is created.
+  std::string location;
+  std::map<size_t, ExternalRegion> in_archive;
+  if (options.reference_archive) {
+    location = archive_location(archive.path(), options.output);
+    in_archive = archive_regions(bound, options);
+  }
   // The input must survive, whatever name or link the outputs reach it by.
   const std::optional<FileIdentity> input = identity_of(archive.path());
   check_output_path(options.output, input);
   if (use_data_file) check_output_path(data_path, input, "external data");
 
   // Create the temp files before reading any weight, so an unwritable directory fails fast.
-  TempOutputFile model_file(options.output);
+  auto model_file = std::make_unique<TempOutputFile>(options.output);
   std::optional<TempOutputFile> data_file;
-  if (use_data_file) data_file.emplace(data_path);
+  if (use_data_file && !set) data_file.emplace(data_path);
   TensorCopier copier(archive.path());
-  std::optional<ExternalDataWriter> data_writer;
-  if (data_file) data_writer.emplace(data_file->fd(), data_path, copier);
+  std::optional<ExternalDataWriter> own_writer;
+  if (data_file) own_writer.emplace(data_file->fd(), data_path, copier);
+  ExternalDataWriter* data_writer = own_writer ? &*own_writer : use_data_file && set ? &set->data_writer() : nullptr;
+  const uint64_t written_before = data_writer ? data_writer->bytes_written() : 0;
 
   // Errors while copying a weight say which one.
   auto for_weight = [](const BoundWeight& weight, auto&& action) {
@@ -282,13 +319,28 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
 
   // Embedded weights are written while the model is serialized: the large ones copied into the
   // file, the tiny ones filled into raw_data one at a time.
-  uint64_t embedded_bytes = 0;
+  uint64_t embedded_bytes = 0, referenced_bytes = 0;
   DeferredRawData deferred;
   std::vector<const BoundWeight*> embedded(static_cast<size_t>(translation.model.graph().initializer_size()));
-  for (BoundWeight& weight : bound) {
+  for (size_t i = 0; i < bound.size(); ++i) {
+    BoundWeight& weight = bound[i];
+    if (const auto region = in_archive.find(i); region != in_archive.end()) {
+      // Another model's weight with the same bytes: reference its entry (the same offset in each .onnx).
+      std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, true) : std::nullopt;
+      if (!same && set) set->remember(*weight.tensor, weight.layout, true, region->second);
+      reference_external(*weight.initializer, location, same ? *same : region->second);
+      referenced_bytes += region->second.length;
+      progressed(weight);
+      continue;
+    }
     if (data_writer && goes_external(weight, options)) {
       for_weight(weight, [&] {
-        reference_external(*weight.initializer, data_name, data_writer->write(*weight.tensor, weight.layout));
+        std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, false) : std::nullopt;
+        if (!same) {
+          same = data_writer->write(*weight.tensor, weight.layout);
+          if (set && !same->reused) set->remember(*weight.tensor, weight.layout, false, *same);
+        }
+        reference_external(*weight.initializer, data_name, *same);
       });
       progressed(weight);
       continue;
@@ -316,7 +368,7 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   // external ones above: of several bad weights, the first in that order is the one reported.
   deferred.write_payload = [&](int index, uint64_t offset) {
     const BoundWeight& weight = *embedded[static_cast<size_t>(index)];
-    for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file.fd(), offset, options.output); });
+    for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file->fd(), offset, options.output); });
     progressed(weight);
   };
   deferred.fill = [&](int index, uint8_t* dst) {
@@ -324,15 +376,26 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     for_weight(weight, [&] { fill_raw_data(weight, dst, file_order ? &window : nullptr); });
     progressed(weight);
   };
-  serialize_model(translation.model, deferred, model_file.fd(), options.output);
+  serialize_model(translation.model, deferred, model_file->fd(), options.output);
 
   // Checked again: the paths may have changed while the weights were copied.
   check_output_path(options.output, input);
-  if (data_file) check_output_path(data_path, input, "external data");
+  if (use_data_file) check_output_path(data_path, input, "external data");
+  WriteResult result;
+  result.external_data = use_data_file ? data_path : std::filesystem::path();
+  result.weight_count = static_cast<int64_t>(bound.size());
+  result.weight_bytes =
+      static_cast<int64_t>(embedded_bytes + (data_writer ? data_writer->bytes_written() - written_before : 0));
+  if (set) {  // named with the other models, after all of them
+    set->hold(std::move(model_file));
+    result.referenced_bytes = static_cast<int64_t>(referenced_bytes);
+    result.archive_location = location;
+    return result;
+  }
   // Data first: once the model appears under its final name, what it references is complete.
   if (data_file) data_file->commit();
   try {
-    model_file.commit();
+    model_file->commit();
   } catch (const Error&) {
     if (data_file) ::unlink(data_path.c_str());
     throw;
@@ -340,10 +403,8 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
 
   if (!data_file) remove_stale_data_file(data_path, input, translation.warnings);
 
-  WriteResult result;
-  result.external_data = data_file ? data_path : std::filesystem::path();
-  result.weight_count = static_cast<int64_t>(bound.size());
-  result.weight_bytes = static_cast<int64_t>(embedded_bytes + (data_writer ? data_writer->bytes_written() : 0));
+  result.referenced_bytes = static_cast<int64_t>(referenced_bytes);
+  result.archive_location = location;
   return result;
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "archive/archive.h"
+#include "emit/model_set.h"
 #include "translate/translate.h"
 
 namespace pt2onnx::emit {
@@ -24,6 +25,13 @@ namespace pt2onnx::emit {
 struct WriteOptions {
   std::filesystem::path output;     // the .onnx
   bool external_data = false;       // also forced when embedded weights would pass 2 GB
+  // --external-data=archive: weights from external_min_bytes up are not copied: their initializers
+  // reference their bytes inside the archive (emit/archive_reference.h); no data file is written.
+  bool reference_archive = false;
+  // --all-models: this model is one of several written together: external data goes to the
+  // set's shared file (each weight the models share once, also in reference_archive mode) and
+  // the .onnx is handed to the set, which names every file at the end. Null: one model.
+  ModelSet* model_set = nullptr;
   // An embedded model estimated above this many bytes is written with external data instead
   // (protobuf refuses messages of 2 GiB; the margin covers the estimate's slack).
   uint64_t embedded_limit_bytes = (uint64_t{18} << 30) / 10;  // 1.8 GiB
@@ -39,6 +47,8 @@ struct WriteResult {
   std::filesystem::path external_data;  // empty when embedded
   int64_t weight_count = 0;             // initializers filled
   int64_t weight_bytes = 0;             // weight bytes written; tied regions of the data file once
+  int64_t referenced_bytes = 0;         // reference_archive: weight bytes referenced in the archive
+  std::string archive_location;         // reference_archive: the location the initializers name
 };
 
 // The external data file write_model() would write for these options, or "" when every weight
@@ -57,7 +67,9 @@ std::filesystem::path planned_data_file(translate::Translation& translation,
 // by size, a stale data file removed) are appended to translation.warnings. Throws
 // Error(kArchive) for a missing or short weight or one whose dtype/shape disagrees with its
 // declaration, Error(kUnsupported) for an element type ONNX cannot hold, Error(kOutput) for an
-// unwritable path; leaves no files behind on error (the model may then be partly filled).
+// unwritable path; leaves no files behind on error (the model may then be partly filled). With
+// reference_archive, Error(kUsage) names the first weight that cannot be referenced (and how many
+// more cannot) before any file is created.
 WriteResult write_model(translate::Translation& translation, const archive::Archive& archive,
                         const std::map<std::string, archive::TensorData>& weights,
                         const std::map<std::string, archive::TensorData>& constants,

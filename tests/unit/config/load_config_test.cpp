@@ -35,7 +35,7 @@ TEST_CASE("options are read, paths resolved against the config's folder") {
   CHECK(o.output == std::filesystem::path("/abs/out.onnx"));
   CHECK(o.model == "model");
   CHECK(o.opset == 20);
-  CHECK(o.external_data == true);
+  CHECK(o.external_data == "file");
   CHECK(o.hiera == std::vector<std::string>{"Attention", "a.b.Layer"});
   CHECK(o.function_domain == "com.example.fn");
   CHECK(o.function_name == "{class}Fn");
@@ -45,6 +45,15 @@ TEST_CASE("options are read, paths resolved against the config's folder") {
   CHECK(o.nvrtc == "libnvrtc.so.13");
   CHECK(c.given.size() == 12);
   CHECK(c.op_rules.empty());
+}
+
+TEST_CASE("external_data: true or \"file\" copies, \"archive\" references, anything else is refused") {
+  CHECK(parse_config(R"({"external_data": "archive"})", kPath).options.convert.external_data == "archive");
+  CHECK(parse_config(R"({"external_data": "file"})", kPath).options.convert.external_data == "file");
+  CHECK(parse_config(R"({"external_data": false})", kPath).options.convert.external_data.empty());
+  const std::string message = error_of(R"({"external_data": "zip"})");
+  CHECK(contains(message, "$.external_data"));
+  CHECK(contains(message, "'zip' is not a kind of external data"));
 }
 
 TEST_CASE("an empty object sets nothing") {
