@@ -390,4 +390,13 @@ void EmitContext::finish_node() {
   outputs_.clear();
 }
 
+void EmitContext::abandon_node() {
+  for (const OutputSlot& slot : outputs_)
+    if (!slot.fx_name.empty() && !is_bound(slot.fx_name)) bind(slot.fx_name, parent_ ? fresh_name(slot.fx_name) : slot.fx_name);
+  node_ = nullptr;
+  scope_ = 0;
+  doc_.clear();
+  outputs_.clear();
+}
+
 }  // namespace pt2onnx::translate

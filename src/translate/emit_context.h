@@ -188,6 +188,9 @@ class EmitContext {
   // Binds the FX outputs to the values set by the rule, renaming rule-made values to FX names.
   // Throws Error(kInternal) when a used output was left unset.
   void finish_node();
+  // Ends a node whose rule threw (a refusal inspect collects): its FX outputs that are still
+  // unbound read as values no node makes, so that later nodes can be translated.
+  void abandon_node();
   const ir::Node& node() const { return *node_; }
   // Outputs of the FX node flattened (tensor lists expanded), with "" where no value is named.
   size_t output_count() const { return outputs_.size(); }
