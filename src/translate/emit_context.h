@@ -206,7 +206,8 @@ class EmitContext {
   onnx::NodeProto& last_node() { return *graph_.mutable_node(graph_.node_size() - 1); }
   // Moves the nodes of the FX nodes finished so far into `packed` (translate/packed_nodes.h);
   // only between FX nodes, and `packed` must outlive the context. Node indices stay as they were.
-  void pack_nodes(PackedNodes& packed);
+  // `keep` false: they are dropped instead (PackedNodes::drop).
+  void pack_nodes(PackedNodes& packed, bool keep = true);
   // Calls fn with every node of the graph in order, packed ones decoded one at a time.
   void visit_nodes(const std::function<void(const onnx::NodeProto&)>& fn) const;
 

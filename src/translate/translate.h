@@ -37,7 +37,7 @@ struct TranslateOptions {
   // meets is appended here and it carries on past the refused part (a refused node's outputs
   // read as values no node makes), so the caller learns all that convert would refuse, in order;
   // nodes of ops that no rule handles are left out (the caller lists those by op). The model
-  // made is then incomplete.
+  // made is then incomplete: most of its nodes are dropped as they are made.
   Refusals* refusals = nullptr;
 };
 

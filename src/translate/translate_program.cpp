@@ -306,7 +306,9 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
     record_modules(nodes[i].module_stack);
     if (options.after_node) options.after_node(i);
     // In batches: the cleared messages are reused by the next nodes, so few are ever allocated.
-    if (options.keep_nodes_packed && ctx.graph().node_size() >= kNodesPerPack) ctx.pack_nodes(result.packed_nodes);
+    // Collecting refusals, nobody reads the graph: its nodes are dropped as they come.
+    if ((options.keep_nodes_packed || refusals) && ctx.graph().node_size() >= kNodesPerPack)
+      ctx.pack_nodes(result.packed_nodes, !refusals);
   }
   add_state_metadata(result.model, declare_outputs(ctx, program, state, refusals));
   record_modules({});
