@@ -91,6 +91,53 @@ class BufferCounter(nn.Module):
         return (torch.randn(3, 4, generator=gen),)
 
 
+@case("batchnorm_train")
+class BatchNormTrain(nn.Module):
+    """Training-mode BatchNorm2d after a conv and BatchNorm1d (momentum 0.3) on [N, C]: running statistics updated and read after the update."""
+
+    TRAIN = True
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+        self.bn1d = nn.BatchNorm1d(4, momentum=0.3)
+
+    def forward(self, x):
+        y = self.bn(self.conv(x)).relu()
+        z = self.bn1d(y.mean((2, 3)))
+        return y, z + self.bn.running_mean * 0.5
+
+    @staticmethod
+    def inputs(gen, call):
+        return (torch.randn(2, 3, 5, 5, generator=gen) * (1 + call),)
+
+
+@case("parameter_rescale")
+class ParameterRescale(nn.Module):
+    """Parameters updated in place in eval mode (RWKV's rescale: weight.div_ under no_grad): a Linear's, read after the update, and a conv's after its use (the next call reads it; an eval BatchNorm after the conv must not fold it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 1)
+        self.bn = nn.BatchNorm2d(4)
+        self.lin = nn.Linear(4, 3)
+        with torch.no_grad():
+            self.bn.running_mean.uniform_(-1, 1)
+            self.bn.running_var.uniform_(0.5, 2)
+
+    def forward(self, x):
+        y = self.bn(self.conv(x)).mean((2, 3))
+        with torch.no_grad():
+            self.lin.weight.div_(2)
+            self.conv.weight.mul_(0.75)
+        return self.lin(y)
+
+    @staticmethod
+    def inputs(gen, call):
+        return (torch.randn(2, 2, 3, 3, generator=gen),)
+
+
 @case("input_mutation")
 class InputMutation(nn.Module):
     """User inputs updated in place (x.add_(1) then read, a row of y written through a view) and returned as new state."""
@@ -190,6 +237,11 @@ class SlidingWindow(_KVCache):
         return self.attend(x) + pos
 
 
+def _mode(module):
+    """The module in the mode its case asks for: eval, or train (TRAIN = True)."""
+    return module.train() if getattr(module, "TRAIN", False) else module.eval()
+
+
 def _np(t):
     return t.detach().cpu().contiguous().numpy().copy()
 
@@ -222,7 +274,7 @@ def make_state_case(name, out_dir: Path):
     entries = {}
     for ir in IRS:
         torch.manual_seed(seed_of(name))
-        module = cls().eval()
+        module = _mode(cls())
         initial = {k: v.clone() for k, v in module.state_dict().items()}
         gen = torch.Generator().manual_seed(seed_of(name) + 1)
         calls = [cls.inputs(gen, c) for c in range(CALLS)]
@@ -239,18 +291,19 @@ def make_state_case(name, out_dir: Path):
 
         arrays = {}
         state_args = {}  # mutated user inputs carried from call to call, as torch does
-        probe = cls().eval()
+        probe = _mode(cls())
         probe.load_state_dict(initial)
         probe_args = [t.clone() for t in calls[0]]
         before = [t.clone() for t in probe_args]
-        buf_before = {k: v.clone() for k, v in probe.named_buffers()}
+        weights_before = {k: v.detach().clone() for k, v in probe.state_dict().items()}
         with torch.no_grad():
             probe(*probe_args)
         mutated_inputs = [i for i, (a, b) in enumerate(zip(probe_args, before)) if not torch.equal(a, b)]
-        mutated_buffers = [k for k, v in probe.named_buffers() if not torch.equal(v, buf_before[k])]
-        targets = mutated_buffers + [user_inputs[i] for i in mutated_inputs]
+        mutated_weights = [k for k, v in probe.state_dict().items() if not torch.equal(v, weights_before[k])]
+        parameters = dict(probe.named_parameters())
+        targets = mutated_weights + [user_inputs[i] for i in mutated_inputs]
 
-        module = cls().eval()  # eager on its own copy: the program's weights share storage with the exported module
+        module = _mode(cls())  # eager on its own copy: the program's weights share storage with the exported module
         module.load_state_dict(initial)
         exported = ep.module()
         for c in range(CALLS):
@@ -262,9 +315,9 @@ def make_state_case(name, out_dir: Path):
                 outs = ms._flat_tensors(module(*args))
             for j, o in enumerate(outs):
                 arrays[f"call{c}_output_{j}"] = _np(o)
-            buffers = dict(module.named_buffers())
-            for b in mutated_buffers:
-                arrays[f"call{c}_state.{b}"] = _np(buffers[b])
+            weights = module.state_dict()
+            for w in mutated_weights:
+                arrays[f"call{c}_state.{w}"] = _np(weights[w])
             for i in mutated_inputs:
                 arrays[f"call{c}_state.{user_inputs[i]}"] = _np(args[i])
                 state_args[i] = args[i]
@@ -276,33 +329,35 @@ def make_state_case(name, out_dir: Path):
         ms._write_if_changed(out_dir / f"{stem}.io.npz", ms._npz_bytes(arrays))
         entries[stem] = {"file": f"{stem}.pt2", "io_file": f"{stem}.io.npz", "kind": "calls", "ir": ir,
                          "covers": cls.__doc__.strip(), "calls": CALLS, "user_inputs": user_inputs,
-                         "state": {t: ("buffer" if t in mutated_buffers else "user input") for t in targets},
+                         "state": {t: ("parameter" if t in parameters else "buffer" if t in mutated_weights else "user input")
+                                   for t in targets},
                          "bytes": size}
         print(f"  {stem}: {size} bytes; state {targets}")
     return entries
 
 
-class ParameterUpdate(nn.Module):
-    """A parameter updated in place (what an optimizer step does): no ONNX state, convert refuses it."""
+class ConstantUpdate(nn.Module):
+    """A lifted tensor constant (a plain tensor attribute) updated in place: no ONNX state, convert refuses it."""
 
     def __init__(self):
         super().__init__()
-        self.w = nn.Parameter(torch.ones(3))
+        self.c = torch.ones(3)
 
     def forward(self, x):
-        with torch.no_grad():
-            self.w.mul_(0.5)
-        return x * self.w
+        self.c.add_(1)
+        return x * self.c
 
 
 def make_refused(out_dir: Path):
+    """Default IR only: run_decompositions() itself refuses a mutated constant ("register it as buffer")."""
     entries = {}
-    ep = torch.export.export(ParameterUpdate(), (torch.randn(3),))
-    for ir in IRS:
-        stem = f"parameter_update.{ir}"
-        size = _export_save(ep.run_decompositions() if ir == "core" else ep, out_dir / f"{stem}.pt2")
-        entries[stem] = {"file": f"{stem}.pt2", "kind": "refused", "ir": ir, "covers": ParameterUpdate.__doc__.strip(),
-                         "exit_code": 4, "message": "updates parameter 'w'", "bytes": size}
+    ep = torch.export.export(ConstantUpdate(), (torch.randn(3),))
+    for ir in ("default",):
+        stem = f"constant_update.{ir}"
+        size = _export_save(ep, out_dir / f"{stem}.pt2")
+        entries[stem] = {"file": f"{stem}.pt2", "kind": "refused", "ir": ir, "covers": ConstantUpdate.__doc__.strip(),
+                         "exit_code": 4, "message": "updates tensor constant 'c'", "state": {"c": "tensor constant"},
+                         "bytes": size}
         print(f"  {stem}: {size} bytes; refused")
     return entries
 
@@ -437,7 +492,7 @@ def main(argv=None):
     for name in STATE_CASES:
         if not only or name in only:
             manifest.update(make_state_case(name, args.out))
-    if not only or "parameter_update" in only:
+    if not only or "constant_update" in only:
         manifest.update(make_refused(args.out))
     for family in ("llama", "qwen2"):
         for cache in ("static", "dynamic"):

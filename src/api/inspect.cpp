@@ -1,7 +1,8 @@
-// inspect(): opens the archive, imports each chosen model and summarizes it; nothing is
-// translated or written.
+// inspect(): opens the archive, imports each chosen model and summarizes it; it is translated as
+// convert would (to find what convert refuses), but nothing is written and no weight is read.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "api/pipeline_helpers.h"
@@ -10,6 +11,7 @@
 #include "config/config.h"
 #include "import/import_program.h"
 #include "pt2onnx.h"
+#include "translate/driver.h"
 #include "translate/fuse_patterns.h"
 
 namespace pt2onnx {
@@ -43,12 +45,21 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
   model.subgraphs = summarize_subgraphs(program.graph);
   for (const OpSummary& op : model.ops)
     if (op.blocks_conversion()) model.unsupported_nodes += op.count - op.unused;
-  translate::TranslateOptions fuse_options;
-  fuse_options.opset = opset;
+  translate::TranslateOptions options;
+  options.opset = opset;
+  options.custom_ops = custom;
+  options.module_stacks = false;
   // Below the fused ops' opset nothing fuses, and the pass would only copy the program.
-  if (fuse_options.opset >= translate::kMinFusedOpset)
-    for (const translate::FusedOp& f : translate::fuse_patterns(program, fuse_options).fused)
-      ++model.fused_ops[{f.op_type, f.source}];
+  std::optional<translate::FusedProgram> fused;
+  if (options.opset >= translate::kMinFusedOpset) {
+    fused = translate::fuse_patterns(program, options);
+    for (const translate::FusedOp& f : fused->fused) ++model.fused_ops[{f.op_type, f.source}];
+  }
+  // The rest of what convert refuses: its own translation, told to collect (translate.h).
+  translate::Refusals refusals;
+  options.refusals = &refusals;
+  translate::translate_with_rules(fused ? fused->program : program, options, rules);
+  for (const Error& e : refusals) model.refusals.push_back(RefusalSummary{static_cast<int>(e.code()), e.what()});
   return model;
 }
 

@@ -40,13 +40,22 @@ struct SymbolRange {
   std::optional<int64_t> max;
 };
 
-// A buffer or user input the program updates: ONNX state (a graph input paired with an output
-// `<name>.new`), or, for a parameter or constant, an update convert refuses.
+// A parameter, buffer or user input the program updates: ONNX state (a graph input paired with
+// an output `<name>.new`), or an update convert refuses (a tensor constant's, ...).
 struct StateSummary {
   std::string kind;    // "buffer", "user input", "parameter", "tensor constant"
-  std::string target;  // buffer FQN or user input name
+  std::string target;  // parameter/buffer FQN or user input name
   std::string how;     // "in-place aten.index_copy_.default (node index_copy_)", "BUFFER_MUTATION output add_1"
   bool convertible = true;  // false: convert refuses it (exit 4)
+};
+
+// What convert would refuse besides ops without a rule (those are the ops' blocks_conversion()):
+// a rule refusing a node's arguments, dtypes or complex values, a dtype the opset lacks, state
+// ONNX cannot hold. Found by running convert's own translation, collecting refusals instead of
+// stopping at the first.
+struct RefusalSummary {
+  int exit_code = 4;    // convert's exit status for it (4: unsupported)
+  std::string message;  // convert's message after "FILE: ", e.g. "translating node x (aten.foo) ...: ..."
 };
 
 // One module of the call tree that the nodes' nn_module_stack describes.
@@ -114,7 +123,7 @@ struct ModelInspection {
   std::vector<ValueSummary> inputs;
   std::vector<ValueSummary> outputs;
   std::vector<SymbolRange> range_constraints;  // sorted by symbol
-  std::vector<StateSummary> state;             // updated buffers and inputs, in signature order
+  std::vector<StateSummary> state;             // updated weights and inputs, in signature order
   WeightSummary weights;
 
   std::vector<ModuleSummary> modules;        // depth-first, children in the order the graph calls them
@@ -126,6 +135,7 @@ struct ModelInspection {
   std::vector<OpSummary> ops;  // sorted by target; nodes inside subgraphs count
   int64_t node_count = 0;      // with the nodes of subgraphs
   int64_t unsupported_nodes = 0;  // nodes whose op blocks conversion
+  std::vector<RefusalSummary> refusals;  // in the order convert meets them; convert stops at the first
   // ONNX fused ops a conversion at this opset would emit (none below 23): op type and what it
   // replaces -> nodes, sorted.
   std::map<std::pair<std::string, std::string>, int64_t> fused_ops;
@@ -143,7 +153,8 @@ struct InspectReport {
 // unreadable archive). Unsupported ops are reported, not thrown.
 InspectReport inspect(const InspectOptions& options);
 
-// Human-readable report, ending with "N ops, M unsupported" per model.
+// Human-readable report, ending with "N ops, M unsupported" per model (", R refusals" after it
+// when convert would refuse other things).
 std::string render_inspect_text(const InspectReport& report);
 // The same content as one JSON document (keys in a fixed order, lists sorted), newline-terminated.
 std::string render_inspect_json(const InspectReport& report);

@@ -100,12 +100,15 @@ Json model_json(const ModelInspection& m) {
     j["ops"].push_back(o);
     if (op.blocks_conversion()) blocking.push_back(op.target);
   }
+  j["refusals"] = Json::array();
+  for (const auto& r : m.refusals) j["refusals"].push_back(Json{{"exit_code", r.exit_code}, {"message", r.message}});
   j["fused_ops"] = Json::array();
   for (const auto& [op, count] : m.fused_ops) j["fused_ops"].push_back(Json{{"op_type", op.first}, {"source", op.second}, {"count", count}});
   j["summary"] = Json{{"ops", m.node_count},
                       {"targets", m.ops.size()},
                       {"unsupported", m.unsupported_nodes},
-                      {"unsupported_targets", blocking}};
+                      {"unsupported_targets", blocking},
+                      {"refusals", m.refusals.size()}};
   return j;
 }
 

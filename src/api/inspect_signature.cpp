@@ -98,8 +98,8 @@ std::vector<SymbolRange> summarize_range_constraints(const ir::Program& program)
 std::vector<StateSummary> summarize_state(const ir::Program& program) {
   std::vector<StateSummary> out;
   for (const translate::StateUpdate& u : translate::list_state_updates(program))
-    out.push_back(StateSummary{translate::state_kind_word(u.kind), u.target, u.how,
-                               u.kind == ir::InputKind::kBuffer || u.kind == ir::InputKind::kUserInput});
+    if (!u.stateless)  // convert's verdict (program_state.h): no state, no refusal
+      out.push_back(StateSummary{translate::state_kind_word(u.kind), u.target, u.how, u.refusal.empty()});
   return out;
 }
 

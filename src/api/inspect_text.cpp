@@ -213,9 +213,15 @@ void print_ops(std::ostringstream& out, const ModelInspection& m, int opset) {
     if (op.blocks_conversion()) blocking.push_back(op.target);
   }
   table.print(out, "    ");
+  if (!m.refusals.empty()) {
+    out << "  refused by convert besides unsupported ops (" << m.refusals.size() << "; convert stops at the first):\n";
+    for (const RefusalSummary& r : m.refusals) out << "    exit " << r.exit_code << ": " << r.message << "\n";
+  }
   out << "  " << m.node_count << " ops, " << m.unsupported_nodes << " unsupported";
   for (size_t i = 0; i < blocking.size(); ++i) out << (i ? ", " : " (") << blocking[i];
-  out << (blocking.empty() ? "" : ")") << "\n";
+  out << (blocking.empty() ? "" : ")");
+  if (!m.refusals.empty()) out << ", " << plural(static_cast<int64_t>(m.refusals.size()), "other refusal");
+  out << "\n";
 }
 
 }  // namespace

@@ -170,6 +170,15 @@ int fold_batch_norms(Body& body, WeightAccess& weights) {
   }
   for (const std::string& o : body.outputs) reads[o] += 2;
 
+  // A weight that is also a graph input (state: a runtime feeds it) holds no fixed value to fold.
+  std::set<std::string> graph_inputs;
+  for (const auto& v : body.graph->input()) graph_inputs.insert(v.name());
+  auto overridable = [&](const onnx::NodeProto& node, int from) {
+    for (int k = from; k < node.input_size(); ++k)
+      if (graph_inputs.count(node.input(k))) return true;
+    return false;
+  };
+
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
   int folded = 0;
   for (int i = 0; i < nodes.size(); ++i) {
@@ -183,6 +192,7 @@ int fold_batch_norms(Body& body, WeightAccess& weights) {
     if (made == producer.end() || reads[bn.input(0)] != 1) continue;
     onnx::NodeProto& p = *nodes.Mutable(made->second);
     if ((p.op_type() != "Conv" && p.op_type() != "Gemm") || !p.domain().empty() || p.output_size() != 1) continue;
+    if (overridable(bn, 1) || overridable(p, 1)) continue;
     if (instance_key(body, made->second) != instance_key(body, i)) continue;
     if (!fold_into(body, p, bn, weights, names)) continue;
     keep[static_cast<size_t>(i)] = false;

@@ -347,11 +347,12 @@ void EmitContext::rename_value(const std::string& from, const std::string& to) {
   target.scope = source.scope;
 }
 
-void EmitContext::pack_nodes(PackedNodes& packed) {
+void EmitContext::pack_nodes(PackedNodes& packed, bool keep) {
   PT2ONNX_CHECK(node_ == nullptr && (packed_ == nullptr || packed_ == &packed), ErrorCode::kInternal,
                 "ONNX nodes packed while an FX node is translated, or into two buffers");
   packed_ = &packed;
-  packed.pack(*graph_.mutable_node());
+  if (keep) packed.pack(*graph_.mutable_node());
+  else packed.drop(*graph_.mutable_node());
 }
 
 void EmitContext::visit_nodes(const std::function<void(const onnx::NodeProto&)>& fn) const {
@@ -384,6 +385,15 @@ void EmitContext::finish_node() {
       bind(slot.fx_name, slot.value);
     }
   }
+  node_ = nullptr;
+  scope_ = 0;
+  doc_.clear();
+  outputs_.clear();
+}
+
+void EmitContext::abandon_node() {
+  for (const OutputSlot& slot : outputs_)
+    if (!slot.fx_name.empty() && !is_bound(slot.fx_name)) bind(slot.fx_name, parent_ ? fresh_name(slot.fx_name) : slot.fx_name);
   node_ = nullptr;
   scope_ = 0;
   doc_.clear();

@@ -188,6 +188,9 @@ class EmitContext {
   // Binds the FX outputs to the values set by the rule, renaming rule-made values to FX names.
   // Throws Error(kInternal) when a used output was left unset.
   void finish_node();
+  // Ends a node whose rule threw (a refusal inspect collects): its FX outputs that are still
+  // unbound read as values no node makes, so that later nodes can be translated.
+  void abandon_node();
   const ir::Node& node() const { return *node_; }
   // Outputs of the FX node flattened (tensor lists expanded), with "" where no value is named.
   size_t output_count() const { return outputs_.size(); }
@@ -203,7 +206,8 @@ class EmitContext {
   onnx::NodeProto& last_node() { return *graph_.mutable_node(graph_.node_size() - 1); }
   // Moves the nodes of the FX nodes finished so far into `packed` (translate/packed_nodes.h);
   // only between FX nodes, and `packed` must outlive the context. Node indices stay as they were.
-  void pack_nodes(PackedNodes& packed);
+  // `keep` false: they are dropped instead (PackedNodes::drop).
+  void pack_nodes(PackedNodes& packed, bool keep = true);
   // Calls fn with every node of the graph in order, packed ones decoded one at a time.
   void visit_nodes(const std::function<void(const onnx::NodeProto&)>& fn) const;
 

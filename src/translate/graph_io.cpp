@@ -11,6 +11,7 @@
 #include "ir/value_names.h"
 #include "translate/liveness.h"
 #include "translate/onnx_types.h"
+#include "translate/refusals.h"
 
 namespace pt2onnx::translate {
 
@@ -55,6 +56,58 @@ std::set<std::string> graph_value_names(const EmitContext& ctx, const onnx::Grap
   return names;
 }
 
+// Declares one input of the signature (a graph input, or a weight's initializer) and binds its
+// placeholder.
+void declare_input(EmitContext& ctx, const ir::InputSpec& spec, std::vector<WeightBinding>& weights) {
+  onnx::GraphProto& graph = ctx.graph();
+  if (spec.kind == ir::InputKind::kUserInput) {
+    if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) {
+      const ir::TensorMeta* meta = ctx.meta(t->name);
+      PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "user input '" + t->name + "' has no tensor_values entry");
+      *graph.add_input() = tensor_value_info(ctx, t->name, *meta);
+      ctx.bind(t->name, t->name);
+      ctx.pin(t->name);
+    } else if (const auto* s = std::get_if<ir::SymIntArg>(&spec.arg)) {
+      if (const auto* name = std::get_if<std::string>(&s->v)) {  // an int input that stayed symbolic
+        *graph.add_input() = int64_scalar_info(*name);
+        ctx.bind(*name, *name);
+        ctx.pin(*name);
+      }
+    }
+    return;  // constants among the user inputs were inlined by export
+  }
+  if (!ir::is_weight(spec.kind)) return;  // tokens, custom objects: rules that need them refuse
+  const auto* t = std::get_if<ir::TensorArg>(&spec.arg);
+  PT2ONNX_CHECK(t != nullptr, ErrorCode::kUnsupported, std::string(kind_word(spec.kind)) + " " + spec.target + " is not a tensor");
+  if (!ctx.is_used(t->name)) return;  // e.g. num_batches_tracked: nothing reads it
+  const ir::TensorMeta* meta = ctx.meta(t->name);
+  PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported,
+                std::string(kind_word(spec.kind)) + " " + spec.target + " has no tensor_values entry");
+  const std::string name = ctx.fresh_name(spec.target);
+  ir::TensorMeta stored;  // complex weights are real pairs, their bytes unchanged (complex_values.h)
+  try {
+    stored = lowered_meta(*meta);
+    require_opset_for(stored.dtype, ctx.opset());
+  } catch (const Error& e) {
+    throw e.with_context(std::string(kind_word(spec.kind)) + " " + spec.target);
+  }
+  onnx::TensorProto* init = graph.add_initializer();
+  init->set_name(name);
+  init->set_data_type(onnx_dtype(stored.dtype));
+  ctx.require_ir_version(min_ir_version_for(stored.dtype));
+  for (const ir::Dim& d : stored.sizes) {
+    PT2ONNX_CHECK(d.is_static(), ErrorCode::kUnsupported,
+                  std::string(kind_word(spec.kind)) + " " + spec.target + " has a symbolic size");
+    init->add_dims(d.as_int());
+  }
+  // Non-persistent buffers are not in the state dict; the archive keeps them with the constants.
+  const bool is_constant = spec.kind == ir::InputKind::kTensorConstant ||
+                           (spec.kind == ir::InputKind::kBuffer && !spec.persistent);
+  weights.push_back(WeightBinding{name, spec.target, is_constant});
+  ctx.bind(t->name, name);
+  ctx.pin(name);
+}
+
 }  // namespace
 
 onnx::ValueInfoProto tensor_value_info(const EmitContext& ctx, const std::string& name, const ir::TensorMeta& fx_meta) {
@@ -90,77 +143,37 @@ void reserve_names(EmitContext& ctx, const ir::Program& program) {
     if (!weight_placeholders.count(name)) ctx.reserve(name);
 }
 
-std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<WeightBinding>& weights) {
+std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<WeightBinding>& weights,
+                                       Refusals* refused) {
   onnx::GraphProto& graph = ctx.graph();
-  const std::vector<StateUpdate> updates = find_state_updates(program);
-  for (const ir::InputSpec& spec : program.signature.inputs) {
-    if (spec.kind == ir::InputKind::kUserInput) {
-      if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) {
-        const ir::TensorMeta* meta = ctx.meta(t->name);
-        PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "user input '" + t->name + "' has no tensor_values entry");
-        *graph.add_input() = tensor_value_info(ctx, t->name, *meta);
-        ctx.bind(t->name, t->name);
-        ctx.pin(t->name);
-      } else if (const auto* s = std::get_if<ir::SymIntArg>(&spec.arg)) {
-        if (const auto* name = std::get_if<std::string>(&s->v)) {  // an int input that stayed symbolic
-          *graph.add_input() = int64_scalar_info(*name);
-          ctx.bind(*name, *name);
-          ctx.pin(*name);
-        }
-      }
-      continue;  // constants among the user inputs were inlined by export
-    }
-    if (!ir::is_weight(spec.kind)) continue;  // tokens, custom objects: rules that need them refuse
-    const auto* t = std::get_if<ir::TensorArg>(&spec.arg);
-    PT2ONNX_CHECK(t != nullptr, ErrorCode::kUnsupported, std::string(kind_word(spec.kind)) + " " + spec.target + " is not a tensor");
-    if (!ctx.is_used(t->name)) continue;  // e.g. num_batches_tracked: nothing reads it
-    const ir::TensorMeta* meta = ctx.meta(t->name);
-    PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported,
-                  std::string(kind_word(spec.kind)) + " " + spec.target + " has no tensor_values entry");
-    const std::string name = ctx.fresh_name(spec.target);
-    ir::TensorMeta stored;  // complex weights are real pairs, their bytes unchanged (complex_values.h)
-    try {
-      stored = lowered_meta(*meta);
-      require_opset_for(stored.dtype, ctx.opset());
-    } catch (const Error& e) {
-      throw e.with_context(std::string(kind_word(spec.kind)) + " " + spec.target);
-    }
-    onnx::TensorProto* init = graph.add_initializer();
-    init->set_name(name);
-    init->set_data_type(onnx_dtype(stored.dtype));
-    ctx.require_ir_version(min_ir_version_for(stored.dtype));
-    for (const ir::Dim& d : stored.sizes) {
-      PT2ONNX_CHECK(d.is_static(), ErrorCode::kUnsupported,
-                    std::string(kind_word(spec.kind)) + " " + spec.target + " has a symbolic size");
-      init->add_dims(d.as_int());
-    }
-    // Non-persistent buffers are not in the state dict; the archive keeps them with the constants.
-    const bool is_constant = spec.kind == ir::InputKind::kTensorConstant ||
-                             (spec.kind == ir::InputKind::kBuffer && !spec.persistent);
-    weights.push_back(WeightBinding{name, spec.target, is_constant});
-    ctx.bind(t->name, name);
-    ctx.pin(name);
-  }
+  const std::vector<StateUpdate> updates = find_state_updates(program, refused);
+  for (const ir::InputSpec& spec : program.signature.inputs)
+    if (!refuse_or_record(refused, [&] { declare_input(ctx, spec, weights); }))
+      if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg); t && !ctx.is_bound(t->name))
+        ctx.bind(t->name, ctx.fresh_name(t->name));  // refused: later readers see a value no node makes
 
-  // State inputs: user inputs are graph inputs already; an updated buffer becomes one, named like
-  // its initializer, which ONNX then treats as the input's default (a plain run starts from it).
+  // State inputs: user inputs are graph inputs already; an updated parameter or buffer becomes
+  // one, named like its initializer, which ONNX then treats as the input's default (a plain run
+  // starts from it).
   std::vector<StateInput> state;
-  for (const StateUpdate& update : updates) {
-    PT2ONNX_CHECK(ctx.is_bound(update.placeholder), ErrorCode::kInternal,
-                  std::string(state_kind_word(update.kind)) + " " + update.target + " is updated but not declared");
-    const std::string& input = ctx.value_of(update.placeholder);
-    if (update.kind == ir::InputKind::kBuffer) {
-      const ir::TensorMeta* meta = ctx.meta(update.placeholder);
-      PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "buffer " + update.target + " has no tensor_values entry");
-      *graph.add_input() = tensor_value_info(ctx, input, *meta);
-    }
-    state.push_back(StateInput{update, input});
-  }
+  for (const StateUpdate& update : updates)
+    refuse_or_record(refused, [&] {
+      PT2ONNX_CHECK(ctx.is_bound(update.placeholder), ErrorCode::kInternal,
+                    std::string(state_kind_word(update.kind)) + " " + update.target + " is updated but not declared");
+      const std::string& input = ctx.value_of(update.placeholder);
+      if (update.kind != ir::InputKind::kUserInput) {
+        const ir::TensorMeta* meta = ctx.meta(update.placeholder);
+        PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported,
+                      std::string(state_kind_word(update.kind)) + " " + update.target + " has no tensor_values entry");
+        *graph.add_input() = tensor_value_info(ctx, input, *meta);
+      }
+      state.push_back(StateInput{update, input});
+    });
   return state;
 }
 
 std::vector<std::pair<std::string, std::string>> declare_outputs(EmitContext& ctx, const ir::Program& program,
-                                                                 const std::vector<StateInput>& state) {
+                                                                 const std::vector<StateInput>& state, Refusals* refused) {
   onnx::GraphProto& graph = ctx.graph();
   // The graph's value names, gathered at the first output that needs them (most need none).
   std::optional<std::set<std::string>> taken_names;
@@ -169,63 +182,65 @@ std::vector<std::pair<std::string, std::string>> declare_outputs(EmitContext& ct
     return *taken_names;
   };
   std::set<std::string> outputs;
-  for (const ir::OutputSpec& spec : program.signature.outputs) {
-    if (!is_returned_output(spec)) continue;  // tokens, gradients
+  for (const ir::OutputSpec& spec : program.signature.outputs)
+    refuse_or_record(refused, [&] {
+      if (!is_returned_output(spec)) return;  // tokens, gradients
 
-    std::string fx_name;
-    onnx::ValueInfoProto info;
-    if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) {
-      fx_name = t->name;
-      const ir::TensorMeta* meta = ctx.meta(fx_name);
-      PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "output '" + fx_name + "' has no tensor_values entry");
-      info = tensor_value_info(ctx, fx_name, *meta);
-    } else if (const auto* s = std::get_if<ir::SymIntArg>(&spec.arg)) {
-      if (const auto* v = std::get_if<int64_t>(&s->v)) {
-        fx_name = ctx.fresh_name("output_" + std::to_string(graph.output_size()));
-        ctx.bind(fx_name, ctx.const_i64(*v));
+      std::string fx_name;
+      onnx::ValueInfoProto info;
+      if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) {
+        fx_name = t->name;
+        const ir::TensorMeta* meta = ctx.meta(fx_name);
+        PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "output '" + fx_name + "' has no tensor_values entry");
+        info = tensor_value_info(ctx, fx_name, *meta);
+      } else if (const auto* s = std::get_if<ir::SymIntArg>(&spec.arg)) {
+        if (const auto* v = std::get_if<int64_t>(&s->v)) {
+          fx_name = ctx.fresh_name("output_" + std::to_string(graph.output_size()));
+          ctx.bind(fx_name, ctx.const_i64(*v));
+        } else {
+          fx_name = std::get<std::string>(s->v);
+          if (!ctx.is_bound(fx_name)) ctx.bind(fx_name, ctx.sym_int(*s));
+        }
+        info = int64_scalar_info(fx_name);
       } else {
-        fx_name = std::get<std::string>(s->v);
-        if (!ctx.is_bound(fx_name)) ctx.bind(fx_name, ctx.sym_int(*s));
+        ctx.warn("an output that is not a tensor or an int is left out of the ONNX graph");
+        return;
       }
-      info = int64_scalar_info(fx_name);
-    } else {
-      ctx.warn("an output that is not a tensor or an int is left out of the ONNX graph");
-      continue;
-    }
 
-    const std::string& value = ctx.value_of(fx_name);
-    const bool graph_input = std::any_of(graph.input().begin(), graph.input().end(),
-                                         [&](const onnx::ValueInfoProto& in) { return in.name() == value; });
-    const bool initializer = std::any_of(graph.initializer().begin(), graph.initializer().end(),
-                                         [&](const onnx::TensorProto& in) { return in.name() == value; });
-    std::string out_name = value;
-    if (value != fx_name || graph_input || initializer || outputs.count(value)) {
-      out_name = taken().count(fx_name) ? ctx.fresh_name(fx_name) : fx_name;
-      ctx.emit_named("Identity", {value}, {out_name});
-      taken().insert(out_name);
-    }
-    info.set_name(out_name);
-    outputs.insert(out_name);
-    *graph.add_output() = info;
-  }
+      const std::string& value = ctx.value_of(fx_name);
+      const bool graph_input = std::any_of(graph.input().begin(), graph.input().end(),
+                                           [&](const onnx::ValueInfoProto& in) { return in.name() == value; });
+      const bool initializer = std::any_of(graph.initializer().begin(), graph.initializer().end(),
+                                           [&](const onnx::TensorProto& in) { return in.name() == value; });
+      std::string out_name = value;
+      if (value != fx_name || graph_input || initializer || outputs.count(value)) {
+        out_name = taken().count(fx_name) ? ctx.fresh_name(fx_name) : fx_name;
+        ctx.emit_named("Identity", {value}, {out_name});
+        taken().insert(out_name);
+      }
+      info.set_name(out_name);
+      outputs.insert(out_name);
+      *graph.add_output() = info;
+    });
 
   // State outputs, after the user outputs: the value a functional graph returns for the input,
   // or what in-place writes left bound to its placeholder.
   std::vector<std::pair<std::string, std::string>> pairs;
-  for (const StateInput& s : state) {
-    const std::string& fx = s.update.new_value.empty() ? s.update.placeholder : s.update.new_value;
-    PT2ONNX_CHECK(ctx.is_bound(fx), ErrorCode::kUnsupported,
-                  "the new value of " + s.update.target + " (" + s.update.how + ") is produced by no node");
-    const std::string& value = ctx.value_of(fx);
-    const ir::TensorMeta* meta = ctx.meta(s.update.placeholder);
-    PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, s.update.target + " has no tensor_values entry");
-    std::string out_name = s.input + ".new";
-    if (taken().count(out_name)) out_name = ctx.fresh_name(out_name);
-    ctx.emit_named("Identity", {value}, {out_name});
-    taken().insert(out_name);
-    *graph.add_output() = tensor_value_info(ctx, out_name, *meta);
-    pairs.emplace_back(s.input, out_name);
-  }
+  for (const StateInput& s : state)
+    refuse_or_record(refused, [&] {
+      const std::string& fx = s.update.new_value.empty() ? s.update.placeholder : s.update.new_value;
+      PT2ONNX_CHECK(ctx.is_bound(fx), ErrorCode::kUnsupported,
+                    "the new value of " + s.update.target + " (" + s.update.how + ") is produced by no node");
+      const std::string& value = ctx.value_of(fx);
+      const ir::TensorMeta* meta = ctx.meta(s.update.placeholder);
+      PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, s.update.target + " has no tensor_values entry");
+      std::string out_name = s.input + ".new";
+      if (taken().count(out_name)) out_name = ctx.fresh_name(out_name);
+      ctx.emit_named("Identity", {value}, {out_name});
+      taken().insert(out_name);
+      *graph.add_output() = tensor_value_info(ctx, out_name, *meta);
+      pairs.emplace_back(s.input, out_name);
+    });
   return pairs;
 }
 

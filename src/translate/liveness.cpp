@@ -1,6 +1,7 @@
 // Liveness of FX nodes, computed backwards from the returned outputs.
 #include "translate/liveness.h"
 
+#include <algorithm>
 #include <array>
 
 #include "ir/value_names.h"
@@ -26,6 +27,13 @@ constexpr std::array<std::string_view, 13> kViewTargets = {
     "aten.unsqueeze.default", "aten.squeeze.dim",     "aten.squeeze.dims",   "aten.squeeze.default",
     "aten.transpose.int",    "aten.permute.default", "aten.t.default",      "aten.alias.default",
     "aten.detach.default",
+};
+
+// Batch norms that update their running statistics in place when `training` is true.
+constexpr std::array<std::string_view, 3> kRunningStatsWriters = {
+    "aten.batch_norm.default",
+    "aten.native_batch_norm.default",
+    "aten._native_batch_norm_legit.default",
 };
 
 }  // namespace
@@ -57,6 +65,15 @@ bool is_inplace_target(std::string_view target) {
   return op.size() > 1 && op.back() == '_' && !op.starts_with("__");
 }
 
+std::vector<std::string_view> written_arguments(const ir::Node& node) {
+  if (is_inplace_target(node.target)) return {"self"};
+  if (std::find(kRunningStatsWriters.begin(), kRunningStatsWriters.end(), node.target) == kRunningStatsWriters.end()) return {};
+  const ir::Argument* training = node.input("training");
+  const auto* flag = training ? std::get_if<ir::SymBoolArg>(training) : nullptr;
+  const auto* value = flag ? std::get_if<bool>(&flag->v) : nullptr;
+  if (!value || !*value) return {};
+  return {"running_mean", "running_var"};
+}
 
 bool is_returned_output(const ir::OutputSpec& spec) {
   return spec.kind == ir::OutputKind::kUserOutput || spec.kind == ir::OutputKind::kLossOutput;
@@ -100,15 +117,16 @@ Liveness analyze(const ir::Graph& graph, std::vector<std::string> returned) {
     for (const auto& out : node.outputs) ir::collect_value_name_views(out, names);
     bool live = false;
     for (std::string_view n : names) live = live || needed.contains(n);
-    if (!live && is_inplace_target(node.target)) {
+    if (!live) {
       // Writing to a tensor writes to everything sharing its storage: its view chain up to the
       // base, and every other view of that base.
-      names.clear();
-      if (const ir::Argument* self = node.input("self")) ir::collect_value_name_views(*self, names);
-      if (!names.empty()) {
+      for (std::string_view argument : written_arguments(node)) {
+        names.clear();
+        if (const ir::Argument* written = node.input(std::string(argument))) ir::collect_value_name_views(*written, names);
+        if (names.empty()) continue;
         const std::string root = root_of(std::string(names.front()));
         auto aliases = aliases_of_root.find(root);
-        live = needed.contains(root);
+        live = live || needed.contains(root);
         if (aliases != aliases_of_root.end())
           for (const auto& alias : aliases->second) live = live || needed.contains(alias);
       }

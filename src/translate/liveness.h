@@ -38,6 +38,10 @@ Liveness analyze_liveness(const ir::Graph& graph);
 bool is_dropped_target(std::string_view target);
 // aten ops that write their `self` argument ("aten.add_.Tensor", "aten.relu_.default").
 bool is_inplace_target(std::string_view target);
+// The arguments `node` writes in place, by schema name: `self` of an in-place op; `running_mean`
+// and `running_var` of a batch norm in training (batch_norm, native_batch_norm,
+// _native_batch_norm_legit), whose schemas return the new statistics nowhere but there.
+std::vector<std::string_view> written_arguments(const ir::Node& node);
 // aten ops whose output aliases their `self` argument (select, slice, view, transpose, ...), so
 // that an in-place write to the output writes to `self` too.
 bool is_view_target(std::string_view target);

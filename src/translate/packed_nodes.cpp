@@ -82,6 +82,11 @@ void PackedNodes::pack(Nodes& nodes) {
   nodes.Clear();
 }
 
+void PackedNodes::drop(Nodes& nodes) {
+  count_ += nodes.size();
+  nodes.Clear();
+}
+
 void PackedNodes::visit(const std::function<void(const onnx::NodeProto&)>& fn) const {
   onnx::NodeProto scratch;
   Decoder decoder;

@@ -22,6 +22,9 @@ class PackedNodes {
   // Appends `nodes` in order and clears them (the cleared messages stay in `nodes` for reuse);
   // their names and doc strings may be cleared on the way (they come back when decoded).
   void pack(Nodes& nodes);
+  // Counts `nodes` as packed and clears them, keeping nothing: for a translation whose graph no
+  // one reads (inspect's, which wants its refusals). visit and unpack_before skip them.
+  void drop(Nodes& nodes);
   int size() const { return count_; }
   bool empty() const { return count_ == 0; }
   // Calls fn with each packed node in order, decoded into one scratch message.

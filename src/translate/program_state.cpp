@@ -99,12 +99,38 @@ const char* state_kind_word(ir::InputKind kind) {
   return "input";
 }
 
+namespace {
+
+// Convert's verdict on one update (StateUpdate::refusal and ::stateless).
+void judge(const ir::Program& program, StateUpdate& u) {
+  if (u.kind == ir::InputKind::kParameter) {
+    const RenormReaders readers = renorm_readers(program, u.placeholder);
+    if (readers.renormed && !readers.other_readers) {
+      u.stateless = true;
+      return;
+    }
+    if (readers.renormed)
+      u.refusal = "the program renormalises looked-up rows of '" + u.target + "' in place (nn.Embedding(max_norm=...), " +
+                  u.how + ") and reads that weight otherwise too (tied weights?): torch's results then depend on "
+                  "earlier calls";
+    return;
+  }
+  if (u.kind != ir::InputKind::kBuffer && u.kind != ir::InputKind::kUserInput)
+    u.refusal = std::string("the program updates ") + state_kind_word(u.kind) + " '" + u.target + "' (" + u.how +
+                "); only parameters, buffers and user inputs become ONNX state";
+}
+
+}  // namespace
+
 std::vector<StateUpdate> list_state_updates(const ir::Program& program) {
   std::map<std::string, StateUpdate> by_placeholder;  // first update of each placeholder
-  auto record = [&](const ir::InputSpec& spec, const std::string& new_value, const std::string& how) {
+  auto record = [&](const ir::InputSpec& spec, const std::string& new_value, const std::string& how,
+                    const std::string& refusal = {}) {
     const std::string placeholder = std::get<ir::TensorArg>(spec.arg).name;
     const std::string target = spec.kind == ir::InputKind::kUserInput ? placeholder : spec.target;
-    by_placeholder.try_emplace(placeholder, StateUpdate{spec.kind, target, placeholder, new_value, how});
+    StateUpdate& u = by_placeholder.try_emplace(placeholder, StateUpdate{spec.kind, target, placeholder, new_value, how, {}, false})
+                         .first->second;
+    if (u.refusal.empty()) u.refusal = refusal;
   };
 
   for (const ir::OutputSpec& out : program.signature.outputs) {
@@ -120,7 +146,8 @@ std::vector<StateUpdate> list_state_updates(const ir::Program& program) {
     record(*spec, first_name(out.arg), kind + " output " + first_name(out.arg));
   }
 
-  // In-place ops whose `self` is (a view of) an input placeholder.
+  // In-place writes (an in-place op's `self`, a training batch norm's running statistics) to an
+  // input placeholder or a view of one.
   std::map<std::string, const ir::Node*> views;
   for (const ir::Node& node : program.graph.nodes)
     if (is_view_target(node.target))
@@ -128,40 +155,54 @@ std::vector<StateUpdate> list_state_updates(const ir::Program& program) {
         if (const auto* t = std::get_if<ir::TensorArg>(&out)) views[t->name] = &node;
   for (const ir::Node& node : program.graph.nodes) {
     // detach_ changes autograd metadata only, not the value.
-    if (!is_inplace_target(node.target) || is_dropped_target(node.target) || node.target == "aten.detach_.default") continue;
-    const ir::Argument* self = node.input("self");
-    std::string root = self ? first_name(*self) : std::string();
-    for (auto it = views.find(root); it != views.end(); it = views.find(root)) root = view_source(*it->second);
-    if (const ir::InputSpec* spec = root.empty() ? nullptr : input_by_placeholder(program, root))
-      record(*spec, "", "in-place " + node.target + " (node " + node.name + ")");
+    if (is_dropped_target(node.target) || node.target == "aten.detach_.default") continue;
+    for (std::string_view argument : written_arguments(node)) {
+      const ir::Argument* written = node.input(std::string(argument));
+      const std::string name = written ? first_name(*written) : std::string();
+      std::string root = name;
+      for (auto it = views.find(root); it != views.end(); it = views.find(root)) root = view_source(*it->second);
+      const ir::InputSpec* spec = root.empty() ? nullptr : input_by_placeholder(program, root);
+      if (!spec) continue;
+      const bool through_self = argument == "self";
+      const std::string how = "in-place " + node.target + " (node " + node.name + (through_self ? "" : ", " + std::string(argument)) + ")";
+      // The rule rebinds the running statistics it was given, not the views' sources.
+      record(*spec, "", how,
+             through_self || root == name ? std::string()
+                                          : "the program updates the running statistics of a batch norm through a view of '" +
+                                                root + "' (" + how + "), which ONNX state cannot follow");
+    }
   }
 
   std::vector<StateUpdate> result;
   for (const ir::InputSpec& spec : program.signature.inputs)
     if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg))
-      if (auto it = by_placeholder.find(t->name); it != by_placeholder.end()) result.push_back(it->second);
+      if (auto it = by_placeholder.find(t->name); it != by_placeholder.end()) {
+        judge(program, it->second);
+        result.push_back(it->second);
+      }
   return result;
 }
 
-std::vector<StateUpdate> find_state_updates(const ir::Program& program) {
-  for (const ir::OutputSpec& out : program.signature.outputs)
-    PT2ONNX_CHECK(out.kind != ir::OutputKind::kGradientToParameter && out.kind != ir::OutputKind::kGradientToUserInput,
-                  ErrorCode::kUnsupported,
-                  "the program returns gradients (a joint training graph): '" + out.target + "' has no ONNX form");
+std::vector<std::string> state_program_refusals(const ir::Program& program) {
+  std::vector<std::string> out;
+  for (const ir::OutputSpec& spec : program.signature.outputs)
+    if (spec.kind == ir::OutputKind::kGradientToParameter || spec.kind == ir::OutputKind::kGradientToUserInput) {
+      out.push_back("the program returns gradients (a joint training graph): '" + spec.target + "' has no ONNX form");
+      break;
+    }
+  return out;
+}
+
+std::vector<StateUpdate> find_state_updates(const ir::Program& program, Refusals* refused) {
+  auto refuse = [&](const std::string& message) {
+    if (!refused) fail(ErrorCode::kUnsupported, message);
+    refused->emplace_back(ErrorCode::kUnsupported, message);
+  };
+  for (const std::string& message : state_program_refusals(program)) refuse(message);
   std::vector<StateUpdate> updates;
   for (const StateUpdate& u : list_state_updates(program)) {
-    if (u.kind == ir::InputKind::kParameter) {
-      const RenormReaders readers = renorm_readers(program, u.placeholder);
-      if (readers.renormed && !readers.other_readers) continue;
-      PT2ONNX_CHECK(!readers.renormed, ErrorCode::kUnsupported,
-                    "the program renormalises looked-up rows of '" + u.target + "' in place (nn.Embedding(max_norm=...), " +
-                        u.how + ") and reads that weight otherwise too (tied weights?): torch's results then depend on "
-                        "earlier calls");
-    }
-    PT2ONNX_CHECK(u.kind == ir::InputKind::kBuffer || u.kind == ir::InputKind::kUserInput, ErrorCode::kUnsupported,
-                  std::string("the program updates ") + state_kind_word(u.kind) + " '" + u.target + "' (" + u.how +
-                      "); only buffers and user inputs become ONNX state (parameter updates belong to training)");
-    updates.push_back(u);
+    if (!u.refusal.empty()) refuse(u.refusal);
+    else if (!u.stateless) updates.push_back(u);
   }
   return updates;
 }

@@ -1,5 +1,5 @@
 // Normalisation rules: layer_norm (ONNX LayerNormalization, opset 17), batch_norm (inference form,
-// or batch statistics when training), rms_norm and group_norm (decomposed: RMSNormalization is
+// or batch statistics when training, with the running statistics' update), rms_norm and group_norm (decomposed: RMSNormalization is
 // opset 23 and GroupNormalization changed meaning at 21, so one decomposition serves every opset).
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -26,13 +26,28 @@ std::string per_channel(EmitContext& ctx, const std::string& v, int64_t rank) {
   return axes.empty() ? v : ctx.unsqueeze(v, axes);
 }
 
+// The biased mean and variance of x over `axes` (kept), and x - mean.
+struct Moments {
+  std::string mean;
+  std::string var;
+  std::string centered;
+};
+
+Moments moments(EmitContext& ctx, const std::string& x, const std::optional<std::vector<int64_t>>& axes) {
+  const std::string mean = ctx.reduce("ReduceMean", x, axes, true);
+  const std::string centered = ctx.emit("Sub", {x, mean});
+  return {mean, ctx.reduce("ReduceMean", ctx.emit("Mul", {centered, centered}), axes, true), centered};
+}
+
+// (m.centered) / sqrt(m.var + eps).
+std::string standardized(EmitContext& ctx, const Moments& m, double eps, DType type) {
+  return ctx.emit("Div", {m.centered, ctx.emit("Sqrt", {ctx.emit("Add", {m.var, ctx.const_scalar(eps, type)})})});
+}
+
 // (x - mean) / sqrt(var + eps) with the biased mean and variance over `axes` (kept).
 std::string standardize(EmitContext& ctx, const std::string& x, const std::optional<std::vector<int64_t>>& axes,
                         double eps, DType type) {
-  const std::string mean = ctx.reduce("ReduceMean", x, axes, true);
-  const std::string centered = ctx.emit("Sub", {x, mean});
-  const std::string var = ctx.reduce("ReduceMean", ctx.emit("Mul", {centered, centered}), axes, true);
-  return ctx.emit("Div", {centered, ctx.emit("Sqrt", {ctx.emit("Add", {var, ctx.const_scalar(eps, type)})})});
+  return standardized(ctx, moments(ctx, x, axes), eps, type);
 }
 
 // y * weight + bias along the channel axis (dim 1), for whichever of the two the node has.
@@ -83,9 +98,38 @@ RuleResult aten_native_layer_norm(EmitContext& ctx, const ir::Node& node) {
 
 // ---- batch norm -------------------------------------------------------------------------------
 
+// The running statistics after a training step, as torch updates them:
+// (1 - momentum) * running + momentum * batch, the batch variance made unbiased (times n / (n - 1),
+// n the elements per channel). Computed in the running statistics' dtype.
+// The running statistics, new or old.
+struct RunningStats {
+  std::string mean;
+  std::string var;
+};
+
+RunningStats updated_running_stats(EmitContext& ctx, const ArgReader& args, const Moments& batch) {
+  const std::string mean = args.tensor("running_mean");
+  const std::string var = args.tensor("running_var");
+  const DType input = args.dtype_of("input");
+  const DType stat = args.dtype_of("running_mean");
+  const double momentum = args.float_or("momentum", 0.1);
+  const std::string x = args.tensor("input");
+  const std::string count = ctx.cast(ctx.emit("Div", {ctx.emit("Size", {x}), ctx.size_of(args.tensor_fx("input"), 1)}), stat);
+  const std::string unbias = ctx.emit("Div", {count, ctx.emit("Sub", {count, ctx.const_scalar(1, stat)})});
+  const std::string keep = ctx.const_scalar(1 - momentum, stat);
+  const std::string take = ctx.const_scalar(momentum, stat);
+  // [1, C, 1, ...] -> [C], the running statistics' shape.
+  auto per_channel_stat = [&](const std::string& v) { return cast_if_needed(ctx, ctx.reshape(v, ctx.shape_of(mean)), input, stat); };
+  const std::string batch_mean = per_channel_stat(batch.mean);
+  const std::string batch_var = ctx.emit("Mul", {per_channel_stat(batch.var), unbias});
+  return {ctx.emit("Add", {ctx.emit("Mul", {mean, keep}), ctx.emit("Mul", {batch_mean, take})}),
+          ctx.emit("Add", {ctx.emit("Mul", {var, keep}), ctx.emit("Mul", {batch_var, take})})};
+}
+
 // Normalises with the running statistics (inference) or the batch's own (training, or no running
-// statistics), then applies the optional affine weight and bias.
-RuleResult emit_batch_norm(EmitContext& ctx, const ArgReader& args, bool training) {
+// statistics), then applies the optional affine weight and bias. Returns the updated running
+// statistics in training (empty otherwise).
+std::optional<RunningStats> emit_batch_norm_value(EmitContext& ctx, const ArgReader& args, bool training) {
   PT2ONNX_CHECK(!ctx.output_used(1) && !ctx.output_used(2), ErrorCode::kUnsupported,
                 "the saved mean/rstd outputs of batch norm are used");
   const std::string x = args.tensor("input");
@@ -101,35 +145,50 @@ RuleResult emit_batch_norm(EmitContext& ctx, const ArgReader& args, bool trainin
     const std::string scale = args.has("weight") ? args.tensor("weight")
                                                  : ctx.emit("Expand", {ctx.const_scalar(1, type), stat_shape});
     const std::string bias = args.has("bias") ? args.tensor("bias") : ctx.emit("Expand", {ctx.const_scalar(0, type), stat_shape});
-    return emitted(ctx, ctx.emit("BatchNormalization", {x, scale, bias, mean, args.tensor("running_var")},
-                                 {Attr("epsilon", eps)}));
+    ctx.set_output(0, ctx.emit("BatchNormalization", {x, scale, bias, mean, args.tensor("running_var")},
+                               {Attr("epsilon", eps)}));
+    return std::nullopt;
   }
-  if (training && has_running) ctx.warn("batch norm in training mode: the ONNX graph uses batch statistics and does not update running statistics");
-  return emitted(ctx, channel_affine(ctx, args, standardize(ctx, x, non_channel_axes(rank), eps, type), rank));
+  // ONNX BatchNormalization's training_mode would give the batch statistics too, but its
+  // running_var takes the biased variance (torch's is unbiased), and onnxruntime's standard builds
+  // refuse training_mode; explicit ops run everywhere.
+  const Moments batch = moments(ctx, x, non_channel_axes(rank));
+  ctx.set_output(0, channel_affine(ctx, args, standardized(ctx, batch, eps, type), rank));
+  if (!has_running) return std::nullopt;
+  return updated_running_stats(ctx, args, batch);
 }
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
 //            bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor;
-// also native_batch_norm and _native_batch_norm_legit(.no_stats), which have `training` too
+// also native_batch_norm and _native_batch_norm_legit(.no_stats), which have `training` too.
+// In training they update running_mean and running_var in place: later readers of those values
+// (a buffer's state output among them, program_state.h) read the new statistics.
 RuleResult aten_batch_norm(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  return emit_batch_norm(ctx, args, args.bool_or("training", false));
+  if (const std::optional<RunningStats> updated = emit_batch_norm_value(ctx, args, args.bool_or("training", false))) {
+    ctx.bind(args.tensor_fx("running_mean"), updated->mean);
+    ctx.bind(args.tensor_fx("running_var"), updated->var);
+  }
+  return RuleResult::kEmitted;
 }
 
 // _native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean,
 //                                      Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 RuleResult aten_native_batch_norm_legit_no_training(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  return emit_batch_norm(ctx, args, false);
+  emit_batch_norm_value(ctx, args, false);
+  return RuleResult::kEmitted;
 }
 
 // _native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean,
 //     Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+// Outputs 3 and 4 are the new running statistics (core IR returns them as BUFFER_MUTATION).
 RuleResult aten_native_batch_norm_legit_functional(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  PT2ONNX_CHECK(!ctx.output_used(3) && !ctx.output_used(4), ErrorCode::kUnsupported,
-                "the updated running statistics of batch norm are used");
-  return emit_batch_norm(ctx, args, args.bool_or("training", true));
+  const std::optional<RunningStats> updated = emit_batch_norm_value(ctx, args, args.bool_or("training", true));
+  ctx.set_output(3, updated ? updated->mean : args.tensor("running_mean"));
+  ctx.set_output(4, updated ? updated->var : args.tensor("running_var"));
+  return RuleResult::kEmitted;
 }
 
 // ---- rms norm ---------------------------------------------------------------------------------
@@ -190,7 +249,8 @@ RuleResult aten_instance_norm(EmitContext& ctx, const ir::Node& node) {
     // Running statistics per channel: a plain BatchNormalization.
     PT2ONNX_CHECK(args.has("running_mean") && args.has("running_var"), ErrorCode::kUnsupported,
                   "instance_norm without input statistics nor running statistics");
-    return emit_batch_norm(ctx, args, false);
+    emit_batch_norm_value(ctx, args, false);
+    return RuleResult::kEmitted;
   }
   std::vector<int64_t> spatial;
   for (int64_t i = 2; i < rank; ++i) spatial.push_back(i);

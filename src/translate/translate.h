@@ -12,6 +12,7 @@
 #include "ir/program.h"
 #include "translate/custom_op_rule.h"
 #include "translate/packed_nodes.h"
+#include "translate/refusals.h"
 
 namespace pt2onnx::translate {
 
@@ -32,6 +33,12 @@ struct TranslateOptions {
   // Called with the index of each node of the program's graph once it is translated (nothing in
   // translate reads a finished node's module stack again: convert() frees them there).
   std::function<void(size_t)> after_node = {};
+  // Null (convert): the first refusal throws. Given (inspect): every refusal the translation
+  // meets is appended here and it carries on past the refused part (a refused node's outputs
+  // read as values no node makes), so the caller learns all that convert would refuse, in order;
+  // nodes of ops that no rule handles are left out (the caller lists those by op). The model
+  // made is then incomplete: most of its nodes are dropped as they are made.
+  Refusals* refusals = nullptr;
 };
 
 struct WeightBinding {

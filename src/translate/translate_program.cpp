@@ -79,6 +79,7 @@ void translate_node(EmitContext& ctx, const ir::Graph& graph, size_t index, cons
     return;
   }
   const std::vector<Rule>* list = rules.find(node.target);
+  PT2ONNX_CHECK(list != nullptr, ErrorCode::kUnsupported, "no rule handles " + node.target);
   const bool complex = complex_nodes.touches(node);
   std::string notes;
   for (const Rule& rule : *list) {
@@ -263,7 +264,9 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   const Liveness liveness = analyze_liveness(program);
   // One scan of the tensor values for the check and the translation (100k of them at 25,000 blocks).
   const ComplexNodes complex_nodes(program.graph.tensor_values);
-  check_supported_with(program, liveness.live, rules, options.opset, options.custom_ops, complex_nodes);
+  Refusals* const refusals = options.refusals;
+  // Collecting refusals, the ops no rule handles are the caller's to list (inspect's histogram).
+  if (!refusals) check_supported_with(program, liveness.live, rules, options.opset, options.custom_ops, complex_nodes);
 
   Translation result;
   result.custom_op_hits.assign(options.custom_ops.size(), 0);
@@ -274,7 +277,7 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   });
   ctx.set_used_names(liveness.used);
   reserve_names(ctx, program);
-  const std::vector<StateInput> state = declare_inputs(ctx, program, result.weights);
+  const std::vector<StateInput> state = declare_inputs(ctx, program, result.weights, refusals);
   // Nodes are only ever appended, so each FX node's ONNX nodes are the ones added while it ran.
   auto record_modules = [&](const ir::ModuleStack& stack) {
     if (options.module_stacks) result.node_modules.resize(static_cast<size_t>(ctx.node_count()), stack);
@@ -284,21 +287,32 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   const auto& nodes = program.graph.nodes;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!liveness.live[i]) continue;
-    try {
-      translate_node(ctx, program.graph, i, liveness, complex_nodes, rules, options, result.custom_op_hits);
-    } catch (const Error& e) {
-      throw e.with_context("translating " + describe_node(nodes[i]));
-    } catch (const std::exception& e) {
-      throw Error(ErrorCode::kInternal, "translating " + describe_node(nodes[i]) + ": " + e.what());
+    if (refusals && !rules.supports(nodes[i].target, options.opset, complex_nodes.touches(nodes[i])) &&
+        find_custom_rule(options.custom_ops, nodes[i].target) < 0) {
+      ctx.begin_node(nodes[i]);
+      ctx.abandon_node();
+      continue;
     }
+    const bool translated = refuse_or_record(refusals, [&] {
+      try {
+        translate_node(ctx, program.graph, i, liveness, complex_nodes, rules, options, result.custom_op_hits);
+      } catch (const Error& e) {
+        throw e.with_context("translating " + describe_node(nodes[i]));
+      } catch (const std::exception& e) {
+        throw Error(ErrorCode::kInternal, "translating " + describe_node(nodes[i]) + ": " + e.what());
+      }
+    });
+    if (!translated) ctx.abandon_node();
     record_modules(nodes[i].module_stack);
     if (options.after_node) options.after_node(i);
     // In batches: the cleared messages are reused by the next nodes, so few are ever allocated.
-    if (options.keep_nodes_packed && ctx.graph().node_size() >= kNodesPerPack) ctx.pack_nodes(result.packed_nodes);
+    // Collecting refusals, nobody reads the graph: its nodes are dropped as they come.
+    if ((options.keep_nodes_packed || refusals) && ctx.graph().node_size() >= kNodesPerPack)
+      ctx.pack_nodes(result.packed_nodes, !refusals);
   }
-  add_state_metadata(result.model, declare_outputs(ctx, program, state));
+  add_state_metadata(result.model, declare_outputs(ctx, program, state, refusals));
   record_modules({});
-  add_custom_domains(result.model, options.custom_ops, result.custom_op_hits, options.opset);
+  refuse_or_record(refusals, [&] { add_custom_domains(result.model, options.custom_ops, result.custom_op_hits, options.opset); });
   add_local_functions(result.model, ctx.local_functions());
 
   result.model.set_ir_version(std::max(ir_version_for_opset(options.opset), ctx.min_ir_version()));

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """End-to-end tests of programs with state (run by ctest as the `state` test).
 
-samples/state/ (scripts/make_state_samples.py) holds programs that update buffers and user inputs
-and tiny LLM decoders with a KV cache, each in the default and the core ATen IR. For every sample:
+samples/state/ (scripts/make_state_samples.py) holds programs that update parameters, buffers and
+user inputs (a training-mode BatchNorm's running statistics among them) and tiny LLM decoders with
+a KV cache, each in the default and the core ATen IR. For every sample:
 
 - calls samples: convert (opsets 18 and 23), check the model (onnx.checker full_check), that
-  metadata `pkg.pt2onnx.state` pairs exactly the expected state inputs (buffer FQNs, user input
-  names) with their outputs `<input>.new`, and that a buffered state input has an initializer of
-  its name (its default). Then run three calls in onnxruntime, the first from the defaults, the
+  metadata `pkg.pt2onnx.state` pairs exactly the expected state inputs (parameter and buffer FQNs,
+  user input names) with their outputs `<input>.new`, and that a parameter's or buffer's state
+  input has an initializer of its name (its default). Then run three calls in onnxruntime, the first from the defaults, the
   next ones fed the previous state outputs through `pkg.pt2onnx.state`, and compare every output,
   the new state included, with eager torch's after each call (rtol 1e-4, atol 1e-5).
 - decode samples: greedy decoding in onnxruntime from the committed prompt, at opsets 18 and 23,
@@ -16,8 +17,8 @@ and tiny LLM decoders with a KV cache, each in the default and the core ATen IR.
   length, the prompt in one step from an empty cache). At every step the chosen token must equal
   torch's and the logits match torch's (rtol 1e-4, atol 1e-5).
 - inspect: `pt2onnx inspect` (text and --json) lists the same state for each of those samples.
-- refusals: a parameter updated in place (training) is refused with exit code 4, one stderr line
-  naming it, and no output file.
+- refusals: a tensor constant updated in place is refused with exit code 4, one stderr line
+  naming it, and no output file; `inspect` marks that state refused and names the same refusal.
 
 Needs numpy, onnx and onnxruntime (the test venv). One line per check, then `N passed, M failed`.
 """
@@ -93,8 +94,8 @@ def check_state_metadata(model, expected_targets):
     for name, kind in expected_targets.items():
         if pairs[name] != name + ".new" or pairs[name] not in outputs or name not in inputs:
             raise CheckFailed(f"state {name} -> {pairs[name]} is not a graph input -> graph output `{name}.new`")
-        if kind == "buffer" and name not in inits:
-            raise CheckFailed(f"state buffer {name} has no initializer (its default)")
+        if kind in ("buffer", "parameter") and name not in inits:
+            raise CheckFailed(f"state {kind} {name} has no initializer (its default)")
     return pairs
 
 
@@ -189,12 +190,16 @@ def check_inspect(exe, samples: Path, stem, entry):
     r = subprocess.run([str(exe), "inspect", str(samples / entry["file"]), "--json"], capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise CheckFailed(f"inspect --json exit {r.returncode}: {r.stderr.strip()}")
-    state = json.loads(r.stdout)["models"][0]["state"]
+    model = json.loads(r.stdout)["models"][0]
+    state = model["state"]
     refused = entry["kind"] == "refused"
-    expected = {"w": "parameter"} if refused else entry["state"]
+    expected = entry["state"]
     got = {s["target"]: s["kind"] for s in state}
     if got != expected or any(s["convertible"] == refused for s in state):
         raise CheckFailed(f"inspect state {state}, expected {expected}")
+    messages = [r["message"] for r in model["refusals"]]
+    if refused != any(entry.get("message", "") in m for m in messages) or (not refused and messages):
+        raise CheckFailed(f"inspect refusals {messages}")
     text = subprocess.run([str(exe), "inspect", str(samples / entry["file"])], capture_output=True, text=True, timeout=120).stdout
     for target, kind in expected.items():
         if f"    {kind} {target}: " not in text:

@@ -14,6 +14,7 @@
 #include "api/inspect.h"
 #include "api/inspect_summary.h"
 #include "common/error.h"
+#include "translate/driver.h"
 #include "translate/program_builder.h"
 
 using namespace pt2onnx;
@@ -79,7 +80,15 @@ std::string line_with(const std::string& text, const std::string& needle) {
 bool ends_with(const std::string& s, const std::string& suffix) { return s.ends_with(suffix); }
 
 // A RuleFn for tables built in tests; never called (inspect only asks whether a rule exists).
-translate::RuleResult never_called(translate::EmitContext&, const ir::Node&) {
+// inspect runs the rules (to find what convert refuses): this one translates a node as an
+// Identity of its `self`.
+translate::RuleResult pass_through(translate::EmitContext& ctx, const ir::Node& node) {
+  ctx.set_output(0, ctx.emit("Identity", {ctx.value_of(std::get<ir::TensorArg>(*node.input("self")).name)}));
+  return translate::RuleResult::kEmitted;
+}
+
+// A rule that declines every node: convert refuses them ("no rule handles this case").
+translate::RuleResult always_declines(translate::EmitContext&, const ir::Node&) {
   return translate::RuleResult::kDeclined;
 }
 
@@ -249,8 +258,8 @@ TEST_CASE("errors carry convert's codes") {
 
 TEST_CASE("ops: unknown, too new, dropped and dead") {
   translate::RuleTable rules;
-  rules.add("aten.relu.default", 1, never_called);
-  rules.add("aten.shiny.default", 20, never_called);
+  rules.add("aten.relu.default", 1, pass_through);
+  rules.add("aten.shiny.default", 20, pass_through);
   const ir::Program program =
       ProgramBuilder()
           .user_input("x", ir::DType::kFloat32, {2, 3})
@@ -292,6 +301,7 @@ TEST_CASE("ops: unknown, too new, dropped and dead") {
     CHECK(find_op(m, "aten.relu.default")->support == OpSupport::kSupported);
     CHECK(m.node_count == 6);
     CHECK(m.unsupported_nodes == 3);  // frobnicate x2, shiny x1
+    CHECK(m.refusals.empty());        // the ops without a rule are the histogram's
 
     m.name = "model";
     InspectReport report;
@@ -330,6 +340,53 @@ TEST_CASE("ops: unknown, too new, dropped and dead") {
     CHECK(find_op(m, "aten.shiny.default")->support == OpSupport::kSupported);
     CHECK(m.unsupported_nodes == 2);
   }
+}
+
+TEST_CASE("refusals: what convert refuses besides ops without a rule, in its order and words") {
+  translate::RuleTable rules;
+  rules.add("aten.relu.default", 1, always_declines);
+  rules.add("aten.neg.default", 1, pass_through);
+  const ir::Program program =
+      ProgramBuilder()
+          .weight(ir::InputKind::kTensorConstant, "c_c", "c", ir::DType::kFloat32, {3})
+          .user_input("x", ir::DType::kFloat32, {3})
+          .op("add_", "aten.add_.Tensor", {{"self", tensor("c_c")}, {"other", tensor("x")}}, ir::DType::kFloat32, {3})
+          .op("a", "aten.relu.default", {{"self", tensor("add_")}}, ir::DType::kFloat32, {3})
+          .op("b", "aten.neg.default", {{"self", tensor("a")}}, ir::DType::kFloat32, {3})
+          .output("b")
+          .program();
+  rules.add("aten.add_.Tensor", 1, pass_through);
+  std::string convert_says;
+  try {
+    translate::translate_with_rules(program, {18}, rules);
+  } catch (const Error& e) {
+    convert_says = e.what();
+  }
+  ModelInspection m = inspection::summarize_program(program, rules, 18);
+  CHECK(m.unsupported_nodes == 0);
+  REQUIRE(m.refusals.size() == 2);
+  CHECK(m.refusals[0].message == convert_says);  // convert stops at the first
+  CHECK(m.refusals[0].exit_code == 4);
+  CHECK(contains(m.refusals[0].message, "updates tensor constant 'c'"));
+  CHECK(contains(m.refusals[1].message, "translating node a (aten.relu.default)"));
+  CHECK(contains(m.refusals[1].message, "no rule handles this case at opset 18"));
+  REQUIRE(m.state.size() == 1);
+  CHECK_FALSE(m.state[0].convertible);
+
+  m.name = "model";
+  InspectReport report;
+  report.input = "hand-built.pt2";
+  report.layout = "pt2 (raw weights)";
+  report.models.push_back(m);
+  const std::string text = render_inspect_text(report);
+  CHECK(contains(text, "  refused by convert besides unsupported ops (2; convert stops at the first):\n    exit 4: " +
+                           convert_says + "\n"));
+  CHECK(text.ends_with("  3 ops, 0 unsupported, 2 other refusals\n"));
+  const nlohmann::json j = nlohmann::json::parse(render_inspect_json(report)).at("models").at(0);
+  CHECK(j.at("refusals").size() == 2);
+  CHECK(j.at("refusals").at(0).at("message") == convert_says);
+  CHECK(j.at("refusals").at(0).at("exit_code") == 4);
+  CHECK(j.at("summary").at("refusals") == 2);
 }
 
 TEST_CASE("module tree from module stacks") {

@@ -216,20 +216,67 @@ TEST_CASE("weights: only those read are declared; non-persistent buffers and con
   }));
 }
 
-TEST_CASE("a parameter update is refused by name") {
+TEST_CASE("a parameter updated in place is state, as a buffer is") {
   ProgramBuilder b;
   b.parameter("p_w", "w", {3})
       .user_input("x", DType::kFloat32, {3})
       .op("mul_", "aten.mul_.Tensor", {{"self", tensor("p_w")}, {"other", floating(0.5)}}, DType::kFloat32, {3})
-      .op("mul", "aten.mul.Tensor", {{"self", tensor("x")}, {"other", tensor("mul_")}}, DType::kFloat32, {3})
+      .op("mul", "aten.mul.Tensor", {{"self", tensor("x")}, {"other", tensor("p_w")}}, DType::kFloat32, {3})
       .output("mul");
+  const Translation t = translate_program(b.program(), {18});
+  // The initializer is the input's default; the new value is an output, paired in the metadata.
+  REQUIRE(t.weights.size() == 1);
+  CHECK(t.weights[0].fqn == "w");
+  REQUIRE(t.model.graph().input_size() == 2);
+  CHECK(t.model.graph().input(1).name() == "w");
+  REQUIRE(t.model.graph().output_size() == 2);
+  CHECK(t.model.graph().output(1).name() == "w.new");
+  CHECK(producer(t.model, "mul")->input(1) == "mul_");  // the reader after the update sees it
+  const auto& meta = t.model.metadata_props();
+  CHECK(std::any_of(meta.begin(), meta.end(),
+                    [](const auto& p) { return p.key() == "pkg.pt2onnx.state" && p.value() == "{\"w\": \"w.new\"}"; }));
+}
+
+// A program convert refuses twice: a tensor constant updated in place, and a node whose rule
+// refuses its arguments (view without a shape).
+ProgramBuilder twice_refused() {
+  ProgramBuilder b;
+  b.weight(ir::InputKind::kTensorConstant, "c_c", "c", DType::kFloat32, {3})
+      .user_input("x", DType::kFloat32, {3})
+      .op("add_", "aten.add_.Tensor", {{"self", tensor("c_c")}, {"other", integer(1)}}, DType::kFloat32, {3})
+      .op("view", "aten.view.default", {{"self", tensor("x")}}, DType::kFloat32, {3})
+      .op("mul", "aten.mul.Tensor", {{"self", tensor("view")}, {"other", tensor("add_")}}, DType::kFloat32, {3})
+      .output("mul");
+  return b;
+}
+
+TEST_CASE("an updated tensor constant is refused by name") {
   try {
-    translate_program(b.program(), {18});
+    translate_program(twice_refused().program(), {18});
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kUnsupported);
-    CHECK(contains(e.what(), "updates parameter 'w' (in-place aten.mul_.Tensor (node mul_))"));
+    CHECK(contains(e.what(), "updates tensor constant 'c' (in-place aten.add_.Tensor (node add_))"));
   }
+}
+
+TEST_CASE("with a refusal sink, translation collects every refusal, the first as convert throws it") {
+  const ProgramBuilder b = twice_refused();
+  std::string thrown;
+  try {
+    translate_program(b.program(), {18});
+  } catch (const Error& e) {
+    thrown = e.what();
+  }
+  Refusals refusals;
+  TranslateOptions options{18};
+  options.refusals = &refusals;
+  translate_program(b.program(), options);
+  REQUIRE(refusals.size() == 2);
+  CHECK(refusals[0].what() == thrown);
+  CHECK(refusals[1].code() == ErrorCode::kUnsupported);
+  CHECK(contains(refusals[1].what(), "translating node view (aten.view.default)"));
+  CHECK(contains(refusals[1].what(), "argument 'shape' is missing"));
 }
 
 TEST_CASE("an initializer whose FQN clashes with an FX name is suffixed; the binding keeps the FQN") {
