@@ -386,6 +386,8 @@ RuleResult aten_float_power(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_cumprod(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType out = result_dtype(args, args.dtype_of("self"));
+  // A 0-d tensor is its own cumulative product (onnxruntime's CumSum refuses rank 0).
+  if (args.rank_of("self") == 0) return emitted(ctx, cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), out));
   const DType type = is_floating(out) && out != DType::kFloat64 ? DType::kFloat32 : DType::kFloat64;
   const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
   const std::string axis = ctx.const_i64(normalize_dim(args.get_int("dim"), std::max<int64_t>(args.rank_of("self"), 1)));

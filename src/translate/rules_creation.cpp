@@ -101,10 +101,11 @@ RuleResult aten_arange(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType fallback = torch_result_type(args, {"start", "end", "step"}) == DType::kInt64 ? DType::kInt64 : DType::kFloat32;
   const DType type = creation_dtype(args, fallback);
-  // Range takes float, double, int16, int32 and int64; other types are computed in float32.
-  const bool native = type == DType::kFloat32 || type == DType::kFloat64 || type == DType::kInt16 ||
-                      type == DType::kInt32 || type == DType::kInt64;
-  const DType compute = native ? type : DType::kFloat32;
+  // torch counts ceil((end - start) / step) and computes start + i * step in double for floating
+  // dtypes (arange(0.1, 1.1, 1.0) has one element; in float32 the count would be 2), so floating
+  // results are computed in float64 and cast. Range takes int16/32/64; other integers use int64.
+  const bool native_int = type == DType::kInt16 || type == DType::kInt32 || type == DType::kInt64;
+  const DType compute = is_floating(type) ? DType::kFloat64 : native_int ? type : DType::kInt64;
   const std::string start = args.has("start") ? args.scalar("start", compute) : ctx.const_scalar(0, compute);
   const std::string step = args.has("step") ? args.scalar("step", compute) : ctx.const_scalar(1, compute);
   const std::string range = ctx.emit("Range", {start, args.scalar("end", compute), step});

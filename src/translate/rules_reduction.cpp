@@ -223,6 +223,8 @@ RuleResult aten_argsort(EmitContext& ctx, const ir::Node& node) {
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 RuleResult aten_cumsum(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  // A 0-d tensor is its own cumulative sum (onnxruntime's CumSum refuses rank 0).
+  if (args.rank_of("self") == 0) return emitted(ctx, self_as_result(ctx, args));
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   return emitted(ctx, ctx.emit("CumSum", {self_as_result(ctx, args), ctx.const_i64(dim)}));
 }
