@@ -195,9 +195,14 @@ RuleResult aten_cosine_similarity(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = result_dtype(args, torch_result_type(args, {"x1", "x2"}));
   const int64_t rank = std::max(args.rank_of("x1"), args.rank_of("x2"));
-  const std::vector<int64_t> axis = {normalize_dim(args.int_or("dim", 1), rank)};
+  // Two 0-d operands are taken as vectors of one element (ONNX reductions need rank 1 or more).
+  const std::vector<int64_t> axis = {rank == 0 ? 0 : normalize_dim(args.int_or("dim", 1), rank)};
   const std::string eps = ctx.const_scalar(args.float_or("eps", 1e-8), type);
   std::string a = operand_as(ctx, args, "x1", type), b = operand_as(ctx, args, "x2", type);
+  if (rank == 0) {
+    a = ctx.unsqueeze(a, {0});
+    b = ctx.unsqueeze(b, {0});
+  }
   const std::string both = ctx.emit("Add", {a, b});  // the broadcast shape, so that norms run along the same axis
   a = ctx.emit("Expand", {a, ctx.shape_of(both)});
   b = ctx.emit("Expand", {b, ctx.shape_of(both)});

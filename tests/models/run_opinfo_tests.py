@@ -52,8 +52,15 @@ def load_arrays(npz, model):
 
 
 def refused_ops(stderr):
-    ops = sorted(set(re.findall(r"aten\.[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?", stderr)))
-    return ops or [stderr.strip().splitlines()[-1][:120] if stderr.strip() else "?"]
+    """What a refusal names: the ops of `unsupported ops (N): op ×k, ...`, or `op: reason` of a
+    rule that refused its case."""
+    ops = re.findall(r"([A-Za-z0-9_.]+) ×\d+", stderr)
+    if ops:
+        return sorted(set(ops))
+    m = re.search(r"translating node \S+ \(([^)]+)\)[^:]*: (.*)", stderr)
+    if m:
+        return [f"{m.group(1)}: {m.group(2)[:90]}"]
+    return [stderr.strip().splitlines()[-1][:120] if stderr.strip() else "?"]
 
 
 def run_ort(onnx_path, inputs):
@@ -62,7 +69,7 @@ def run_ort(onnx_path, inputs):
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
-    so.log_severity_level = 3
+    so.log_severity_level = 4  # failures come back as exceptions; keep the log quiet
     sess = ort.InferenceSession(str(onnx_path), sess_options=so, providers=["CPUExecutionProvider"])
     names = [i.name for i in sess.get_inputs()]
     if len(names) != len(inputs):
