@@ -124,35 +124,61 @@ RuleResult aten_index_select(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Gather", {args.tensor("self"), args.tensor("index")}, {Attr("axis", dim)}));
 }
 
+// torch takes a 0-d operand of gather/scatter as one element along dim 0; GatherElements and
+// ScatterElements need rank 1 or more. The value with a dim added where it is 0-d.
+std::string at_least_1d(EmitContext& ctx, const ArgReader& args, const std::string& name, const std::string& value) {
+  return args.rank_of(name) == 0 ? ctx.unsqueeze(value, {0}) : value;
+}
+
+// gather/scatter indices as ONNX takes them (int32 or int64; torch also takes smaller ints).
+std::string element_index(EmitContext& ctx, const ArgReader& args) {
+  const DType type = args.dtype_of("index");
+  const std::string index = type == DType::kInt32 || type == DType::kInt64 ? args.tensor("index") : ctx.cast(args.tensor("index"), DType::kInt64);
+  return at_least_1d(ctx, args, "index", index);
+}
+
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 RuleResult aten_gather(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
-  return emitted(ctx, ctx.emit("GatherElements", {args.tensor("self"), args.tensor("index")}, {Attr("axis", dim)}));
+  // An empty index gives an empty result of its shape; torch then allows any rank.
+  const ir::TensorMeta& index_meta = args.meta("index");
+  std::vector<int64_t> index_shape;
+  for (const auto& d : index_meta.sizes) index_shape.push_back(d.is_static() ? d.as_int() : -1);
+  if (std::find(index_shape.begin(), index_shape.end(), 0) != index_shape.end() &&
+      std::find(index_shape.begin(), index_shape.end(), -1) == index_shape.end())
+    return emitted(ctx, ctx.emit("Expand", {ctx.const_scalar(0, args.dtype_of("self")), ctx.const_i64s(index_shape)}));
+  const int64_t dim = args.rank_of("self") == 0 ? 0 : normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  const std::string out = ctx.emit("GatherElements", {at_least_1d(ctx, args, "self", args.tensor("self")), element_index(ctx, args)},
+                                   {Attr("axis", dim)});
+  return emitted(ctx, args.rank_of("index") == 0 ? ctx.squeeze(out, {0}) : out);
 }
 
 // scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor; scatter.value(..., Scalar value)
 RuleResult aten_scatter(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  const bool scalar = args.rank_of("self") == 0;
+  const int64_t dim = scalar ? 0 : normalize_dim(args.get_int("dim"), args.rank_of("self"));
   const DType type = args.dtype_of("self");
-  const std::string index = args.tensor("index");
+  const std::string index = element_index(ctx, args);
   std::string updates;
   if (args.has("src")) {
-    updates = cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), type);
+    updates = at_least_1d(ctx, args, "src", cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), type));
   } else {
     updates = ctx.emit("Expand", {args.scalar("value", type), ctx.shape_of(index)});
   }
-  return emitted(ctx, ctx.emit("ScatterElements", {args.tensor("self"), index, updates}, {Attr("axis", dim)}));
+  const std::string out = ctx.emit("ScatterElements", {at_least_1d(ctx, args, "self", args.tensor("self")), index, updates}, {Attr("axis", dim)});
+  return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out);
 }
 
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 RuleResult aten_scatter_add(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
-  const std::string src = cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), args.dtype_of("self"));
-  return emitted(ctx, ctx.emit("ScatterElements", {args.tensor("self"), args.tensor("index"), src},
-                               {Attr("axis", dim), Attr("reduction", "add")}));
+  const bool scalar = args.rank_of("self") == 0;
+  const int64_t dim = scalar ? 0 : normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  const std::string src = at_least_1d(ctx, args, "src", cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), args.dtype_of("self")));
+  const std::string out = ctx.emit("ScatterElements", {at_least_1d(ctx, args, "self", args.tensor("self")), element_index(ctx, args), src},
+                                   {Attr("axis", dim), Attr("reduction", "add")});
+  return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out);
 }
 
 // scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)

@@ -205,6 +205,12 @@ RuleResult aten_linalg_vector_norm(EmitContext& ctx, const ir::Node& node) {
 // topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 RuleResult aten_topk(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  if (args.rank_of("self") == 0) {  // torch takes k = 1 of a 0-d tensor: itself, at index 0
+    PT2ONNX_CHECK(args.is_static_int("k") && args.get_int("k") == 1, ErrorCode::kUnsupported, "topk of a 0-d tensor with k other than 1");
+    ctx.set_output(0, args.tensor("self"));
+    if (ctx.output_used(1)) ctx.set_output(1, ctx.const_i64(0));
+    return RuleResult::kEmitted;
+  }
   const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
   const std::string k = ctx.unsqueeze(args.int_value("k"), {0});
   const std::vector<std::string> outs = ctx.emit("TopK", {args.tensor("self"), k},
@@ -219,6 +225,8 @@ RuleResult aten_topk(EmitContext& ctx, const ir::Node& node) {
 // Values and indices of `self` sorted along `dim`: TopK of every element. TopK puts equal
 // elements in index order, which is torch's stable order either way.
 std::vector<std::string> sorted_by_topk(EmitContext& ctx, const ArgReader& args) {
+  // A 0-d tensor is sorted already, at index 0 (TopK needs rank 1 or more).
+  if (args.rank_of("self") == 0) return {args.tensor("self"), ctx.const_i64(0)};
   const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
   const std::string k = ctx.unsqueeze(ctx.size_of(args.tensor_fx("self"), dim), {0});
   return ctx.emit("TopK", {args.tensor("self"), k},
