@@ -66,14 +66,19 @@ def _is_empty(s):
     return any(isinstance(t, torch.Tensor) and t.numel() == 0 for t in _tensors(s))
 
 
-# The committed CI set: OpInfo key -> which of its samples (a predicate on the SampleInput; None:
-# the first that exports). First the edge cases that found defects (issue 30), then one sample per
-# composite op family added for issue 30 (their full coverage is samples/ops/composite_*).
+# The committed CI set: OpInfo key -> which of its samples: a predicate on the SampleInput, an
+# index into the drawn list (the `__s<i>` of the sweep's model names), or None for the first that
+# exports of those whose tensors are at least 1-d and not empty. First the edge cases that found
+# defects (issue 30 and its sweep), then one sample per composite op family added for issue 30
+# (their full coverage is samples/ops/composite_*).
 SELECTED = {
+    "arange": 20, "cumsum": 2, "cumprod": _is_0d, "softmax": 6, "nn.functional.cosine_similarity": 3, "std_mean": 14,
+    "var_mean": 14, "nn.functional.group_norm": 12, "nn.functional.conv_transpose2d": 3, "logit": 4,
+    "nn.functional.dropout": 4, "sort": 49, "topk": 7, "gather": 5, "scatter": 21, "scatter_add": 6,
     "linspace": lambda s: len(s.args) > 1 and s.args[1] == 1,
     "linspace.tensor_overload": lambda s: len(s.args) > 1 and s.args[1] == 1,
     "norm": lambda s: len(s.args) > 0 and s.args[0] == 0,
-    "linalg.vector_norm": lambda s: len(s.args) > 0 and s.args[0] == 0,
+    "linalg.vector_norm": lambda s: s.kwargs.get("ord") == 0,
     "argmax": _is_0d,
     "argmin": _is_0d,
     "index_select": _is_0d,
@@ -81,17 +86,22 @@ SELECTED = {
     "nn.functional.unfold": lambda s: s.input.shape[0] == 0,
     "nonzero": _is_0d,
     "roll": _is_empty,
-    "swapaxes": None, "movedim": None, "meshgrid.variadic_tensors": None, "tensor_split": None,
+    "movedim": None, "meshgrid.variadic_tensors": None, "tensor_split": lambda s: not isinstance(s.args[0], torch.Tensor),
     "hstack": None, "column_stack": None, "kron": None, "rot90": None, "diag": None, "diag_embed": None,
-    "vander": None, "masked_select": None, "argwhere": None, "nan_to_num": None, "hypot": None,
+    "masked_select": None, "argwhere": None, "nan_to_num": None, "hypot": None,
     "copysign": None, "fmax": None, "nansum": None, "count_nonzero": None, "aminmax": None, "trace": None,
-    "round.decimals_3": None, "isin": None, "bucketize": None, "nn.functional.one_hot": None,
-    "nn.functional.cosine_similarity": None, "nn.functional.pairwise_distance": None, "erfinv": None,
-    "lgamma": None, "digamma": None, "polygamma.polygamma_n_0": None, "mvlgamma.mvlgamma_p_3": None,
-    "ldexp": None, "float_power": None, "cumprod": None, "renorm": None, "linalg.norm": None,
+    "round.decimals_3": None, "isin": None, "bucketize": None,
+    "nn.functional.pairwise_distance": None, "erfinv": None,
+    "lgamma": None, "digamma": None,  "mvlgamma.mvlgamma_p_3": None,
+    "ldexp": None, "float_power": None, "renorm": None, "linalg.norm": None,
     "linalg.matrix_norm": None, "nn.functional.l1_loss": None, "nn.functional.huber_loss": None,
     "nn.functional.binary_cross_entropy_with_logits": None, "nn.functional.kl_div": None,
 }
+
+
+def _plain(s):
+    """A sample whose tensors are all at least 1-d and not empty (the composite families' pick)."""
+    return all(t.dim() > 0 and t.numel() > 0 for t in _tensors(s))
 
 
 class Skip(Exception):
@@ -278,7 +288,8 @@ def make_opinfo(op, per_op, timeout, pick=None):
     if pick is not None:
         torch.manual_seed(SEED + zlib.crc32(key.encode()) % 100_000)
         pool = list(itertools.islice(op.sample_inputs("cpu", torch.float32, requires_grad=False), MAX_DRAWN))
-        candidates = [(i, s) for i, s in enumerate(pool) if pick is True or pick(s)]
+        candidates = [(i, s) for i, s in enumerate(pool)
+                      if pick is True or (i == pick if isinstance(pick, int) else pick(s))]
     else:
         candidates = draw_samples(op, per_op)
     for index, sample in candidates:
@@ -361,7 +372,7 @@ def commit(timeout):
         raise SystemExit(f"SELECTED names OpInfos op_db does not have: {missing}")
     programs, arrays, models, skipped = {}, {}, {}, {}
     for key, pick in SELECTED.items():
-        p, a, m, s = make_opinfo(by_key[key], 1, timeout, pick=pick if pick is not None else True)
+        p, a, m, s = make_opinfo(by_key[key], 1, timeout, pick=_plain if pick is None else pick)
         if not p:
             skipped[key] = s[:3] or [{"reason": "no sample matches the selection"}]
             print(f"  NOT EXPORTED {key}: {skipped[key][0]['reason']}")

@@ -145,9 +145,39 @@ RuleResult aten_linspace(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, ctx.emit("Where", {first_half, low, high}), compute, type));
 }
 
+// linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, ...), Tensor_Scalar, Scalar_Tensor:
+// 0-d tensor bounds (torch reads their items), so the step is computed in the graph, in the
+// compute type as torch's kernel does; otherwise as aten_linspace.
+RuleResult aten_linspace_tensor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = creation_dtype(args, DType::kFloat32);
+  const DType compute = type == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  const int64_t steps = args.get_int("steps");
+  PT2ONNX_CHECK(steps >= 0, ErrorCode::kUnsupported, "linspace with negative steps");
+  auto bound = [&](const std::string& name) {
+    if (!args.is_tensor(name)) return args.scalar(name, compute);
+    PT2ONNX_CHECK(args.rank_of(name) == 0, ErrorCode::kUnsupported, "linspace with a " + name + " tensor that is not 0-d");
+    return cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), compute);
+  };
+  const std::string start = bound("start"), end = bound("end");
+  const std::string step = steps > 1 ? ctx.emit("Div", {ctx.emit("Sub", {end, start}), ctx.const_scalar(static_cast<double>(steps - 1), compute)})
+                                     : ctx.const_scalar(0, compute);
+  const std::string index = ctx.emit("Range", {ctx.const_scalar(0, compute), ctx.const_scalar(static_cast<double>(steps), compute),
+                                               ctx.const_scalar(1, compute)});
+  const std::string low = ctx.emit("Add", {start, ctx.emit("Mul", {index, step})});
+  const std::string from_end = ctx.emit("Sub", {ctx.const_scalar(static_cast<double>(steps - 1), compute), index});
+  const std::string high = ctx.emit("Sub", {end, ctx.emit("Mul", {from_end, step})});
+  const int64_t halfway = steps == 1 ? 1 : steps / 2;
+  const std::string first_half = ctx.emit("Less", {index, ctx.const_scalar(static_cast<double>(halfway), compute)});
+  return emitted(ctx, cast_if_needed(ctx, ctx.emit("Where", {first_half, low, high}), compute, type));
+}
+
 }  // namespace
 
 void register_creation_rules(RuleTable& t) {
+  t.add("aten.linspace.Tensor_Tensor", 1, aten_linspace_tensor);
+  t.add("aten.linspace.Tensor_Scalar", 1, aten_linspace_tensor);
+  t.add("aten.linspace.Scalar_Tensor", 1, aten_linspace_tensor);
   t.add("aten.linspace.default", 1, aten_linspace);
   t.add("aten.full.default", 1, aten_full);
   t.add("aten.zeros.default", 1, aten_zeros);
