@@ -112,7 +112,21 @@ RuleResult upsample_aa(EmitContext& ctx, const ir::Node& node, Interpolation mod
   std::optional<std::vector<double>> factors;
   if (args.has("scale_factors")) factors = args.floats("scale_factors");
   else if (args.has("scales_h") && args.has("scales_w")) factors = std::vector<double>{args.get_float("scales_h"), args.get_float("scales_w")};
-  if (factors) return emitted(ctx, ctx.emit("Resize", {x, "", scales_constant(ctx, *factors, node.name + "_scales")}, attrs));
+  if (factors) {
+    // Where each scaled size is a whole number (20 * 0.9), the sizes themselves: Resize then
+    // derives the scale from them instead of from the float rounding of the factor.
+    const ir::TensorMeta& meta = args.meta(input_name);
+    std::vector<int64_t> sizes;
+    for (size_t i = 0; i < factors->size() && i + 2 < meta.sizes.size(); ++i) {
+      const auto& d = meta.sizes[i + 2];
+      const double scaled = d.is_static() ? static_cast<double>(d.as_int()) * (*factors)[i] : -1;
+      if (scaled < 0 || scaled != std::floor(scaled)) break;
+      sizes.push_back(static_cast<int64_t>(scaled));
+    }
+    if (sizes.size() == factors->size())
+      return emitted(ctx, ctx.emit("Resize", {x, "", "", ctx.concat({ctx.shape_slice(x, 0, 2), ctx.const_i64s(sizes)}, 0)}, attrs));
+    return emitted(ctx, ctx.emit("Resize", {x, "", scales_constant(ctx, *factors, node.name + "_scales")}, attrs));
+  }
   PT2ONNX_CHECK(args.has("output_size"), ErrorCode::kUnsupported, "resize with neither output sizes nor scale factors");
   const std::string sizes = ctx.concat({ctx.shape_slice(x, 0, 2), args.ints_value("output_size")}, 0);
   return emitted(ctx, ctx.emit("Resize", {x, "", "", sizes}, attrs));

@@ -54,7 +54,7 @@ def load_arrays(npz, model):
 def refused_ops(stderr):
     """What a refusal names: the ops of `unsupported ops (N): op ×k, ...`, or `op: reason` of a
     rule that refused its case."""
-    ops = re.findall(r"([A-Za-z0-9_.]+) ×\d+", stderr)
+    ops = re.findall(r"(?:: |, )([^,:]+?) ×\d+", stderr)
     if ops:
         return sorted(set(ops))
     m = re.search(r"translating node \S+ \(([^)]+)\)[^:]*: (.*)", stderr)
