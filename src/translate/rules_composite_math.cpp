@@ -3,7 +3,9 @@
 // isin, bucketize, one_hot, cosine_similarity, pairwise_distance, _weight_norm, and erfinv, which
 // ONNX lacks (a published polynomial approximation, its error stated), lgamma/digamma/mvlgamma
 // (series with recurrence and reflection), ldexp, float_power, cumprod, renorm, linalg_norm and
-// linalg_matrix_norm (Frobenius, 1, inf).
+// linalg_matrix_norm (Frobenius, 1, inf); hardshrink/softshrink/threshold, outer, vdot, dist,
+// isreal/real of real tensors, the trapezoid rule (trapezoid, trapz, cumulative_trapezoid) and
+// searchsorted of a 1-D sequence.
 #include <array>
 #include <cmath>
 #include <limits>
@@ -482,6 +484,133 @@ RuleResult aten_linalg_norm(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, vector_norm(ctx, x, args.scalar_number("ord"), dims, keep, type));
 }
 
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor: 0 inside [-lambd, lambd], else x (NaN kept;
+// ONNX Shrink would give 0 for NaN).
+RuleResult aten_hardshrink(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  const double lambd = args.has("lambd") ? args.scalar_number("lambd") : 0.5;
+  const std::string inside = ctx.emit("And", {ctx.emit("GreaterOrEqual", {x, ctx.const_scalar(-lambd, type)}),
+                                              ctx.emit("LessOrEqual", {x, ctx.const_scalar(lambd, type)})});
+  return emitted(ctx, ctx.emit("Where", {inside, ctx.const_scalar(0, type), x}));
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor: x - lambd above lambd, x + lambd below
+// -lambd, x * 0 between (NaN stays NaN).
+RuleResult aten_softshrink(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  const std::string lambd = ctx.const_scalar(args.has("lambd") ? args.scalar_number("lambd") : 0.5, type);
+  const std::string low = ctx.emit("Neg", {lambd});
+  const std::string between = ctx.emit("Mul", {x, ctx.const_scalar(0, type)});
+  const std::string below = ctx.emit("Where", {ctx.emit("Less", {x, low}), ctx.emit("Add", {x, lambd}), between});
+  return emitted(ctx, ctx.emit("Where", {ctx.emit("Greater", {x, lambd}), ctx.emit("Sub", {x, lambd}), below}));
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor: value where x <= threshold.
+RuleResult aten_threshold(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  return emitted(ctx, ctx.emit("Where", {ctx.emit("LessOrEqual", {x, args.scalar("threshold", type)}), args.scalar("value", type), x}));
+}
+
+// outer(Tensor self, Tensor vec2) -> Tensor: self[:, None] * vec2.
+RuleResult aten_outer(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [a, b] = pair_as_result(ctx, args, "self", "vec2");
+  return emitted(ctx, ctx.emit("Mul", {ctx.unsqueeze(a, {1}), b}));
+}
+
+// vdot(Tensor self, Tensor other) -> Tensor: sum(self * other) of real vectors (complex ones are
+// refused: the conjugate).
+RuleResult aten_vdot(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [a, b] = pair_as_result(ctx, args, "self", "other");
+  return emitted(ctx, ctx.reduce("ReduceSum", ctx.emit("Mul", {a, b}), std::nullopt, false));
+}
+
+// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor: the p-norm of self - other, all elements.
+RuleResult aten_dist(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, torch_result_type(args, {"self", "other"}));
+  const auto [a, b] = pair_as_result(ctx, args, "self", "other");
+  const double p = args.has("p") ? args.scalar_number("p") : 2.0;
+  return emitted(ctx, vector_norm(ctx, ctx.emit("Sub", {a, b}), p, std::nullopt, false, type));
+}
+
+// isreal(Tensor self) -> Tensor and real(Tensor self) of a real tensor: all true, and the value
+// itself (complex inputs have their own rules).
+RuleResult aten_isreal(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Expand", {ctx.const_bool(true), ctx.shape_of(args.tensor("self"))}));
+}
+RuleResult aten_real(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, args.tensor("self"));
+}
+
+// The trapezoid rule's terms along `dim` of y: (y[1:] + y[:-1]) * dx / 2, dx the spacing (a
+// Scalar `dx`, or the differences of `x`, 1-D along dim or of y's rank), in the node's dtype.
+std::string trapezoid_terms(EmitContext& ctx, const ArgReader& args, int64_t& dim) {
+  const DType type = args.out_dtype();
+  const int64_t rank = args.rank_of("y");
+  dim = normalize_dim(args.int_or("dim", -1), rank);
+  const std::string y = operand_as(ctx, args, "y", type);
+  auto shifted = [&](const std::string& v, int64_t axis, int64_t begin, int64_t end) {
+    return ctx.emit("Slice", {v, ctx.const_i64s({begin}), ctx.const_i64s({end}), ctx.const_i64s({axis})});
+  };
+  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+  const std::string sums = ctx.emit("Add", {shifted(y, dim, 1, kEnd), shifted(y, dim, 0, -1)});
+  std::string spacing;
+  if (args.is_tensor("x")) {
+    const std::string x = operand_as(ctx, args, "x", type);
+    const int64_t x_axis = args.rank_of("x") == 1 ? 0 : normalize_dim(args.int_or("dim", -1), args.rank_of("x"));
+    spacing = ctx.emit("Sub", {shifted(x, x_axis, 1, kEnd), shifted(x, x_axis, 0, -1)});
+    if (args.rank_of("x") == 1 && rank > 1) {
+      std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
+      shape[static_cast<size_t>(dim)] = -1;
+      spacing = ctx.reshape(spacing, ctx.const_i64s(shape));
+    }
+  } else {
+    spacing = args.has("dx") ? args.scalar("dx", type) : ctx.const_scalar(1, type);
+  }
+  return ctx.emit("Div", {ctx.emit("Mul", {sums, spacing}), ctx.const_scalar(2, type)});
+}
+
+// trapezoid.x(Tensor y, Tensor x, *, int dim=-1) / .dx(Tensor y, *, Scalar dx=1, int dim=-1), trapz alike
+RuleResult aten_trapezoid(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  int64_t dim = 0;
+  const std::string terms = trapezoid_terms(ctx, args, dim);
+  return emitted(ctx, ctx.reduce("ReduceSum", terms, std::vector<int64_t>{dim}, false));
+}
+
+// cumulative_trapezoid.x / .dx: the running sums of the same terms.
+RuleResult aten_cumulative_trapezoid(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  int64_t dim = 0;
+  const std::string terms = trapezoid_terms(ctx, args, dim);
+  return emitted(ctx, ctx.emit("CumSum", {terms, ctx.const_i64(dim)}));
+}
+
+// searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False,
+// str? side=None, Tensor? sorter=None) with a 1-D sequence and no sorter: bucketize of self.
+RuleResult aten_searchsorted(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(args.rank_of("sorted_sequence") == 1 && !args.has("sorter"), ErrorCode::kUnsupported,
+                "searchsorted with a sequence of rank other than 1 or a sorter");
+  const bool right = args.string_or("side", args.bool_or("right", false) ? "right" : "left") == "right";
+  const DType type = torch_result_type(args, {"self", "sorted_sequence"});
+  const std::string x = ctx.unsqueeze(operand_as(ctx, args, "self", type), {-1});
+  const std::string b = operand_as(ctx, args, "sorted_sequence", type);
+  const std::string below = ctx.emit(right ? "LessOrEqual" : "Less", {b, x});
+  const std::string count = ctx.reduce("ReduceSum", ctx.cast(below, DType::kInt64), std::vector<int64_t>{args.rank_of("self")}, false);
+  return emitted(ctx, cast_if_needed(ctx, count, DType::kInt64, args.out_dtype()));
+}
+
 }  // namespace
 
 void register_composite_math_rules(RuleTable& t) {
@@ -524,6 +653,22 @@ void register_composite_math_rules(RuleTable& t) {
   t.add("aten.linalg_matrix_norm.str_ord", 1, aten_linalg_matrix_norm);
   t.add("aten.linalg_norm.default", 1, aten_linalg_norm);
   t.add("aten.linalg_norm.ord_str", 1, aten_linalg_norm);
+  t.add("aten.hardshrink.default", 1, aten_hardshrink);
+  t.add("aten.softshrink.default", 1, aten_softshrink);
+  t.add("aten.threshold.default", 1, aten_threshold);
+  t.add("aten.outer.default", 1, aten_outer);
+  t.add("aten.ger.default", 1, aten_outer);
+  t.add("aten.vdot.default", 1, aten_vdot);
+  t.add("aten.dist.default", 1, aten_dist);
+  t.add("aten.isreal.default", 1, aten_isreal);
+  t.add("aten.real.default", 1, aten_real);
+  t.add("aten.trapezoid.x", 1, aten_trapezoid);
+  t.add("aten.trapezoid.dx", 1, aten_trapezoid);
+  t.add("aten.trapz.x", 1, aten_trapezoid);
+  t.add("aten.trapz.dx", 1, aten_trapezoid);
+  t.add("aten.cumulative_trapezoid.x", 11, aten_cumulative_trapezoid);  // CumSum is opset 11
+  t.add("aten.cumulative_trapezoid.dx", 11, aten_cumulative_trapezoid);
+  t.add("aten.searchsorted.Tensor", 1, aten_searchsorted);
 }
 
 }  // namespace pt2onnx::translate

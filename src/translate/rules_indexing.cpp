@@ -188,9 +188,11 @@ RuleResult aten_scatter_add(EmitContext& ctx, const ir::Node& node) {
 // plus one for self, flooring for ints as torch does.
 RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t rank = args.rank_of("self");
-  PT2ONNX_CHECK(rank > 0, ErrorCode::kUnsupported, "scatter_reduce of a 0-d tensor (ScatterElements needs rank >= 1)");
-  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
+  // A 0-d self (with 0-d index and src) is one element along dim 0, as in scatter.
+  const bool scalar = args.rank_of("self") == 0;
+  const int64_t rank = std::max<int64_t>(args.rank_of("self"), 1);
+  const int64_t dim = scalar ? 0 : normalize_dim(args.get_int("dim"), rank);
+  auto finish = [&](const std::string& out) { return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out); };
   const std::string reduce = args.string_or("reduce", "");
   const bool include_self = args.bool_or("include_self", true);
   const DType type = args.dtype_of("self");
@@ -203,8 +205,8 @@ RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
   PT2ONNX_CHECK(type != DType::kBool, ErrorCode::kUnsupported, "scatter_reduce of a bool tensor");
   if ((reduction == "max" || reduction == "min") && ctx.opset() < 18) return RuleResult::kDeclined;
 
-  const std::string index = args.tensor("index");
-  std::string src = cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), type);
+  const std::string index = at_least_1d(ctx, args, "index", args.tensor("index"));
+  std::string src = at_least_1d(ctx, args, "src", cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), type));
   // torch reads only the index-shaped corner of src; ScatterElements wants equal shapes.
   if (args.meta("src").sizes.size() == args.meta("index").sizes.size()) {
     bool same = true;
@@ -220,7 +222,8 @@ RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
   const std::vector<Attr> plain = {Attr("axis", dim)};
   const std::vector<Attr> reducing = {Attr("axis", dim), Attr("reduction", reduction)};
   const std::string index_shape = ctx.shape_of(index);
-  std::string self = args.tensor("self");
+  const std::string self_in = at_least_1d(ctx, args, "self", args.tensor("self"));
+  std::string self = self_in;
   if (!include_self) {
     std::string neutral = src;
     if (reduce == "sum" || reduce == "mean") neutral = ctx.emit("Expand", {ctx.const_scalar(0, type), index_shape});
@@ -228,16 +231,15 @@ RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
     self = ctx.emit("ScatterElements", {self, index, neutral}, plain);
   }
   std::string result = ctx.emit("ScatterElements", {self, index, src}, reducing);
-  if (reduce != "mean") return emitted(ctx, result);
+  if (reduce != "mean") return finish(result);
 
-  const std::string zeros = ctx.emit("Expand", {ctx.const_scalar(0, type), ctx.shape_of(args.tensor("self"))});
+  const std::string zeros = ctx.emit("Expand", {ctx.const_scalar(0, type), ctx.shape_of(self_in)});
   const std::string ones = ctx.emit("Expand", {ctx.const_scalar(1, type), index_shape});
   const std::string scattered = ctx.emit("ScatterElements", {zeros, index, ones}, {Attr("axis", dim), Attr("reduction", "add")});
   const std::string one = ctx.const_scalar(1, type);
   // Elements nothing lands on keep their value: divided by 1.
   const std::string count = include_self ? ctx.emit("Add", {scattered, one}) : ctx.emit("Max", {scattered, one});
-  if (is_floating(type)) return emitted(ctx, ctx.emit("Div", {result, count}));
-  return emitted(ctx, int_floor_div(ctx, result, count));
+  return finish(is_floating(type) ? ctx.emit("Div", {result, count}) : int_floor_div(ctx, result, count));
 }
 
 // masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor: the i-th true element of the
