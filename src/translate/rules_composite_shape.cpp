@@ -3,7 +3,7 @@
 // tensor_split/hsplit/vsplit/dsplit as Split or Slices, hstack/vstack/dstack/column_stack as
 // Concat of atleast_Nd operands, flipud/fliplr, kron, rot90, diag/diag_embed (EyeLike masks), vander,
 // tril/triu_indices (constants), channel_shuffle, masked_select (Compress), take, index_add
-// (ScatterElements add), msort (TopK). Each expands straight into ONNX ops: an
+// (ScatterElements add), msort (TopK), block_diag (Pad and Concat). Each expands straight into ONNX ops: an
 // aten-to-aten rewrite would need shapes and dtypes for every intermediate value, which the program
 // only records for the values torch traced.
 #include <algorithm>
@@ -419,6 +419,38 @@ RuleResult aten_msort(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("TopK", {args.tensor("self"), k}, {Attr("axis", int64_t{0}), Attr("largest", int64_t{0}), Attr("sorted", int64_t{1})}, 2)[0]);
 }
 
+// block_diag(Tensor[] tensors) -> Tensor: each operand (0-d as 1x1, 1-d as one row) padded with
+// zeros to the result's width at its column offset, the rows concatenated. Static shapes only.
+RuleResult aten_block_diag(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors"));
+  PT2ONNX_CHECK(list != nullptr && !list->names.empty(), ErrorCode::kUnsupported, "block_diag of something other than a tensor list");
+  const DType type = args.out_dtype();
+  const std::vector<std::string> values = args.tensors("tensors");
+  std::vector<std::string> blocks;
+  std::vector<int64_t> cols;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const ir::TensorMeta* meta = ctx.meta(list->names[i]);
+    PT2ONNX_CHECK(meta != nullptr && meta->sizes.size() <= 2, ErrorCode::kUnsupported, "block_diag of a tensor of rank above 2");
+    std::vector<int64_t> shape;
+    for (const auto& d : meta->sizes) {
+      PT2ONNX_CHECK(d.is_static(), ErrorCode::kUnsupported, "block_diag with symbolic sizes");
+      shape.push_back(d.as_int());
+    }
+    while (shape.size() < 2) shape.insert(shape.begin(), 1);
+    blocks.push_back(ctx.reshape(cast_if_needed(ctx, values[i], meta->dtype, type), ctx.const_i64s(shape)));
+    cols.push_back(shape[1]);
+  }
+  int64_t width = 0;
+  for (int64_t c : cols) width += c;
+  int64_t offset = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    blocks[i] = ctx.emit("Pad", {blocks[i], ctx.const_i64s({0, offset, 0, width - offset - cols[i]})});
+    offset += cols[i];
+  }
+  return emitted(ctx, ctx.concat(blocks, 0));
+}
+
 }  // namespace
 
 void register_composite_shape_rules(RuleTable& t) {
@@ -459,6 +491,7 @@ void register_composite_shape_rules(RuleTable& t) {
   t.add("aten.take.default", 1, aten_take);
   t.add("aten.index_add.default", 1, aten_index_add);
   t.add("aten.msort.default", 1, aten_msort);
+  t.add("aten.block_diag.default", 1, aten_block_diag);
 }
 
 }  // namespace pt2onnx::translate
