@@ -4,8 +4,9 @@
 // ONNX lacks (a published polynomial approximation, its error stated), lgamma/digamma/mvlgamma
 // (series with recurrence and reflection), ldexp, float_power, cumprod, renorm, linalg_norm and
 // linalg_matrix_norm (Frobenius, 1, inf); hardshrink/softshrink/threshold, outer, vdot, dist,
-// isreal/real of real tensors, the trapezoid rule (trapezoid, trapz, cumulative_trapezoid) and
+// isreal/real of real tensors, tensordot and inner (one MatMul), the trapezoid rule (trapezoid, trapz, cumulative_trapezoid) and
 // searchsorted of a 1-D sequence.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -611,6 +612,52 @@ RuleResult aten_searchsorted(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, count, DType::kInt64, args.out_dtype()));
 }
 
+// a and b contracted over a_dims/b_dims (pairwise): a's free dims, then b's. Both are permuted
+// (a's contracted dims last, b's first) and flattened to matrices for one MatMul.
+std::string contract(EmitContext& ctx, const std::string& a, const std::string& b, int64_t rank_a, int64_t rank_b,
+                     const std::vector<int64_t>& a_dims, const std::vector<int64_t>& b_dims) {
+  std::vector<int64_t> a_free, b_free;
+  for (int64_t i = 0; i < rank_a; ++i)
+    if (std::find(a_dims.begin(), a_dims.end(), i) == a_dims.end()) a_free.push_back(i);
+  for (int64_t i = 0; i < rank_b; ++i)
+    if (std::find(b_dims.begin(), b_dims.end(), i) == b_dims.end()) b_free.push_back(i);
+  std::vector<int64_t> a_perm = a_free, b_perm = b_dims;
+  a_perm.insert(a_perm.end(), a_dims.begin(), a_dims.end());
+  b_perm.insert(b_perm.end(), b_free.begin(), b_free.end());
+  const std::string at = ctx.transpose(a, a_perm), bt = ctx.transpose(b, b_perm);
+  const auto free_a = static_cast<int64_t>(a_free.size()), free_b = static_cast<int64_t>(b_free.size());
+  const std::string a2 = ctx.reshape(at, ctx.concat({ctx.const_i64s({-1}), ctx.reduce("ReduceProd", ctx.shape_slice(at, free_a, rank_a), std::vector<int64_t>{0}, true)}, 0));
+  const std::string b2 = ctx.reshape(bt, ctx.concat({ctx.reduce("ReduceProd", ctx.shape_slice(bt, 0, rank_b - free_b), std::vector<int64_t>{0}, true), ctx.const_i64s({-1})}, 0));
+  const std::string product = ctx.emit("MatMul", {a2, b2});
+  return ctx.reshape(product, ctx.concat({ctx.shape_slice(at, 0, free_a), ctx.shape_slice(bt, rank_b - free_b, rank_b)}, 0));
+}
+
+// tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+RuleResult aten_tensordot(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  auto [a, b] = pair_as_result(ctx, args, "self", "other");
+  const int64_t rank_a = args.rank_of("self"), rank_b = args.rank_of("other");
+  const std::vector<int64_t> a_dims = normalize_dims(args.ints("dims_self"), rank_a), b_dims = normalize_dims(args.ints("dims_other"), rank_b);
+  // torch broadcasts a contracted dim of size 1 against the other's: that side is summed first.
+  const ir::TensorMeta &ma = args.meta("self"), &mb = args.meta("other");
+  for (size_t i = 0; i < a_dims.size() && i < b_dims.size(); ++i) {
+    const ir::Dim &da = ma.sizes[static_cast<size_t>(a_dims[i])], &db = mb.sizes[static_cast<size_t>(b_dims[i])];
+    if (!da.is_static() || !db.is_static() || da.as_int() == db.as_int()) continue;
+    if (da.as_int() == 1) b = ctx.reduce("ReduceSum", b, std::vector<int64_t>{b_dims[i]}, true);
+    else if (db.as_int() == 1) a = ctx.reduce("ReduceSum", a, std::vector<int64_t>{a_dims[i]}, true);
+  }
+  return emitted(ctx, contract(ctx, a, b, rank_a, rank_b, a_dims, b_dims));
+}
+
+// inner(Tensor self, Tensor other) -> Tensor: the product over both last dims (a 0-d operand scales).
+RuleResult aten_inner(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [a, b] = pair_as_result(ctx, args, "self", "other");
+  const int64_t rank_a = args.rank_of("self"), rank_b = args.rank_of("other");
+  if (rank_a == 0 || rank_b == 0) return emitted(ctx, ctx.emit("Mul", {a, b}));
+  return emitted(ctx, contract(ctx, a, b, rank_a, rank_b, {rank_a - 1}, {rank_b - 1}));
+}
+
 }  // namespace
 
 void register_composite_math_rules(RuleTable& t) {
@@ -669,6 +716,8 @@ void register_composite_math_rules(RuleTable& t) {
   t.add("aten.cumulative_trapezoid.x", 11, aten_cumulative_trapezoid);  // CumSum is opset 11
   t.add("aten.cumulative_trapezoid.dx", 11, aten_cumulative_trapezoid);
   t.add("aten.searchsorted.Tensor", 1, aten_searchsorted);
+  t.add("aten.tensordot.default", 1, aten_tensordot);
+  t.add("aten.inner.default", 1, aten_inner);
 }
 
 }  // namespace pt2onnx::translate
