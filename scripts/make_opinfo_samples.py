@@ -66,15 +66,17 @@ def _is_empty(s):
     return any(isinstance(t, torch.Tensor) and t.numel() == 0 for t in _tensors(s))
 
 
-# The committed CI set: OpInfo key -> which of its samples: a predicate on the SampleInput, an
-# index into the drawn list (the `__s<i>` of the sweep's model names), or None for the first that
+# The committed CI set: OpInfo key -> which of its samples (one pick, or a list): a predicate on
+# the SampleInput, an index into the drawn list (the `__s<i>` of the sweep's model names), or None for the first that
 # exports of those whose tensors are at least 1-d and not empty. First the edge cases that found
 # defects (issue 30 and its sweep), then one sample per composite op family added for issue 30
 # (their full coverage is samples/ops/composite_*).
 SELECTED = {
     "arange": 20, "cumsum": 2, "cumprod": _is_0d, "softmax": 6, "nn.functional.cosine_similarity": 3, "std_mean": 14,
     "var_mean": 14, "nn.functional.group_norm": 12, "nn.functional.conv_transpose2d": 3, "logit": 4,
-    "nn.functional.dropout": 4, "sort": 49, "topk": 7, "gather": 5, "scatter": 21, "scatter_add": 6,
+    "nn.functional.dropout": 4, "sort": 49, "topk": 7, "gather": [5, 3, 4], "scatter": 21, "scatter_add": 6,
+    "scatter_reduce.mean": _is_0d, "unflatten": 8, "nn.functional.pixel_unshuffle": [3, 4], "tensordot": 2,
+    "_upsample_bilinear2d_aa": 2, "index_add": [0, 6], "take": [0, 6],
     "linspace": lambda s: len(s.args) > 1 and s.args[1] == 1,
     "linspace.tensor_overload": lambda s: len(s.args) > 1 and s.args[1] == 1,
     "norm": lambda s: len(s.args) > 0 and s.args[0] == 0,
@@ -85,7 +87,7 @@ SELECTED = {
     "index_fill": _is_0d,
     "nn.functional.unfold": lambda s: s.input.shape[0] == 0,
     "nonzero": _is_0d,
-    "roll": _is_empty,
+    "roll": [_is_empty, 12],
     "movedim": None, "meshgrid.variadic_tensors": None, "tensor_split": lambda s: not isinstance(s.args[0], torch.Tensor),
     "hstack": None, "column_stack": None, "kron": None, "rot90": None, "diag": None, "diag_embed": None,
     "masked_select": None, "argwhere": None, "nan_to_num": None, "hypot": None,
@@ -96,6 +98,9 @@ SELECTED = {
     "ldexp": None, "float_power": None, "renorm": None, "linalg.norm": None,
     "linalg.matrix_norm": None, "nn.functional.l1_loss": None, "nn.functional.huber_loss": None,
     "nn.functional.binary_cross_entropy_with_logits": None, "nn.functional.kl_div": None,
+    "nn.functional.hardshrink": None, "nn.functional.softshrink": None, "nn.functional.threshold": None, "outer": None,
+    "vdot": None, "dist": None, "trapezoid": None, "cumulative_trapezoid": None, "searchsorted": None, "msort": None,
+    "logspace": None, "logspace.tensor_overload": lambda s: True, "block_diag": None, "inner": None,
 }
 
 
@@ -371,16 +376,17 @@ def commit(timeout):
     if missing:
         raise SystemExit(f"SELECTED names OpInfos op_db does not have: {missing}")
     programs, arrays, models, skipped = {}, {}, {}, {}
-    for key, pick in SELECTED.items():
-        p, a, m, s = make_opinfo(by_key[key], 1, timeout, pick=_plain if pick is None else pick)
-        if not p:
-            skipped[key] = s[:3] or [{"reason": "no sample matches the selection"}]
-            print(f"  NOT EXPORTED {key}: {skipped[key][0]['reason']}")
-            continue
-        programs.update(p)
-        arrays.update(a)
-        models.update(m)
-        print(f"  {key}: {next(iter(m.values()))['desc']}")
+    for key, picks in SELECTED.items():
+        for pick in picks if isinstance(picks, list) else [picks]:
+            p, a, m, s = make_opinfo(by_key[key], 1, timeout, pick=_plain if pick is None else pick)
+            if not p:
+                skipped[key] = s[:3] or [{"reason": "no sample matches the selection"}]
+                print(f"  NOT EXPORTED {key}: {skipped[key][0]['reason']}")
+                continue
+            programs.update(p)
+            arrays.update(a)
+            models.update(m)
+            print(f"  {key}: {next(iter(m.values()))['desc']}")
     COMMIT_DIR.mkdir(parents=True, exist_ok=True)
     pt2, npz = COMMIT_DIR / "opinfo.pt2", COMMIT_DIR / "opinfo.io.npz"
     write_archive(pt2, programs)
