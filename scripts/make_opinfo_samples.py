@@ -117,8 +117,14 @@ def opinfo_key(op):
     return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
 
 
+def file_stem(key):
+    """A name for files and models: punctuation as `_`, kept at the ends so that `__rsub__` and
+    `rsub` stay apart."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", key)
+
+
 def model_name(key, index):
-    return re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_") + f"__s{index}"
+    return file_stem(key) + f"__s{index}"
 
 
 def _tensors(s):
@@ -344,7 +350,7 @@ def sweep(out: Path, names, per_op, timeout):
         if key in index["opinfos"] and index["opinfos"][key].get("done"):
             continue
         t0 = time.monotonic()
-        stem = re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_")
+        stem = file_stem(key)
         try:
             programs, arrays, models, skipped = make_opinfo(op, per_op, timeout)
         except Exception as e:  # the sample generator itself failed

@@ -126,6 +126,8 @@ def run_all(exe, index_path: Path, timeout, jobs, only=None):
                 for model, meta in entry["models"].items():
                     if only and meta["opinfo"] not in only and model not in only:
                         continue
+                    if any(t[0] == model for t in tasks):
+                        raise SystemExit(f"{index_path}: model {model} is in two archives; results are keyed by model name")
                     ins, outs = load_arrays(npz, model)
                     tasks.append((model, meta, pt2, ins, outs))
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
