@@ -169,6 +169,8 @@ RuleResult softmax_like(EmitContext& ctx, const ir::Node& node, std::string_view
   if (args.bool_or("half_to_float", false)) type = DType::kFloat32;
   if (auto dtype = args.dtype("dtype")) type = *dtype;
   const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  // ONNX's Softmax needs rank 1 or more: a 0-d tensor is taken as one element along dim 0.
+  if (args.rank_of("self") == 0) return emitted(ctx, ctx.squeeze(ctx.emit(op, {ctx.unsqueeze(x, {0})}, {Attr("axis", 0)}), {0}));
   const int64_t axis = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   return emitted(ctx, ctx.emit(op, {x}, {Attr("axis", axis)}));
 }
@@ -183,12 +185,15 @@ RuleResult aten_safe_softmax(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   DType type = args.dtype_of("self");
   if (auto dtype = args.dtype("dtype")) type = *dtype;
-  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
-  const int64_t axis = normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  const bool scalar = args.rank_of("self") == 0;  // taken as one element along dim 0, as in softmax_like
+  const std::string x = scalar ? ctx.unsqueeze(cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type), {0})
+                               : cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  const int64_t axis = scalar ? 0 : normalize_dim(args.get_int("dim"), args.rank_of("self"));
   const std::string softmax = ctx.emit("Softmax", {x}, {Attr("axis", axis)});
   const std::string masked = ctx.cast(ctx.emit("Equal", {x, ctx.const_scalar(-INFINITY, type)}), DType::kInt32);
   const std::string all_masked = ctx.cast(ctx.reduce("ReduceMin", masked, std::vector<int64_t>{axis}, true), DType::kBool);
-  return emitted(ctx, ctx.emit("Where", {all_masked, ctx.const_scalar(0, type), softmax}));
+  const std::string out = ctx.emit("Where", {all_masked, ctx.const_scalar(0, type), softmax});
+  return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out);
 }
 
 }  // namespace

@@ -34,6 +34,29 @@ void register_alias_rules(RuleTable& t) {
       {"aten.less_equal.Scalar", "aten.le.Scalar"},
       {"aten.concatenate.default", "aten.cat.default"},
       {"aten.argwhere.default", "aten.nonzero.default"},
+      // The *_copy forms of views (functionalization's names): ONNX values are never views, so a
+      // copy is the view's value. Same schemas.
+      {"aten.expand_copy.default", "aten.expand.default"},
+      {"aten.permute_copy.default", "aten.permute.default"},
+      {"aten.t_copy.default", "aten.t.default"},
+      {"aten.transpose_copy.int", "aten.transpose.int"},
+      {"aten.unsqueeze_copy.default", "aten.unsqueeze.default"},
+      {"aten.squeeze_copy.default", "aten.squeeze.default"},
+      {"aten.squeeze_copy.dim", "aten.squeeze.dim"},
+      {"aten.squeeze_copy.dims", "aten.squeeze.dims"},
+      {"aten.alias_copy.default", "aten.alias.default"},
+      {"aten.narrow_copy.default", "aten.narrow.default"},
+      {"aten.unfold_copy.default", "aten.unfold.default"},
+      {"aten.split_with_sizes_copy.default", "aten.split_with_sizes.default"},
+      {"aten.unbind_copy.int", "aten.unbind.int"},
+      {"aten.unsafe_chunk.default", "aten.chunk.default"},
+      {"aten.matrix_H.default", "aten.mH.default"},
+      // unary plus; var_mean/std_mean's unbiased= overloads over every element (the rule reads
+      // `unbiased` where `correction` is absent); sgn of a real tensor is its sign.
+      {"aten.positive.default", "aten.alias.default"},
+      {"aten.var_mean.default", "aten.var_mean.correction"},
+      {"aten.std_mean.default", "aten.std_mean.correction"},
+      {"aten.sgn.default", "aten.sign.default"},
       // Real tensors have no conjugate or negative bit to resolve: the value itself.
       {"aten.resolve_conj.default", "aten.alias.default"},
       {"aten.resolve_neg.default", "aten.alias.default"},

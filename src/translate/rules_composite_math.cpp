@@ -3,7 +3,10 @@
 // isin, bucketize, one_hot, cosine_similarity, pairwise_distance, _weight_norm, and erfinv, which
 // ONNX lacks (a published polynomial approximation, its error stated), lgamma/digamma/mvlgamma
 // (series with recurrence and reflection), ldexp, float_power, cumprod, renorm, linalg_norm and
-// linalg_matrix_norm (Frobenius, 1, inf).
+// linalg_matrix_norm (Frobenius, 1, inf); hardshrink/softshrink/threshold, outer, vdot, dist,
+// isreal/real of real tensors, tensordot and inner (one MatMul), the trapezoid rule (trapezoid, trapz, cumulative_trapezoid) and
+// searchsorted of a 1-D sequence.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -195,9 +198,14 @@ RuleResult aten_cosine_similarity(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = result_dtype(args, torch_result_type(args, {"x1", "x2"}));
   const int64_t rank = std::max(args.rank_of("x1"), args.rank_of("x2"));
-  const std::vector<int64_t> axis = {normalize_dim(args.int_or("dim", 1), rank)};
+  // Two 0-d operands are taken as vectors of one element (ONNX reductions need rank 1 or more).
+  const std::vector<int64_t> axis = {rank == 0 ? 0 : normalize_dim(args.int_or("dim", 1), rank)};
   const std::string eps = ctx.const_scalar(args.float_or("eps", 1e-8), type);
   std::string a = operand_as(ctx, args, "x1", type), b = operand_as(ctx, args, "x2", type);
+  if (rank == 0) {
+    a = ctx.unsqueeze(a, {0});
+    b = ctx.unsqueeze(b, {0});
+  }
   const std::string both = ctx.emit("Add", {a, b});  // the broadcast shape, so that norms run along the same axis
   a = ctx.emit("Expand", {a, ctx.shape_of(both)});
   b = ctx.emit("Expand", {b, ctx.shape_of(both)});
@@ -386,6 +394,8 @@ RuleResult aten_float_power(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_cumprod(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType out = result_dtype(args, args.dtype_of("self"));
+  // A 0-d tensor is its own cumulative product (onnxruntime's CumSum refuses rank 0).
+  if (args.rank_of("self") == 0) return emitted(ctx, cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), out));
   const DType type = is_floating(out) && out != DType::kFloat64 ? DType::kFloat32 : DType::kFloat64;
   const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
   const std::string axis = ctx.const_i64(normalize_dim(args.get_int("dim"), std::max<int64_t>(args.rank_of("self"), 1)));
@@ -475,6 +485,179 @@ RuleResult aten_linalg_norm(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, vector_norm(ctx, x, args.scalar_number("ord"), dims, keep, type));
 }
 
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor: 0 inside [-lambd, lambd], else x (NaN kept;
+// ONNX Shrink would give 0 for NaN).
+RuleResult aten_hardshrink(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  const double lambd = args.has("lambd") ? args.scalar_number("lambd") : 0.5;
+  const std::string inside = ctx.emit("And", {ctx.emit("GreaterOrEqual", {x, ctx.const_scalar(-lambd, type)}),
+                                              ctx.emit("LessOrEqual", {x, ctx.const_scalar(lambd, type)})});
+  return emitted(ctx, ctx.emit("Where", {inside, ctx.const_scalar(0, type), x}));
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor: x - lambd above lambd, x + lambd below
+// -lambd, x * 0 between (NaN stays NaN).
+RuleResult aten_softshrink(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  const std::string lambd = ctx.const_scalar(args.has("lambd") ? args.scalar_number("lambd") : 0.5, type);
+  const std::string low = ctx.emit("Neg", {lambd});
+  const std::string between = ctx.emit("Mul", {x, ctx.const_scalar(0, type)});
+  const std::string below = ctx.emit("Where", {ctx.emit("Less", {x, low}), ctx.emit("Add", {x, lambd}), between});
+  return emitted(ctx, ctx.emit("Where", {ctx.emit("Greater", {x, lambd}), ctx.emit("Sub", {x, lambd}), below}));
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor: value where x <= threshold.
+RuleResult aten_threshold(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  return emitted(ctx, ctx.emit("Where", {ctx.emit("LessOrEqual", {x, args.scalar("threshold", type)}), args.scalar("value", type), x}));
+}
+
+// outer(Tensor self, Tensor vec2) -> Tensor: self[:, None] * vec2.
+RuleResult aten_outer(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [a, b] = pair_as_result(ctx, args, "self", "vec2");
+  return emitted(ctx, ctx.emit("Mul", {ctx.unsqueeze(a, {1}), b}));
+}
+
+// vdot(Tensor self, Tensor other) -> Tensor: sum(self * other) of real vectors (complex ones are
+// refused: the conjugate).
+RuleResult aten_vdot(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [a, b] = pair_as_result(ctx, args, "self", "other");
+  return emitted(ctx, ctx.reduce("ReduceSum", ctx.emit("Mul", {a, b}), std::nullopt, false));
+}
+
+// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor: the p-norm of self - other, all elements.
+RuleResult aten_dist(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, torch_result_type(args, {"self", "other"}));
+  const auto [a, b] = pair_as_result(ctx, args, "self", "other");
+  const double p = args.has("p") ? args.scalar_number("p") : 2.0;
+  return emitted(ctx, vector_norm(ctx, ctx.emit("Sub", {a, b}), p, std::nullopt, false, type));
+}
+
+// isreal(Tensor self) -> Tensor and real(Tensor self) of a real tensor: all true, and the value
+// itself (complex inputs have their own rules).
+RuleResult aten_isreal(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Expand", {ctx.const_bool(true), ctx.shape_of(args.tensor("self"))}));
+}
+RuleResult aten_real(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, args.tensor("self"));
+}
+
+// The trapezoid rule's terms along `dim` of y: (y[1:] + y[:-1]) * dx / 2, dx the spacing (a
+// Scalar `dx`, or the differences of `x`, 1-D along dim or of y's rank), in the node's dtype.
+std::string trapezoid_terms(EmitContext& ctx, const ArgReader& args, int64_t& dim) {
+  const DType type = args.out_dtype();
+  const int64_t rank = args.rank_of("y");
+  dim = normalize_dim(args.int_or("dim", -1), rank);
+  const std::string y = operand_as(ctx, args, "y", type);
+  auto shifted = [&](const std::string& v, int64_t axis, int64_t begin, int64_t end) {
+    return ctx.emit("Slice", {v, ctx.const_i64s({begin}), ctx.const_i64s({end}), ctx.const_i64s({axis})});
+  };
+  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+  const std::string sums = ctx.emit("Add", {shifted(y, dim, 1, kEnd), shifted(y, dim, 0, -1)});
+  std::string spacing;
+  if (args.is_tensor("x")) {
+    const std::string x = operand_as(ctx, args, "x", type);
+    const int64_t x_axis = args.rank_of("x") == 1 ? 0 : normalize_dim(args.int_or("dim", -1), args.rank_of("x"));
+    spacing = ctx.emit("Sub", {shifted(x, x_axis, 1, kEnd), shifted(x, x_axis, 0, -1)});
+    if (args.rank_of("x") == 1 && rank > 1) {
+      std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
+      shape[static_cast<size_t>(dim)] = -1;
+      spacing = ctx.reshape(spacing, ctx.const_i64s(shape));
+    }
+  } else {
+    spacing = args.has("dx") ? args.scalar("dx", type) : ctx.const_scalar(1, type);
+  }
+  return ctx.emit("Div", {ctx.emit("Mul", {sums, spacing}), ctx.const_scalar(2, type)});
+}
+
+// trapezoid.x(Tensor y, Tensor x, *, int dim=-1) / .dx(Tensor y, *, Scalar dx=1, int dim=-1), trapz alike
+RuleResult aten_trapezoid(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  int64_t dim = 0;
+  const std::string terms = trapezoid_terms(ctx, args, dim);
+  return emitted(ctx, ctx.reduce("ReduceSum", terms, std::vector<int64_t>{dim}, false));
+}
+
+// cumulative_trapezoid.x / .dx: the running sums of the same terms.
+RuleResult aten_cumulative_trapezoid(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  int64_t dim = 0;
+  const std::string terms = trapezoid_terms(ctx, args, dim);
+  return emitted(ctx, ctx.emit("CumSum", {terms, ctx.const_i64(dim)}));
+}
+
+// searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False,
+// str? side=None, Tensor? sorter=None) with a 1-D sequence and no sorter: bucketize of self.
+RuleResult aten_searchsorted(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(args.rank_of("sorted_sequence") == 1 && !args.has("sorter"), ErrorCode::kUnsupported,
+                "searchsorted with a sequence of rank other than 1 or a sorter");
+  const bool right = args.string_or("side", args.bool_or("right", false) ? "right" : "left") == "right";
+  const DType type = torch_result_type(args, {"self", "sorted_sequence"});
+  const std::string x = ctx.unsqueeze(operand_as(ctx, args, "self", type), {-1});
+  const std::string b = operand_as(ctx, args, "sorted_sequence", type);
+  const std::string below = ctx.emit(right ? "LessOrEqual" : "Less", {b, x});
+  const std::string count = ctx.reduce("ReduceSum", ctx.cast(below, DType::kInt64), std::vector<int64_t>{args.rank_of("self")}, false);
+  return emitted(ctx, cast_if_needed(ctx, count, DType::kInt64, args.out_dtype()));
+}
+
+// a and b contracted over a_dims/b_dims (pairwise): a's free dims, then b's. Both are permuted
+// (a's contracted dims last, b's first) and flattened to matrices for one MatMul.
+std::string contract(EmitContext& ctx, const std::string& a, const std::string& b, int64_t rank_a, int64_t rank_b,
+                     const std::vector<int64_t>& a_dims, const std::vector<int64_t>& b_dims) {
+  std::vector<int64_t> a_free, b_free;
+  for (int64_t i = 0; i < rank_a; ++i)
+    if (std::find(a_dims.begin(), a_dims.end(), i) == a_dims.end()) a_free.push_back(i);
+  for (int64_t i = 0; i < rank_b; ++i)
+    if (std::find(b_dims.begin(), b_dims.end(), i) == b_dims.end()) b_free.push_back(i);
+  std::vector<int64_t> a_perm = a_free, b_perm = b_dims;
+  a_perm.insert(a_perm.end(), a_dims.begin(), a_dims.end());
+  b_perm.insert(b_perm.end(), b_free.begin(), b_free.end());
+  const std::string at = ctx.transpose(a, a_perm), bt = ctx.transpose(b, b_perm);
+  const auto free_a = static_cast<int64_t>(a_free.size()), free_b = static_cast<int64_t>(b_free.size());
+  const std::string a2 = ctx.reshape(at, ctx.concat({ctx.const_i64s({-1}), ctx.reduce("ReduceProd", ctx.shape_slice(at, free_a, rank_a), std::vector<int64_t>{0}, true)}, 0));
+  const std::string b2 = ctx.reshape(bt, ctx.concat({ctx.reduce("ReduceProd", ctx.shape_slice(bt, 0, rank_b - free_b), std::vector<int64_t>{0}, true), ctx.const_i64s({-1})}, 0));
+  const std::string product = ctx.emit("MatMul", {a2, b2});
+  return ctx.reshape(product, ctx.concat({ctx.shape_slice(at, 0, free_a), ctx.shape_slice(bt, rank_b - free_b, rank_b)}, 0));
+}
+
+// tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+RuleResult aten_tensordot(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  auto [a, b] = pair_as_result(ctx, args, "self", "other");
+  const int64_t rank_a = args.rank_of("self"), rank_b = args.rank_of("other");
+  const std::vector<int64_t> a_dims = normalize_dims(args.ints("dims_self"), rank_a), b_dims = normalize_dims(args.ints("dims_other"), rank_b);
+  // torch broadcasts a contracted dim of size 1 against the other's: that side is summed first.
+  const ir::TensorMeta &ma = args.meta("self"), &mb = args.meta("other");
+  for (size_t i = 0; i < a_dims.size() && i < b_dims.size(); ++i) {
+    const ir::Dim &da = ma.sizes[static_cast<size_t>(a_dims[i])], &db = mb.sizes[static_cast<size_t>(b_dims[i])];
+    if (!da.is_static() || !db.is_static() || da.as_int() == db.as_int()) continue;
+    if (da.as_int() == 1) b = ctx.reduce("ReduceSum", b, std::vector<int64_t>{b_dims[i]}, true);
+    else if (db.as_int() == 1) a = ctx.reduce("ReduceSum", a, std::vector<int64_t>{a_dims[i]}, true);
+  }
+  return emitted(ctx, contract(ctx, a, b, rank_a, rank_b, a_dims, b_dims));
+}
+
+// inner(Tensor self, Tensor other) -> Tensor: the product over both last dims (a 0-d operand scales).
+RuleResult aten_inner(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [a, b] = pair_as_result(ctx, args, "self", "other");
+  const int64_t rank_a = args.rank_of("self"), rank_b = args.rank_of("other");
+  if (rank_a == 0 || rank_b == 0) return emitted(ctx, ctx.emit("Mul", {a, b}));
+  return emitted(ctx, contract(ctx, a, b, rank_a, rank_b, {rank_a - 1}, {rank_b - 1}));
+}
+
 }  // namespace
 
 void register_composite_math_rules(RuleTable& t) {
@@ -517,6 +700,24 @@ void register_composite_math_rules(RuleTable& t) {
   t.add("aten.linalg_matrix_norm.str_ord", 1, aten_linalg_matrix_norm);
   t.add("aten.linalg_norm.default", 1, aten_linalg_norm);
   t.add("aten.linalg_norm.ord_str", 1, aten_linalg_norm);
+  t.add("aten.hardshrink.default", 1, aten_hardshrink);
+  t.add("aten.softshrink.default", 1, aten_softshrink);
+  t.add("aten.threshold.default", 1, aten_threshold);
+  t.add("aten.outer.default", 1, aten_outer);
+  t.add("aten.ger.default", 1, aten_outer);
+  t.add("aten.vdot.default", 1, aten_vdot);
+  t.add("aten.dist.default", 1, aten_dist);
+  t.add("aten.isreal.default", 1, aten_isreal);
+  t.add("aten.real.default", 1, aten_real);
+  t.add("aten.trapezoid.x", 1, aten_trapezoid);
+  t.add("aten.trapezoid.dx", 1, aten_trapezoid);
+  t.add("aten.trapz.x", 1, aten_trapezoid);
+  t.add("aten.trapz.dx", 1, aten_trapezoid);
+  t.add("aten.cumulative_trapezoid.x", 11, aten_cumulative_trapezoid);  // CumSum is opset 11
+  t.add("aten.cumulative_trapezoid.dx", 11, aten_cumulative_trapezoid);
+  t.add("aten.searchsorted.Tensor", 1, aten_searchsorted);
+  t.add("aten.tensordot.default", 1, aten_tensordot);
+  t.add("aten.inner.default", 1, aten_inner);
 }
 
 }  // namespace pt2onnx::translate

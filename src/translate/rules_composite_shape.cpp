@@ -2,7 +2,8 @@
 // swapaxes/moveaxis/movedim as one Transpose, meshgrid and cartesian_prod as Expands,
 // tensor_split/hsplit/vsplit/dsplit as Split or Slices, hstack/vstack/dstack/column_stack as
 // Concat of atleast_Nd operands, flipud/fliplr, kron, rot90, diag/diag_embed (EyeLike masks), vander,
-// tril/triu_indices (constants), channel_shuffle, masked_select (Compress). Each expands straight into ONNX ops: an
+// tril/triu_indices (constants), channel_shuffle, masked_select (Compress), take, index_add
+// (ScatterElements add), msort (TopK), block_diag (Pad and Concat). Each expands straight into ONNX ops: an
 // aten-to-aten rewrite would need shapes and dtypes for every intermediate value, which the program
 // only records for the values torch traced.
 #include <algorithm>
@@ -380,6 +381,76 @@ RuleResult aten_masked_select(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Compress", {ctx.reshape(x, ctx.const_i64s({-1})), flat_mask}, {Attr("axis", 0)}));
 }
 
+// take(Tensor self, Tensor index) -> Tensor: the flattened self gathered at index (negative
+// indices count from the end, as Gather's do).
+RuleResult aten_take(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string index = cast_if_needed(ctx, args.tensor("index"), args.dtype_of("index"), DType::kInt64);
+  return emitted(ctx, ctx.emit("Gather", {ctx.reshape(args.tensor("self"), ctx.const_i64s({-1})), index}, {Attr("axis", 0)}));
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor: source's
+// slices along dim added into self at index, as ScatterElements(add) with the index spread over
+// source's shape. A 0-d self (and source) is one element along dim 0.
+RuleResult aten_index_add(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const bool scalar = args.rank_of("self") == 0;
+  const int64_t rank = std::max<int64_t>(args.rank_of("self"), 1);
+  const int64_t dim = scalar ? 0 : normalize_dim(args.get_int("dim"), rank);
+  std::string self = args.tensor("self");
+  std::string source = cast_if_needed(ctx, args.tensor("source"), args.dtype_of("source"), type);
+  if (args.has("alpha")) source = ctx.emit("Mul", {source, args.scalar("alpha", type)});
+  if (scalar) self = ctx.unsqueeze(self, {0});
+  if (args.rank_of("source") == 0) source = ctx.unsqueeze(source, {0});
+  std::vector<int64_t> along(static_cast<size_t>(rank), 1);
+  along[static_cast<size_t>(dim)] = -1;
+  const std::string index = ctx.reshape(cast_if_needed(ctx, args.tensor("index"), args.dtype_of("index"), DType::kInt64), ctx.const_i64s(along));
+  const std::string spread = ctx.emit("Expand", {index, ctx.shape_of(source)});
+  const std::string out = ctx.emit("ScatterElements", {self, spread, source}, {Attr("axis", dim), Attr("reduction", "add")});
+  return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out);
+}
+
+// msort(Tensor self) -> Tensor: the values sorted along dim 0 (TopK of every element, ascending).
+RuleResult aten_msort(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (args.rank_of("self") == 0) return emitted(ctx, args.tensor("self"));
+  const std::string k = ctx.unsqueeze(ctx.size_of(args.tensor_fx("self"), 0), {0});
+  return emitted(ctx, ctx.emit("TopK", {args.tensor("self"), k}, {Attr("axis", int64_t{0}), Attr("largest", int64_t{0}), Attr("sorted", int64_t{1})}, 2)[0]);
+}
+
+// block_diag(Tensor[] tensors) -> Tensor: each operand (0-d as 1x1, 1-d as one row) padded with
+// zeros to the result's width at its column offset, the rows concatenated. Static shapes only.
+RuleResult aten_block_diag(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors"));
+  PT2ONNX_CHECK(list != nullptr && !list->names.empty(), ErrorCode::kUnsupported, "block_diag of something other than a tensor list");
+  const DType type = args.out_dtype();
+  const std::vector<std::string> values = args.tensors("tensors");
+  std::vector<std::string> blocks;
+  std::vector<int64_t> cols;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const ir::TensorMeta* meta = ctx.meta(list->names[i]);
+    PT2ONNX_CHECK(meta != nullptr && meta->sizes.size() <= 2, ErrorCode::kUnsupported, "block_diag of a tensor of rank above 2");
+    std::vector<int64_t> shape;
+    for (const auto& d : meta->sizes) {
+      PT2ONNX_CHECK(d.is_static(), ErrorCode::kUnsupported, "block_diag with symbolic sizes");
+      shape.push_back(d.as_int());
+    }
+    while (shape.size() < 2) shape.insert(shape.begin(), 1);
+    blocks.push_back(ctx.reshape(cast_if_needed(ctx, values[i], meta->dtype, type), ctx.const_i64s(shape)));
+    cols.push_back(shape[1]);
+  }
+  int64_t width = 0;
+  for (int64_t c : cols) width += c;
+  int64_t offset = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    blocks[i] = ctx.emit("Pad", {blocks[i], ctx.const_i64s({0, offset, 0, width - offset - cols[i]})});
+    offset += cols[i];
+  }
+  return emitted(ctx, ctx.concat(blocks, 0));
+}
+
 }  // namespace
 
 void register_composite_shape_rules(RuleTable& t) {
@@ -417,6 +488,10 @@ void register_composite_shape_rules(RuleTable& t) {
   t.add("aten.channel_shuffle.default", 1, aten_channel_shuffle);
   t.add("aten.native_channel_shuffle.default", 1, aten_channel_shuffle);
   t.add("aten.masked_select.default", 9, aten_masked_select);  // Compress is opset 9
+  t.add("aten.take.default", 1, aten_take);
+  t.add("aten.index_add.default", 1, aten_index_add);
+  t.add("aten.msort.default", 1, aten_msort);
+  t.add("aten.block_diag.default", 1, aten_block_diag);
 }
 
 }  // namespace pt2onnx::translate

@@ -1,5 +1,8 @@
 // Convolution and pooling rules, for 1-d, 2-d and 3-d, and col2im (fold). Unbatched inputs (no N dimension) get one
 // added and removed around the ONNX op, which always wants N and C.
+#include <algorithm>
+#include <optional>
+
 #include "common/error.h"
 #include "translate/onnx_types.h"
 #include "translate/register_all.h"
@@ -45,6 +48,35 @@ struct ConvParams {
   std::string padding_mode;  // "same"/"valid" for the conv*.padding overloads
 };
 
+// A transposed convolution whose output_padding reaches its stride (torch allows it up to the
+// dilation; onnxruntime refuses it). output_padding only adds rows at the end of each dim: the
+// end padding shrinks by it, and what it cannot absorb is zeros appended to the result before
+// the bias is added.
+RuleResult emit_wide_output_padding(EmitContext& ctx, const ConvParams& p, std::vector<std::string> inputs, BatchGuard batch) {
+  const size_t spatial = p.padding.size();
+  std::vector<int64_t> pads = p.padding;                    // ONNX pads: begins, then ends
+  std::vector<int64_t> appended(2 * (spatial + 2), 0);      // Pad's list over N, C and the spatial dims
+  bool any_appended = false;
+  for (size_t i = 0; i < spatial; ++i) {
+    const int64_t end = p.padding[i] - p.output_padding[i];
+    pads.push_back(std::max<int64_t>(end, 0));
+    appended[spatial + 2 + 2 + i] = std::max<int64_t>(-end, 0);
+    any_appended |= end < 0;
+  }
+  const std::vector<Attr> attrs = {Attr("strides", p.stride), Attr("dilations", p.dilation), Attr("group", p.groups),
+                                   Attr("pads", pads)};
+  const std::optional<std::string> bias = inputs.size() > 2 ? std::optional<std::string>(inputs[2]) : std::nullopt;
+  inputs.resize(2);
+  std::string y = ctx.emit("ConvTranspose", inputs, attrs);
+  if (any_appended) y = ctx.emit("Pad", {y, ctx.const_i64s(appended)});
+  if (bias) {
+    std::vector<int64_t> bias_shape(spatial + 1, 1);
+    bias_shape[0] = -1;
+    y = ctx.emit("Add", {y, ctx.reshape(*bias, ctx.const_i64s(bias_shape))});
+  }
+  return emitted(ctx, batch.finish(ctx, y));
+}
+
 RuleResult emit_convolution(EmitContext& ctx, const ArgReader& args, const ConvParams& p) {
   const int64_t weight_rank = args.rank_of("weight");
   const size_t spatial = static_cast<size_t>(weight_rank - 2);
@@ -71,6 +103,9 @@ RuleResult emit_convolution(EmitContext& ctx, const ArgReader& args, const ConvP
     attrs.emplace_back("pads", symmetric_pads(padding));
   }
   if (p.transposed) {
+    bool padding_over_stride = false;
+    for (size_t i = 0; i < p.output_padding.size(); ++i) padding_over_stride |= p.output_padding[i] >= p.stride[i];
+    if (padding_over_stride && p.padding_mode.empty()) return emit_wide_output_padding(ctx, p, inputs, batch);
     if (!p.output_padding.empty() && p.output_padding != std::vector<int64_t>(spatial, 0))
       attrs.emplace_back("output_padding", p.output_padding);
     return emitted(ctx, batch.finish(ctx, ctx.emit("ConvTranspose", inputs, attrs)));

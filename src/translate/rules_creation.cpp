@@ -1,4 +1,4 @@
-// Creation rules: arange, full/zeros/ones/empty and their *_like and new_* forms, scalar_tensor,
+// Creation rules: arange, linspace/logspace, full/zeros/ones/empty and their *_like and new_* forms, scalar_tensor,
 // tril/triu. Shapes may be symbolic; the element type is the node's output dtype.
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -101,10 +101,11 @@ RuleResult aten_arange(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType fallback = torch_result_type(args, {"start", "end", "step"}) == DType::kInt64 ? DType::kInt64 : DType::kFloat32;
   const DType type = creation_dtype(args, fallback);
-  // Range takes float, double, int16, int32 and int64; other types are computed in float32.
-  const bool native = type == DType::kFloat32 || type == DType::kFloat64 || type == DType::kInt16 ||
-                      type == DType::kInt32 || type == DType::kInt64;
-  const DType compute = native ? type : DType::kFloat32;
+  // torch counts ceil((end - start) / step) and computes start + i * step in double for floating
+  // dtypes (arange(0.1, 1.1, 1.0) has one element; in float32 the count would be 2), so floating
+  // results are computed in float64 and cast. Range takes int16/32/64; other integers use int64.
+  const bool native_int = type == DType::kInt16 || type == DType::kInt32 || type == DType::kInt64;
+  const DType compute = is_floating(type) ? DType::kFloat64 : native_int ? type : DType::kInt64;
   const std::string start = args.has("start") ? args.scalar("start", compute) : ctx.const_scalar(0, compute);
   const std::string step = args.has("step") ? args.scalar("step", compute) : ctx.const_scalar(1, compute);
   const std::string range = ctx.emit("Range", {start, args.scalar("end", compute), step});
@@ -144,9 +145,57 @@ RuleResult aten_linspace(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, ctx.emit("Where", {first_half, low, high}), compute, type));
 }
 
+// linspace's values from start/end Scalars or 0-d tensors (torch reads their items), the step
+// computed in the graph, in the compute type as torch's kernel does, with its two-sided form.
+std::string linspace_values(EmitContext& ctx, const ArgReader& args, DType compute) {
+  const int64_t steps = args.get_int("steps");
+  PT2ONNX_CHECK(steps >= 0, ErrorCode::kUnsupported, "linspace/logspace with negative steps");
+  auto bound = [&](const std::string& name) {
+    if (!args.is_tensor(name)) return args.scalar(name, compute);
+    PT2ONNX_CHECK(args.rank_of(name) == 0, ErrorCode::kUnsupported, "linspace/logspace with a " + name + " tensor that is not 0-d");
+    return cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), compute);
+  };
+  const std::string start = bound("start"), end = bound("end");
+  const std::string step = steps > 1 ? ctx.emit("Div", {ctx.emit("Sub", {end, start}), ctx.const_scalar(static_cast<double>(steps - 1), compute)})
+                                     : ctx.const_scalar(0, compute);
+  const std::string index = ctx.emit("Range", {ctx.const_scalar(0, compute), ctx.const_scalar(static_cast<double>(steps), compute),
+                                               ctx.const_scalar(1, compute)});
+  const std::string low = ctx.emit("Add", {start, ctx.emit("Mul", {index, step})});
+  const std::string from_end = ctx.emit("Sub", {ctx.const_scalar(static_cast<double>(steps - 1), compute), index});
+  const std::string high = ctx.emit("Sub", {end, ctx.emit("Mul", {from_end, step})});
+  const int64_t halfway = steps == 1 ? 1 : steps / 2;
+  const std::string first_half = ctx.emit("Less", {index, ctx.const_scalar(static_cast<double>(halfway), compute)});
+  return ctx.emit("Where", {first_half, low, high});
+}
+
+// linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, ...), Tensor_Scalar, Scalar_Tensor
+RuleResult aten_linspace_tensor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = creation_dtype(args, DType::kFloat32);
+  const DType compute = type == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  return emitted(ctx, cast_if_needed(ctx, linspace_values(ctx, args, compute), compute, type));
+}
+
+// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, ...) -> Tensor
+// and its Tensor_Tensor/Tensor_Scalar/Scalar_Tensor forms: base ** linspace(start, end, steps).
+RuleResult aten_logspace(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = creation_dtype(args, DType::kFloat32);
+  const DType compute = type == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  const std::string base = ctx.const_scalar(args.float_or("base", 10.0), compute);
+  return emitted(ctx, cast_if_needed(ctx, ctx.emit("Pow", {base, linspace_values(ctx, args, compute)}), compute, type));
+}
+
 }  // namespace
 
 void register_creation_rules(RuleTable& t) {
+  t.add("aten.linspace.Tensor_Tensor", 1, aten_linspace_tensor);
+  t.add("aten.linspace.Tensor_Scalar", 1, aten_linspace_tensor);
+  t.add("aten.linspace.Scalar_Tensor", 1, aten_linspace_tensor);
+  t.add("aten.logspace.default", 1, aten_logspace);
+  t.add("aten.logspace.Tensor_Tensor", 1, aten_logspace);
+  t.add("aten.logspace.Tensor_Scalar", 1, aten_logspace);
+  t.add("aten.logspace.Scalar_Tensor", 1, aten_logspace);
   t.add("aten.linspace.default", 1, aten_linspace);
   t.add("aten.full.default", 1, aten_full);
   t.add("aten.zeros.default", 1, aten_zeros);

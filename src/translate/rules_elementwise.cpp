@@ -527,8 +527,13 @@ RuleResult aten_logit(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = float_type(args, {"self"});
   std::string x = operand_as(ctx, args, "self", type);
-  if (auto eps = args.optional_float("eps"))
-    x = ctx.emit("Clip", {x, ctx.const_scalar(*eps, type), ctx.const_scalar(1.0 - *eps, type)});
+  if (auto eps = args.optional_float("eps")) {
+    // torch's clamp tests the low bound first: with eps > 0.5 (low above high) values under eps
+    // become eps and the rest 1 - eps, where Clip would give 1 - eps everywhere.
+    const std::string low = ctx.const_scalar(*eps, type), high = ctx.const_scalar(1.0 - *eps, type);
+    x = *eps > 0.5 ? ctx.emit("Where", {ctx.emit("Less", {x, low}), low, ctx.emit("Where", {ctx.emit("Greater", {x, high}), high, x})})
+                   : ctx.emit("Clip", {x, low, high});
+  }
   return emitted(ctx, ctx.emit("Log", {ctx.emit("Div", {x, ctx.emit("Sub", {ctx.const_scalar(1, type), x})})}));
 }
 

@@ -124,35 +124,61 @@ RuleResult aten_index_select(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Gather", {args.tensor("self"), args.tensor("index")}, {Attr("axis", dim)}));
 }
 
+// torch takes a 0-d operand of gather/scatter as one element along dim 0; GatherElements and
+// ScatterElements need rank 1 or more. The value with a dim added where it is 0-d.
+std::string at_least_1d(EmitContext& ctx, const ArgReader& args, const std::string& name, const std::string& value) {
+  return args.rank_of(name) == 0 ? ctx.unsqueeze(value, {0}) : value;
+}
+
+// gather/scatter indices as ONNX takes them (int32 or int64; torch also takes smaller ints).
+std::string element_index(EmitContext& ctx, const ArgReader& args) {
+  const DType type = args.dtype_of("index");
+  const std::string index = type == DType::kInt32 || type == DType::kInt64 ? args.tensor("index") : ctx.cast(args.tensor("index"), DType::kInt64);
+  return at_least_1d(ctx, args, "index", index);
+}
+
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 RuleResult aten_gather(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
-  return emitted(ctx, ctx.emit("GatherElements", {args.tensor("self"), args.tensor("index")}, {Attr("axis", dim)}));
+  // An empty index gives an empty result of its shape; torch then allows any rank.
+  const ir::TensorMeta& index_meta = args.meta("index");
+  std::vector<int64_t> index_shape;
+  for (const auto& d : index_meta.sizes) index_shape.push_back(d.is_static() ? d.as_int() : -1);
+  if (std::find(index_shape.begin(), index_shape.end(), 0) != index_shape.end() &&
+      std::find(index_shape.begin(), index_shape.end(), -1) == index_shape.end())
+    return emitted(ctx, ctx.emit("Expand", {ctx.const_scalar(0, args.dtype_of("self")), ctx.const_i64s(index_shape)}));
+  const int64_t dim = args.rank_of("self") == 0 ? 0 : normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  const std::string out = ctx.emit("GatherElements", {at_least_1d(ctx, args, "self", args.tensor("self")), element_index(ctx, args)},
+                                   {Attr("axis", dim)});
+  return emitted(ctx, args.rank_of("index") == 0 ? ctx.squeeze(out, {0}) : out);
 }
 
 // scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor; scatter.value(..., Scalar value)
 RuleResult aten_scatter(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  const bool scalar = args.rank_of("self") == 0;
+  const int64_t dim = scalar ? 0 : normalize_dim(args.get_int("dim"), args.rank_of("self"));
   const DType type = args.dtype_of("self");
-  const std::string index = args.tensor("index");
+  const std::string index = element_index(ctx, args);
   std::string updates;
   if (args.has("src")) {
-    updates = cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), type);
+    updates = at_least_1d(ctx, args, "src", cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), type));
   } else {
     updates = ctx.emit("Expand", {args.scalar("value", type), ctx.shape_of(index)});
   }
-  return emitted(ctx, ctx.emit("ScatterElements", {args.tensor("self"), index, updates}, {Attr("axis", dim)}));
+  const std::string out = ctx.emit("ScatterElements", {at_least_1d(ctx, args, "self", args.tensor("self")), index, updates}, {Attr("axis", dim)});
+  return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out);
 }
 
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 RuleResult aten_scatter_add(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
-  const std::string src = cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), args.dtype_of("self"));
-  return emitted(ctx, ctx.emit("ScatterElements", {args.tensor("self"), args.tensor("index"), src},
-                               {Attr("axis", dim), Attr("reduction", "add")}));
+  const bool scalar = args.rank_of("self") == 0;
+  const int64_t dim = scalar ? 0 : normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  const std::string src = at_least_1d(ctx, args, "src", cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), args.dtype_of("self")));
+  const std::string out = ctx.emit("ScatterElements", {at_least_1d(ctx, args, "self", args.tensor("self")), element_index(ctx, args), src},
+                                   {Attr("axis", dim), Attr("reduction", "add")});
+  return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out);
 }
 
 // scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)
@@ -162,9 +188,11 @@ RuleResult aten_scatter_add(EmitContext& ctx, const ir::Node& node) {
 // plus one for self, flooring for ints as torch does.
 RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t rank = args.rank_of("self");
-  PT2ONNX_CHECK(rank > 0, ErrorCode::kUnsupported, "scatter_reduce of a 0-d tensor (ScatterElements needs rank >= 1)");
-  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
+  // A 0-d self (with 0-d index and src) is one element along dim 0, as in scatter.
+  const bool scalar = args.rank_of("self") == 0;
+  const int64_t rank = std::max<int64_t>(args.rank_of("self"), 1);
+  const int64_t dim = scalar ? 0 : normalize_dim(args.get_int("dim"), rank);
+  auto finish = [&](const std::string& out) { return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out); };
   const std::string reduce = args.string_or("reduce", "");
   const bool include_self = args.bool_or("include_self", true);
   const DType type = args.dtype_of("self");
@@ -177,8 +205,8 @@ RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
   PT2ONNX_CHECK(type != DType::kBool, ErrorCode::kUnsupported, "scatter_reduce of a bool tensor");
   if ((reduction == "max" || reduction == "min") && ctx.opset() < 18) return RuleResult::kDeclined;
 
-  const std::string index = args.tensor("index");
-  std::string src = cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), type);
+  const std::string index = at_least_1d(ctx, args, "index", args.tensor("index"));
+  std::string src = at_least_1d(ctx, args, "src", cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), type));
   // torch reads only the index-shaped corner of src; ScatterElements wants equal shapes.
   if (args.meta("src").sizes.size() == args.meta("index").sizes.size()) {
     bool same = true;
@@ -194,7 +222,8 @@ RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
   const std::vector<Attr> plain = {Attr("axis", dim)};
   const std::vector<Attr> reducing = {Attr("axis", dim), Attr("reduction", reduction)};
   const std::string index_shape = ctx.shape_of(index);
-  std::string self = args.tensor("self");
+  const std::string self_in = at_least_1d(ctx, args, "self", args.tensor("self"));
+  std::string self = self_in;
   if (!include_self) {
     std::string neutral = src;
     if (reduce == "sum" || reduce == "mean") neutral = ctx.emit("Expand", {ctx.const_scalar(0, type), index_shape});
@@ -202,16 +231,15 @@ RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
     self = ctx.emit("ScatterElements", {self, index, neutral}, plain);
   }
   std::string result = ctx.emit("ScatterElements", {self, index, src}, reducing);
-  if (reduce != "mean") return emitted(ctx, result);
+  if (reduce != "mean") return finish(result);
 
-  const std::string zeros = ctx.emit("Expand", {ctx.const_scalar(0, type), ctx.shape_of(args.tensor("self"))});
+  const std::string zeros = ctx.emit("Expand", {ctx.const_scalar(0, type), ctx.shape_of(self_in)});
   const std::string ones = ctx.emit("Expand", {ctx.const_scalar(1, type), index_shape});
   const std::string scattered = ctx.emit("ScatterElements", {zeros, index, ones}, {Attr("axis", dim), Attr("reduction", "add")});
   const std::string one = ctx.const_scalar(1, type);
   // Elements nothing lands on keep their value: divided by 1.
   const std::string count = include_self ? ctx.emit("Add", {scattered, one}) : ctx.emit("Max", {scattered, one});
-  if (is_floating(type)) return emitted(ctx, ctx.emit("Div", {result, count}));
-  return emitted(ctx, int_floor_div(ctx, result, count));
+  return finish(is_floating(type) ? ctx.emit("Div", {result, count}) : int_floor_div(ctx, result, count));
 }
 
 // masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor: the i-th true element of the

@@ -87,7 +87,42 @@ RuleResult aten_einsum(EmitContext& ctx, const ir::Node& node) {
   std::string equation = args.string_or("equation", "");
   PT2ONNX_CHECK(!equation.empty(), ErrorCode::kUnsupported, "einsum without an equation");
   std::erase(equation, ' ');
-  return emitted(ctx, ctx.emit("Einsum", args.tensors("tensors"), {Attr("equation", equation)}));
+  std::vector<std::string> operands = args.tensors("tensors");
+  // torch broadcasts ellipses of different ranks from the right; ONNX's Einsum wants them all of
+  // one rank: shorter ones get size-1 dims at the start of their ellipsis.
+  const std::string lhs = equation.substr(0, equation.find("->"));
+  // onnxruntime's Einsum cannot sum over the dims of an ellipsis (an explicit output without it).
+  PT2ONNX_CHECK(lhs.find("...") == std::string::npos || equation.find("->") == std::string::npos ||
+                    equation.find("...", equation.find("->")) != std::string::npos,
+                ErrorCode::kUnsupported, "einsum summing over the dims of an ellipsis ('" + equation + "')");
+  std::vector<std::string> terms;
+  for (size_t start = 0;;) {
+    const size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::vector<int64_t> ranks;
+  if (const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors")))
+    for (const auto& n : list->names)
+      if (const ir::TensorMeta* m = ctx.meta(n)) ranks.push_back(static_cast<int64_t>(m->sizes.size()));
+  if (terms.size() == operands.size() && ranks.size() == operands.size()) {
+    std::vector<int64_t> ellipsis_rank(terms.size(), -1);
+    int64_t widest = -1;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (terms[i].find("...") == std::string::npos) continue;
+      ellipsis_rank[i] = ranks[i] - static_cast<int64_t>(terms[i].size() - 3);
+      widest = std::max(widest, ellipsis_rank[i]);
+    }
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (ellipsis_rank[i] < 0 || ellipsis_rank[i] == widest) continue;
+      const int64_t at = static_cast<int64_t>(terms[i].find("..."));
+      std::vector<int64_t> axes;
+      for (int64_t a = 0; a < widest - ellipsis_rank[i]; ++a) axes.push_back(at + a);
+      operands[i] = ctx.unsqueeze(operands[i], axes);
+    }
+  }
+  return emitted(ctx, ctx.emit("Einsum", operands, {Attr("equation", equation)}));
 }
 
 // The p-norm over the last axis of `diff`, as torch's distance kernels compute it: p = 0 counts

@@ -232,7 +232,13 @@ RuleResult emit_group_norm(EmitContext& ctx, const ArgReader& args, int64_t grou
   const DType type = args.dtype_of("input");
   const int64_t rank = args.rank_of("input");
   // [N, C, *] -> [N, G, C/G * prod(*)], statistics over the last axis.
-  const std::string grouped = ctx.reshape(x, ctx.const_i64s({0, groups, -1}));
+  // The group size spelled out where the dims are static: with a batch of 0, -1 is ambiguous.
+  const ir::TensorMeta& meta = args.meta("input");
+  int64_t per_group = groups > 0 ? 1 : -1;
+  for (int64_t i = 1; i < rank && per_group > 0; ++i)
+    per_group = meta.sizes[i].is_static() ? per_group * meta.sizes[i].as_int() : -1;
+  if (per_group > 0) per_group /= groups;
+  const std::string grouped = ctx.reshape(x, ctx.const_i64s({0, groups, per_group > 0 ? per_group : -1}));
   const std::string normalized = standardize(ctx, grouped, std::vector<int64_t>{2}, eps, type);
   return emitted(ctx, channel_affine(ctx, args, ctx.reshape(normalized, ctx.shape_of(x)), rank));
 }

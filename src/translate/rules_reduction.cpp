@@ -1,6 +1,7 @@
 // Reduction rules: mean/sum/prod/amax/amin, max/min with indices, argmax/argmin, any/all,
 // var/std, logsumexp, vector norms, cumsum, logcumsumexp. Reduce* take their axes as opset-dependent
 // attribute or input (EmitContext::reduce); an empty or absent dim list reduces everything.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -53,8 +54,6 @@ RuleResult reduce(EmitContext& ctx, const ir::Node& node, std::string_view op) {
   return emitted(ctx, ctx.reduce(op, self_as_result(ctx, args), reduce_axes(args), args.bool_or("keepdim", false)));
 }
 
-// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor; mean.default
-RuleResult aten_mean(EmitContext& ctx, const ir::Node& node) { return reduce(ctx, node, "ReduceMean"); }
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor; sum.default
 RuleResult aten_sum(EmitContext& ctx, const ir::Node& node) { return reduce(ctx, node, "ReduceSum"); }
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -143,6 +142,27 @@ std::string reduced_count(EmitContext& ctx, const ArgReader& args, const std::op
   return ctx.cast(ctx.reduce("ReduceProd", sizes, std::nullopt, false), type);
 }
 
+// The mean of x (self, or a value of its shape) over `axes`. torch's mean of no elements is NaN,
+// onnxruntime's ReduceMean gives 0: where the reduced count is statically 0, it is sum / 0.
+std::string mean_of(EmitContext& ctx, const ArgReader& args, const std::string& x, const std::optional<std::vector<int64_t>>& axes,
+                    bool keep, DType type) {
+  const ir::TensorMeta& meta = args.meta("self");
+  bool empty = false;
+  for (int64_t i = 0; i < static_cast<int64_t>(meta.sizes.size()); ++i) {
+    const bool reduced = !axes || std::find(axes->begin(), axes->end(), i) != axes->end();
+    if (reduced && meta.sizes[i].is_static() && meta.sizes[i].as_int() == 0) empty = true;
+  }
+  if (!empty) return ctx.reduce("ReduceMean", x, axes, keep);
+  return ctx.emit("Div", {ctx.reduce("ReduceSum", x, axes, keep), ctx.const_scalar(0, type)});
+}
+
+// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor; mean.default
+RuleResult aten_mean(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype_of("self"));
+  return emitted(ctx, mean_of(ctx, args, self_as_result(ctx, args), reduce_axes(args), args.bool_or("keepdim", false), type));
+}
+
 // Sets var (and std, mean) outputs for var/std/var_mean/std_mean with `correction`.
 RuleResult variance(EmitContext& ctx, const ir::Node& node, bool take_sqrt, bool with_mean) {
   ArgReader args(ctx, node);
@@ -154,7 +174,7 @@ RuleResult variance(EmitContext& ctx, const ir::Node& node, bool take_sqrt, bool
   if (args.has("correction")) correction = args.get_float("correction");
   else if (args.has("unbiased")) correction = args.get_bool("unbiased") ? 1 : 0;
   const std::string x = args.tensor("self");
-  const std::string mean = ctx.reduce("ReduceMean", x, axes, true);
+  const std::string mean = mean_of(ctx, args, x, axes, true, type);
   const std::string centered = ctx.emit("Sub", {x, mean});
   const std::string squares = ctx.reduce("ReduceSum", ctx.emit("Mul", {centered, centered}), axes, keep);
   const std::string count = reduced_count(ctx, args, axes, type);
@@ -162,7 +182,7 @@ RuleResult variance(EmitContext& ctx, const ir::Node& node, bool take_sqrt, bool
   std::string result = ctx.emit("Div", {squares, ctx.emit("Max", {divisor, ctx.const_scalar(0, type)})});
   if (take_sqrt) result = ctx.emit("Sqrt", {result});
   ctx.set_output(0, result);
-  if (with_mean) ctx.set_output(1, keep ? mean : ctx.reduce("ReduceMean", x, axes, false));
+  if (with_mean) ctx.set_output(1, keep ? mean : mean_of(ctx, args, x, axes, false, type));
   return RuleResult::kEmitted;
 }
 // var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
@@ -185,6 +205,12 @@ RuleResult aten_linalg_vector_norm(EmitContext& ctx, const ir::Node& node) {
 // topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 RuleResult aten_topk(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  if (args.rank_of("self") == 0) {  // torch takes k = 1 of a 0-d tensor: itself, at index 0
+    PT2ONNX_CHECK(args.is_static_int("k") && args.get_int("k") == 1, ErrorCode::kUnsupported, "topk of a 0-d tensor with k other than 1");
+    ctx.set_output(0, args.tensor("self"));
+    if (ctx.output_used(1)) ctx.set_output(1, ctx.const_i64(0));
+    return RuleResult::kEmitted;
+  }
   const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
   const std::string k = ctx.unsqueeze(args.int_value("k"), {0});
   const std::vector<std::string> outs = ctx.emit("TopK", {args.tensor("self"), k},
@@ -199,6 +225,8 @@ RuleResult aten_topk(EmitContext& ctx, const ir::Node& node) {
 // Values and indices of `self` sorted along `dim`: TopK of every element. TopK puts equal
 // elements in index order, which is torch's stable order either way.
 std::vector<std::string> sorted_by_topk(EmitContext& ctx, const ArgReader& args) {
+  // A 0-d tensor is sorted already, at index 0 (TopK needs rank 1 or more).
+  if (args.rank_of("self") == 0) return {args.tensor("self"), ctx.const_i64(0)};
   const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
   const std::string k = ctx.unsqueeze(ctx.size_of(args.tensor_fx("self"), dim), {0});
   return ctx.emit("TopK", {args.tensor("self"), k},
@@ -223,6 +251,8 @@ RuleResult aten_argsort(EmitContext& ctx, const ir::Node& node) {
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 RuleResult aten_cumsum(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  // A 0-d tensor is its own cumulative sum (onnxruntime's CumSum refuses rank 0).
+  if (args.rank_of("self") == 0) return emitted(ctx, self_as_result(ctx, args));
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   return emitted(ctx, ctx.emit("CumSum", {self_as_result(ctx, args), ctx.const_i64(dim)}));
 }

@@ -2,6 +2,8 @@
 // the coordinate mapping torch uses (asymmetric+floor for nearest, pytorch_half_pixel or
 // align_corners for the interpolating modes, cubic coefficient -0.75); antialiased bilinear/bicubic
 // (F.interpolate(antialias=True)) as Resize(antialias=1) from opset 18; grid_sampler as GridSample.
+#include <cmath>
+#include <limits>
 #include <optional>
 
 #include "common/error.h"
@@ -30,6 +32,16 @@ std::vector<Attr> resize_attributes(Interpolation mode, bool align_corners) {
   return {};
 }
 
+// A scale factor as the float Resize takes, rounded up: Resize sizes its output floor(in * scale)
+// in float, torch floor(in * scale) in double, and 0.9 rounded to nearest float (0.89999998)
+// would give 20 * 0.9 = 17 elements where torch has 18. The coordinate mapping moves by at most
+// one ulp of the scale.
+float scale_as_float(double factor) {
+  float f = static_cast<float>(factor);
+  if (static_cast<double>(f) < factor) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  return f;
+}
+
 // Resize by explicit output sizes (output_size) or by scale factors (scale_factors, or the
 // per-dim scales_h/w of the .default overloads when the sizes are absent).
 RuleResult emit_resize(EmitContext& ctx, const ir::Node& node, Interpolation mode) {
@@ -44,7 +56,7 @@ RuleResult emit_resize(EmitContext& ctx, const ir::Node& node, Interpolation mod
   }
   PT2ONNX_CHECK(args.has("scale_factors"), ErrorCode::kUnsupported, "resize with neither output sizes nor scale factors");
   std::vector<float> scales = {1.0f, 1.0f};
-  for (double f : args.floats("scale_factors")) scales.push_back(static_cast<float>(f));
+  for (double f : args.floats("scale_factors")) scales.push_back(scale_as_float(f));
   onnx::TensorProto tensor;
   tensor.set_data_type(onnx::TensorProto_DataType_FLOAT);
   tensor.add_dims(static_cast<int64_t>(scales.size()));
@@ -72,7 +84,7 @@ std::string scales_constant(EmitContext& ctx, const std::vector<double>& factors
   tensor.add_dims(static_cast<int64_t>(factors.size() + 2));
   tensor.add_float_data(1.0f);
   tensor.add_float_data(1.0f);
-  for (double f : factors) tensor.add_float_data(static_cast<float>(f));
+  for (double f : factors) tensor.add_float_data(scale_as_float(f));
   return ctx.const_tensor(tensor, base);
 }
 
@@ -100,7 +112,21 @@ RuleResult upsample_aa(EmitContext& ctx, const ir::Node& node, Interpolation mod
   std::optional<std::vector<double>> factors;
   if (args.has("scale_factors")) factors = args.floats("scale_factors");
   else if (args.has("scales_h") && args.has("scales_w")) factors = std::vector<double>{args.get_float("scales_h"), args.get_float("scales_w")};
-  if (factors) return emitted(ctx, ctx.emit("Resize", {x, "", scales_constant(ctx, *factors, node.name + "_scales")}, attrs));
+  if (factors) {
+    // Where each scaled size is a whole number (20 * 0.9), the sizes themselves: Resize then
+    // derives the scale from them instead of from the float rounding of the factor.
+    const ir::TensorMeta& meta = args.meta(input_name);
+    std::vector<int64_t> sizes;
+    for (size_t i = 0; i < factors->size() && i + 2 < meta.sizes.size(); ++i) {
+      const auto& d = meta.sizes[i + 2];
+      const double scaled = d.is_static() ? static_cast<double>(d.as_int()) * (*factors)[i] : -1;
+      if (scaled < 0 || scaled != std::floor(scaled)) break;
+      sizes.push_back(static_cast<int64_t>(scaled));
+    }
+    if (sizes.size() == factors->size())
+      return emitted(ctx, ctx.emit("Resize", {x, "", "", ctx.concat({ctx.shape_slice(x, 0, 2), ctx.const_i64s(sizes)}, 0)}, attrs));
+    return emitted(ctx, ctx.emit("Resize", {x, "", scales_constant(ctx, *factors, node.name + "_scales")}, attrs));
+  }
   PT2ONNX_CHECK(args.has("output_size"), ErrorCode::kUnsupported, "resize with neither output sizes nor scale factors");
   const std::string sizes = ctx.concat({ctx.shape_slice(x, 0, 2), args.ints_value("output_size")}, 0);
   return emitted(ctx, ctx.emit("Resize", {x, "", "", sizes}, attrs));

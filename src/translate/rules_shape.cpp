@@ -35,21 +35,26 @@ RuleResult aten_passthrough(EmitContext& ctx, const ir::Node& node) {
 
 // dropout(Tensor input, float p, bool? train) -> Tensor; feature/alpha dropout alike: identity in
 // eval. The in-place forms (dropout_(Tensor(a!) self, float p, bool train)) name the tensor `self`.
+// In training mode with p = 1 torch drops everything, deterministically: x * 0 (NaN stays NaN).
 RuleResult aten_dropout(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  if (args.bool_or("train", false) && args.float_or("p", 0) > 0)
-    ctx.warn(describe_node(node) + ": dropout in training mode is exported as identity");
-  return emitted(ctx, args.tensor(args.has("input") ? "input" : "self"));
+  const std::string x = args.tensor(args.has("input") ? "input" : "self");
+  const bool train = args.bool_or("train", false);
+  if (train && args.float_or("p", 0) >= 1) return emitted(ctx, ctx.emit("Mul", {x, ctx.const_scalar(0, args.dtype_of(args.has("input") ? "input" : "self"))}));
+  if (train && args.float_or("p", 0) > 0) ctx.warn(describe_node(node) + ": dropout in training mode is exported as identity");
+  return emitted(ctx, x);
 }
 
 // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 RuleResult aten_native_dropout(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  if (args.bool_or("train", false) && args.float_or("p", 0) > 0)
+  const bool drop_all = args.bool_or("train", false) && args.float_or("p", 0) >= 1;  // as in aten_dropout
+  if (args.bool_or("train", false) && args.float_or("p", 0) > 0 && !drop_all)
     ctx.warn(describe_node(node) + ": dropout in training mode is exported as identity");
-  ctx.set_output(0, args.tensor("input"));
-  if (ctx.output_used(1))  // the keep-mask: everything kept
-    ctx.set_output(1, ctx.emit("Expand", {ctx.const_bool(true), ctx.shape_of(args.tensor("input"))}));
+  const std::string x = args.tensor("input");
+  ctx.set_output(0, drop_all ? ctx.emit("Mul", {x, ctx.const_scalar(0, args.dtype_of("input"))}) : x);
+  if (ctx.output_used(1))  // the keep-mask: everything kept, or nothing
+    ctx.set_output(1, ctx.emit("Expand", {ctx.const_bool(!drop_all), ctx.shape_of(x)}));
   return RuleResult::kEmitted;
 }
 
@@ -675,6 +680,11 @@ RuleResult emit_pad(EmitContext& ctx, const ArgReader& args, const std::string& 
   }
   PT2ONNX_CHECK(onnx_mode == "constant" || onnx_mode == "reflect" || onnx_mode == "edge" || onnx_mode == "wrap",
                 ErrorCode::kUnsupported, "padding mode '" + mode + "'");
+  // torch indexes the uncropped input for the padded part (replicate of (-4, 5) on 4 elements
+  // repeats the last one); ONNX leaves negative pads of these modes to the runtime, which crops
+  // first or refuses. Only constant padding crops the same way in both.
+  for (int64_t p : pads)
+    PT2ONNX_CHECK(p >= 0 || onnx_mode == "constant", ErrorCode::kUnsupported, "negative " + mode + " padding (cropping)");
   std::vector<std::string> inputs = {args.tensor("self"), ctx.const_i64s(pads)};
   if (onnx_mode == "constant") inputs.push_back(ctx.const_scalar(value, args.dtype_of("self")));
   return emitted(ctx, ctx.emit("Pad", inputs, {Attr("mode", onnx_mode)}));
@@ -693,12 +703,9 @@ RuleResult aten_pad(EmitContext& ctx, const ir::Node& node) {
 }
 
 // reflection_pad{1,2,3}d(Tensor self, SymInt[2|4|6] padding) -> Tensor; replication_pad*d with
-// mode "replicate". Negative amounts (torch crops) are refused: ONNX leaves negative pads of the
-// reflect and edge modes to the runtime.
+// mode "replicate". Negative amounts (torch crops) are refused by emit_pad.
 RuleResult mode_pad(EmitContext& ctx, const ir::Node& node, const std::string& mode) {
   ArgReader args(ctx, node);
-  for (int64_t p : args.ints("padding"))
-    PT2ONNX_CHECK(p >= 0, ErrorCode::kUnsupported, "negative " + mode + " padding (cropping)");
   return emit_pad(ctx, args, mode, 0, "padding");
 }
 RuleResult aten_reflection_pad(EmitContext& ctx, const ir::Node& node) { return mode_pad(ctx, node, "reflect"); }

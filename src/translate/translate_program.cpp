@@ -3,8 +3,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
+#include "ir/dtype_table.h"
 #include "translate/complex_values.h"
 #include "translate/driver.h"
 #include "translate/emit_context.h"
@@ -67,6 +70,33 @@ int find_custom_rule(const std::vector<CustomOpRule>& custom, const std::string&
   return -1;
 }
 
+// An op whose outputs are all tensors of static shapes with no elements has nothing to compute:
+// each output is an Expand of a zero to its shape. Edge cases (roll, unflatten, pixel_unshuffle,
+// group_norm of a 0 dim ...) would otherwise meet ONNX ops that read a 0 in a shape as "copy the
+// input's dim" or refuse empty extents. In-place ops keep their rules (their writes are state).
+bool emit_empty_outputs(EmitContext& ctx, const ir::Node& node) {
+  if (node.outputs.empty() || is_inplace_target(node.target) || node.target.rfind("aten.", 0) != 0) return false;
+  std::vector<std::pair<ir::DType, std::vector<int64_t>>> outs;
+  for (const ir::Argument& out : node.outputs) {
+    const auto* tensor = std::get_if<ir::TensorArg>(&out);
+    const ir::TensorMeta* meta = tensor ? ctx.meta(tensor->name) : nullptr;
+    const ir::DTypeFacts* facts = meta ? ir::dtype_facts(meta->dtype) : nullptr;
+    if (!facts || facts->onnx_type == 0 || facts->kind == ir::DTypeKind::kComplex || facts->min_opset > ctx.opset()) return false;
+    std::vector<int64_t> shape;
+    bool empty = false;
+    for (const auto& d : meta->sizes) {
+      if (!d.is_static()) return false;
+      shape.push_back(d.as_int());
+      empty |= d.as_int() == 0;
+    }
+    if (!empty) return false;
+    outs.emplace_back(meta->dtype, std::move(shape));
+  }
+  for (size_t i = 0; i < outs.size(); ++i)
+    ctx.set_output(i, ctx.emit("Expand", {ctx.const_scalar(0, outs[i].first), ctx.const_i64s(outs[i].second)}));
+  return true;
+}
+
 void translate_node(EmitContext& ctx, const ir::Graph& graph, size_t index, const Liveness& liveness,
                     const ComplexNodes& complex_nodes, const RuleTable& rules, const TranslateOptions& options,
                     std::vector<int64_t>& custom_hits) {
@@ -81,6 +111,10 @@ void translate_node(EmitContext& ctx, const ir::Graph& graph, size_t index, cons
   const std::vector<Rule>* list = rules.find(node.target);
   PT2ONNX_CHECK(list != nullptr, ErrorCode::kUnsupported, "no rule handles " + node.target);
   const bool complex = complex_nodes.touches(node);
+  if (!complex && emit_empty_outputs(ctx, node)) {
+    ctx.finish_node();
+    return;
+  }
   std::string notes;
   for (const Rule& rule : *list) {
     if (rule.min_opset > ctx.opset() || rule.complex != complex) continue;

@@ -1,0 +1,425 @@
+#!/usr/bin/env python3
+"""Exports torch's OpInfo database (op_db) as .pt2 programs with torch's outputs (tooling only:
+needs the torch 2.15 venv, `scripts/torch_venv.sh 2.15 --zoo`, and expecttest, which op_db imports).
+
+For every OpInfo that supports float32 on the CPU, its float32 sample inputs are drawn (seeded per
+OpInfo) and a bounded number of them chosen (--per-op, spread over the list, a 0-d and an empty
+input first where the op has them). Each chosen sample becomes one program: a module whose forward
+takes the sample's tensors (input, args and kwargs, lists included) and calls the OpInfo's op with
+the rest held constant; it is exported with torch.export (default IR, non-strict). The programs of
+one OpInfo are packed as the models of one archive (`package_pt2`, entries deflated), next to an
+`.io.npz` holding each model's inputs and torch eager outputs (`<model>.input_<i>`,
+`<model>.output_<i>`; complex tensors as (real, imag) pairs, the form pt2onnx gives them).
+
+A sample is left out, with its reason recorded in the index and printed, when its op returns a
+Python value or no tensor, draws random numbers (two eager runs under different seeds differ),
+export fails, or the exported program disagrees with eager torch.
+
+Two uses:
+- `--sweep DIR`: every OpInfo (or --ops), one archive each, into DIR with DIR/index.json; then
+  tests/models/run_opinfo_tests.py --index DIR/index.json --table converts and compares them and
+  prints the table (scripts/opinfo_sweep.sh does both). Already written archives are kept
+  (delete DIR to start over).
+- `--commit`: the small set CI runs (SELECTED below: edge cases that found defects and one sample
+  per composite family), packed into samples/opinfo/opinfo.pt2 with samples/opinfo/index.json.
+
+Usage: python make_opinfo_samples.py (--sweep DIR | --commit) [--ops a,b] [--per-op N] [--timeout S]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import itertools
+import json
+import re
+import signal
+import sys
+import tempfile
+import time
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.utils._pytree as pytree
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import make_samples as ms  # noqa: E402  (provenance stabilizer, write-if-changed)
+
+SCRIPT = "scripts/make_opinfo_samples.py"
+SEED = 20261204
+MAX_DRAWN = 400  # samples drawn from an OpInfo's generator before choosing
+EXPORT_RTOL, EXPORT_ATOL = 1e-5, 1e-6  # exported program vs eager (a check of torch.export, not ours)
+RANDOM_OPS = re.compile(r"rand|normal|bernoulli|dropout|uniform|exponential|cauchy|geometric|multinomial|poisson")
+UNINITIALIZED = re.compile(r"^(new_)?empty")
+COMMIT_DIR = Path(__file__).resolve().parent.parent / "samples" / "opinfo"
+
+
+def _is_0d(s):
+    return any(isinstance(t, torch.Tensor) and t.dim() == 0 for t in _tensors(s))
+
+
+def _is_empty(s):
+    return any(isinstance(t, torch.Tensor) and t.numel() == 0 for t in _tensors(s))
+
+
+# The committed CI set: OpInfo key -> which of its samples (one pick, or a list): a predicate on
+# the SampleInput, an index into the drawn list (the `__s<i>` of the sweep's model names), or None for the first that
+# exports of those whose tensors are at least 1-d and not empty. First the edge cases that found
+# defects (issue 30 and its sweep), then one sample per composite op family added for issue 30
+# (their full coverage is samples/ops/composite_*).
+SELECTED = {
+    "arange": 20, "cumsum": 2, "cumprod": _is_0d, "softmax": 6, "nn.functional.cosine_similarity": 3, "std_mean": 14,
+    "var_mean": 14, "nn.functional.group_norm": 12, "nn.functional.conv_transpose2d": 3, "logit": 4,
+    "nn.functional.dropout": 4, "sort": 49, "topk": 7, "gather": [5, 3, 4], "scatter": 21, "scatter_add": 6,
+    "scatter_reduce.mean": _is_0d, "unflatten": 8, "nn.functional.pixel_unshuffle": [3, 4], "tensordot": 2,
+    "_upsample_bilinear2d_aa": 2, "index_add": [0, 6], "take": [0, 6],
+    "linspace": lambda s: len(s.args) > 1 and s.args[1] == 1,
+    "linspace.tensor_overload": lambda s: len(s.args) > 1 and s.args[1] == 1,
+    "norm": lambda s: len(s.args) > 0 and s.args[0] == 0,
+    "linalg.vector_norm": lambda s: s.kwargs.get("ord") == 0,
+    "argmax": _is_0d,
+    "argmin": _is_0d,
+    "index_select": _is_0d,
+    "index_fill": _is_0d,
+    "nn.functional.unfold": lambda s: s.input.shape[0] == 0,
+    "nonzero": _is_0d,
+    "roll": [_is_empty, 12],
+    "movedim": None, "meshgrid.variadic_tensors": None, "tensor_split": lambda s: not isinstance(s.args[0], torch.Tensor),
+    "hstack": None, "column_stack": None, "kron": None, "rot90": None, "diag": None, "diag_embed": None,
+    "masked_select": None, "argwhere": None, "nan_to_num": None, "hypot": None,
+    "copysign": None, "fmax": None, "nansum": None, "count_nonzero": None, "aminmax": None, "trace": None,
+    "round.decimals_3": None, "isin": None, "bucketize": None,
+    "nn.functional.pairwise_distance": None, "erfinv": None,
+    "lgamma": None, "digamma": None,  "mvlgamma.mvlgamma_p_3": None,
+    "ldexp": None, "float_power": None, "renorm": None, "linalg.norm": None,
+    "linalg.matrix_norm": None, "nn.functional.l1_loss": None, "nn.functional.huber_loss": None,
+    "nn.functional.binary_cross_entropy_with_logits": None, "nn.functional.kl_div": None,
+    "nn.functional.hardshrink": None, "nn.functional.softshrink": None, "nn.functional.threshold": None, "outer": None,
+    "vdot": None, "dist": None, "trapezoid": None, "cumulative_trapezoid": None, "searchsorted": None, "msort": None,
+    "logspace": None, "logspace.tensor_overload": lambda s: True, "block_diag": None, "inner": None,
+}
+
+
+def _plain(s):
+    """A sample whose tensors are all at least 1-d and not empty (the composite families' pick)."""
+    return all(t.dim() > 0 and t.numel() > 0 for t in _tensors(s))
+
+
+class Skip(Exception):
+    """A sample left out of the programs, with the reason recorded."""
+
+
+def opinfo_key(op):
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
+def file_stem(key):
+    """A name for files and models: punctuation as `_`, kept at the ends so that `__rsub__` and
+    `rsub` stay apart."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", key)
+
+
+def model_name(key, index):
+    return file_stem(key) + f"__s{index}"
+
+
+def _tensors(s):
+    return [x for x in pytree.tree_leaves((s.input, s.args, s.kwargs)) if isinstance(x, torch.Tensor)]
+
+
+def draw_samples(op, per_op):
+    """(index, SampleInput) pairs: up to per_op, a 0-d and an empty one first where the op has
+    them, the rest spread evenly over the drawn list (its first and last included)."""
+    torch.manual_seed(SEED + zlib.crc32(opinfo_key(op).encode()) % 100_000)
+    drawn = list(itertools.islice(op.sample_inputs("cpu", torch.float32, requires_grad=False), MAX_DRAWN))
+    if not drawn:
+        return []
+    chosen = []
+    for pred in (_is_0d, _is_empty):
+        i = next((i for i, s in enumerate(drawn) if pred(s)), None)
+        if i is not None and i not in chosen and len(chosen) < per_op:
+            chosen.append(i)
+    rest = per_op - len(chosen)
+    if rest > 0:
+        spread = np.linspace(0, len(drawn) - 1, num=min(rest + len(chosen), len(drawn))).round().astype(int)
+        for i in spread:
+            if len(chosen) >= per_op:
+                break
+            if int(i) not in chosen:
+                chosen.append(int(i))
+    return [(i, drawn[i]) for i in sorted(chosen)]
+
+
+class OpProgram(nn.Module):
+    """Calls fn on a sample with its tensors taken from forward's arguments, the rest constant;
+    returns the tensors of the result in pytree order."""
+
+    def __init__(self, fn, leaves, spec, tensor_pos):
+        super().__init__()
+        self.fn, self.leaves, self.spec, self.tensor_pos = fn, leaves, spec, tensor_pos
+
+    def forward(self, *tensors):
+        vals = list(self.leaves)
+        for p, t in zip(self.tensor_pos, tensors):
+            vals[p] = t
+        inp, args, kwargs = pytree.tree_unflatten(vals, self.spec)
+        out = self.fn(inp, *args, **kwargs)
+        return tuple(x for x in pytree.tree_leaves(out) if isinstance(x, torch.Tensor))
+
+
+def describe(sample, limit=160):
+    def f(x):
+        if isinstance(x, torch.Tensor):
+            return f"T{list(x.shape)}{'' if x.dtype == torch.float32 else ':' + str(x.dtype).replace('torch.', '')}"
+        return repr(x)
+    leaves, spec = pytree.tree_flatten((sample.input, sample.args, sample.kwargs))
+    inp, args, kwargs = pytree.tree_unflatten([f(x) for x in leaves], spec)
+    text = ", ".join([str(inp)] + [str(a) for a in args] + [f"{k}={v}" for k, v in kwargs.items()])
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _np(t):
+    t = t.detach().cpu().resolve_conj().resolve_neg().contiguous()
+    if t.is_complex():
+        t = torch.view_as_real(t).contiguous()
+    return t.numpy().copy()
+
+
+def _same(a, b, rtol, atol):
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind in "fc":
+        return np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+    return np.array_equal(a, b)
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout()
+
+
+def build_program(op, sample, timeout):
+    """(ExportedProgram, input arrays, output arrays) for one sample; raises Skip with the reason."""
+    if UNINITIALIZED.search(op.name):
+        raise Skip("returns uninitialized memory (empty*); out of scope")
+    leaves, spec = pytree.tree_flatten((sample.input, sample.args, sample.kwargs))
+    tensor_pos = [i for i, x in enumerate(leaves) if isinstance(x, torch.Tensor)]
+    for i in tensor_pos:
+        if leaves[i].layout != torch.strided:
+            raise Skip(f"a {leaves[i].layout} input (sparse tensors are out of scope)")
+    inputs = [leaves[i].detach().clone().contiguous() for i in tensor_pos]
+    module = OpProgram(op.op, leaves, spec, tensor_pos).eval()
+
+    def eager(seed):
+        torch.manual_seed(seed)
+        with torch.no_grad():
+            vals = list(leaves)
+            for p, t in zip(tensor_pos, inputs):
+                vals[p] = t.clone()
+            inp, args, kwargs = pytree.tree_unflatten(vals, spec)
+            return op.op(inp, *args, **kwargs)
+
+    try:
+        raw = eager(1)
+    except Exception as e:
+        raise Skip(f"eager torch fails on this sample: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}")
+    out_leaves = pytree.tree_leaves(raw)
+    python_values = [x for x in out_leaves if not isinstance(x, torch.Tensor) and x is not None]
+    if python_values:
+        raise Skip(f"returns a Python value ({type(python_values[0]).__name__}); out of scope")
+    outs = [x for x in out_leaves if isinstance(x, torch.Tensor)]
+    if not outs:
+        raise Skip("returns no tensor")
+    if any(t.layout != torch.strided for t in outs):
+        raise Skip("returns a sparse tensor; out of scope")
+    ref = [_np(t) for t in outs]
+    again = [_np(t) for t in pytree.tree_leaves(eager(2)) if isinstance(t, torch.Tensor)]
+    if len(again) != len(ref) or not all(_same(a, b, 0, 0) for a, b in zip(again, ref)):
+        raise Skip("random: two eager runs under different seeds differ; out of scope")
+
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(timeout)
+    try:
+        ep = torch.export.export(module, tuple(t.clone() for t in inputs), strict=False)
+        with torch.no_grad():
+            exported = [_np(t) for t in ep.module()(*[t.clone() for t in inputs])]
+    except _Timeout:
+        raise Skip(f"torch.export took over {timeout} s")
+    except Exception as e:
+        msg = str(e).strip().splitlines()[0][:240] if str(e).strip() else ""
+        raise Skip(f"torch.export fails: {type(e).__name__}: {msg}")
+    finally:
+        signal.alarm(0)
+    if len(exported) != len(ref) or not all(_same(a, b, EXPORT_RTOL, EXPORT_ATOL) for a, b in zip(exported, ref)):
+        targets = {str(n.target) for n in ep.graph.nodes if n.op == "call_function"}
+        if any(RANDOM_OPS.search(t) for t in targets):
+            raise Skip("random: the program draws random numbers (OpInfo seeds eager torch per call); out of scope")
+        raise Skip("the exported program disagrees with eager torch (torch.export's defect, not a converter's)")
+    ms._stabilize_provenance(ep)
+    return ep, [_np(t) for t in inputs], ref
+
+
+def write_archive(path: Path, programs: dict):
+    """package_pt2 of the programs (model name -> ExportedProgram), rewritten with every entry
+    deflated (the program JSON shrinks ~10x) and fixed timestamps, so equal programs give equal bytes."""
+    from torch.export.pt2_archive._package import package_pt2
+
+    with tempfile.TemporaryDirectory() as td:
+        tmp = Path(td) / path.name
+        package_pt2(str(tmp), exported_programs=programs)
+        with zipfile.ZipFile(tmp) as zin:
+            items = [(i.filename, zin.read(i)) for i in zin.infolist()]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+        for name, data in items:
+            zi = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zout.writestr(zi, data, compresslevel=9)
+    return ms._write_if_changed(path, buf.getvalue())
+
+
+def npz_bytes(arrays):
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def make_opinfo(op, per_op, timeout, pick=None):
+    """(programs, arrays, models, skipped) for one OpInfo. pick: a predicate choosing one sample
+    (the first that exports), or None to take draw_samples' choice."""
+    key = opinfo_key(op)
+    programs, arrays, models, skipped = {}, {}, {}, []
+    if pick is not None:
+        torch.manual_seed(SEED + zlib.crc32(key.encode()) % 100_000)
+        pool = list(itertools.islice(op.sample_inputs("cpu", torch.float32, requires_grad=False), MAX_DRAWN))
+        candidates = [(i, s) for i, s in enumerate(pool)
+                      if pick is True or (i == pick if isinstance(pick, int) else pick(s))]
+    else:
+        candidates = draw_samples(op, per_op)
+    for index, sample in candidates:
+        if pick is not None and programs:
+            break
+        name = model_name(key, index)
+        try:
+            ep, ins, outs = build_program(op, sample, timeout)
+        except Skip as e:
+            skipped.append({"sample": index, "desc": describe(sample), "reason": str(e)})
+            continue
+        programs[name] = ep
+        for i, a in enumerate(ins):
+            arrays[f"{name}.input_{i}"] = a
+        for i, a in enumerate(outs):
+            arrays[f"{name}.output_{i}"] = a
+        models[name] = {"opinfo": key, "sample": index, "desc": describe(sample),
+                        "inputs": len(ins), "outputs": len(outs)}
+    return programs, arrays, models, skipped
+
+
+def float32_opinfos(names):
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    ops, no_f32 = [], []
+    for op in op_db:
+        key = opinfo_key(op)
+        if names and key not in names and op.name not in names:
+            continue
+        (ops if op.supports_dtype(torch.float32, "cpu") else no_f32).append(op)
+    return ops, no_f32
+
+
+def sweep(out: Path, names, per_op, timeout):
+    out.mkdir(parents=True, exist_ok=True)
+    index_path = out / "index.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    index.update({"generator": SCRIPT, "torch_version": torch.__version__, "per_op": per_op})
+    index.setdefault("archives", {})
+    index.setdefault("opinfos", {})
+    ops, no_f32 = float32_opinfos(names)
+    for op in no_f32:
+        index["opinfos"][opinfo_key(op)] = {"status": "no float32 on the CPU"}
+    t_all = time.monotonic()
+    for n, op in enumerate(ops):
+        key = opinfo_key(op)
+        if key in index["opinfos"] and index["opinfos"][key].get("done"):
+            continue
+        t0 = time.monotonic()
+        stem = file_stem(key)
+        try:
+            programs, arrays, models, skipped = make_opinfo(op, per_op, timeout)
+        except Exception as e:  # the sample generator itself failed
+            programs, models, skipped = {}, {}, [{"sample": -1, "desc": "", "reason": f"sample_inputs fails: {type(e).__name__}: {e}"[:300]}]
+        rec = {"done": True, "exported": len(models), "skipped": skipped}
+        if programs:
+            try:
+                write_archive(out / f"{stem}.pt2", programs)
+                ms._write_if_changed(out / f"{stem}.io.npz", npz_bytes(arrays))
+                index["archives"][f"{stem}.pt2"] = {"io_file": f"{stem}.io.npz", "models": models}
+            except Exception as e:
+                rec = {"done": True, "exported": 0, "skipped": skipped + [
+                    {"sample": -1, "desc": "", "reason": f"package_pt2 fails: {type(e).__name__}: {str(e)[:200]}"}]}
+        index["opinfos"][key] = rec
+        reasons = "; ".join(sorted({s["reason"][:90] for s in skipped}))
+        print(f"[{n + 1}/{len(ops)}] {key}: {len(models)} exported ({time.monotonic() - t0:.1f} s)"
+              + (f"; left out: {reasons}" if skipped else ""), flush=True)
+        if n % 10 == 0:
+            index_path.write_text(json.dumps(index, indent=1) + "\n")
+    index_path.write_text(json.dumps(index, indent=1) + "\n")
+    print(f"{len(ops)} OpInfos with float32 ({len(no_f32)} without) in {time.monotonic() - t_all:.0f} s; index {index_path}")
+
+
+def commit(timeout):
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    by_key = {opinfo_key(op): op for op in op_db}
+    missing = sorted(set(SELECTED) - set(by_key))
+    if missing:
+        raise SystemExit(f"SELECTED names OpInfos op_db does not have: {missing}")
+    programs, arrays, models, skipped = {}, {}, {}, {}
+    for key, picks in SELECTED.items():
+        for pick in picks if isinstance(picks, list) else [picks]:
+            p, a, m, s = make_opinfo(by_key[key], 1, timeout, pick=_plain if pick is None else pick)
+            if not p:
+                skipped[key] = s[:3] or [{"reason": "no sample matches the selection"}]
+                print(f"  NOT EXPORTED {key}: {skipped[key][0]['reason']}")
+                continue
+            programs.update(p)
+            arrays.update(a)
+            models.update(m)
+            print(f"  {key}: {next(iter(m.values()))['desc']}")
+    COMMIT_DIR.mkdir(parents=True, exist_ok=True)
+    pt2, npz = COMMIT_DIR / "opinfo.pt2", COMMIT_DIR / "opinfo.io.npz"
+    write_archive(pt2, programs)
+    ms._write_if_changed(npz, npz_bytes(arrays))
+    index = {"generator": SCRIPT + " --commit", "torch_version": torch.__version__,
+             "archives": {pt2.name: {"io_file": npz.name, "sha256": hashlib.sha256(pt2.read_bytes()).hexdigest(),
+                                     "bytes": pt2.stat().st_size, "models": models}},
+             "not_exported": skipped}
+    ms._write_if_changed(COMMIT_DIR / "index.json", (json.dumps(index, indent=1) + "\n").encode())
+    print(f"{len(models)} programs in {pt2} ({pt2.stat().st_size} bytes) + {npz.name} ({npz.stat().st_size} bytes)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--sweep", type=Path, metavar="DIR", help="every OpInfo into DIR (kept between runs)")
+    mode.add_argument("--commit", action="store_true", help="the CI set into samples/opinfo/")
+    ap.add_argument("--ops", default="", help="comma-separated OpInfo names or name.variant (sweep)")
+    ap.add_argument("--per-op", type=int, default=5, help="samples per OpInfo (sweep)")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per export")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    if args.commit:
+        commit(args.timeout)
+    else:
+        sweep(args.sweep, set(filter(None, args.ops.split(","))), args.per_op, args.timeout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""OpInfo conformance: programs exported from torch's OpInfo database (scripts/make_opinfo_samples.py)
+converted by pt2onnx and compared with torch's outputs in onnxruntime (ctest `opinfo`, label models).
+
+An index (samples/opinfo/index.json, or a sweep's DIR/index.json) lists archives, each holding
+several models (one per OpInfo sample) and an `.io.npz` with `<model>.input_<i>` and
+`<model>.output_<i>`. Every model is converted (`--model`, opset 18), checked by onnx.checker
+(full_check), run in onnxruntime and compared with torch: fp32 rtol 1e-4 / atol 1e-5 (NaN and
+infinity positions equal), integers and bools exact, shapes and dtypes exact. A program that updates
+an input in place has its `<input>.new` outputs after torch's; only torch's outputs are compared.
+
+Each model ends in one status: matched, refused (pt2onnx exit 4, naming the op), wrong (numbers
+differ: a first-order defect), invalid (exit 0 but the checker or onnxruntime rejects the file: a
+first-order defect), error (another exit code, a crash or a timeout). CI mode (default) fails on any
+status but matched, except models listed in xfail.json beside the index with their reason, which
+fail when they match again; samples the generator left out are printed as skips with its reason.
+--table (the sweep) prints the figures by OpInfo instead and fails only on wrong or invalid.
+
+Needs numpy, onnx and onnxruntime (the test venv); never torch.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run_model_tests import ATOL, RTOL, CheckFailed, compare, onnx_checker  # noqa: E402
+
+OPSET = 18
+ORDER = ["wrong", "invalid", "error", "refused", "matched"]  # an OpInfo's status: its worst model's
+
+
+def load_arrays(npz, model):
+    ins, outs = [], []
+    prefix = model + "."
+    while f"{prefix}input_{len(ins)}" in npz.files:
+        ins.append(npz[f"{prefix}input_{len(ins)}"])
+    while f"{prefix}output_{len(outs)}" in npz.files:
+        outs.append(npz[f"{prefix}output_{len(outs)}"])
+    return ins, outs
+
+
+def refused_ops(stderr):
+    """What a refusal names: the ops of `unsupported ops (N): op ×k, ...`, or `op: reason` of a
+    rule that refused its case."""
+    ops = re.findall(r"(?:: |, )([^,:]+?) ×\d+", stderr)
+    if ops:
+        return sorted(set(ops))
+    m = re.search(r"translating node \S+ \(([^)]+)\)[^:]*: (.*)", stderr)
+    if m:
+        return [f"{m.group(1)}: {m.group(2)[:90]}"]
+    return [stderr.strip().splitlines()[-1][:120] if stderr.strip() else "?"]
+
+
+def run_ort(onnx_path, inputs):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 4  # failures come back as exceptions; keep the log quiet
+    sess = ort.InferenceSession(str(onnx_path), sess_options=so, providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    if len(names) != len(inputs):
+        raise CheckFailed(f"the model has {len(names)} inputs {names}, the sample {len(inputs)}")
+    return [o.name for o in sess.get_outputs()], sess.run(None, dict(zip(names, inputs)))
+
+
+def check_model(exe, pt2, model, ins, outs, work: Path, timeout):
+    """(status, detail, max abs error or None) of one model."""
+    onnx_path = work / f"{model}.onnx"
+    try:
+        p = subprocess.run([exe, str(pt2), "--model", model, "-o", str(onnx_path), "--opset", str(OPSET), "-q"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "error", f"pt2onnx timed out after {timeout} s", None
+    err = p.stderr.decode("utf-8", "replace")
+    if p.returncode == 4:
+        return "refused", err.strip().splitlines()[0][:300] if err.strip() else "exit 4", None
+    if p.returncode != 0:
+        what = f"killed by signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
+        return "error", f"{what}: {err.strip()[:300]}", None
+    try:
+        onnx_checker(onnx_path)
+    except Exception as e:
+        return "invalid", f"exit 0 but onnx.checker: {str(e).strip().splitlines()[0][:300]}", None
+    try:
+        names, got = run_ort(onnx_path, ins)
+    except CheckFailed as e:
+        return "invalid", str(e), None
+    except Exception as e:
+        return "invalid", f"exit 0 but onnxruntime: {str(e).strip().splitlines()[0][:300]}", None
+    extra = names[len(outs):]
+    if len(names) < len(outs) or any(not n.endswith(".new") for n in extra):
+        return "wrong", f"outputs {names}, torch has {len(outs)}", None
+    try:
+        worst = compare(got[:len(outs)], outs)
+    except CheckFailed as e:
+        return "wrong", str(e)[:400], None
+    finally:
+        onnx_path.unlink(missing_ok=True)
+    return "matched", f"max abs error {worst:.3g}", worst
+
+
+def run_all(exe, index_path: Path, timeout, jobs, only=None):
+    """{model: (opinfo, status, detail, err)} over every archive of the index."""
+    index = json.loads(index_path.read_text())
+    work = Path(tempfile.mkdtemp(prefix="pt2onnx_opinfo_"))
+    results = {}
+    try:
+        tasks = []
+        for archive, entry in index["archives"].items():
+            pt2 = index_path.parent / archive
+            with np.load(index_path.parent / entry["io_file"], allow_pickle=False) as npz:
+                for model, meta in entry["models"].items():
+                    if only and meta["opinfo"] not in only and model not in only:
+                        continue
+                    if any(t[0] == model for t in tasks):
+                        raise SystemExit(f"{index_path}: model {model} is in two archives; results are keyed by model name")
+                    ins, outs = load_arrays(npz, model)
+                    tasks.append((model, meta, pt2, ins, outs))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(check_model, exe, pt2, model, ins, outs, work, timeout): (model, meta)
+                       for model, meta, pt2, ins, outs in tasks}
+            for f in concurrent.futures.as_completed(futures):
+                model, meta = futures[f]
+                try:
+                    status, detail, err = f.result()
+                except Exception as e:  # a harness error is this model's error, not the run's
+                    status, detail, err = "error", f"{type(e).__name__}: {e}", None
+                results[model] = (meta["opinfo"], status, detail, err, meta.get("desc", ""))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return index, results
+
+
+def ci_report(index, results, known):
+    passed = failed = skipped = 0
+    for key, samples in sorted(index.get("not_exported", {}).items()):
+        skipped += 1
+        print(f"SKIP {key}: not exported: {samples[0]['reason']}")
+    for model in sorted(results):
+        opinfo, status, detail, err, desc = results[model]
+        name = f"{model} ({opinfo}: {desc})"
+        if model in known:
+            if status == "matched":
+                failed += 1
+                print(f"FAIL {name}: listed in xfail.json ({known[model]}) but matches now: remove it from the list")
+            else:
+                skipped += 1
+                print(f"SKIP {name}: known failure: {known[model]} (now: {status}: {detail})")
+        elif status == "matched":
+            passed += 1
+            print(f"PASS {name}: {detail}")
+        else:
+            failed += 1
+            print(f"FAIL {name}: {status}: {detail}")
+    for model in sorted(set(known) - set(results)):
+        failed += 1
+        print(f"FAIL xfail.json: names {model}, which the index does not have")
+    errs = {m: r[3] for m, r in results.items() if r[3] is not None}
+    if errs:
+        worst = max(errs, key=errs.get)
+        print(f"worst max abs error: {worst} {errs[worst]:.3g} (tolerance rtol {RTOL} atol {ATOL})")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+    return 1 if failed else 0
+
+
+def table_report(index, results, out_md=None, only=None):
+    """The sweep's figures by OpInfo (those in `only` if given). Returns 1 when any program is wrong
+    or invalid."""
+    by_op = collections.defaultdict(list)
+    for model, (opinfo, status, detail, err, desc) in results.items():
+        by_op[opinfo].append((status, detail, model, desc))
+    opinfos = {k: v for k, v in index.get("opinfos", {}).items() if not only or k in only}
+    no_f32 = [k for k, v in opinfos.items() if v.get("status")]
+    tried = [k for k in opinfos if k not in no_f32]
+    exported = [k for k in tried if opinfos[k].get("exported")]
+    status_of = {k: min((s for s, *_ in v), key=ORDER.index) for k, v in by_op.items()}
+    count = collections.Counter(status_of.values())
+    models = collections.Counter(s for _, s, *_ in results.values())
+    lines = [f"OpInfos in op_db: {len(opinfos)}; with float32 on the CPU: {len(tried)}; exported (at least one "
+             f"sample): {len(exported)}; programs: {len(results)}",
+             "", "| | OpInfos | programs |", "|---|---|---|"]
+    converted_ops = sum(1 for k, v in by_op.items() if all(s in ("matched", "wrong", "invalid") for s, *_ in v))
+    converted_models = sum(models[s] for s in ("matched", "wrong", "invalid"))
+    lines.append(f"| exported | {len(exported)} | {len(results)} |")
+    lines.append(f"| converted (every program, exit 0) | {converted_ops} | {converted_models} |")
+    lines.append(f"| matched (every program) | {count['matched']} | {models['matched']} |")
+    lines.append(f"| refused (some program, by name) | {count['refused']} | {models['refused']} |")
+    lines.append(f"| error (other exit, crash, timeout) | {count['error']} | {models['error']} |")
+    lines.append(f"| wrong (must be 0) | {count['wrong']} | {models['wrong']} |")
+    lines.append(f"| invalid ONNX with exit 0 (must be 0) | {count['invalid']} | {models['invalid']} |")
+    if exported:
+        lines.append(f"\nmatched / exported OpInfos: {count['matched']} / {len(exported)} = "
+                     f"{100.0 * count['matched'] / len(exported):.1f}%")
+    refusals = collections.Counter()
+    refused_by = collections.defaultdict(list)
+    for k, v in by_op.items():
+        ops = sorted({o for s, d, *_ in v if s == "refused" for o in refused_ops(d)})
+        for o in ops:
+            refusals[o] += 1
+            refused_by[o].append(k)
+    if refusals:
+        lines += ["", "Refused, by op (OpInfos):"]
+        lines += [f"- {o}: {n} ({', '.join(sorted(refused_by[o])[:8])})" for o, n in refusals.most_common()]
+    for status in ("wrong", "invalid", "error"):
+        bad = sorted((m, r) for m, r in results.items() if r[1] == status)
+        if bad:
+            lines += ["", f"{status.capitalize()} ({len(bad)} programs):"]
+            lines += [f"- {r[0]} `{m}` ({r[4]}): {r[2]}" for m, r in bad]
+    not_exported = {k: v["skipped"] for k, v in opinfos.items() if v.get("skipped") and not v.get("exported")}
+    if not_exported:
+        lines += ["", f"Not exported ({len(not_exported)} OpInfos):"]
+        lines += [f"- {k}: {v[0]['reason']}" for k, v in sorted(not_exported.items())]
+    text = "\n".join(lines)
+    print(text)
+    if out_md:
+        Path(out_md).write_text(text + "\n")
+    return 1 if count["wrong"] or count["invalid"] else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pt2onnx", required=True)
+    ap.add_argument("--index", type=Path, required=True, help="samples/opinfo/index.json or a sweep's index.json")
+    ap.add_argument("--table", action="store_true", help="print the sweep's table by OpInfo (not CI)")
+    ap.add_argument("--markdown", help="with --table: also write the table to this file")
+    ap.add_argument("--results", help="also write every model's status as JSON to this file")
+    ap.add_argument("--only", default="", help="comma-separated OpInfo keys or model names")
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per conversion")
+    ap.add_argument("--jobs", type=int, default=1)
+    args = ap.parse_args()
+    t0 = time.monotonic()
+    only = set(filter(None, args.only.split(",")))
+    index, results = run_all(str(Path(args.pt2onnx).resolve()), args.index, args.timeout, args.jobs, only)
+    if args.results:
+        Path(args.results).write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    xfail = args.index.parent / "xfail.json"
+    known = json.loads(xfail.read_text()) if xfail.exists() and not args.table else {}
+    rc = table_report(index, results, args.markdown, only) if args.table else ci_report(index, results, known)
+    print(f"took {time.monotonic() - t0:.1f} s")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
