@@ -270,7 +270,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   auto weights_owner = std::make_unique<api::WeightsBesideClean>(translation, *archive, report.model);
   api::WeightsBesideClean& weights = *weights_owner;
   clock.run("clean", [&] {
-    passes::clean_translation(translation, {hiera_options.types, options.fold ? &weights : nullptr,
+    passes::clean_translation(translation, {hiera_options.types, options.fold ? &weights : nullptr, &weights,
                                             passes::program_types(program)});
   });
   clock.run("read", [&] { weights.folded(); });  // where the index was taken before: errors keep their order

@@ -101,6 +101,11 @@ CleanReport clean_translation(translate::Translation& translation, const CleanOp
     census.changed(report.transposes_folded);
     if (report.transposes_folded) clean_body(body, census, report);
   }
+  if (options.pack_weights && census.has({"Cast"})) {
+    report.weights_packed = pack_4bit_weights(body, *options.pack_weights);
+    census.changed(report.weights_packed);
+    if (report.weights_packed) clean_body(body, census, report);  // the int8 originals go dead
+  }
   // --hiera clones Constants into function bodies; with it, this waits for clean_functions.
   if (options.hiera_types.empty()) report.constants_moved = constants_to_initializers(body);
 

@@ -26,6 +26,12 @@ class WeightAccess {
   // dims[i] = source dims[perm[i]]) holds Transpose(source, perm). False when `source` is not an
   // archive tensor (then nothing is declared).
   virtual bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) = 0;
+  // Declares that initializer `name` (already declared INT4, or UINT4 when not `is_signed`, with
+  // `source`'s dims) holds the elements of `source` (an int8/uint8 weight) packed two per byte.
+  // False when `source` cannot be packed so (then nothing is declared).
+  virtual bool add_packed_4bit(const std::string& /*source*/, const std::string& /*name*/, bool /*is_signed*/) {
+    return false;
+  }
 };
 
 }  // namespace pt2onnx::passes

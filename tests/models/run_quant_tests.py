@@ -7,8 +7,9 @@ each must become. For every sample, at opsets 18 and 21 (and the sample's own):
 
 - convert, check the model (onnx.checker full_check), and check that it uses the expected ONNX
   ops and that every int8/uint8 weight the program reads is an int8/uint8 initializer of the ONNX
-  (quantized weights are never turned into floats), and that no float initializer is left of the
-  size of one of them;
+  (quantized weights are never turned into floats), those a dequantize reads with a 4-bit range
+  INT4/UINT4 initializers of ceil(n / 2) bytes, and that no float initializer is left of the
+  size of one of them; the dequantized 4-bit weights equal torch's exactly;
 - reference run: onnxruntime with graph optimizations off runs the ONNX as written (QDQ as float
   arithmetic). Tolerance: an output that torch computes through a final dequantize_per_tensor of
   scale s matches within one quantization step (|ort - torch| <= s * (1 + 1e-4)): QuantizeLinear
@@ -49,6 +50,7 @@ KERNEL_STEPS, KERNEL_FLOAT_SHARE = 16, 0.05
 ORT_BROKEN = "QDQS8ToU8Transformer"  # see the docstring
 ORT_BROKEN_SIGN = "does not match y_zero_point type"
 OPSETS = (18, 21)
+UINT4, INT4 = 21, 22  # onnx.TensorProto's 4-bit types
 
 
 class Failed(Exception):
@@ -112,6 +114,32 @@ def check_refusal(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pa
                      f"{r.returncode}: {r.stderr.strip()}")
 
 
+def check_dequantized(model, io, path: Path):
+    """The ONNX's dequantized 4-bit weights (the values its DequantizeLinear makes of the packed
+    initializers, named after torch's dequantize nodes) equal torch's exactly: (q - zero) * scale
+    in float32 on both sides."""
+    import onnx
+
+    wanted = {k[len("dequantized_"):]: io[k] for k in io.files if k.startswith("dequantized_")}
+    if not wanted:
+        return
+    made = {o for n in model.graph.node for o in n.output}
+    absent = sorted(set(wanted) - made)
+    if absent:
+        raise Failed(f"dequantized weights {absent} are not values of the ONNX")
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    for name in wanted:
+        probe.graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+    onnx.save(probe, str(path))
+    sess = session(path, False)
+    outs, _ = run(sess, io)
+    got = dict(zip([o.name for o in sess.get_outputs()], outs))
+    for name, want in wanted.items():
+        if got[name].shape != want.shape or not np.array_equal(got[name], want):
+            raise Failed(f"dequantized weight {name}: max abs error {np.abs(got[name] - want).max():.3g} (must be exact)")
+
+
 def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Path, rows: list):
     import onnx
 
@@ -124,20 +152,28 @@ def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pat
     if missing:
         raise Failed(f"ONNX ops {missing} missing (has {sorted(ops)})")
     inits = {t.name: t for t in model.graph.initializer}
-    int_types = (onnx.TensorProto.INT8, onnx.TensorProto.UINT8)
+    int_types = (onnx.TensorProto.INT8, onnx.TensorProto.UINT8, INT4, UINT4)
     int_inits = [t for t in model.graph.initializer if t.data_type in int_types]
-    for w in spec["int_weights"]:  # by name, or transposed into `<name>.T` by the weight passes
-        t = inits.get(w) or inits.get(w + ".T")
+    four_bit = set(spec.get("int4_weights", []))
+
+    def stored(w):  # by name, transposed into `<name>.T`, or packed into `<name>.int4` by the weight passes
+        return next((inits[n] for n in (w, w + ".T", w + ".int4", w + ".uint4") if n in inits), None)
+
+    for w in spec["int_weights"]:
+        t = stored(w)
         if t is None or t.data_type not in int_types:
-            raise Failed(f"quantized weight {w} is not an int8/uint8 initializer")
+            raise Failed(f"quantized weight {w} is not an int8/uint8/int4/uint4 initializer")
+        if w in four_bit and (t.data_type not in (INT4, UINT4) or len(t.raw_data) != (int(np.prod(t.dims)) + 1) // 2):
+            raise Failed(f"4-bit weight {w} is not an INT4/UINT4 initializer packed two per byte "
+                         f"(type {t.data_type}, {len(t.raw_data)} bytes for {int(np.prod(t.dims))} elements)")
     # (the int weights over 256 elements: a group-wise scale has the dims of its int8 zero point)
-    weight_dims = {tuple(sorted(t.dims)) for t in (inits.get(w) or inits[w + ".T"] for w in spec["int_weights"])
-                   if np.prod(t.dims) >= 256}
+    weight_dims = {tuple(sorted(t.dims)) for t in map(stored, spec["int_weights"]) if np.prod(t.dims) >= 256}
     floats = [t.name for t in model.graph.initializer if t.data_type == onnx.TensorProto.FLOAT
               and tuple(sorted(t.dims)) in weight_dims]
     if floats:
         raise Failed(f"float initializers of a quantized weight's size: {floats}")
 
+    check_dequantized(model, io, tmp / f"{name}.{opset}.dq.onnx")
     ref, feeds = run(session(path, False), io)
     worst_steps = []
     for k, out in enumerate(ref):
