@@ -49,16 +49,17 @@ import make_samples as ms  # noqa: E402  (shared helpers: provenance, byte-stabl
 CASES = {}
 
 
-def case(name, flow, onnx_ops, kernels=(), opset=18, refused_below=None, dynamic=None):
+def case(name, flow, onnx_ops, kernels=(), opset=18, refused_below=None, dynamic=None, matmul_nbits=0):
     """Registers a builder: build(gen) -> (quantized module, float module, inputs). onnx_ops: the
     ONNX ops its conversion must use (at `opset`); kernels: onnxruntime's integer kernels that
     its optimized model must hold; refused_below: the opset below which conversion must refuse;
-    dynamic: dynamic_shapes for the export of the quantized program."""
+    dynamic: dynamic_shapes for the export of the quantized program; matmul_nbits: how many
+    com.microsoft.MatMulNBits its conversion with --matmul-nbits must make (4-bit Linear layers)."""
 
     def register(fn):
         assert fn.__doc__ and "\n" not in fn.__doc__.strip(), f"{name}: needs a one-line docstring"
         CASES[name] = dict(build=fn, flow=flow, onnx_ops=list(onnx_ops), kernels=list(kernels), opset=opset,
-                           refused_below=refused_below, dynamic=dynamic)
+                           refused_below=refused_below, dynamic=dynamic, matmul_nbits=matmul_nbits)
         return fn
 
     return register
@@ -232,7 +233,7 @@ def mlp_int8_weight_only(gen):
 
 
 @case("mlp_int4_weight_only", "torchao quantize_ IntxWeightOnlyConfig(int4, PerGroup(32))", ["DequantizeLinear"], ["MatMulNBits"], opset=21,
-      refused_below=21)
+      refused_below=21, matmul_nbits=2)
 def mlp_int4_weight_only(gen):
     """torchao int4 weight-only in groups of 32 along K: torchao.dequantize_affine with block_size [1, 32] (values -8..7 stored in int8)."""
     import torchao.quantization as tq
@@ -242,7 +243,7 @@ def mlp_int4_weight_only(gen):
 
 
 @case("mlp_8da4w", "torchao quantize_ Int8DynamicActivationIntxWeightConfig(int4, PerGroup(32))",
-      ["DequantizeLinear", "ReduceMin", "ReduceMax", "Round"], ["MatMulNBits"], opset=21, refused_below=21,
+      ["DequantizeLinear", "ReduceMin", "ReduceMax", "Round"], ["MatMulNBits"], opset=21, refused_below=21, matmul_nbits=2,
       dynamic={"x": {0: torch.export.Dim("batch", max=64), 1: torch.export.Dim("seq", max=64)}})
 def mlp_8da4w(gen):
     """int8 per-token dynamic activations (torchao choose_qparams_affine, quantize_affine) and int4 group-32 weights (dequantize_affine); dynamic batch and sequence."""
@@ -414,7 +415,7 @@ def make_case(name, out_dir: Path):
     ops = sorted({str(n.target).replace("torch.ops.", "") for n in ep.graph.nodes if n.op == "call_function"})
     print(f"  {name}: {size} bytes (float {float_size}), ops {ops}")
     return {"covers": spec["build"].__doc__.strip(), "flow": spec["flow"], "onnx_ops": spec["onnx_ops"],
-            "kernels": spec["kernels"], "opset": spec["opset"], "refused_below": spec["refused_below"], "steps": steps, "int_weights": int_weights, "int4_weights": int4_weights, "torch_ops": ops}
+            "kernels": spec["kernels"], "opset": spec["opset"], "refused_below": spec["refused_below"], "steps": steps, "int_weights": int_weights, "int4_weights": int4_weights, "matmul_nbits": spec["matmul_nbits"], "torch_ops": ops}
 
 
 def main(argv=None):

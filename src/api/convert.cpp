@@ -270,8 +270,13 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only) {
   auto weights_owner = std::make_unique<api::WeightsBesideClean>(translation, *archive, report.model);
   api::WeightsBesideClean& weights = *weights_owner;
   clock.run("clean", [&] {
-    passes::clean_translation(translation, {hiera_options.types, options.fold ? &weights : nullptr, &weights,
-                                            passes::program_types(program)});
+    passes::CleanOptions clean;
+    clean.hiera_types = hiera_options.types;
+    clean.fold_weights = options.fold ? &weights : nullptr;
+    clean.pack_weights = &weights;
+    clean.matmul_nbits = options.matmul_nbits;
+    clean.types = passes::program_types(program);
+    passes::clean_translation(translation, clean);
   });
   clock.run("read", [&] { weights.folded(); });  // where the index was taken before: errors keep their order
   emit::FoldedWeights& folded_weights = weights.folded();

@@ -167,9 +167,11 @@ bool FoldedWeights::add_permuted(const std::string& source, const std::string& n
   return true;
 }
 
-bool FoldedWeights::add_packed_4bit(const std::string& source, const std::string& name, bool is_signed) {
+bool FoldedWeights::add_packed_4bit(const std::string& source, const std::string& name, const Packing& how) {
   const archive::TensorData* tensor = bound_tensor(source);
-  std::optional<archive::TensorData> packed = tensor ? packed_4bit(*tensor, is_signed) : std::nullopt;
+  std::optional<archive::TensorData> packed =
+      tensor ? packed_4bit(*tensor, FourBitPacking{how.is_signed, how.offset_to_unsigned, how.row, how.dims})
+             : std::nullopt;
   if (!packed) return false;
   const std::string key = "packed-4bit " + name;  // no FQN has a space
   weights_[key] = std::move(*packed);

@@ -26,7 +26,7 @@ class FoldedWeights final : public passes::WeightAccess {
   bool add_scaled(const std::string& source, const std::string& name, std::vector<double> factors,
                   int64_t inner) override;
   bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) override;
-  bool add_packed_4bit(const std::string& source, const std::string& name, bool is_signed) override;
+  bool add_packed_4bit(const std::string& source, const std::string& name, const Packing& how) override;
 
   // The archive's weights and the derived ones, and its constants, for write_model.
   const std::map<std::string, archive::TensorData>& weights() const { return weights_; }

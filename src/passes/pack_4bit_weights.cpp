@@ -72,7 +72,9 @@ int pack_4bit_weights(Body& body, WeightAccess& weights) {
     if (!same || w->data_type() != from) continue;
     std::string name = weight + (to == kInt4 ? ".int4" : ".uint4");
     for (int k = 1; taken.count(name); ++k) name = weight + (to == kInt4 ? ".int4_" : ".uint4_") + std::to_string(k);
-    if (!weights.add_packed_4bit(weight, name, to == kInt4)) continue;
+    WeightAccess::Packing how;
+    how.is_signed = to == kInt4;
+    if (!weights.add_packed_4bit(weight, name, how)) continue;
     taken.insert(name);
     onnx::TensorProto declared = *w;
     declared.set_name(name);

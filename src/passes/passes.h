@@ -27,6 +27,7 @@ struct CleanOptions {
   std::vector<std::string> hiera_types;  // --hiera and opaque module types still to be folded
   WeightAccess* fold_weights = nullptr;  // null: keep BatchNorm and weight Transposes apart (--no-fold)
   WeightAccess* pack_weights = nullptr;  // packs 4-bit weights (not a fold: --no-fold keeps it); null: Casts stay
+  bool matmul_nbits = false;  // --matmul-nbits: Linear layers on 4-bit weights as com.microsoft.MatMulNBits (needs pack_weights)
   TypeOracle types;                      // static types of values the ONNX does not annotate
 };
 
@@ -39,6 +40,7 @@ struct CleanReport {
   int batch_norms_folded = 0;
   int transposes_folded = 0;
   int weights_packed = 0;  // int8 weights stored as INT4/UINT4
+  int matmul_nbits = 0;    // Linear layers made com.microsoft.MatMulNBits
   int constants_moved = 0;  // Constant nodes that became initializers
   int dead_functions = 0;
 };
@@ -63,5 +65,6 @@ ir::TensorValues value_types(ir::Program&& program);
 int fold_batch_norms(Body& body, WeightAccess& weights);
 int fold_weight_transposes(Body& body, WeightAccess& weights);
 int pack_4bit_weights(Body& body, WeightAccess& weights);
+int use_matmul_nbits(Body& body, WeightAccess& weights);
 
 }  // namespace pt2onnx::passes

@@ -24,6 +24,9 @@ each must become. For every sample, at opsets 18 and 21 (and the sample's own):
   arithmetic (int32 accumulation, u8s8 on x86), so their numbers are reported (max error in
   steps and absolute) and bounded only loosely: within 16 steps, or 5% of the output's range for
   float outputs.
+- --matmul-nbits (samples whose manifest gives `matmul_nbits`, opset 21+): that many
+  com.microsoft.MatMulNBits, checker, onnxruntime with optimizations off and on within the float
+  tolerance below.
   onnxruntime 1.32's QDQS8ToU8Transformer can leave a QuantizeLinear whose int8 output_dtype
   disagrees with the uint8 zero point it gave it ("output_dtype INT8 does not match y_zero_point
   type UINT8" at session creation, on int8 activations around MatMul+Add of 3-D inputs; torch.onnx's
@@ -57,8 +60,8 @@ class Failed(Exception):
     pass
 
 
-def convert(exe, pt2: Path, out: Path, opset: int):
-    r = subprocess.run([str(exe), str(pt2), "-o", str(out), "--opset", str(opset), "-q"],
+def convert(exe, pt2: Path, out: Path, opset: int, extra=()):
+    r = subprocess.run([str(exe), str(pt2), "-o", str(out), "--opset", str(opset), "-q", *extra],
                        capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         raise Failed(f"pt2onnx exit {r.returncode}: {r.stderr.strip()}")
@@ -140,6 +143,31 @@ def check_dequantized(model, io, path: Path):
             raise Failed(f"dequantized weight {name}: max abs error {np.abs(got[name] - want).max():.3g} (must be exact)")
 
 
+def check_matmul_nbits(exe, pt2: Path, spec: dict, io, opset: int, tmp: Path):
+    """--matmul-nbits: the 4-bit Linear layers become com.microsoft.MatMulNBits (as many as the
+    manifest says), the model passes the checker, and onnxruntime matches torch with graph
+    optimizations off and on (the same float tolerance: the kernel dequantizes exactly and
+    accumulates in float32). Returns the worst error."""
+    import onnx
+
+    path = convert(exe, pt2, tmp / f"{pt2.stem}.{opset}.nbits.onnx", opset, ["--matmul-nbits"])
+    model = onnx.load(str(path))
+    onnx.checker.check_model(model, full_check=True)
+    made = sum(n.op_type == "MatMulNBits" and n.domain == "com.microsoft" for n in model.graph.node)
+    if made != spec["matmul_nbits"]:
+        raise Failed(f"--matmul-nbits made {made} MatMulNBits, expected {spec['matmul_nbits']}")
+    worst = 0.0
+    for optimize in (False, True):
+        outs, _ = run(session(path, optimize), io)
+        for k, out in enumerate(outs):
+            want = io[f"output_{k}"]
+            err = np.abs(out.astype(np.float64) - want)
+            if not np.all(err <= ATOL + RTOL * np.abs(want)):
+                raise Failed(f"--matmul-nbits: output {k} max abs error {err.max():.3g} (rtol {RTOL}, atol {ATOL})")
+            worst = max(worst, float(err.max()))
+    return worst
+
+
 def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Path, rows: list):
     import onnx
 
@@ -190,6 +218,8 @@ def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pat
         else:
             worst_steps.append(f"{err.max():.1e} abs")
 
+    if spec.get("matmul_nbits") and opset >= 21:
+        worst_steps[0] += f", MatMulNBits x{spec['matmul_nbits']} {check_matmul_nbits(exe, pt2, spec, io, opset, tmp):.1e}"
     saved = tmp / f"{name}.{opset}.ort.onnx"
     notes = []
     fast = session(path, True, saved, notes)

@@ -585,9 +585,9 @@ class FakeWeights final : public WeightAccess {
     return true;
   }
   std::map<std::string, std::pair<std::string, bool>> packed;  // new name -> source, signed
-  bool add_packed_4bit(const std::string& source, const std::string& name, bool is_signed) override {
+  bool add_packed_4bit(const std::string& source, const std::string& name, const Packing& how) override {
     if (!values.count(source)) return false;
-    packed[name] = {source, is_signed};
+    packed[name] = {source, how.is_signed};
     return true;
   }
 };
