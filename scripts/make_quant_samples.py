@@ -254,6 +254,16 @@ def mlp_8da4w(gen):
         weight_dtype=torch.int4, weight_granularity=tq.PerGroup(32))), model, (x,)
 
 
+@case("mlp_float8_weight_only", "torchao quantize_ Float8WeightOnlyConfig", ["Cast", "MatMul", "Mul"], opset=19,
+      refused_below=19)
+def mlp_float8_weight_only(gen):
+    """torchao float8 weight-only: float8_e4m3fn weights with a per-row scale, cast to float32 and scaled (plain aten ops); float8 needs opset 19."""
+    import torchao.quantization as tq
+    model = MLP().eval()
+    x = torch.randn(2, 5, 32, generator=gen)
+    return torchao_quantized(model, tq.Float8WeightOnlyConfig()), model, (x,)
+
+
 class QDQForms(nn.Module):
     """Hand-written quantized_decomposed calls that the flows above do not make."""
 
@@ -359,6 +369,8 @@ def _save(ep, pt2: Path):
     return pt2.stat().st_size
 
 
+# The weights that must stay what they are in the ONNX (never floats).
+QUANTIZED_WEIGHT_DTYPES = (torch.int8, torch.uint8, torch.float8_e4m3fn, torch.float8_e5m2)
 FOUR_BIT_DEQUANTIZE = ("torchao.dequantize_affine.default", "quantized_decomposed.dequantize_per_channel_group.default")
 
 
@@ -403,7 +415,7 @@ def make_case(name, out_dir: Path):
     steps = [last_step(ep.graph_module)] if len(eager) == 1 else [None] * len(eager)
     int_weights = sorted(spec.target for spec in ep.graph_signature.input_specs
                          if spec.target and ep.state_dict.get(spec.target, ep.constants.get(spec.target)) is not None
-                         and ep.state_dict.get(spec.target, ep.constants.get(spec.target)).dtype in (torch.int8, torch.uint8)
+                         and ep.state_dict.get(spec.target, ep.constants.get(spec.target)).dtype in QUANTIZED_WEIGHT_DTYPES
                          and ep.graph.find_nodes(op="placeholder", target=spec.arg.name)[0].users)
     int4_weights, dequantized = four_bit_weights(ep)
     arrays = {f"input_{i}": _np(t) for i, t in enumerate(inputs)}

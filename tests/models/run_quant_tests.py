@@ -54,6 +54,7 @@ ORT_BROKEN = "QDQS8ToU8Transformer"  # see the docstring
 ORT_BROKEN_SIGN = "does not match y_zero_point type"
 OPSETS = (18, 21)
 UINT4, INT4 = 21, 22  # onnx.TensorProto's 4-bit types
+FLOAT8E4M3FN, FLOAT8E5M2 = 17, 19
 
 
 class Failed(Exception):
@@ -180,7 +181,7 @@ def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pat
     if missing:
         raise Failed(f"ONNX ops {missing} missing (has {sorted(ops)})")
     inits = {t.name: t for t in model.graph.initializer}
-    int_types = (onnx.TensorProto.INT8, onnx.TensorProto.UINT8, INT4, UINT4)
+    int_types = (onnx.TensorProto.INT8, onnx.TensorProto.UINT8, INT4, UINT4, FLOAT8E4M3FN, FLOAT8E5M2)
     int_inits = [t for t in model.graph.initializer if t.data_type in int_types]
     four_bit = set(spec.get("int4_weights", []))
 
@@ -190,7 +191,7 @@ def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pat
     for w in spec["int_weights"]:
         t = stored(w)
         if t is None or t.data_type not in int_types:
-            raise Failed(f"quantized weight {w} is not an int8/uint8/int4/uint4 initializer")
+            raise Failed(f"quantized weight {w} is not an int8/uint8/int4/uint4/float8 initializer")
         if w in four_bit and (t.data_type not in (INT4, UINT4) or len(t.raw_data) != (int(np.prod(t.dims)) + 1) // 2):
             raise Failed(f"4-bit weight {w} is not an INT4/UINT4 initializer packed two per byte "
                          f"(type {t.data_type}, {len(t.raw_data)} bytes for {int(np.prod(t.dims))} elements)")
