@@ -16,8 +16,10 @@ each must become. For every sample, at opsets 18 and 21 (and the sample's own):
   divides by the scale where torch multiplies by its reciprocal, so a value on a rounding tie may
   land one step away; an integer (quantized) output within 1 (its step). Other (float) outputs:
   rtol 1e-4, atol 1e-5.
-- refusals: a sample whose form an opset cannot hold (int16 below opset 21) is refused there
-  with exit code 4 and one stderr line naming the opset that can.
+- refusals: a sample whose form an opset cannot hold (int16 and 4-bit weights below opset 21,
+  float8 weights below 19) is refused there with exit code 4 and one stderr line naming the
+  opset that can; `inspect --json` says so of the 4-bit weights in advance (and lists them as
+  4-bit where they convert, and no weight as refused where the sample converts).
 - integer kernels: onnxruntime with every graph optimization (ORT_ENABLE_ALL), its optimized model
   saved through optimized_model_filepath must hold the kernels the manifest names (QLinearConv,
   QGemm, MatMulIntegerToFloat, MatMulNBits). onnxruntime's kernels requantize in their own
@@ -108,6 +110,30 @@ def median_time(sess, feeds, runs=50):
     return float(np.median(times))
 
 
+def inspected_weights(exe, pt2: Path, opset: int):
+    """inspect --json's quantized weights at `opset`: {fqn: entry}."""
+    r = subprocess.run([str(exe), "inspect", str(pt2), "--json", "--opset", str(opset)], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode != 0:
+        raise Failed(f"inspect exit {r.returncode}: {r.stderr.strip()}")
+    return {w["weight"]: w for w in json.loads(r.stdout)["models"][0]["quantization"]["weights"]}
+
+
+def check_inspected(exe, pt2: Path, spec: dict, opset: int, refused: bool):
+    """inspect says in advance how the ONNX holds each 4-bit weight, or that the opset refuses it
+    (naming the opset that can), as convert then does."""
+    weights = inspected_weights(exe, pt2, opset)
+    for w in spec.get("int4_weights", []):
+        entry = weights.get(w)
+        if entry is None or not entry["values"].split(" ")[0] in ("int4", "uint4"):
+            raise Failed(f"inspect does not report 4-bit weight {w} (reports {sorted(weights)})")
+    said_refused = [w for w, e in weights.items() if e["onnx"].startswith("refused")]
+    if refused and spec.get("int4_weights") and not any(f"opset {spec['refused_below']}" in weights[w]["onnx"] for w in said_refused):
+        raise Failed(f"inspect at opset {opset} does not say the weights are refused (convert refuses them)")
+    if not refused and said_refused:
+        raise Failed(f"inspect at opset {opset} says {said_refused} are refused, but convert converts them")
+
+
 def check_refusal(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Path):
     out = tmp / f"{name}.{opset}.onnx"
     r = subprocess.run([str(exe), str(samples / f"{name}.pt2"), "-o", str(out), "--opset", str(opset)],
@@ -116,6 +142,7 @@ def check_refusal(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pa
     if r.returncode != 4 or len(lines) != 1 or f"opset {spec['refused_below']}" not in lines[0] or out.exists():
         raise Failed(f"expected one refusal line naming opset {spec['refused_below']} and exit 4, got exit "
                      f"{r.returncode}: {r.stderr.strip()}")
+    check_inspected(exe, samples / f"{name}.pt2", spec, opset, True)
 
 
 def check_dequantized(model, io, path: Path):
@@ -203,6 +230,7 @@ def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pat
         raise Failed(f"float initializers of a quantized weight's size: {floats}")
 
     check_dequantized(model, io, tmp / f"{name}.{opset}.dq.onnx")
+    check_inspected(exe, pt2, spec, opset, False)
     ref, feeds = run(session(path, False), io)
     worst_steps = []
     for k, out in enumerate(ref):
