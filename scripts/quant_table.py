@@ -201,9 +201,9 @@ def main(argv=None):
                 rows.append([name + label, str(opset), ", ".join(f"{op} x{ops[op]}" for op in q_ops), ref,
                              kernels + (" (" + ", ".join(fused) + ")" if fused else ""),
                              f"{path.stat().st_size / 1024:.1f} / {float_kb:.1f} kB", theirs])
+        llama = llama_decode(args.pt2onnx, tmp) if args.llama else []
     header = ["sample", "opset", "pt2onnx ONNX ops (quantization, matmul/conv)", "error, ORT no opt (steps / abs)",
               "error, ORT optimized (kernels)", "size q / float", "torch.onnx on the same .pt2"]
-        llama = llama_decode(args.pt2onnx, tmp) if args.llama else []
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for r in rows:
