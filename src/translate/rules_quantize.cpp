@@ -401,7 +401,8 @@ RuleResult torchao_dequantize_affine(EmitContext& ctx, const ir::Node& node) {
     }
     return dequantized(ctx, args, ctx.emit("DequantizeLinear", inputs, layout_attrs(l)));
   }
-  std::string q = split_view(ctx, l, ctx.cast(args.tensor("input"), DType::kFloat32));
+  // (a 4-bit weight is stored as INT4 here too: Cast from it)
+  std::string q = split_view(ctx, l, ctx.cast(as_four_bit(ctx, args.tensor("input"), four_bit), DType::kFloat32));
   if (args.has("zero_point"))
     q = ctx.emit("Sub", {q, shaped_param(ctx, l, ctx.cast(args.tensor("zero_point"), DType::kFloat32), true)});
   return dequantized(ctx, args, unsplit(ctx, l, ctx.emit("Mul", {q, shaped_param(ctx, l, scale, true)}), args.tensor("input")));
@@ -581,7 +582,7 @@ RuleResult dequantize_per_channel_group(EmitContext& ctx, const ir::Node& node) 
   auto column = [&](const char* name) {
     return ctx.reshape(cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), t), ctx.const_i64s({-1, 1}));
   };
-  std::string q = ctx.reshape(ctx.cast(args.tensor("input"), t), ctx.const_i64s({-1, group}));
+  std::string q = ctx.reshape(ctx.cast(as_four_bit(ctx, args.tensor("input"), four_bit), t), ctx.const_i64s({-1, group}));
   if (args.has("zero_points")) q = ctx.emit("Sub", {q, column("zero_points")});
   const std::string y = ctx.reshape(ctx.emit("Mul", {q, column("scales")}), ctx.shape_of(args.tensor("input")));
   return emitted(ctx, cast_if_needed(ctx, y, t, result_dtype(args, DType::kFloat32)));
