@@ -20,8 +20,10 @@ eager torch outputs (`output_<i>`); `<name>.float.pt2` is the float model before
 it covers, the flow, the ONNX ops its conversion must use, the integer kernels onnxruntime's
 optimizer must make of it, the opset it needs, and `steps`: for each output, the quantization
 step (the scale of its final dequantize_per_tensor, null for a float output), by which
-tests/models/run_quant_tests.py states its tolerance, and `int_weights`: the int8/uint8 weights the
-program reads, which the ONNX must hold as int8/uint8 initializers.
+tests/models/run_quant_tests.py states its tolerance, `int_weights`: the int8/uint8 weights the
+program reads, which the ONNX must hold as int8/uint8 initializers, and `int4_weights`: those of
+them a dequantize reads with a 4-bit range, which it must hold as INT4/UINT4 (packed two per
+byte); `<name>.io.npz` then also holds torch's dequantized weight as `dequantized_<FX node>`.
 
 Usage: python make_quant_samples.py [--out samples/quant] [--only cnn_x86,mlp_dynamic]
 Needs torchao: `scripts/torch_venv.sh 2.15 --quant`.
@@ -47,16 +49,17 @@ import make_samples as ms  # noqa: E402  (shared helpers: provenance, byte-stabl
 CASES = {}
 
 
-def case(name, flow, onnx_ops, kernels=(), opset=18, refused_below=None, dynamic=None):
+def case(name, flow, onnx_ops, kernels=(), opset=18, refused_below=None, dynamic=None, matmul_nbits=0):
     """Registers a builder: build(gen) -> (quantized module, float module, inputs). onnx_ops: the
     ONNX ops its conversion must use (at `opset`); kernels: onnxruntime's integer kernels that
     its optimized model must hold; refused_below: the opset below which conversion must refuse;
-    dynamic: dynamic_shapes for the export of the quantized program."""
+    dynamic: dynamic_shapes for the export of the quantized program; matmul_nbits: how many
+    com.microsoft.MatMulNBits its conversion with --matmul-nbits must make (4-bit Linear layers)."""
 
     def register(fn):
         assert fn.__doc__ and "\n" not in fn.__doc__.strip(), f"{name}: needs a one-line docstring"
         CASES[name] = dict(build=fn, flow=flow, onnx_ops=list(onnx_ops), kernels=list(kernels), opset=opset,
-                           refused_below=refused_below, dynamic=dynamic)
+                           refused_below=refused_below, dynamic=dynamic, matmul_nbits=matmul_nbits)
         return fn
 
     return register
@@ -229,7 +232,8 @@ def mlp_int8_weight_only(gen):
     return torchao_quantized(model, tq.Int8WeightOnlyConfig()), model, (x,)
 
 
-@case("mlp_int4_weight_only", "torchao quantize_ IntxWeightOnlyConfig(int4, PerGroup(32))", ["DequantizeLinear"], ["MatMulNBits"], opset=21)
+@case("mlp_int4_weight_only", "torchao quantize_ IntxWeightOnlyConfig(int4, PerGroup(32))", ["DequantizeLinear"], ["MatMulNBits"], opset=21,
+      refused_below=21, matmul_nbits=2)
 def mlp_int4_weight_only(gen):
     """torchao int4 weight-only in groups of 32 along K: torchao.dequantize_affine with block_size [1, 32] (values -8..7 stored in int8)."""
     import torchao.quantization as tq
@@ -239,7 +243,7 @@ def mlp_int4_weight_only(gen):
 
 
 @case("mlp_8da4w", "torchao quantize_ Int8DynamicActivationIntxWeightConfig(int4, PerGroup(32))",
-      ["DequantizeLinear", "ReduceMin", "ReduceMax", "Round"], ["MatMulNBits"], opset=21,
+      ["DequantizeLinear", "ReduceMin", "ReduceMax", "Round"], ["MatMulNBits"], opset=21, refused_below=21, matmul_nbits=2,
       dynamic={"x": {0: torch.export.Dim("batch", max=64), 1: torch.export.Dim("seq", max=64)}})
 def mlp_8da4w(gen):
     """int8 per-token dynamic activations (torchao choose_qparams_affine, quantize_affine) and int4 group-32 weights (dequantize_affine); dynamic batch and sequence."""
@@ -248,6 +252,16 @@ def mlp_8da4w(gen):
     x = torch.randn(2, 5, 32, generator=gen)
     return torchao_quantized(model, tq.Int8DynamicActivationIntxWeightConfig(
         weight_dtype=torch.int4, weight_granularity=tq.PerGroup(32))), model, (x,)
+
+
+@case("mlp_float8_weight_only", "torchao quantize_ Float8WeightOnlyConfig", ["Cast", "MatMul", "Mul"], opset=19,
+      refused_below=19)
+def mlp_float8_weight_only(gen):
+    """torchao float8 weight-only: float8_e4m3fn weights with a per-row scale, cast to float32 and scaled (plain aten ops); float8 needs opset 19."""
+    import torchao.quantization as tq
+    model = MLP().eval()
+    x = torch.randn(2, 5, 32, generator=gen)
+    return torchao_quantized(model, tq.Float8WeightOnlyConfig()), model, (x,)
 
 
 class QDQForms(nn.Module):
@@ -307,6 +321,31 @@ def qdq_int16(gen):
     return QDQInt16(), QDQInt16(), (torch.randn(3, 7, generator=gen) * 4,)
 
 
+class QDQUInt4(nn.Module):
+    """A Linear whose weight is uint4 (0..15 in uint8) in groups of 32."""
+
+    def __init__(self, gen):
+        super().__init__()
+        import torch.ao.quantization.fx._decomposed  # noqa: F401
+
+        self.register_buffer("w", torch.randint(0, 16, (24, 64), generator=gen, dtype=torch.uint8))
+        self.register_buffer("scales", torch.rand(24, 2, generator=gen) * 0.02 + 0.01)
+        # int64 zero points: torch subtracts uint8 ones in uint8, wrapping below zero
+        self.register_buffer("zeros", torch.randint(4, 12, (24, 2), generator=gen))
+
+    def forward(self, x):
+        qd = torch.ops.quantized_decomposed
+        w = qd.dequantize_per_channel_group(self.w, self.scales, self.zeros, 0, 15, torch.uint8, 32, torch.float32)
+        return F.linear(x, w)
+
+
+@case("qdq_uint4", "hand-written quantized_decomposed calls", ["DequantizeLinear", "Gemm"], opset=21, refused_below=21)
+def qdq_uint4(gen):
+    """uint4 weight (uint8 storage, range 0..15, int64 zero points) in groups of 32: a UINT4 initializer from opset 21, refused below."""
+    model = QDQUInt4(gen)
+    return model, model, (torch.randn(3, 64, generator=gen),)
+
+
 # ----------------------------------------------------------------------------------------------
 # Making
 # ----------------------------------------------------------------------------------------------
@@ -330,6 +369,38 @@ def _save(ep, pt2: Path):
     return pt2.stat().st_size
 
 
+# The weights that must stay what they are in the ONNX (never floats).
+QUANTIZED_WEIGHT_DTYPES = (torch.int8, torch.uint8, torch.float8_e4m3fn, torch.float8_e5m2)
+FOUR_BIT_DEQUANTIZE = ("torchao.dequantize_affine.default", "quantized_decomposed.dequantize_per_channel_group.default")
+
+
+def four_bit_weights(ep):
+    """The int8/uint8 weights that a dequantize op reads with a 4-bit quant range (int8 -8..7,
+    uint8 0..15), which the ONNX must hold as INT4/UINT4, and what torch dequantizes each to (by
+    the FX name of the dequantize node, which names its ONNX value too)."""
+    state = {s.arg.name: ep.state_dict.get(s.target, ep.constants.get(s.target)) for s in ep.graph_signature.input_specs
+             if s.target and getattr(s.arg, "name", None)}
+    weights, dequantized = [], {}
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or str(node.target).replace("torch.ops.", "") not in FOUR_BIT_DEQUANTIZE:
+            continue
+        args = dict(zip([a.name for a in node.target._schema.arguments], node.args), **node.kwargs)
+        w = args["input"]
+        if not (hasattr(w, "op") and w.op == "placeholder" and state.get(w.name) is not None):
+            continue
+        lo, hi = args.get("quant_min"), args.get("quant_max")
+        t = state[w.name]
+        if not (lo is not None and hi is not None and ((t.dtype == torch.int8 and lo >= -8 and hi <= 7)
+                                                     or (t.dtype == torch.uint8 and lo >= 0 and hi <= 15))):
+            continue
+        weights.append(next(s.target for s in ep.graph_signature.input_specs if getattr(s.arg, "name", None) == w.name))
+        fill = lambda a: state[a.name] if hasattr(a, "op") else a  # noqa: E731
+        with torch.no_grad():
+            dequantized[node.name] = _np(node.target(*[fill(a) for a in node.args],
+                                                     **{k: fill(v) for k, v in node.kwargs.items()}))
+    return sorted(weights), dequantized
+
+
 def make_case(name, out_dir: Path):
     spec = CASES[name]
     torch.manual_seed(seed_of(name))
@@ -344,17 +415,19 @@ def make_case(name, out_dir: Path):
     steps = [last_step(ep.graph_module)] if len(eager) == 1 else [None] * len(eager)
     int_weights = sorted(spec.target for spec in ep.graph_signature.input_specs
                          if spec.target and ep.state_dict.get(spec.target, ep.constants.get(spec.target)) is not None
-                         and ep.state_dict.get(spec.target, ep.constants.get(spec.target)).dtype in (torch.int8, torch.uint8)
+                         and ep.state_dict.get(spec.target, ep.constants.get(spec.target)).dtype in QUANTIZED_WEIGHT_DTYPES
                          and ep.graph.find_nodes(op="placeholder", target=spec.arg.name)[0].users)
+    int4_weights, dequantized = four_bit_weights(ep)
     arrays = {f"input_{i}": _np(t) for i, t in enumerate(inputs)}
     arrays.update({f"output_{i}": a for i, a in enumerate(eager)})
+    arrays.update({f"dequantized_{n}": a for n, a in dequantized.items()})
     size = _save(ep, out_dir / f"{name}.pt2")
     float_size = _save(torch.export.export(float_model.eval(), inputs), out_dir / f"{name}.float.pt2")
     ms._write_if_changed(out_dir / f"{name}.io.npz", ms._npz_bytes(arrays))
     ops = sorted({str(n.target).replace("torch.ops.", "") for n in ep.graph.nodes if n.op == "call_function"})
     print(f"  {name}: {size} bytes (float {float_size}), ops {ops}")
     return {"covers": spec["build"].__doc__.strip(), "flow": spec["flow"], "onnx_ops": spec["onnx_ops"],
-            "kernels": spec["kernels"], "opset": spec["opset"], "refused_below": spec["refused_below"], "steps": steps, "int_weights": int_weights, "torch_ops": ops}
+            "kernels": spec["kernels"], "opset": spec["opset"], "refused_below": spec["refused_below"], "steps": steps, "int_weights": int_weights, "int4_weights": int4_weights, "matmul_nbits": spec["matmul_nbits"], "torch_ops": ops}
 
 
 def main(argv=None):

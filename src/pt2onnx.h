@@ -79,6 +79,9 @@ struct ConvertOptions {
   // false (--no-fold): inference BatchNorm stays a BatchNormalization node instead of being
   // folded into the Conv/Gemm before it (weights then appear exactly as in the archive).
   bool fold = true;
+  // --matmul-nbits: Linear layers on int4/uint4 weights (blocked along K) become onnxruntime's
+  // com.microsoft.MatMulNBits instead of standard DequantizeLinear + MatMul.
+  bool matmul_nbits = false;
 };
 
 struct StageTiming {

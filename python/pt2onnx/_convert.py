@@ -66,6 +66,7 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
             verbose: bool = False,
             fuse: bool = True,
             fold: bool = True,
+            matmul_nbits: bool = False,
             limits: Optional[Mapping[str, int]] = None) -> ConvertResult:
     """Converts the .pt2 archive `archive` to ONNX with the bundled pt2onnx binary.
 
@@ -89,6 +90,7 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
         verbose: stage timings and counts in ConvertResult.log.
         fuse: False keeps attention and RMS norm decomposed at opset 23+.
         fold: False keeps inference BatchNorm as its own node.
+        matmul_nbits: Linear layers on int4/uint4 weights as onnxruntime's com.microsoft.MatMulNBits.
         limits: raised limits on untrusted input, {"entry-bytes": 2**31}.
 
     Every option is the command line's (README "Usage"); None and the defaults pass nothing.
@@ -101,7 +103,7 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
                    function_domain=function_domain, function_name=function_name, compile=compile,
                    arch=arch, kernels_dir=kernels_dir, kernel_tf32=kernel_tf32, nvrtc=nvrtc,
                    dim_names=dim_names, config=config, strict=strict, depfile=depfile,
-                   verbose=verbose, fuse=fuse, fold=fold, limits=limits)
+                   verbose=verbose, fuse=fuse, fold=fold, matmul_nbits=matmul_nbits, limits=limits)
     args = [os.fspath(archive)]
     if output is not None:
         args += ["--output", os.fspath(output)]

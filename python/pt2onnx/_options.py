@@ -40,6 +40,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("verbose", "--verbose", "switch"),
     Option("fuse", "--no-fuse", "switch_off"),
     Option("fold", "--no-fold", "switch_off"),
+    Option("matmul_nbits", "--matmul-nbits", "switch"),
     Option("limits", "--limit", "key_value"),
 )
 

@@ -265,6 +265,10 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
     emit::check_output_path(set ? set->data_path() : report.output.parent_path() / (report.output.filename().string() + ".data"),
                             input_identity, "external data");
   if (in_archive) static_cast<void>(emit::archive_location(options.input, report.output));  // refused before any work
+  if (options.matmul_nbits && (in_archive || set))
+    fail(ErrorCode::kUsage, std::string("--matmul-nbits packs 4-bit weights, which ") +
+                                (in_archive ? "--external-data=archive" : "--all-models") +
+                                " never derives; use --external-data (a file) and convert one model at a time");
 
   std::unique_ptr<archive::Archive> archive = clock.run("read", [&] {
     std::unique_ptr<archive::Archive> opened = archive::Archive::open(options.input);
@@ -337,8 +341,13 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   auto weights_owner = std::make_unique<api::WeightsBesideClean>(translation, *archive, report.model);
   api::WeightsBesideClean& weights = *weights_owner;
   clock.run("clean", [&] {
-    passes::clean_translation(translation, {hiera_options.types, options.fold && !in_archive && !set ? &weights : nullptr,
-                                            passes::program_types(program)});
+    passes::CleanOptions clean;
+    clean.hiera_types = hiera_options.types;
+    clean.fold_weights = options.fold && !in_archive && !set ? &weights : nullptr;
+    clean.pack_weights = !in_archive && !set ? &weights : nullptr;  // a packed weight is derived too
+    clean.matmul_nbits = options.matmul_nbits;
+    clean.types = passes::program_types(program);
+    passes::clean_translation(translation, clean);
   });
   clock.run("read", [&] { weights.folded(); });  // where the index was taken before: errors keep their order
   emit::FoldedWeights& folded_weights = weights.folded();

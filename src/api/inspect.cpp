@@ -41,6 +41,7 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
   model.nodes_outside_modules = tree.nodes_outside_modules;
 
   model.ops = summarize_ops(program, rules, opset, custom);
+  model.quantization = summarize_quantization(program, opset);
   model.node_count = count_nodes(program.graph);
   model.subgraphs = summarize_subgraphs(program.graph);
   for (const OpSummary& op : model.ops)

@@ -113,6 +113,26 @@ struct SubgraphSummary {
   int64_t nodes = 0;   // its own nodes (not those of its subgraphs)
 };
 
+// A quantized weight: one that a dequantize op reads, or a low-precision weight that a plain
+// cast widens (torchao's int8 and float8 weight-only).
+struct QuantizedWeight {
+  std::string weight;           // FQN
+  std::vector<int64_t> shape;
+  std::string values;           // "int4 (-8..7 in int8)", "int8", "float8_e4m3fn"
+  std::string scheme;           // "per tensor", "per channel (axis 0)", "per group of 32 (axis 1)", "cast"
+  std::string op;               // the op that reads it
+  std::string onnx;             // how the ONNX holds it at the inspected opset, or why it cannot
+};
+
+// The quantization scheme of a program (inspect_quantization.cpp): its quantized weights and
+// its quantized activations, "<op>: <values>, <scheme>" -> nodes (choose_qparams ops counted as
+// dynamic quantization).
+struct QuantizationSummary {
+  std::vector<QuantizedWeight> weights;  // graph order, each weight once
+  std::map<std::string, int64_t> activations;
+  bool empty() const { return weights.empty() && activations.empty(); }
+};
+
 struct ModelInspection {
   std::string name;   // "model" for torch.export.save
   std::string entry;  // archive entry of its ExportedProgram JSON
@@ -139,6 +159,7 @@ struct ModelInspection {
   // ONNX fused ops a conversion at this opset would emit (none below 23): op type and what it
   // replaces -> nodes, sorted.
   std::map<std::pair<std::string, std::string>, int64_t> fused_ops;
+  QuantizationSummary quantization;
 };
 
 struct InspectReport {

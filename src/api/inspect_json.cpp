@@ -104,6 +104,12 @@ Json model_json(const ModelInspection& m) {
   for (const auto& r : m.refusals) j["refusals"].push_back(Json{{"exit_code", r.exit_code}, {"message", r.message}});
   j["fused_ops"] = Json::array();
   for (const auto& [op, count] : m.fused_ops) j["fused_ops"].push_back(Json{{"op_type", op.first}, {"source", op.second}, {"count", count}});
+  j["quantization"] = Json{{"weights", Json::array()}, {"activations", Json::array()}};
+  for (const QuantizedWeight& w : m.quantization.weights)
+    j["quantization"]["weights"].push_back(Json{{"weight", w.weight}, {"shape", w.shape}, {"values", w.values},
+                                                {"scheme", w.scheme}, {"op", w.op}, {"onnx", w.onnx}});
+  for (const auto& [what, count] : m.quantization.activations)
+    j["quantization"]["activations"].push_back(Json{{"what", what}, {"count", count}});
   j["summary"] = Json{{"ops", m.node_count},
                       {"targets", m.ops.size()},
                       {"unsupported", m.unsupported_nodes},

@@ -49,6 +49,10 @@ ir::Graph with_subgraph_nodes(const ir::Graph& graph);
 std::vector<OpSummary> summarize_ops(const ir::Program& program, const translate::RuleTable& rules, int opset,
                                      const std::vector<translate::CustomOpRule>& custom = {});
 
+// Quantized weights and activations (inspect_quantization.cpp); `opset` decides how the ONNX
+// can hold each weight.
+QuantizationSummary summarize_quantization(const ir::Program& program, int opset);
+
 // Everything but the archive-level fields (name, entry, weights) of one model.
 ModelInspection summarize_program(const ir::Program& program, const translate::RuleTable& rules, int opset,
                                   const std::vector<translate::CustomOpRule>& custom = {});

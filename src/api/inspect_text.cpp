@@ -204,6 +204,23 @@ void print_subgraphs(std::ostringstream& out, const ModelInspection& m) {
         << ", " << plural(s.nodes, "node") << "\n";
 }
 
+// Quantized weights, one a line, then the quantized activations by op and scheme.
+void print_quantization(std::ostringstream& out, const QuantizationSummary& q, int opset) {
+  if (q.empty()) return;
+  out << "  quantization (" << plural(static_cast<int64_t>(q.weights.size()), "quantized weight") << ", as held at opset "
+      << opset << "):\n";
+  Table table({{}, {}, {}, {}, {}, {}});
+  for (const QuantizedWeight& w : q.weights) {
+    std::ostringstream shape;
+    shape << "[";
+    for (size_t i = 0; i < w.shape.size(); ++i) shape << (i ? "," : "") << w.shape[i];
+    shape << "]";
+    table.add({w.weight, shape.str(), w.values, w.scheme, w.op, "-> " + w.onnx});
+  }
+  table.print(out, "    ");
+  for (const auto& [what, count] : q.activations) out << "    activations: " << what << " \u00d7" << count << "\n";
+}
+
 void print_ops(std::ostringstream& out, const ModelInspection& m, int opset) {
   out << "  ops (" << plural(static_cast<int64_t>(m.ops.size()), "target") << ", checked at opset " << opset << "):\n";
   Table table({{}, {.right_aligned = true}, {}});
@@ -242,6 +259,7 @@ std::string render_inspect_text(const InspectReport& report) {
     print_modules(out, m);
     print_fused_ops(out, m, report.opset);
     print_subgraphs(out, m);
+    print_quantization(out, m.quantization, report.opset);
     print_ops(out, m, report.opset);
   }
   return out.str();

@@ -43,6 +43,9 @@ class WeightsBesideClean final : public passes::WeightAccess {
   bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) override {
     return folded().add_permuted(source, name, perm);
   }
+  bool add_packed_4bit(const std::string& source, const std::string& name, const Packing& how) override {
+    return folded().add_packed_4bit(source, name, how);
+  }
 
  private:
   translate::Translation& translation_;

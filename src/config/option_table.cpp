@@ -91,6 +91,10 @@ std::vector<OptionSpec> make_table() {
     OptionSpec{"--no-fuse", "", K::kSwitchOff, "",
      "at opset 23+, keep attention and RMS norm decomposed instead of ONNX Attention/RMSNormalization",
      [](RunOptions& o) -> OptionField { return &o.convert.fuse; }},
+    OptionSpec{"--matmul-nbits", "matmul_nbits", K::kSwitch, "",
+     "Linear layers on int4/uint4 weights in blocks along K become onnxruntime's com.microsoft.MatMulNBits "
+     "(what onnxruntime-genai runs); default: standard DequantizeLinear + MatMul",
+     [](RunOptions& o) -> OptionField { return &o.convert.matmul_nbits; }},
     OptionSpec{"--no-fold", "", K::kSwitchOff, "",
      "keep inference BatchNorm as its own node instead of folding it into the Conv/Gemm before it",
      [](RunOptions& o) -> OptionField { return &o.convert.fold; }},

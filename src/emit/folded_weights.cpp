@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "emit/packed_4bit.h"
 #include "emit/permuted_copy.h"
 #include "emit/tensor_layout.h"
 
@@ -163,6 +164,18 @@ bool FoldedWeights::add_permuted(const std::string& source, const std::string& n
   if (!permutes_at_copy_speed(view)) return false;  // the Transpose stays a node
   const std::string key = "transposed " + name;  // no FQN has a space
   weights_[key] = std::move(view);
+  translation_.weights.push_back(translate::WeightBinding{name, key, false});
+  return true;
+}
+
+bool FoldedWeights::add_packed_4bit(const std::string& source, const std::string& name, const Packing& how) {
+  const archive::TensorData* tensor = bound_tensor(source);
+  std::optional<archive::TensorData> packed =
+      tensor ? packed_4bit(*tensor, FourBitPacking{how.is_signed, how.offset_to_unsigned, how.row, how.dims})
+             : std::nullopt;
+  if (!packed) return false;
+  const std::string key = "packed-4bit " + name;  // no FQN has a space
+  weights_[key] = std::move(*packed);
   translation_.weights.push_back(translate::WeightBinding{name, key, false});
   return true;
 }

@@ -3,7 +3,7 @@
 // (passes/fold_weight_transposes.cpp). The scaled tensor is a Storage that computes its bytes
 // from the archive's on each read; the permuted one is a strided view of the archive's storage,
 // written block by block at copy speed (emit/permuted_copy.h), or not derived when it cannot be
-// (the Transpose then stays a node). Emit streams both like any other weight,
+// (the Transpose then stays a node); a 4-bit weight is packed two per byte (emit/packed_4bit.h). Emit streams both like any other weight,
 // and neither is ever held whole in memory.
 #pragma once
 
@@ -26,6 +26,7 @@ class FoldedWeights final : public passes::WeightAccess {
   bool add_scaled(const std::string& source, const std::string& name, std::vector<double> factors,
                   int64_t inner) override;
   bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) override;
+  bool add_packed_4bit(const std::string& source, const std::string& name, const Packing& how) override;
 
   // The archive's weights and the derived ones, and its constants, for write_model.
   const std::map<std::string, archive::TensorData>& weights() const { return weights_; }

@@ -15,6 +15,7 @@
 #include "emit/external_data_writer.h"
 #include "emit/onnx_dtype.h"
 #include "emit/output_file.h"
+#include "emit/packed_4bit.h"
 #include "emit/serialize_model.h"
 #include "emit/tensor_copier.h"
 #include "emit/tensor_layout.h"
@@ -107,6 +108,11 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
                                         " has no ONNX tensor type we can write");
     const onnx::TensorProto& initializer = *weight.initializer;
     const std::vector<int64_t> declared_dims(initializer.dims().begin(), initializer.dims().end());
+    if (is_packed_4bit_of(tensor, initializer.data_type(), declared_dims)) {  // its bytes are the packed pairs
+      weight.layout = make_layout(tensor, [&weight] { return weight.what(); });
+      bound.push_back(std::move(weight));
+      continue;
+    }
     if (*data_type != initializer.data_type() || declared_dims != translate::lowered_dims(tensor.dtype, tensor.sizes))
       fail(ErrorCode::kArchive, weight.what() + ": the archive holds " + std::string(ir::dtype_name(tensor.dtype)) +
                                     format_dims(tensor.sizes) + " (" + onnx_data_type_name(*data_type) +

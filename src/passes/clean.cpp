@@ -101,6 +101,24 @@ CleanReport clean_translation(translate::Translation& translation, const CleanOp
     census.changed(report.transposes_folded);
     if (report.transposes_folded) clean_body(body, census, report);
   }
+  if (options.matmul_nbits && options.pack_weights && census.has({"DequantizeLinear"})) {
+    report.matmul_nbits = use_matmul_nbits(body, *options.pack_weights);
+    census.changed(report.matmul_nbits);
+    if (report.matmul_nbits) {
+      clean_body(body, census, report);  // the dequantized weights go dead
+      const auto& imports = translation.model.opset_import();
+      if (std::none_of(imports.begin(), imports.end(), [](const auto& o) { return o.domain() == "com.microsoft"; })) {
+        onnx::OperatorSetIdProto* op_set = translation.model.add_opset_import();
+        op_set->set_domain("com.microsoft");
+        op_set->set_version(1);
+      }
+    }
+  }
+  if (options.pack_weights && census.has({"Cast"})) {
+    report.weights_packed = pack_4bit_weights(body, *options.pack_weights);
+    census.changed(report.weights_packed);
+    if (report.weights_packed) clean_body(body, census, report);  // the int8 originals go dead
+  }
   // --hiera clones Constants into function bodies; with it, this waits for clean_functions.
   if (options.hiera_types.empty()) report.constants_moved = constants_to_initializers(body);
 

@@ -1,7 +1,8 @@
 // Graph clean-up on the translated ONNX: dead nodes and initializers, constant folding of shape
 // arithmetic on static dims, merging of identical nodes, identity Casts/Reshapes/Identities,
 // (unless --no-fold) inference BatchNorm folded into the Conv/Gemm before it and Transposes of
-// weights folded into the weight, and, last, the main graph's Constant nodes as initializers.
+// weights folded into the weight, Casts of int8 weights to INT4/UINT4 packed into the weight,
+// and, last, the main graph's Constant nodes as initializers.
 // Nothing that depends on a dynamic dim becomes a constant; numbers are unchanged (BatchNorm
 // folding changes the rounding of the fused weights only).
 //
@@ -25,6 +26,8 @@ namespace pt2onnx::passes {
 struct CleanOptions {
   std::vector<std::string> hiera_types;  // --hiera and opaque module types still to be folded
   WeightAccess* fold_weights = nullptr;  // null: keep BatchNorm and weight Transposes apart (--no-fold)
+  WeightAccess* pack_weights = nullptr;  // packs 4-bit weights (not a fold: --no-fold keeps it); null: Casts stay
+  bool matmul_nbits = false;  // --matmul-nbits: Linear layers on 4-bit weights as com.microsoft.MatMulNBits (needs pack_weights)
   TypeOracle types;                      // static types of values the ONNX does not annotate
 };
 
@@ -36,6 +39,8 @@ struct CleanReport {
   int identities = 0;
   int batch_norms_folded = 0;
   int transposes_folded = 0;
+  int weights_packed = 0;  // int8 weights stored as INT4/UINT4
+  int matmul_nbits = 0;    // Linear layers made com.microsoft.MatMulNBits
   int constants_moved = 0;  // Constant nodes that became initializers
   int dead_functions = 0;
 };
@@ -59,5 +64,7 @@ ir::TensorValues value_types(ir::Program&& program);
 // Exposed for tests: the BatchNorm folding step alone, and the weight Transpose folding alone.
 int fold_batch_norms(Body& body, WeightAccess& weights);
 int fold_weight_transposes(Body& body, WeightAccess& weights);
+int pack_4bit_weights(Body& body, WeightAccess& weights);
+int use_matmul_nbits(Body& body, WeightAccess& weights);
 
 }  // namespace pt2onnx::passes

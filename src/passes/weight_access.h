@@ -26,6 +26,19 @@ class WeightAccess {
   // dims[i] = source dims[perm[i]]) holds Transpose(source, perm). False when `source` is not an
   // archive tensor (then nothing is declared).
   virtual bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) = 0;
+  // Declares that initializer `name` holds the elements of `source` (an int8/uint8 weight with
+  // 4-bit values) packed two per byte as `how` says (emit/packed_4bit.h): declared INT4/UINT4 with
+  // `source`'s dims (how.row 0, no offset), or uint8 with how.dims (MatMulNBits' layout). False
+  // when `source` cannot be packed so (then nothing is declared).
+  struct Packing {
+    bool is_signed = true;            // int4 in int8, else uint4 in uint8
+    bool offset_to_unsigned = false;  // v + 8
+    int64_t row = 0;                  // elements per row, rows padded to whole bytes; 0: one row
+    std::vector<int64_t> dims;        // of the uint8 tensor; empty: INT4/UINT4 with source's dims
+  };
+  virtual bool add_packed_4bit(const std::string& /*source*/, const std::string& /*name*/, const Packing& /*how*/) {
+    return false;
+  }
 };
 
 }  // namespace pt2onnx::passes

@@ -17,6 +17,13 @@ int64_t min_ir_version_for(ir::DType dtype);
 // float8_e8m0fnu before 24): ONNX would be written that its checker refuses.
 void require_opset_for(ir::DType dtype, int opset);
 
+// ONNX's 4-bit integer types (opset 21, IR version 10), which no torch dtype maps to: torch's
+// 4-bit quantization keeps its values in int8/uint8, and the quantization rules store them so.
+// Numbers, as the ONNX 1.12 headers predate them.
+inline constexpr int32_t kOnnxUInt4 = 21;
+inline constexpr int32_t kOnnxInt4 = 22;
+inline constexpr int64_t kOnnx4BitIrVersion = 10;
+
 bool is_floating(ir::DType dtype);  // float16/32/64, bfloat16, float8
 bool is_integral(ir::DType dtype);  // signed and unsigned ints, not bool
 bool is_complex(ir::DType dtype);

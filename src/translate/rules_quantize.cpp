@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "translate/onnx_types.h"
 #include "translate/register_all.h"
 #include "translate/rule_helpers.h"
 
@@ -65,6 +66,38 @@ QForm qform(const EmitContext& ctx, DType t, bool quantize) {
     return QForm::kArithmetic;  // torch rounds to integers before the float8 cast; QuantizeLinear does not
   }
   throw Error(ErrorCode::kUnsupported, "quantization to " + name + " (no ONNX form)");
+}
+
+// ---- 4-bit values: int4/uint4 held in int8/uint8 -------------------------------------------------
+
+// The ONNX 4-bit type (INT4 or UINT4) that holds the values a quant range allows in `stored`
+// (torchao's int4 weights are -8..7 in int8, uint4 0..15 in uint8), or 0 when they need 8 bits.
+int64_t four_bit_type(DType stored, QRange r) {
+  if (stored == DType::kInt8 && r.min >= -8 && r.max <= 7) return kOnnxInt4;
+  if (stored == DType::kUInt8 && r.min >= 0 && r.max <= 15) return kOnnxUInt4;
+  return 0;
+}
+
+// The 4-bit type of a dequantized weight (as four_bit_type; 0 for values that are not a weight's),
+// refused below opset 21: a 4-bit weight is one the file should hold at half a byte an element,
+// which only INT4/UINT4 tensors can. A computed 4-bit value stays int8 (exact, nothing stored).
+int64_t four_bit_form(EmitContext& ctx, const std::string& input, DType stored, QRange r) {
+  const auto& inits = ctx.graph().initializer();
+  const bool weight = std::any_of(inits.begin(), inits.end(), [&](const onnx::TensorProto& t) { return t.name() == input; });
+  const int64_t t = weight ? four_bit_type(stored, r) : 0;
+  PT2ONNX_CHECK(t == 0 || ctx.opset() >= 21, ErrorCode::kUnsupported,
+                std::string(t == kOnnxInt4 ? "int4" : "uint4") + " quantization (values " +
+                    std::to_string(r.min) + ".." + std::to_string(r.max) + " in " + std::string(ir::dtype_name(stored)) +
+                    ") needs opset 21 (INT4/UINT4 tensors, so that the weight stays 4-bit)");
+  if (t != 0) ctx.require_ir_version(kOnnx4BitIrVersion);
+  return t;
+}
+
+// `v` cast to the 4-bit type `t` (unchanged when 0). Of a weight, clean-up packs the Cast into the
+// initializer (passes/pack_4bit_weights.cpp). Cast after any Reshape: onnxruntime has no 4-bit
+// Reshape (it folds Reshape and Cast of a constant zero point into one at load).
+std::string as_four_bit(EmitContext& ctx, const std::string& v, int64_t t) {
+  return t ? ctx.emit("Cast", {v}, {Attr("to", t)}) : v;
 }
 
 // A per-tensor parameter (scale or zero point): a number, or a one-element tensor made 0-D, in `type`.
@@ -358,14 +391,18 @@ RuleResult torchao_dequantize_affine(EmitContext& ctx, const ir::Node& node) {
   const BlockLayout l = block_layout(args, "input");
   const bool int_zero = !args.has("zero_point") || !ir::dtype_facts(args.dtype_of("zero_point")) ||
                         ir::dtype_facts(args.dtype_of("zero_point"))->kind != ir::DTypeKind::kFloat;
+  const int64_t four_bit = four_bit_form(ctx, args.tensor("input"), qtype, affine_range(args, qtype));
   const std::string scale = cast_if_needed(ctx, args.tensor("scale"), args.dtype_of("scale"), DType::kFloat32);
   if (int_zero && linear_form(ctx, l) && qform(ctx, qtype, false) == QForm::kLinear) {
-    std::vector<std::string> inputs = {args.tensor("input"), shaped_param(ctx, l, scale, false)};
-    if (args.has("zero_point"))
-      inputs.push_back(shaped_param(ctx, l, cast_if_needed(ctx, args.tensor("zero_point"), args.dtype_of("zero_point"), qtype), false));
+    std::vector<std::string> inputs = {as_four_bit(ctx, args.tensor("input"), four_bit), shaped_param(ctx, l, scale, false)};
+    if (args.has("zero_point")) {
+      const std::string zero = cast_if_needed(ctx, args.tensor("zero_point"), args.dtype_of("zero_point"), qtype);
+      inputs.push_back(as_four_bit(ctx, shaped_param(ctx, l, zero, false), four_bit));
+    }
     return dequantized(ctx, args, ctx.emit("DequantizeLinear", inputs, layout_attrs(l)));
   }
-  std::string q = split_view(ctx, l, ctx.cast(args.tensor("input"), DType::kFloat32));
+  // (a 4-bit weight is stored as INT4 here too: Cast from it)
+  std::string q = split_view(ctx, l, ctx.cast(as_four_bit(ctx, args.tensor("input"), four_bit), DType::kFloat32));
   if (args.has("zero_point"))
     q = ctx.emit("Sub", {q, shaped_param(ctx, l, ctx.cast(args.tensor("zero_point"), DType::kFloat32), true)});
   return dequantized(ctx, args, unsplit(ctx, l, ctx.emit("Mul", {q, shaped_param(ctx, l, scale, true)}), args.tensor("input")));
@@ -529,20 +566,23 @@ RuleResult dequantize_per_channel_group(EmitContext& ctx, const ir::Node& node) 
   const int64_t n = args.meta("input").sizes[0].is_static() ? args.meta("input").sizes[0].as_int() : -1;
   const int64_t k = args.meta("input").sizes[1].as_int();
   const bool int_zero = !args.has("zero_points") || ir::dtype_facts(args.dtype_of("zero_points"))->kind != ir::DTypeKind::kFloat;
+  const int64_t four_bit = four_bit_form(ctx, args.tensor("input"), qtype, QRange{args.get_int("quant_min"), args.get_int("quant_max")});
   if (ctx.opset() >= 21 && int_zero && n > 0 && qform(ctx, qtype, false) == QForm::kLinear) {
     const std::string grid = ctx.const_i64s({n, k / group});
     std::vector<std::string> inputs = {
-        args.tensor("input"),
+        as_four_bit(ctx, args.tensor("input"), four_bit),
         ctx.reshape(cast_if_needed(ctx, args.tensor("scales"), args.dtype_of("scales"), DType::kFloat32), grid)};
-    if (args.has("zero_points"))
-      inputs.push_back(ctx.reshape(cast_if_needed(ctx, args.tensor("zero_points"), args.dtype_of("zero_points"), qtype), grid));
+    if (args.has("zero_points")) {
+      const std::string zero = cast_if_needed(ctx, args.tensor("zero_points"), args.dtype_of("zero_points"), qtype);
+      inputs.push_back(as_four_bit(ctx, ctx.reshape(zero, grid), four_bit));
+    }
     return dequantized(ctx, args, ctx.emit("DequantizeLinear", inputs, {Attr("axis", int64_t{1}), Attr("block_size", group)}));
   }
   const DType t = float_promotion(args.dtype_of("scales"), args.dtype_of("scales"));
   auto column = [&](const char* name) {
     return ctx.reshape(cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), t), ctx.const_i64s({-1, 1}));
   };
-  std::string q = ctx.reshape(ctx.cast(args.tensor("input"), t), ctx.const_i64s({-1, group}));
+  std::string q = ctx.reshape(ctx.cast(as_four_bit(ctx, args.tensor("input"), four_bit), t), ctx.const_i64s({-1, group}));
   if (args.has("zero_points")) q = ctx.emit("Sub", {q, column("zero_points")});
   const std::string y = ctx.reshape(ctx.emit("Mul", {q, column("scales")}), ctx.shape_of(args.tensor("input")));
   return emitted(ctx, cast_if_needed(ctx, y, t, result_dtype(args, DType::kFloat32)));

@@ -584,6 +584,12 @@ class FakeWeights final : public WeightAccess {
     permuted[name] = {source, perm};
     return true;
   }
+  std::map<std::string, std::pair<std::string, bool>> packed;  // new name -> source, signed
+  bool add_packed_4bit(const std::string& source, const std::string& name, const Packing& how) override {
+    if (!values.count(source)) return false;
+    packed[name] = {source, how.is_signed};
+    return true;
+  }
 };
 
 std::vector<float> raw_floats(const onnx::TensorProto& t) {
@@ -743,6 +749,54 @@ g (float[2,3] x) => (float[2,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}> {
     CHECK(clean_translation(t, options).transposes_folded == 0);
     CHECK(op_counts(t.model.graph()).at("Transpose") == 1);
     CHECK(weights.permuted.empty());
+  }
+}
+
+// An int8 weight declared as translate leaves it: dims and type, no data.
+onnx::ModelProto int4_cast_model(const char* extra_reader) {
+  onnx::ModelProto m = parse(std::string(R"(
+g (float[2,8] x) => (float[2,4] y, float[4,8] e) <int8[4,8] w = {0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0},
+   float[4,2] s = {1,1,1,1,1,1,1,1}> {
+  c = Cast <to = 22> (w)
+  d = DequantizeLinear <axis = 1, block_size = 4> (c, s)
+  dt = Transpose <perm = [1, 0]> (d)
+  y = MatMul(x, dt)
+  )") + extra_reader + "\n}");
+  for (auto& t : *m.mutable_graph()->mutable_initializer())
+    if (t.name() == "w") t.clear_int32_data();
+  return m;
+}
+
+TEST_CASE("a Cast of an int8 weight to INT4 becomes an INT4 weight packed from the archive, even with --no-fold") {
+  FakeWeights weights;
+  weights.values = {{"w", std::vector<float>(32, 0.0f)}};
+  CleanOptions options;
+  options.pack_weights = &weights;  // fold_weights unset: --no-fold
+  translate::Translation t;
+  t.model = int4_cast_model("e = Cast <to = 1> (d)");
+  CHECK(clean_translation(t, options).weights_packed == 1);
+  CHECK(op_counts(t.model.graph()).count("Cast") == 1);  // only e's
+  REQUIRE(weights.packed.count("w.int4") == 1);
+  CHECK(weights.packed["w.int4"] == std::pair<std::string, bool>{"w", true});
+  const onnx::TensorProto* w4 = initializer(t.model.graph(), "w.int4");
+  REQUIRE(w4 != nullptr);
+  CHECK(w4->data_type() == 22);
+  CHECK(std::vector<int64_t>(w4->dims().begin(), w4->dims().end()) == std::vector<int64_t>{4, 8});
+  CHECK(initializer(t.model.graph(), "w") == nullptr);
+  CHECK(producer(t.model.graph(), "d")->input(0) == "w.int4");
+}
+
+TEST_CASE("the Cast to INT4 stays when the weight has another reader or cannot be packed") {
+  for (int variant = 0; variant < 2; ++variant) {
+    FakeWeights weights;
+    if (variant == 0) weights.values = {{"w", std::vector<float>(32, 0.0f)}};  // variant 1: not packable
+    CleanOptions options;
+    options.pack_weights = &weights;
+    translate::Translation t;
+    t.model = int4_cast_model(variant == 0 ? "e = Cast <to = 1> (w)" : "e = Cast <to = 1> (d)");
+    CHECK(clean_translation(t, options).weights_packed == 0);
+    CHECK(weights.packed.empty());
+    CHECK(initializer(t.model.graph(), "w") != nullptr);
   }
 }
 
