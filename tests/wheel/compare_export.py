@@ -26,7 +26,10 @@ def models():
 
     torch.manual_seed(0)
     yield "resnet50", torchvision.models.resnet50().eval(), (torch.randn(1, 3, 224, 224),)
-    yield "vit_b_16", torchvision.models.vit_b_16().eval(), (torch.randn(1, 3, 224, 224),)
+    vit = torchvision.models.vit_b_16().eval()
+    with torch.no_grad():  # torchvision zero-initialises the head: every logit would be 0
+        torch.nn.init.normal_(vit.heads.head.weight, std=0.02)
+    yield "vit_b_16", vit, (torch.randn(1, 3, 224, 224),)
     llama = transformers.LlamaConfig(vocab_size=1000, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                                      num_attention_heads=4, num_key_value_heads=2, use_cache=False)
     yield "tiny llama", transformers.LlamaForCausalLM(llama).eval(), (torch.randint(0, 1000, (2, 12)),)
