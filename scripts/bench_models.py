@@ -34,6 +34,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# The floor, the weight entries it copies and the timed child: the same as the plain-weight bench's.
+from bench_weights import FLOOR_SCRIPT, run_timed, weight_entries
+
 RATIO_LIMIT = 1.5
 RTOL, ATOL = 1e-3, 1e-4
 SEED = 1234
@@ -41,21 +44,6 @@ ARCHIVES = ("llama-default", "llama-core", "resnet50")
 LLAMA = dict(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=7,
              num_attention_heads=16, num_key_value_heads=4, max_position_embeddings=512, use_cache=False,
              tie_word_embeddings=False)
-
-# The in-kernel floor: argv = archive, output, JSON list of [offset, size].
-FLOOR_SCRIPT = r"""
-import json, os, sys
-src = os.open(sys.argv[1], os.O_RDONLY)
-dst = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-at = 0
-for offset, size in json.loads(sys.argv[3]):
-    at = (at + 4095) // 4096 * 4096
-    done = 0
-    while done < size:
-        done += os.copy_file_range(src, dst, size - done, offset + done, at + done)
-    at += size
-os.close(dst)
-"""
 
 VERIFY_SCRIPT = r"""
 import sys, json
@@ -73,21 +61,6 @@ err = np.abs(got.astype(np.float64) - want.astype(np.float64))
 ok = got.shape == want.shape and bool(np.all(err <= atol + rtol * np.abs(want.astype(np.float64))))
 print(json.dumps({"ok": ok, "max_abs_err": float(err.max()), "max_abs_want": float(np.abs(want).max())}))
 """
-
-
-def weight_entries(archive: Path) -> list:
-    """[data offset, size] of every STORED weight entry of the archive, in archive order."""
-    import struct
-    import zipfile
-    out = []
-    with zipfile.ZipFile(archive) as z, open(archive, "rb") as f:
-        for info in z.infolist():
-            if "/data/weights/" not in info.filename or info.compress_type != zipfile.ZIP_STORED:
-                continue
-            f.seek(info.header_offset)
-            name_len, extra_len = struct.unpack("<HH", f.read(30)[26:30])
-            out.append([info.header_offset + 30 + name_len + extra_len, info.file_size])
-    return out
 
 
 def build_archives(work: Path, names: list, stamp: dict) -> None:
@@ -132,17 +105,6 @@ def build_archives(work: Path, names: list, stamp: dict) -> None:
         np.savez(work / "resnet50.io.npz", input_0=x.numpy(), output_0=want.numpy())
         print(f"bench: saved resnet50.pt2 ({(work / 'resnet50.pt2').stat().st_size / 2**20:.0f} MiB)", flush=True)
     (work / "stamp.json").write_text(json.dumps(stamp))
-
-
-def run_timed(cmd, stdout_path: Path):
-    """Runs cmd; returns (wall seconds, peak RSS MiB, exit status, stderr text)."""
-    with open(stdout_path, "wb") as out, tempfile.TemporaryFile() as err:
-        t0 = time.monotonic()
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-        err.seek(0)
-        return wall, ru.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), err.read().decode("utf-8", "replace")
 
 
 def convert_cmd(exe: str, archive: Path, out_dir: Path, form: str) -> list:
