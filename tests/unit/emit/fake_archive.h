@@ -76,6 +76,13 @@ class FileStorage final : public archive::Storage {
 // A large storage whose byte i is pattern_byte(i), so views of hundreds of MiB cost no memory.
 inline uint8_t pattern_byte(uint64_t i) { return static_cast<uint8_t>((i * 131 + (i >> 8) * 7 + 3) & 0xff); }
 
+// pattern_byte(0..n), as a buffer.
+inline std::vector<uint8_t> pattern_bytes(uint64_t n) {
+  std::vector<uint8_t> out(n);
+  for (uint64_t i = 0; i < n; ++i) out[i] = pattern_byte(i);
+  return out;
+}
+
 class PatternStorage final : public archive::Storage {
  public:
   explicit PatternStorage(uint64_t size) : size_(size) {}

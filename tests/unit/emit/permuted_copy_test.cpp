@@ -24,14 +24,9 @@ using testing::FileStorage;
 using testing::make_tensor;
 using testing::MemoryStorage;
 using testing::pattern_byte;
+using testing::pattern_bytes;
 using testing::read_file;
 using testing::TempDir;
-
-std::vector<uint8_t> pattern_bytes(uint64_t n) {
-  std::vector<uint8_t> out(n);
-  for (uint64_t i = 0; i < n; ++i) out[i] = pattern_byte(i);
-  return out;
-}
 
 // The view of a row-major `sizes` source with its dims permuted: sizes[perm[i]], strides[perm[i]].
 archive::TensorData permuted_view(ir::DType dtype, const std::vector<int64_t>& sizes, const std::vector<int64_t>& perm,

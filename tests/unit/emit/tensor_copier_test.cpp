@@ -20,14 +20,9 @@ namespace {
 using testing::FileStorage;
 using testing::make_tensor;
 using testing::pattern_byte;
+using testing::pattern_bytes;
 using testing::read_file;
 using testing::TempDir;
-
-std::vector<uint8_t> pattern_bytes(uint64_t n) {
-  std::vector<uint8_t> out(n);
-  for (uint64_t i = 0; i < n; ++i) out[i] = pattern_byte(i);
-  return out;
-}
 
 // The entry sizes that take each path: the inline one, and one over a mapping window that
 // starts off a page boundary, so the threaded checksum spans two windows.
