@@ -61,7 +61,7 @@ void BufferPlan::add(const std::string& pointer, int dtype, ArgBinding binding) 
 
 Dest BufferPlan::bind_input(int i, int dtype) {
   const std::string pointer = "in" + std::to_string(i);
-  add(pointer, dtype, {"input", function_.input(i)});
+  add(pointer, dtype, {BindingKind::kInput, function_.input(i)});
   return {pointer, dtype};
 }
 
@@ -69,7 +69,7 @@ Dest BufferPlan::destination(const std::string& name, int dtype, const std::vect
   if (outputs_pending_.count(name)) {
     outputs_pending_.erase(name);
     const std::string pointer = output_pointer(output_index_.at(name));
-    add(pointer, dtype, {"output", name});
+    add(pointer, dtype, {BindingKind::kOutput, name});
     return {pointer, dtype};
   }
   const int storage = workspace_dtype(dtype);
@@ -80,14 +80,14 @@ Dest BufferPlan::destination(const std::string& name, int dtype, const std::vect
   buf.shape = shape;
   buf.bytes = ir::sym_apply(ir::SymOp::kMul, {product(shape), ir::sym_int(dtype_bytes(storage))});
   buf.offset = buffers_.empty() ? ir::sym_int(0) : end_of_buffers();
-  add(buf.name, storage, {"buffer", buf.name});
+  add(buf.name, storage, {BindingKind::kBuffer, buf.name});
   buffers_.push_back(buf);
   return {buf.name, storage};
 }
 
 Dest BufferPlan::bind_output(int o, int dtype) {
   const std::string pointer = output_pointer(o);
-  add(pointer, dtype, {"output", function_.output(o)});
+  add(pointer, dtype, {BindingKind::kOutput, function_.output(o)});
   return {pointer, dtype};
 }
 

@@ -292,6 +292,18 @@ class Planner {
 
 }  // namespace
 
+const char* param_type_name(ParamType type) { return type == ParamType::kPointer ? "ptr" : "i64"; }
+
+const char* binding_kind_name(BindingKind kind) {
+  switch (kind) {
+    case BindingKind::kInput: return "input";
+    case BindingKind::kOutput: return "output";
+    case BindingKind::kBuffer: return "buffer";
+    case BindingKind::kInt64: return "i64";
+  }
+  return "i64";
+}
+
 BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::Program& program, const std::vector<std::string>& functions,
                          const std::string& domain, const GenerateOptions& options) {
   BundlePlans out;
@@ -403,7 +415,7 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const Kernel& kern = p.kernels[k];
     Json params = Json::array();
-    for (const auto& prm : kern.params) params.push_back({{"name", prm.name}, {"type", prm.type}, {"bytes", prm.bytes}});
+    for (const auto& prm : kern.params) params.push_back({{"name", prm.name}, {"type", param_type_name(prm.type)}, {"bytes", prm.bytes}});
     Json resources = Json::object();
     for (const auto& img : bundle.images)
       if (auto it = img.resources.find(kern.symbol); it != img.resources.end())
@@ -416,7 +428,7 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
   Json launches = Json::array();
   for (const auto& l : p.launches) {
     Json args = Json::array();
-    for (const auto& a : l.args) args.push_back({{a.kind, a.value}});
+    for (const auto& a : l.args) args.push_back({{binding_kind_name(a.kind), a.value}});
     launches.push_back({{"kernel", kernel_key(static_cast<size_t>(l.kernel))}, {"grid", l.grid}, {"args", args}});
   }
   m["launches"] = launches;

@@ -29,9 +29,13 @@ struct TensorType {
   std::vector<ir::SymExpr> shape;
 };
 
+// A kernel parameter is a device pointer or a 64-bit symbol value (the manifest's "ptr"/"i64").
+enum class ParamType { kPointer, kInt64 };
+const char* param_type_name(ParamType type);
+
 struct KernelParam {
   std::string name;
-  std::string type;  // "ptr" or "i64"
+  ParamType type = ParamType::kPointer;
   int bytes = 8;
 };
 
@@ -43,8 +47,13 @@ struct Kernel {
   int static_smem_hint = 0;  // bytes of __shared__ declared in the source
 };
 
+// What a launch argument is bound to; the manifest names each kind ("input", "output", "buffer",
+// "i64"), which bundle_launcher reads.
+enum class BindingKind { kInput, kOutput, kBuffer, kInt64 };
+const char* binding_kind_name(BindingKind kind);
+
 struct ArgBinding {
-  std::string kind;   // "input", "output", "buffer", "i64"
+  BindingKind kind = BindingKind::kInput;
   std::string value;  // function input/output name, buffer name, or a manifest expression
 };
 

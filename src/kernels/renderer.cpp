@@ -22,7 +22,7 @@ int Renderer::add_kernel(const std::string& computes, const std::string& dest_po
   auto add_pointer = [&](const std::string& p, bool is_const) {
     signature += std::string(signature.empty() ? "" : ", ") + (is_const ? "const " : "") + buffers_.c_type(p) +
                  "* __restrict__ " + p;
-    k.params.push_back({p, "ptr", 8});
+    k.params.push_back({p, ParamType::kPointer, 8});
     launch.args.push_back(buffers_.binding(p));
   };
   add_pointer(dest_pointer, false);
@@ -30,8 +30,8 @@ int Renderer::add_kernel(const std::string& computes, const std::string& dest_po
     if (p != dest_pointer && scope.pointers.count(p)) add_pointer(p, true);
   for (const auto& s : symbols_) {
     signature += ", long long " + s;
-    k.params.push_back({s, "i64", 8});
-    launch.args.push_back({"i64", s});
+    k.params.push_back({s, ParamType::kInt64, 8});
+    launch.args.push_back({BindingKind::kInt64, s});
   }
   kernel_code_ += "\n// " + computes + "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kBlock) + ") " +
                   k.symbol + "(" + signature + ") {\n" + body_code + "}\n";

@@ -40,12 +40,12 @@ TEST_CASE("a pointwise chain becomes one kernel that writes the output") {
   // Output pointer first, then the inputs it reads, then every symbol.
   const auto& args = p.launches[0].args;
   REQUIRE(args.size() == 4);
-  CHECK(args[0].kind == "output");
+  CHECK(args[0].kind == BindingKind::kOutput);
   CHECK(args[0].value == "z");
-  CHECK(args[1].kind == "input");
+  CHECK(args[1].kind == BindingKind::kInput);
   CHECK(args[1].value == "x");
   CHECK(args[2].value == "y");
-  CHECK(args[3].kind == "i64");
+  CHECK(args[3].kind == BindingKind::kInt64);
   CHECK(args[3].value == "s0");
   REQUIRE(p.symbols.size() == 1);
   CHECK(p.symbols[0].input == "x");
@@ -84,9 +84,9 @@ TEST_CASE("MatMul, softmax and a reduction: workspace buffers, aligned offsets, 
   CHECK(eval_expr(p.launches[0].grid[2], syms) == 3);
   // Softmax: one block per row.
   CHECK(eval_expr(p.launches[1].grid[0], syms) == 15);
-  CHECK(p.launches[1].args[0].kind == "buffer");
+  CHECK(p.launches[1].args[0].kind == BindingKind::kBuffer);
   CHECK(p.launches[1].args[0].value == "ws1");
-  CHECK(p.launches[2].args[0].kind == "output");
+  CHECK(p.launches[2].args[0].kind == BindingKind::kOutput);
   // A symbolic batch adds a grid-limit precondition.
   REQUIRE(!p.preconditions.empty());
   CHECK(p.preconditions[0] == "B <= 65535");
@@ -235,7 +235,7 @@ TEST_CASE("a pointwise chain after a MatMul becomes its epilogue") {
                                                   tensor(TensorProto::FLOAT, {"8"})});
   REQUIRE(p.kernels.size() == 1);
   CHECK(p.kernels[0].computes == "MatMul -> mm, Add -> biased, Relu -> y");
-  CHECK(p.launches[0].args[0].kind == "output");
+  CHECK(p.launches[0].args[0].kind == BindingKind::kOutput);
   CHECK(p.buffers.empty());
   // A second reader of the MatMul result keeps it stored: no fusion then.
   FunctionBuilder g("NoEpi");
@@ -351,7 +351,7 @@ TEST_CASE("attention chains become one kernel without a scores buffer") {
     // One block per (batch entry, 32 query rows).
     CHECK(eval_expr(p.launches[0].grid[0], {{"B", 2}, {"L", 70}, {"S", 9}}) == 2);
     CHECK(eval_expr(p.launches[0].grid[1], {{"B", 2}, {"L", 70}, {"S", 9}}) == 3);
-    CHECK(p.launches[0].args[0].kind == "output");
+    CHECK(p.launches[0].args[0].kind == BindingKind::kOutput);
     // Fully masked rows: the guard's 0, else the NaN of an unguarded softmax.
     CHECK(p.source.find(guard ? "(p2_empty ? 0.0f" : "(p2_empty ? P2_NAN") != std::string::npos);
     CHECK(std::find(p.op_types.begin(), p.op_types.end(), "Softmax") != p.op_types.end());
