@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "passes/name_set.h"
-#include "repeated_names.h"
+#include "common/repeated_names.h"
 
 namespace pt2onnx::passes {
 namespace {

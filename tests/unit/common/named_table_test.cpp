@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/named_table.h"
-#include "repeated_names.h"
+#include "common/repeated_names.h"
 
 namespace pt2onnx {
 namespace {

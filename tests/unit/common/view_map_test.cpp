@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/view_map.h"
-#include "repeated_names.h"
+#include "common/repeated_names.h"
 
 namespace pt2onnx {
 namespace {
