@@ -25,8 +25,26 @@ void softmax(OpContext& ctx) {
   ctx.gen.emit_rowwise(ctx.node, ctx.op() == "Softmax" ? Generator::RowOp::kSoftmax : Generator::RowOp::kLogSoftmax, ctx.input(0), {axis}, true, ctx.out);
 }
 
+// Each reduction's row operation, and the opset from which its axes are an input, not an attribute.
+struct Reduction {
+  const char* op;
+  Generator::RowOp row_op;
+  int axes_input_since;
+};
+constexpr Reduction kReductions[] = {{"ReduceSum", Generator::RowOp::kSum, 13},
+                                     {"ReduceMean", Generator::RowOp::kMean, 18},
+                                     {"ReduceMax", Generator::RowOp::kMax, 18},
+                                     {"ReduceMin", Generator::RowOp::kMin, 18}};
+
+const Reduction& reduction_of(const std::string& op) {
+  for (const Reduction& r : kReductions)
+    if (op == r.op) return r;
+  throw Error(ErrorCode::kUnsupported, "no row-wise reduction for " + op);
+}
+
 void reduce(OpContext& ctx) {
-  const bool axes_input = ctx.op() == "ReduceSum" ? ctx.gen.opset() >= 13 : ctx.gen.opset() >= 18;
+  const Reduction& reduction = reduction_of(ctx.op());
+  const bool axes_input = ctx.gen.opset() >= reduction.axes_input_since;
   std::optional<std::vector<int64_t>> axes = axes_input ? (ctx.input(1).empty() ? std::nullopt : ctx.axes_from(1, "axes"))
                                                         : ctx.axes_from(99, "axes");
   const size_t r = ctx.value(ctx.input(0)).shape.size();
@@ -38,8 +56,7 @@ void reduce(OpContext& ctx) {
   } else {
     for (size_t i = 0; i < r; ++i) ax.push_back(static_cast<int64_t>(i));
   }
-  const Generator::RowOp rop = ctx.op() == "ReduceSum" ? Generator::RowOp::kSum : ctx.op() == "ReduceMean" ? Generator::RowOp::kMean : ctx.op() == "ReduceMax" ? Generator::RowOp::kMax : Generator::RowOp::kMin;
-  ctx.gen.emit_rowwise(ctx.node, rop, ctx.input(0), ax, ctx.attr_int("keepdims", 1) != 0, ctx.out);
+  ctx.gen.emit_rowwise(ctx.node, reduction.row_op, ctx.input(0), ax, ctx.attr_int("keepdims", 1) != 0, ctx.out);
 }
 
 void layer_norm(OpContext& ctx) {
@@ -59,7 +76,7 @@ void register_kernel_op_rules(OpRuleTable& t) {
   t.add("Gemm", gemm);
   t.add("Softmax", softmax);
   t.add("LogSoftmax", softmax);
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}) t.add(op, reduce);
+  for (const Reduction& r : kReductions) t.add(r.op, reduce);
   t.add("LayerNormalization", layer_norm, false, /*multi_output=*/true);
 }
 
