@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Marks every aten overload torch registers (torch.ops.aten, the dispatcher's native ops; not the
+TorchScript-only list/str helpers) as one of:
+
+  rule          pt2onnx has a translation rule for that exact overload (composite ops included:
+                their rules expand straight into ONNX ops, there is no aten-to-aten layer)
+  out of scope  with the reason, decided by the table OUT_OF_SCOPE below, first match wins
+  missing       everything else
+
+Tooling only (needs the torch venv). Reads the rule list from build/tools/list_rules.
+
+  python aten_coverage.py [--list-rules build/tools/list_rules] [--write docs/aten_coverage.md]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (test on (name, overload, schema), reason). Name is the base name without "aten::".
+BACKEND_PREFIXES = ("cudnn", "_cudnn", "miopen", "_miopen", "mkldnn", "_mkldnn", "mps", "_mps", "fbgemm", "_fbgemm",
+                    "_nnpack", "_xnnpack", "_cufft", "_cslt", "_cudnn_", "_thnn", "_use_cudnn", "_triton", "_vulkan",
+                    "_efficient_attention", "_flash_attention", "_scaled_dot_product_cudnn", "_scaled_dot_product_flash",
+                    "_scaled_dot_product_efficient", "_scaled_mm", "_scaled_grouped_mm", "_cutlass", "_nested",
+                    "nested", "_foreach", "_fused_adam", "_fused_sgd", "_fused_adagrad", "_amp_", "_cummax_helper",
+                    "_cummin_helper", "_weight_int4pack", "_weight_int8pack", "_convert_weight_to_int4pack",
+                    "_dyn_quant", "_mixed_dtypes", "_int_mm", "_wrapped", "_sparse", "sparse", "to_sparse", "_to_sparse",
+                    "_coalesce", "_coalesced", "coalesce", "indices", "values", "crow_indices", "col_indices",
+                    "ccol_indices", "row_indices", "_indices", "_values", "_validate_sparse", "_validate_compressed",
+                    "to_mkldnn", "to_padded_tensor", "_padded_dense", "_jagged", "_test_", "_functional_sym_constrain",
+                    "_print", "_assert", "_check_tensor", "_fake_quantize_learnable")
+QUANTIZED_ENGINE = ("quantize_per", "dequantize", "q_", "_quantized", "quantized_", "int_repr", "_make_per",
+                    "_make_per_channel", "_saturate_weight", "fake_quantize", "_fake_quantize", "_choose_qparams",
+                    "choose_qparams", "fused_moving_avg_obs", "_fused_moving_avg_obs")
+METADATA = {"_version", "retains_grad", "retain_grad", "requires_grad_", "set_", "resize_", "resize_as_",
+            "record_stream", "pin_memory", "_pin_memory", "is_pinned", "data", "output_nr", "_fw_primal",
+            "_make_dual", "_unpack_dual", "_has_same_storage_numel", "_nnz", "_dimI", "_dimV", "dense_dim",
+            "sparse_dim", "is_coalesced", "_is_zerotensor", "_is_any_true", "_is_all_true", "is_conj", "is_neg",
+            "is_inference", "_conj_physical", "_neg_view_copy", "is_leaf", "_autocast_to_reduced_precision",
+            "_autocast_to_full_precision", "storage_offset", "stride", "_shape_as_tensor", "_reshape_alias",
+            "lift", "lift_fresh", "lift_fresh_copy", "_lazy_clone", "_propagate_xla_data", "_new_zeros_with_same_feature_meta",
+            "_has_compatible_shallow_copy_type", "_to_cpu", "_copy_from", "_copy_from_and_resize", "_local_scalar_dense",
+            "_make_dep_token", "_debug_has_internal_overlap", "is_set_to", "_sync", "_set_grad_enabled", "set_data",
+            "_cast_Byte", "_cast_Char", "_cast_Double", "_cast_Float", "_cast_Half", "_cast_Int", "_cast_Long",
+            "_cast_Short", "align_as", "align_tensors", "align_to", "refine_names", "rename", "rename_", "_resize_output",
+            "_resize_output_", "unsafe_split", "_unsafe_view", "_fused_dropout", "_masked_scale", "_sobol_engine_draw",
+            "_sobol_engine_ff", "_sobol_engine_scramble", "_sobol_engine_initialize_state", "_functional_assert_async",
+            "_functional_assert_scalar", "_assert_async", "_assert_scalar", "_assert_tensor_metadata", "sym_constrain_range",
+            "sym_constrain_range_for_size", "_chunk_cat", "_pack_padded_sequence", "_pad_packed_sequence", "to_dense",
+            "_to_dense", "_linalg_check_errors", "_version", "_fw_primal_copy", "_make_dual_copy", "is_same_size",
+            "is_distributed", "is_complex", "is_floating_point", "is_signed", "is_nonzero", "equal", "allclose",
+            "item", "can_cast", "result_type", "promote_types", "_has_same_storage_numel", "size", "sym_numel",
+            "numel", "dim", "_dim_arange", "_nested_tensor_size", "_nested_tensor_strides"}
+
+
+def is_named_tensor(schema) -> bool:
+    return any("Dimname" in str(a.type) for a in schema.arguments)
+
+
+def returns_no_tensor(schema) -> bool:
+    return bool(schema.returns) and not any("Tensor" in str(r.type) or "SymInt" in str(r.type) for r in schema.returns)
+
+
+OUT_OF_SCOPE = [
+    (lambda n, o, s: torch.Tag.out in s["tags"] or any(a.is_out for a in s["schema"].arguments),
+     "out= form: torch.export writes the functional overload"),
+    (lambda n, o, s: "backward" in n or n.startswith("_backward"), "backward op: training graphs are not exported for inference"),
+    (lambda n, o, s: n.startswith(BACKEND_PREFIXES), "backend-, sparse- or nested-specific op: not backend-neutral"),
+    (lambda n, o, s: n.startswith(QUANTIZED_ENGINE),
+     "quantized-engine op: PT2E/torchao programs carry quantized_decomposed/torchao ops instead (rules exist for those)"),
+    (lambda n, o, s: n in METADATA, "autograd, storage or metadata query: not a tensor computation export writes"),
+    (lambda n, o, s: is_named_tensor(s["schema"]), "named-tensor overload (Dimname): torch.export does not support named tensors"),
+    (lambda n, o, s: (n.endswith("_") and not n.startswith("__")) or n.startswith("__i") or s["schema"].is_mutable,
+     "in-place form: torch.export functionalizes it into the out-of-place op"),
+    (lambda n, o, s: returns_no_tensor(s["schema"]), "returns a Python value, not a tensor"),
+]
+
+
+def registered_overloads():
+    for name in sorted(dir(torch.ops.aten)):
+        packet = getattr(torch.ops.aten, name)
+        if not hasattr(packet, "overloads"):
+            continue
+        for overload in packet.overloads():
+            op = getattr(packet, overload)
+            yield name, overload, {"schema": op._schema, "tags": set(op.tags)}
+
+
+def rule_targets(list_rules: Path) -> set[str]:
+    out = subprocess.run([str(list_rules)], check=True, capture_output=True, text=True).stdout
+    return {line.split()[0] for line in out.splitlines() if line.strip()}
+
+
+def classify(rules: set[str]):
+    rows = []
+    for name, overload, info in registered_overloads():
+        target = f"aten.{name}.{overload}"
+        if target in rules:
+            rows.append((target, "rule", ""))
+            continue
+        reason = next((why for test, why in OUT_OF_SCOPE if test(name, overload, info)), None)
+        rows.append((target, "out of scope", reason) if reason else (target, "missing", ""))
+    return rows
+
+
+def report(rows) -> str:
+    counts = collections.Counter(kind for _, kind, _ in rows)
+    reasons = collections.Counter(why for _, kind, why in rows if kind == "out of scope")
+    missing = [t for t, kind, _ in rows if kind == "missing"]
+    by_base = collections.defaultdict(list)
+    for t in missing:
+        _, base, overload = t.split(".", 2)
+        by_base[base].append(overload)
+    lines = [
+        "# Coverage against torch's whole aten op list",
+        "",
+        f"Generated by `scripts/aten_coverage.py` (torch {torch.__version__}) from every overload in",
+        "`torch.ops.aten` (the dispatcher's native ops), against `build/tools/list_rules`. An overload is",
+        "*rule* when pt2onnx has a rule for it (composite ops included: their rules expand straight into",
+        "ONNX ops), *out of scope* for the reason below, else *missing*. The reasons are decided by name",
+        "patterns in the script's table, not checked op by op; a missing overload is not necessarily",
+        "one torch.export writes (many are alternative overloads of ops whose main overload has a rule).",
+        "",
+        f"| overloads | rule | out of scope | missing |",
+        f"|---|---|---|---|",
+        f"| {len(rows)} | {counts['rule']} | {counts['out of scope']} | {counts['missing']} |",
+        "",
+        "## Out of scope, by reason",
+        "",
+        "| reason | overloads |",
+        "|---|---|",
+    ]
+    lines += [f"| {why} | {n} |" for why, n in reasons.most_common()]
+    lines += ["", f"## Missing ({len(missing)} overloads of {len(by_base)} ops)", ""]
+    lines += [f"- `{base}`: {', '.join(sorted(ovs))}" for base, ovs in sorted(by_base.items())]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--list-rules", type=Path, default=ROOT / "build/tools/list_rules")
+    parser.add_argument("--write", type=Path, help="write the report here (markdown) instead of stdout")
+    args = parser.parse_args()
+    text = report(classify(rule_targets(args.list_rules)))
+    if args.write:
+        args.write.write_text(text)
+        print(text.split("## Out of scope")[0].strip().splitlines()[-1])
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
