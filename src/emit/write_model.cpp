@@ -13,14 +13,13 @@
 #include "common/error.h"
 #include "emit/archive_reference.h"
 #include "emit/external_data_writer.h"
-#include "emit/onnx_dtype.h"
 #include "emit/output_file.h"
 #include "emit/packed_4bit.h"
 #include "emit/serialize_model.h"
 #include "emit/tensor_copier.h"
 #include "emit/tensor_layout.h"
-#include "translate/complex_values.h"
-#include "translate/onnx_types.h"
+#include "ir/onnx_dtype.h"
+#include "model/lowering.h"
 
 namespace pt2onnx::emit {
 
@@ -99,10 +98,10 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
                                     (binding.is_constant ? "constants" : "weights"));
 
     const archive::TensorData& tensor = *weight.tensor;
-    // A complex tensor is written as its real pairs, the same bytes (translate/complex_values.h).
-    const bool complex = translate::is_complex(tensor.dtype);
+    // A complex tensor is written as its real pairs, the same bytes (model/lowering.h).
+    const bool complex = ir::is_complex(tensor.dtype);
     const std::optional<int32_t> data_type =
-        onnx_data_type(complex ? translate::complex_component(tensor.dtype) : tensor.dtype);
+        ir::onnx_type_if(complex ? model::complex_component(tensor.dtype) : tensor.dtype);
     if (!data_type)
       fail(ErrorCode::kUnsupported, weight.what() + ": element type " + std::string(ir::dtype_name(tensor.dtype)) +
                                         " has no ONNX tensor type we can write");
@@ -113,11 +112,11 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
       bound.push_back(std::move(weight));
       continue;
     }
-    if (*data_type != initializer.data_type() || declared_dims != translate::lowered_dims(tensor.dtype, tensor.sizes))
+    if (*data_type != initializer.data_type() || declared_dims != model::lowered_dims(tensor.dtype, tensor.sizes))
       fail(ErrorCode::kArchive, weight.what() + ": the archive holds " + std::string(ir::dtype_name(tensor.dtype)) +
-                                    format_dims(tensor.sizes) + " (" + onnx_data_type_name(*data_type) +
+                                    format_dims(tensor.sizes) + " (" + ir::onnx_type_name(*data_type) +
                                     ") but the initializer declares " +
-                                    onnx_data_type_name(initializer.data_type()) + format_dims(declared_dims));
+                                    ir::onnx_type_name(initializer.data_type()) + format_dims(declared_dims));
 
     weight.layout = make_layout(tensor, [&weight] { return weight.what(); });
     bound.push_back(std::move(weight));

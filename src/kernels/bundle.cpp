@@ -20,7 +20,7 @@
 #include "kernels/expr.h"
 #include "kernels/kernels.h"
 #include "kernels/sha256.h"
-#include "translate/onnx_types.h"
+#include "ir/onnx_dtype.h"
 
 namespace pt2onnx::kernels {
 
@@ -55,7 +55,7 @@ std::optional<TensorType> lookup_type(const onnx::ModelProto& model, const ir::P
     if (vi.name() == name) return type_from_value_info(vi);
   if (auto it = program.graph.tensor_values.find(name); it != program.graph.tensor_values.end()) {
     TensorType t;
-    t.dtype = translate::onnx_dtype(it->second.dtype);
+    t.dtype = ir::onnx_type(it->second.dtype);
     for (const auto& d : it->second.sizes) t.shape.push_back(d.is_static() ? ir::sym_int(d.as_int()) : d.as_expr());
     return t;
   }
@@ -372,7 +372,7 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
   auto io = [](const std::vector<std::string>& names, const std::vector<TensorType>& types) {
     Json a = Json::array();
     for (size_t i = 0; i < names.size(); ++i)
-      a.push_back({{"name", names[i]}, {"dtype", dtype_name(types[i].dtype)}, {"shape", shape_json(types[i].shape)},
+      a.push_back({{"name", names[i]}, {"dtype", ir::onnx_type_name(types[i].dtype)}, {"shape", shape_json(types[i].shape)},
                    {"layout", "contiguous"}});
     return a;
   };
@@ -381,7 +381,7 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
   m["requires"] = p.preconditions;
   Json buffers = Json::object();
   for (const auto& b : p.buffers)
-    buffers[b.name] = {{"holds", b.holds}, {"dtype", dtype_name(b.dtype)}, {"shape", shape_json(b.shape)},
+    buffers[b.name] = {{"holds", b.holds}, {"dtype", ir::onnx_type_name(b.dtype)}, {"shape", shape_json(b.shape)},
                        {"offset", expr_text(b.offset)}, {"bytes", expr_text(b.bytes)}};
   m["workspace"] = {{"align", 256}, {"bytes", expr_text(p.workspace_bytes)}, {"buffers", buffers}};
   Json images = Json::object();

@@ -13,7 +13,7 @@
 #include "passes/name_set.h"
 #include "passes/passes_internal.h"
 #include "ir/sym_expr.h"
-#include "translate/onnx_types.h"
+#include "ir/onnx_dtype.h"
 
 namespace pt2onnx::passes {
 
@@ -186,9 +186,9 @@ TypeOracle program_types(const ir::Program& program) {
     if (found == values->end()) return std::nullopt;
     const ir::TensorMeta& meta = found->second;
     // Complex values are stored as real pairs in the ONNX; unknown ones say nothing.
-    if (translate::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
+    if (ir::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
     ValueType t;
-    t.elem_type = translate::onnx_dtype(meta.dtype);
+    t.elem_type = ir::onnx_type(meta.dtype);
     t.shape_known = true;
     for (const ir::Dim& d : meta.sizes) {
       t.dims.push_back(d.is_static() ? std::optional<int64_t>(d.as_int()) : std::nullopt);

@@ -10,6 +10,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "ir/program.h"
+#include "model/onnx_model.h"
 #include "translate/custom_op_rule.h"
 #include "translate/packed_nodes.h"
 #include "translate/refusals.h"
@@ -41,11 +42,7 @@ struct TranslateOptions {
   Refusals* refusals = nullptr;
 };
 
-struct WeightBinding {
-  std::string initializer;  // name of the TensorProto in model.graph().initializer()
-  std::string fqn;          // key in the archive's weights() or constants()
-  bool is_constant = false; // true: look it up in constants()
-};
+using model::WeightBinding;
 
 struct Translation {
   onnx::ModelProto model;              // initializers of weights carry dims and dtype, no data

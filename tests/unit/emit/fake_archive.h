@@ -21,7 +21,7 @@
 #include "archive/model_text.h"
 #include "archive/zip_crc.h"
 #include "common/error.h"
-#include "emit/onnx_dtype.h"
+#include "ir/onnx_dtype.h"
 #include "translate/translate.h"
 
 namespace pt2onnx::emit::testing {
@@ -169,7 +169,7 @@ class TranslationBuilder {
     onnx::GraphProto& graph = *translation_.model.mutable_graph();
     onnx::TensorProto& initializer = *graph.add_initializer();
     initializer.set_name(name);
-    initializer.set_data_type(*onnx_data_type(dtype));
+    initializer.set_data_type(ir::onnx_type(dtype));
     for (int64_t d : dims) initializer.add_dims(d);
     onnx::NodeProto& node = *graph.add_node();
     node.set_op_type("Identity");
@@ -178,7 +178,7 @@ class TranslationBuilder {
     node.add_output("out_" + name);
     onnx::ValueInfoProto& output = *graph.add_output();
     output.set_name("out_" + name);
-    output.mutable_type()->mutable_tensor_type()->set_elem_type(*onnx_data_type(dtype));
+    output.mutable_type()->mutable_tensor_type()->set_elem_type(ir::onnx_type(dtype));
     for (int64_t d : dims) output.mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
     translation_.weights.push_back({name, fqn, is_constant});
     return *this;
