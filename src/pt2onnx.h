@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/limits.h"
+#include "common/opsets.h"  // kMinOpset, kMaxOpset, kDefaultOpset
 #include "pt2onnx_version.h"
 
 namespace pt2onnx {
@@ -29,7 +30,7 @@ struct ConvertOptions {
   // is stored once. No weight is derived then (as with `fold` false; weight Transposes stay
   // nodes), so that the models read the same bytes. Excludes `model`.
   bool all_models = false;
-  int opset = 18;
+  int opset = kDefaultOpset;
   // Where weights from 1 KiB up go: "" embedded in the .onnx (forced to "file" when they would
   // pass the 2 GB protobuf limit); "file": one data file `<output>.data` beside it; "archive":
   // nowhere, the initializers reference their bytes inside the input .pt2 (no weight is derived
@@ -67,11 +68,6 @@ struct ConvertOptions {
   bool strict = false;
   // Called as weights are written, with the bytes written so far and the total (a progress line).
   std::function<void(int64_t done, int64_t total)> on_weight_progress;
-  // Runs `release`, which frees most of a large program's memory at once (the IR, once
-  // translated): a host whose allocator keeps freed pages resident for a while can have it give
-  // these back at once, so that the weights' index read next does not add its memory to theirs
-  // (the CLI sets mimalloc's decommit delay to 0 around it). Optional: unset, `release` just runs.
-  std::function<void(const std::function<void()>& release)> around_bulk_free;
   // The caller exits right after convert() returns (the CLI): the ONNX model, the weights' index
   // and the archive are then left for the process's exit to reclaim instead of being freed one
   // allocation at a time (as compilers do; ~2% of converting a 100k-node program).
@@ -159,10 +155,6 @@ struct OpCoverage {
 };
 // Every op with a rule, sorted by target; with `opset` > 0 only the ops supported there.
 std::vector<OpCoverage> supported_ops(int opset = 0);
-
-// The smallest and largest opset `--opset` accepts.
-constexpr int kMinOpset = 17;
-constexpr int kMaxOpset = 28;
 
 // The library's version, PT2ONNX_VERSION_STRING when it was built.
 const char* version();

@@ -18,12 +18,7 @@ KernelStage::KernelStage(const ConvertOptions& options, bool plan_only) : option
   archs_ = kernels::parse_archs(options.archs, nvrtc_ ? nvrtc_->supported_archs() : std::vector<int>{});
 }
 
-void KernelStage::add_hiera_types(std::vector<std::string>& types) const {
-  for (const auto& t : options_.compile)
-    if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
-}
-
-void KernelStage::prepare(const onnx::ModelProto& model, const ir::Program& program,
+void KernelStage::prepare(const onnx::ModelProto& model, const ir::TensorValues& value_types,
                           const hierarchy::HierarchyReport& folded, const std::string& domain) {
   if (!active()) return;
   std::vector<std::string> functions;
@@ -34,7 +29,7 @@ void KernelStage::prepare(const onnx::ModelProto& model, const ir::Program& prog
           if (std::find(functions.begin(), functions.end(), name) == functions.end()) functions.push_back(name);
   kernels::GenerateOptions generate;
   generate.tf32 = options_.kernel_tf32;
-  plans_ = kernels::plan_bundles(model, program, functions, domain, generate);
+  plans_ = kernels::plan_bundles(model, value_types, functions, domain, generate);
   if (!plan_only_) compiled_ = kernels::compile_bundles(*nvrtc_, plans_.bundles, archs_);
 }
 

@@ -24,11 +24,10 @@ class KernelStage {
   // for their syntax only.
   explicit KernelStage(const ConvertOptions& options, bool plan_only = false);
   bool active() const { return !options_.compile.empty(); }
-  // --compile implies --hiera: appends the compile types that `types` lacks.
-  void add_hiera_types(std::vector<std::string>& types) const;
   // Generates and compiles the bundles of the folded functions of the compile types. Refusals
   // are kept for the report; NVRTC failures throw Error(kCompile).
-  void prepare(const onnx::ModelProto& model, const ir::Program& program, const hierarchy::HierarchyReport& folded,
+  // `value_types`: translate's (kernels/kernels.h plan_bundles).
+  void prepare(const onnx::ModelProto& model, const ir::TensorValues& value_types, const hierarchy::HierarchyReport& folded,
                const std::string& domain);
   // Writes the bundles (after the ONNX) and fills the report. On failure removes the ONNX files
   // named in `report` too, then rethrows.

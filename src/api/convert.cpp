@@ -22,6 +22,7 @@
 #include "emit/write_model.h"
 #include "hierarchy/hierarchy.h"
 #include "hierarchy/module_instances.h"
+#include "model/diagnostics.h"
 #include "import/import_program.h"
 #include "ir/rename_symbols.h"
 #include "passes/passes.h"
@@ -33,54 +34,41 @@ namespace pt2onnx {
 
 namespace {
 
-std::string choose_model(const archive::Archive& archive, const std::string& requested) {
-  const std::vector<std::string> names = archive.model_names();
-  auto list = [&] {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-  };
-  if (requested.empty()) {
-    PT2ONNX_CHECK(!names.empty(), ErrorCode::kArchive, archive.path().string() + ": the archive holds no model");
-    PT2ONNX_CHECK(names.size() == 1, ErrorCode::kUsage,
-                  archive.path().string() + ": the archive holds several models (" + list() + "); choose one with --model");
-    return names.front();
-  }
-  for (const auto& n : names)
-    if (n == requested) return n;
-  fail(ErrorCode::kUsage, archive.path().string() + ": no model '" + requested + "' (models: " + list() + ")");
-}
+// A --hiera or --compile type that matches no module is a warning, like a config rule that
+// matches nothing, so one option set can serve a family of models (--strict makes it an error).
+void drop_absent_types(std::vector<std::string>& types, const ir::ModuleStacks& node_modules,
+                       model::Diagnostics& diagnostics);
 
-
-// The --hiera options: CLI/config types plus the config's opaque module types (a module rule whose
-// type matches no module is reported, not an error, like an op rule that matched nothing).
+// The --hiera options, built once: CLI/config types, the config's opaque module types (a module
+// rule whose type matches no module is reported, not an error, like an op rule that matched
+// nothing), and the --compile types (--compile implies --hiera), less those that match no module.
 hierarchy::HierarchyOptions hierarchy_options(const ConvertOptions& options, const config::Config* config,
-                                              const ir::ModuleStacks& node_modules,
-                                              std::vector<std::string>& warnings) {
+                                              const ir::ModuleStacks& node_modules, model::Diagnostics& diagnostics) {
   hierarchy::HierarchyOptions out;
   out.types = options.hiera;
   out.domain = options.function_domain;
   out.function_name = options.function_name;
-  if (!config) return out;
-  for (const config::ModuleRule& rule : config->module_rules) {
+  for (const config::ModuleRule& rule : config ? config->module_rules : std::vector<config::ModuleRule>{}) {
     for (const std::string& type : options.hiera)
       PT2ONNX_CHECK(type != rule.type, ErrorCode::kUsage,
                     config->path.string() + ": " + rule.origin + " makes " + rule.type +
                         " an opaque node, but --hiera also asks for it as a function; choose one");
     if (hierarchy::deepest_match(rule.type, node_modules) < 0) {
-      warnings.push_back("config rule " + rule.origin + " (module " + rule.type + ") matched no module of the model");
+      diagnostics.warn(model::Stage::kConfig,
+                       "config rule " + rule.origin + " (module " + rule.type + ") matched no module of the model");
       continue;
     }
     out.types.push_back(rule.type);
     out.opaque.emplace(rule.type, rule.node);
   }
+  for (const std::string& type : options.compile)
+    if (std::find(out.types.begin(), out.types.end(), type) == out.types.end()) out.types.push_back(type);
+  drop_absent_types(out.types, node_modules, diagnostics);
   return out;
 }
 
-// A --hiera or --compile type that matches no module is a warning, like a config rule that
-// matches nothing, so one option set can serve a family of models (--strict makes it an error).
 void drop_absent_types(std::vector<std::string>& types, const ir::ModuleStacks& node_modules,
-                       std::vector<std::string>& warnings) {
+                       model::Diagnostics& diagnostics) {
   std::vector<std::string> kept;
   for (const std::string& type : types) {
     if (hierarchy::deepest_match(type, node_modules) >= 0) {
@@ -90,8 +78,9 @@ void drop_absent_types(std::vector<std::string>& types, const ir::ModuleStacks& 
     std::string listed;
     for (const auto& [name, count] : hierarchy::module_types(node_modules))
       listed += (listed.empty() ? "" : ", ") + name + (count > 1 ? " (\u00d7" + std::to_string(count) + ")" : "");
-    warnings.push_back("--hiera " + type + " matches no module type of the model (types: " +
-                       (listed.empty() ? "none, the graph carries no module stacks" : listed) + ")");
+    diagnostics.warn(model::Stage::kHierarchy, "--hiera " + type + " matches no module type of the model (types: " +
+                                                   (listed.empty() ? "none, the graph carries no module stacks" : listed) +
+                                                   ")");
   }
   types = std::move(kept);
 }
@@ -272,7 +261,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
 
   std::unique_ptr<archive::Archive> archive = clock.run("read", [&] {
     std::unique_ptr<archive::Archive> opened = archive::Archive::open(options.input);
-    report.model = choose_model(*opened, options.model);
+    report.model = api::choose_model(*opened, options.model);
     return opened;
   });
   report.inputs.push_back(options.input);
@@ -291,54 +280,38 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   ir::rename_symbols(program, dim_names);
   report.nodes_in = static_cast<int64_t>(program.graph.nodes.size());
 
+  model::Diagnostics diagnostics;
   translate::TranslateOptions translate_options;
   translate_options.opset = options.opset;
   if (config) translate_options.custom_ops = config->op_rules;
   translate_options.fuse = options.fuse;
   translate_options.module_stacks =
       !options.hiera.empty() || !options.compile.empty() || (config && !config->module_rules.empty());
-  translate_options.keep_nodes_packed = true;  // unpacked once the IR is released, below
-  // A translated node's module stack is read no more (translation.node_modules keeps its own
-  // reference where --hiera wants it) unless --compile's kernel stage reads the program.
-  if (!kernel_stage.active())
-    translate_options.after_node = [&program](size_t i) { program.graph.nodes[i].module_stack = ir::ModuleStack(); };
-  translate::Translation translation = clock.run("translate", [&] {
+  translate::Translated translated = clock.run("translate", [&] {
     // Without fusion the pass returns a copy of the program: skip it (a 100k-node copy).
     if (translate_options.fuse && translate_options.opset >= translate::kMinFusedOpset)
       program = translate::fuse_patterns(program, translate_options).program;
-    return api::with_context(input_name, [&] { return translate::translate_program(program, translate_options); });
+    return api::with_context(input_name, [&] {
+      return translate::translate_program(std::move(program), translate_options, diagnostics);
+    });
   });
-  add_dim_names_metadata(translation.model, dim_names);
-  translation.model.set_producer_version(version());
+  model::OnnxModel& model = translated.model;
+  add_dim_names_metadata(model.proto, dim_names);
+  model.proto.set_producer_version(version());
   for (size_t i = 0; i < translate_options.custom_ops.size(); ++i)
-    if (translation.custom_op_hits[i] == 0)
-      translation.warnings.push_back("config rule " + translate_options.custom_ops[i].origin + " (op " +
-                                     translate_options.custom_ops[i].op + ") matched no node");
+    if (translated.custom_op_hits[i] == 0)
+      diagnostics.warn(model::Stage::kConfig, "config rule " + translate_options.custom_ops[i].origin + " (op " +
+                                                  translate_options.custom_ops[i].op + ") matched no node");
 
-  hierarchy::HierarchyOptions hiera_options =
-      hierarchy_options(options, config.get(), translation.node_modules, translation.warnings);
-  kernel_stage.add_hiera_types(hiera_options.types);
-  drop_absent_types(hiera_options.types, translation.node_modules, translation.warnings);
-  // What is dead from here on goes now, before the weights are read: the peak is the IR and the
-  // ONNX graph alive together. Clean-up asks only the value types of the IR (the kernel stage
-  // wants all of it), and only --hiera reads the module stacks of the ONNX nodes.
-  auto release = [&] {
-    if (!kernel_stage.active()) {
-      ir::Program types_only;
-      types_only.graph.tensor_values = passes::value_types(std::move(program));
-      program = std::move(types_only);
-    }
-    if (hiera_options.types.empty()) ir::ModuleStacks().swap(translation.node_modules);
-  };
-  if (options.around_bulk_free) options.around_bulk_free(release);
-  else release();
-  translate::unpack_nodes(translation);  // into the memory the IR held
+  const hierarchy::HierarchyOptions hiera_options =
+      hierarchy_options(options, config.get(), model.node_modules, diagnostics);
+  if (hiera_options.types.empty()) ir::ModuleStacks().swap(model.node_modules);  // only --hiera reads them
   // Graph clean-up (passes/), with the weights' index read beside it; BatchNorm folding derives
   // weights that emit streams from the archive. Weights referenced inside the archive are its
   // bytes as they are, and so are those several models share (--all-models: a weight one model
   // would read transposed and another as it is could not be stored once): nothing is derived
   // then (--no-fold, and weight Transposes stay nodes).
-  auto weights_owner = std::make_unique<api::WeightsBesideClean>(translation, *archive, report.model);
+  auto weights_owner = std::make_unique<api::WeightsBesideClean>(model, *archive, report.model);
   api::WeightsBesideClean& weights = *weights_owner;
   clock.run("clean", [&] {
     passes::CleanOptions clean;
@@ -346,26 +319,28 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
     clean.fold_weights = options.fold && !in_archive && !set ? &weights : nullptr;
     clean.pack_weights = !in_archive && !set ? &weights : nullptr;  // a packed weight is derived too
     clean.matmul_nbits = options.matmul_nbits;
-    clean.types = passes::program_types(program);
-    passes::clean_translation(translation, clean);
+    clean.types = passes::value_type_oracle(translated.value_types);
+    passes::clean_model(model, clean);
   });
   clock.run("read", [&] { weights.folded(); });  // where the index was taken before: errors keep their order
   emit::FoldedWeights& folded_weights = weights.folded();
   if (!hiera_options.types.empty()) {
     const hierarchy::HierarchyReport folded = clock.run("hierarchy", [&] {
       return api::with_context(input_name, [&] {
-        return hierarchy::fold_hierarchy(translation.model, translation.node_modules, hiera_options);
+        return hierarchy::fold_hierarchy(model.proto, model.node_modules, hiera_options);
       });
     });
-    translation.warnings.insert(translation.warnings.end(), folded.warnings.begin(), folded.warnings.end());
-    clock.run("clean", [&] { passes::clean_functions(translation.model); });
+    for (const std::string& warning : folded.warnings) diagnostics.warn(model::Stage::kHierarchy, warning);
+    clock.run("clean", [&] { passes::clean_functions(model.proto); });
     if (kernel_stage.active())
       clock.run("kernels", [&] {
-        api::with_context(input_name, [&] { kernel_stage.prepare(translation.model, program, folded, hiera_options.domain); });
+        api::with_context(input_name, [&] {
+          kernel_stage.prepare(model.proto, translated.value_types, folded, hiera_options.domain);
+        });
       });
   }
-  report.nodes_out = translation.model.graph().node_size();
-  report.functions_out = translation.model.functions_size();
+  report.nodes_out = model.proto.graph().node_size();
+  report.functions_out = model.proto.functions_size();
 
   emit::WriteOptions write_options;
   write_options.output = report.output;
@@ -375,20 +350,21 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   write_options.on_progress = options.on_weight_progress;
   if (list_only) {  // the files the steps below write, decided as they decide
     report.outputs.push_back(report.output);
-    const std::filesystem::path data =
-        emit::planned_data_file(translation, folded_weights.weights(), folded_weights.constants(), write_options);
-    if (!data.empty()) report.outputs.push_back(data);
+    const emit::OutputPlan plan =
+        emit::plan_outputs(model, folded_weights.weights(), folded_weights.constants(), write_options);
+    for (const std::string& warning : plan.warnings) diagnostics.warn(model::Stage::kEmit, warning);
+    if (!plan.data_file.empty()) report.outputs.push_back(plan.data_file);
     for (const auto& file : kernel_stage.planned_files(report.output)) report.outputs.push_back(file);
-    report.warnings = translation.warnings;
+    report.warnings = diagnostics.messages();
     return report;
   }
-  if (options.strict) refuse_warnings(translation.warnings);
-  program = ir::Program();  // emit needs the ONNX graph and the weights only
-  const size_t warnings_before_write = translation.warnings.size();
+  if (options.strict) refuse_warnings(diagnostics.messages());
+  const size_t warnings_before_write = diagnostics.size();
   const emit::WriteResult written = clock.run("emit", [&] {
     // A weight the archive lacks is the input's fault: name the input.
     return api::with_context(input_name, [&] {
-      return emit::write_model(translation, *archive, folded_weights.weights(), folded_weights.constants(), write_options);
+      return emit::write_model(model, *archive, folded_weights.weights(), folded_weights.constants(), write_options,
+                               diagnostics);
     });
   });
   report.external_data = written.external_data;
@@ -396,19 +372,19 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   report.weight_bytes = written.weight_bytes;
   report.weight_bytes_referenced = written.referenced_bytes;
   report.archive_location = written.archive_location;
-  report.warnings = translation.warnings;  // the writer appends its own (e.g. forced external data)
+  report.warnings = diagnostics.messages();  // the writer adds its own (e.g. forced external data)
   report.outputs.push_back(report.output);
   if (!report.external_data.empty()) report.outputs.push_back(report.external_data);
   if (options.strict && report.warnings.size() > warnings_before_write) {
     std::error_code ec;
     if (!set)  // a set names nothing before all its models are written
       for (const auto& path : report.outputs) std::filesystem::remove(path, ec);
-    refuse_warnings({report.warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before_write), report.warnings.end()});
+    refuse_warnings(diagnostics.messages(warnings_before_write));
   }
   if (kernel_stage.active()) clock.run("kernels", [&] { kernel_stage.write(report); });
   for (const KernelBundleReport& bundle : report.kernel_bundles) report.outputs.push_back(bundle.dir / "manifest.json");
   if (options.leave_to_exit) {
-    static_cast<void>(new translate::Translation(std::move(translation)));  // a move: the graph is not copied
+    static_cast<void>(new translate::Translated(std::move(translated)));  // a move: the graph is not copied
     static_cast<void>(weights_owner.release());
     static_cast<void>(archive.release());
   }

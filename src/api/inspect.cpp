@@ -59,7 +59,8 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
   // The rest of what convert refuses: its own translation, told to collect (translate.h).
   translate::Refusals refusals;
   options.refusals = &refusals;
-  translate::translate_with_rules(fused ? fused->program : program, options, rules);
+  model::Diagnostics warnings;  // inspect reports refusals; convert's warnings are convert's
+  translate::translate_with_rules(fused ? fused->program : program, options, rules, warnings);
   for (const Error& e : refusals) model.refusals.push_back(RefusalSummary{static_cast<int>(e.code()), e.what()});
   return model;
 }
@@ -68,16 +69,6 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
 
 namespace {
 
-// The models to inspect: all of them, or the one asked for (refused as convert refuses it).
-std::vector<std::string> choose_models(const archive::Archive& archive, const std::string& requested) {
-  std::vector<std::string> names = archive.model_names();
-  PT2ONNX_CHECK(!names.empty(), ErrorCode::kArchive, archive.path().string() + ": the archive holds no model");
-  if (requested.empty()) return names;
-  if (std::find(names.begin(), names.end(), requested) != names.end()) return {requested};
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  fail(ErrorCode::kUsage, archive.path().string() + ": no model '" + requested + "' (models: " + list + ")");
-}
 
 
 }  // namespace
@@ -93,7 +84,7 @@ InspectReport inspect(const InspectOptions& options) {
   report.input = options.input;
   report.layout = archive::layout_name(archive->layout());
   report.opset = options.opset;
-  for (const std::string& name : choose_models(*archive, options.model)) {
+  for (const std::string& name : api::choose_models(*archive, options.model)) {
     api::ArchiveTensorsBeside tensors(*archive, name);
     const ir::Program program = ::pt2onnx::api::with_context(
         input_name, [&] { return import::import_program(*archive->model_text(name), archive->model_entry(name), import::kGraphAndSignature); });

@@ -11,12 +11,14 @@
 #include <variant>
 #include <vector>
 
+#include "common/opsets.h"
+
 namespace pt2onnx {
 
 struct InspectOptions {
   std::filesystem::path input;
   std::string model;  // empty: every model in the archive
-  int opset = 18;     // ops are checked against the rules valid at this opset
+  int opset = kDefaultOpset;     // ops are checked against the rules valid at this opset
   // --config: ops its rules translate count as handled (its other options are ignored here).
   std::filesystem::path config;
 };
@@ -165,7 +167,7 @@ struct ModelInspection {
 struct InspectReport {
   std::filesystem::path input;
   std::string layout;  // archive::layout_name()
-  int opset = 18;
+  int opset = kDefaultOpset;
   std::vector<ModelInspection> models;  // sorted by name
 };
 

@@ -11,35 +11,24 @@
 #include "translate/complex_values.h"
 #include "translate/custom_op_rule.h"
 #include "translate/liveness.h"
+#include "translate/op_support.h"
 #include "translate/onnx_types.h"
 
 namespace pt2onnx::inspection {
 
 namespace {
 
-// `complex`: the node reads or writes a complex tensor, which only complex rules translate.
+// The row of `target` as translate's classify answers (op_support.h).
 OpSummary classify(const std::string& target, const translate::RuleTable& rules, int opset,
                    const std::vector<translate::CustomOpRule>& custom, bool complex) {
+  static constexpr OpSupport kByKind[] = {OpSupport::kSupported, OpSupport::kConfigRule, OpSupport::kDropped,
+                                          OpSupport::kNeedsOpset, OpSupport::kUnsupported};
+  const translate::Support support = translate::classify(target, complex, opset, rules, custom);
   OpSummary op;
   op.target = target;
-  const auto by_config = std::find_if(custom.begin(), custom.end(), [&](const translate::CustomOpRule& rule) {
-    return translate::custom_rule_matches(rule, target);
-  });
-  if (by_config != custom.end()) {
-    op.support = OpSupport::kConfigRule;
-    op.rule = by_config->origin;
-  } else if (translate::is_dropped_target(target)) {
-    op.support = OpSupport::kDropped;
-  } else if (rules.supports(target, opset, complex)) {
-    op.support = OpSupport::kSupported;
-  } else if (const std::vector<translate::Rule>* list = rules.find(target);
-             list && std::any_of(list->begin(), list->end(), [&](const translate::Rule& r) { return r.complex == complex; })) {
-    op.support = OpSupport::kNeedsOpset;
-    for (const translate::Rule& r : *list)  // the lowest opset of a rule of the node's kind
-      if (r.complex == complex && (op.min_opset == 0 || r.min_opset < op.min_opset)) op.min_opset = r.min_opset;
-  } else {
-    op.support = OpSupport::kUnsupported;
-  }
+  op.support = kByKind[static_cast<int>(support.kind)];
+  op.min_opset = support.min_opset;
+  op.rule = support.rule;
   return op;
 }
 
@@ -58,7 +47,7 @@ struct OpCounts {
     OpSummary op = classify(target, rules, opset, custom, complex);
     // A complex node that no complex rule takes is its own row, as convert names it.
     if (complex && (op.support == OpSupport::kUnsupported || op.support == OpSupport::kNeedsOpset))
-      op.target += " on complex values";
+      op.target += translate::kOnComplexValues;
     auto it = by_target.find(op.target);
     if (it == by_target.end()) it = by_target.emplace(op.target, std::move(op)).first;
     cached->second = &it->second;

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "pt2onnx.h"
+#include "translate/op_support.h"
 #include "translate/rule_table.h"
 
 namespace pt2onnx {
@@ -12,7 +13,11 @@ std::vector<OpCoverage> supported_ops(int opset) {
   for (const std::string& target : rules.targets()) {
     OpCoverage op{target, {}};
     for (int v = kMinOpset; v <= kMaxOpset; ++v)
-      if (rules.supports(target, v)) op.opsets.push_back(v);
+      for (const bool complex : {false, true})
+        if (translate::classify(target, complex, v, rules, {}).kind == translate::SupportKind::kSupported) {
+          op.opsets.push_back(v);
+          break;
+        }
     if (op.opsets.empty()) continue;  // only rules for opsets we do not emit
     if (opset > 0 && std::find(op.opsets.begin(), op.opsets.end(), opset) == op.opsets.end()) continue;
     out.push_back(std::move(op));

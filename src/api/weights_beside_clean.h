@@ -20,15 +20,15 @@ namespace pt2onnx::api {
 
 class WeightsBesideClean final : public passes::WeightAccess {
  public:
-  // Starts reading the index; `translation` and `archive` must outlive this.
-  WeightsBesideClean(translate::Translation& translation, const archive::Archive& archive, std::string model)
-      : translation_(translation), tensors_(archive, std::move(model)) {}
+  // Starts reading the index; `model` and `archive` must outlive this.
+  WeightsBesideClean(model::OnnxModel& model, const archive::Archive& archive, std::string model_name)
+      : model_(model), tensors_(archive, std::move(model_name)) {}
 
   // The archive's weights and those clean-up derived: waits for the index, or rethrows its error.
   emit::FoldedWeights& folded() {
     if (!folded_) {
       ArchiveTensors tensors = tensors_.get();
-      folded_.emplace(translation_, std::move(tensors.weights), std::move(tensors.constants));
+      folded_.emplace(model_, std::move(tensors.weights), std::move(tensors.constants));
     }
     return *folded_;
   }
@@ -48,7 +48,7 @@ class WeightsBesideClean final : public passes::WeightAccess {
   }
 
  private:
-  translate::Translation& translation_;
+  model::OnnxModel& model_;
   ArchiveTensorsBeside tensors_;
   std::optional<emit::FoldedWeights> folded_;
 };

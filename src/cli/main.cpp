@@ -22,6 +22,7 @@
 #include "cli/progress_line.h"
 #include "cli/register_options.h"
 #include "cli/run_report.h"
+#include "common/bulk_free.h"
 #include "common/error.h"
 #include "config/config.h"
 #include "pt2onnx.h"
@@ -286,8 +287,8 @@ int main(int argc, char** argv) {
     options.on_weight_progress = [&](int64_t done, int64_t total) { progress.update(done, total); };
 #ifdef PT2ONNX_WITH_MIMALLOC
     // mimalloc keeps freed pages resident for a while (its decommit delay, 25 ms, or until the
-    // heap is next collected): those of the IR go back at once (docs/scale.md, seventh pass).
-    options.around_bulk_free = [](const std::function<void()>& release) {
+    // heap is next collected): those of the IR go back at once, before the weights' index is read.
+    pt2onnx::bulk_free_hook() = [](const std::function<void()>& release) {
       const long delay = mi_option_get(mi_option_decommit_delay);
       mi_option_set(mi_option_decommit_delay, 0);
       release();

@@ -83,12 +83,12 @@ bool permutes_at_copy_speed(const archive::TensorData& view) {
 
 }  // namespace
 
-FoldedWeights::FoldedWeights(translate::Translation& translation, std::map<std::string, archive::TensorData> weights,
+FoldedWeights::FoldedWeights(model::OnnxModel& model, std::map<std::string, archive::TensorData> weights,
                              std::map<std::string, archive::TensorData> constants)
-    : translation_(translation), weights_(std::move(weights)), constants_(std::move(constants)) {}
+    : model_(model), weights_(std::move(weights)), constants_(std::move(constants)) {}
 
 const archive::TensorData* FoldedWeights::bound_tensor(const std::string& initializer) const {
-  for (const translate::WeightBinding& b : translation_.weights) {
+  for (const model::WeightBinding& b : model_.weights) {
     if (b.initializer != initializer) continue;
     const auto& first = b.is_constant ? constants_ : weights_;
     const auto& second = b.is_constant ? weights_ : constants_;
@@ -101,7 +101,7 @@ const archive::TensorData* FoldedWeights::bound_tensor(const std::string& initia
 }
 
 std::optional<std::vector<float>> FoldedWeights::read_floats(const std::string& initializer) {
-  for (const onnx::TensorProto& t : translation_.model.graph().initializer()) {
+  for (const onnx::TensorProto& t : model_.proto.graph().initializer()) {
     if (t.name() != initializer) continue;
     if (t.data_type() != onnx::TensorProto_DataType_FLOAT) return std::nullopt;
     if (t.float_data_size() > 0) return std::vector<float>(t.float_data().begin(), t.float_data().end());
@@ -136,7 +136,7 @@ bool FoldedWeights::add_scaled(const std::string& source, const std::string& nam
   // Derived weights live under a key no FQN can take (FQNs have no spaces).
   const std::string key = "batchnorm-folded " + name;
   weights_[key] = std::move(scaled);
-  translation_.weights.push_back(translate::WeightBinding{name, key, false});
+  model_.weights.push_back(model::WeightBinding{name, key, false});
   return true;
 }
 
@@ -164,7 +164,7 @@ bool FoldedWeights::add_permuted(const std::string& source, const std::string& n
   if (!permutes_at_copy_speed(view)) return false;  // the Transpose stays a node
   const std::string key = "transposed " + name;  // no FQN has a space
   weights_[key] = std::move(view);
-  translation_.weights.push_back(translate::WeightBinding{name, key, false});
+  model_.weights.push_back(model::WeightBinding{name, key, false});
   return true;
 }
 
@@ -176,7 +176,7 @@ bool FoldedWeights::add_packed_4bit(const std::string& source, const std::string
   if (!packed) return false;
   const std::string key = "packed-4bit " + name;  // no FQN has a space
   weights_[key] = std::move(*packed);
-  translation_.weights.push_back(translate::WeightBinding{name, key, false});
+  model_.weights.push_back(model::WeightBinding{name, key, false});
   return true;
 }
 

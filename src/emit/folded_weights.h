@@ -11,15 +11,15 @@
 #include <string>
 
 #include "archive/archive.h"
+#include "model/onnx_model.h"
 #include "passes/weight_access.h"
-#include "translate/translate.h"
 
 namespace pt2onnx::emit {
 
 class FoldedWeights final : public passes::WeightAccess {
  public:
-  // `translation` must outlive this; add_scaled() appends its weight bindings.
-  FoldedWeights(translate::Translation& translation, std::map<std::string, archive::TensorData> weights,
+  // `model` must outlive this; add_scaled() appends its weight bindings.
+  FoldedWeights(model::OnnxModel& model, std::map<std::string, archive::TensorData> weights,
                 std::map<std::string, archive::TensorData> constants);
 
   std::optional<std::vector<float>> read_floats(const std::string& initializer) override;
@@ -35,7 +35,7 @@ class FoldedWeights final : public passes::WeightAccess {
  private:
   const archive::TensorData* bound_tensor(const std::string& initializer) const;
 
-  translate::Translation& translation_;
+  model::OnnxModel& model_;
   std::map<std::string, archive::TensorData> weights_;
   std::map<std::string, archive::TensorData> constants_;
 };

@@ -96,7 +96,7 @@ std::optional<archive::TensorData> packed_4bit(const archive::TensorData& source
 }
 
 bool is_packed_4bit_of(const archive::TensorData& tensor, int32_t data_type, const std::vector<int64_t>& dims) {
-  if (data_type != translate::kOnnxInt4 && data_type != translate::kOnnxUInt4) return false;
+  if (data_type != ir::kOnnxInt4 && data_type != ir::kOnnxUInt4) return false;
   const auto* packed = dynamic_cast<const Packed4BitStorage*>(tensor.storage.get());
   if (!packed || !packed->one_plain_run()) return false;
   uint64_t numel = 1;

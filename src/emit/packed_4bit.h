@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "archive/archive.h"
-#include "translate/onnx_types.h"
+#include "ir/onnx_dtype.h"
 
 namespace pt2onnx::emit {
 

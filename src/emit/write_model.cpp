@@ -13,14 +13,13 @@
 #include "common/error.h"
 #include "emit/archive_reference.h"
 #include "emit/external_data_writer.h"
-#include "emit/onnx_dtype.h"
 #include "emit/output_file.h"
 #include "emit/packed_4bit.h"
 #include "emit/serialize_model.h"
 #include "emit/tensor_copier.h"
 #include "emit/tensor_layout.h"
-#include "translate/complex_values.h"
-#include "translate/onnx_types.h"
+#include "ir/onnx_dtype.h"
+#include "model/lowering.h"
 
 namespace pt2onnx::emit {
 
@@ -34,10 +33,10 @@ constexpr uint64_t kEmbeddedOverheadBytes = 32;
 constexpr uint64_t kStreamMinBytes = 4096;
 
 struct BoundWeight {
-  onnx::TensorProto* initializer = nullptr;
+  const onnx::TensorProto* initializer = nullptr;  // written through the graph's mutable_initializer(index)
   int index = 0;  // of the initializer in graph().initializer()
   const archive::TensorData* tensor = nullptr;
-  const translate::WeightBinding* binding = nullptr;
+  const model::WeightBinding* binding = nullptr;
   TensorLayout layout;
 
   // "weight 'fc.weight' (initializer 'fc.weight')", for messages (made only for one).
@@ -67,18 +66,18 @@ void clear_tensor_data(onnx::TensorProto& tensor) {
 
 // Pairs each binding with its declared initializer and its archive tensor, and checks that they
 // agree (element type, shape, bytes inside the storage) before anything is written.
-std::vector<BoundWeight> bind_weights(translate::Translation& translation,
+std::vector<BoundWeight> bind_weights(const model::OnnxModel& model,
                                       const std::map<std::string, archive::TensorData>& weights,
                                       const std::map<std::string, archive::TensorData>& constants) {
   std::unordered_map<std::string_view, int> initializers;  // name -> index (the first of a name)
-  onnx::GraphProto& graph = *translation.model.mutable_graph();
+  const onnx::GraphProto& graph = model.proto.graph();
   initializers.reserve(static_cast<size_t>(graph.initializer_size()));
   for (int index = 0; index < graph.initializer_size(); ++index)
     initializers.emplace(graph.initializer(index).name(), index);
 
   std::vector<BoundWeight> bound;
-  bound.reserve(translation.weights.size());
-  for (const translate::WeightBinding& binding : translation.weights) {
+  bound.reserve(model.weights.size());
+  for (const model::WeightBinding& binding : model.weights) {
     BoundWeight weight;
     weight.binding = &binding;
 
@@ -86,7 +85,7 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
     if (declared == initializers.end())
       fail(ErrorCode::kInternal, weight.what() + ": the graph declares no such initializer");
     weight.index = declared->second;
-    weight.initializer = graph.mutable_initializer(weight.index);
+    weight.initializer = &graph.initializer(weight.index);
 
     // Look where the binding says first; the other map is a fallback so a weight/constant
     // misclassification upstream does not lose a tensor that is there.
@@ -99,10 +98,10 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
                                     (binding.is_constant ? "constants" : "weights"));
 
     const archive::TensorData& tensor = *weight.tensor;
-    // A complex tensor is written as its real pairs, the same bytes (translate/complex_values.h).
-    const bool complex = translate::is_complex(tensor.dtype);
+    // A complex tensor is written as its real pairs, the same bytes (model/lowering.h).
+    const bool complex = ir::is_complex(tensor.dtype);
     const std::optional<int32_t> data_type =
-        onnx_data_type(complex ? translate::complex_component(tensor.dtype) : tensor.dtype);
+        ir::onnx_type_if(complex ? model::complex_component(tensor.dtype) : tensor.dtype);
     if (!data_type)
       fail(ErrorCode::kUnsupported, weight.what() + ": element type " + std::string(ir::dtype_name(tensor.dtype)) +
                                         " has no ONNX tensor type we can write");
@@ -113,11 +112,11 @@ std::vector<BoundWeight> bind_weights(translate::Translation& translation,
       bound.push_back(std::move(weight));
       continue;
     }
-    if (*data_type != initializer.data_type() || declared_dims != translate::lowered_dims(tensor.dtype, tensor.sizes))
+    if (*data_type != initializer.data_type() || declared_dims != model::lowered_dims(tensor.dtype, tensor.sizes))
       fail(ErrorCode::kArchive, weight.what() + ": the archive holds " + std::string(ir::dtype_name(tensor.dtype)) +
-                                    format_dims(tensor.sizes) + " (" + onnx_data_type_name(*data_type) +
+                                    format_dims(tensor.sizes) + " (" + ir::onnx_type_name(*data_type) +
                                     ") but the initializer declares " +
-                                    onnx_data_type_name(initializer.data_type()) + format_dims(declared_dims));
+                                    ir::onnx_type_name(initializer.data_type()) + format_dims(declared_dims));
 
     weight.layout = make_layout(tensor, [&weight] { return weight.what(); });
     bound.push_back(std::move(weight));
@@ -194,18 +193,27 @@ bool goes_external(const BoundWeight& weight, const WriteOptions& options) {
   return weight.layout.nbytes > 0 && weight.layout.nbytes >= options.external_min_bytes;
 }
 
+// The data file's path for these options, whether or not it is written.
+std::filesystem::path data_path_for(const WriteOptions& options) {
+  return options.model_set ? options.model_set->data_path()
+                           : options.output.parent_path() / (options.output.filename().string() + ".data");
+}
+
 // Whether any weight goes to the data file: external mode was asked for, or the embedded model
-// would pass the size limit, and some weight is large enough to leave the .onnx.
-bool uses_data_file(translate::Translation& translation, const std::vector<BoundWeight>& bound,
-                    const WriteOptions& options, const std::filesystem::path& data_path) {
+// would pass the size limit, and some weight is large enough to leave the .onnx. What it decides
+// on the way goes to `warnings`.
+bool uses_data_file(const model::OnnxModel& model, std::vector<std::string>& warnings,
+                    const std::vector<BoundWeight>& bound, const WriteOptions& options,
+                    const std::filesystem::path& data_path) {
   if (options.reference_archive) return false;
   bool external = options.external_data;
   if (!external) {
-    uint64_t estimate = model_byte_size(translation.model);
+    // Sized in place: model_byte_size moves fields apart during the call and puts them back.
+    uint64_t estimate = model_byte_size(const_cast<onnx::ModelProto&>(model.proto));
     for (const BoundWeight& weight : bound) estimate += weight.layout.nbytes + kEmbeddedOverheadBytes;
     if (estimate > options.embedded_limit_bytes) {
       external = true;
-      translation.warnings.push_back("embedded weights would make the model about " + std::to_string(estimate) +
+      warnings.push_back("embedded weights would make the model about " + std::to_string(estimate) +
                                      " bytes, over the " + std::to_string(options.embedded_limit_bytes) +
                                      "-byte limit; writing them to external data '" + data_path.string() + "'");
     }
@@ -213,7 +221,7 @@ bool uses_data_file(translate::Translation& translation, const std::vector<Bound
   if (!external) return false;
   for (const BoundWeight& weight : bound)
     if (goes_external(weight, options)) return true;
-  translation.warnings.push_back("external data requested, but every weight is under " +
+  warnings.push_back("external data requested, but every weight is under " +
                                  std::to_string(options.external_min_bytes) + " bytes; all are embedded");
   return false;
 }
@@ -221,7 +229,7 @@ bool uses_data_file(translate::Translation& translation, const std::vector<Bound
 // A data file from an earlier external write of this output would now be unreferenced; users
 // would ship it or wonder which model it belongs to.
 void remove_stale_data_file(const std::filesystem::path& data_path, const std::optional<FileIdentity>& input,
-                            std::vector<std::string>& warnings) {
+                            model::Diagnostics& diagnostics) {
   // Only a regular file of ours: never a device, a FIFO, a directory or the input archive.
   std::error_code error;
   const auto status = std::filesystem::symlink_status(data_path, error);
@@ -229,10 +237,10 @@ void remove_stale_data_file(const std::filesystem::path& data_path, const std::o
   const std::optional<FileIdentity> found = identity_of(data_path);
   if (found && input && found->device == input->device && found->inode == input->inode) return;
   if (std::filesystem::remove(data_path, error))
-    warnings.push_back("removed stale external data '" + data_path.string() +
+    diagnostics.warn(model::Stage::kEmit, "removed stale external data '" + data_path.string() +
                        "' that the new model does not reference");
   else if (error && error != std::errc::no_such_file_or_directory)
-    warnings.push_back("could not remove stale external data '" + data_path.string() + "': " + error.message());
+    diagnostics.warn(model::Stage::kEmit, "could not remove stale external data '" + data_path.string() + "': " + error.message());
 }
 
 // --external-data=archive: the region in the archive of every weight that leaves the .onnx (by
@@ -259,31 +267,30 @@ std::map<size_t, ExternalRegion> archive_regions(const std::vector<BoundWeight>&
 
 }  // namespace
 
-std::filesystem::path planned_data_file(translate::Translation& translation,
-                                        const std::map<std::string, archive::TensorData>& weights,
-                                        const std::map<std::string, archive::TensorData>& constants,
-                                        const WriteOptions& options) {
-  std::vector<BoundWeight> bound = bind_weights(translation, weights, constants);
-  for (BoundWeight& weight : bound) clear_tensor_data(*weight.initializer);
-  const std::filesystem::path data_path =
-      options.model_set ? options.model_set->data_path()
-                        : options.output.parent_path() / (options.output.filename().string() + ".data");
-  return uses_data_file(translation, bound, options, data_path) ? data_path : std::filesystem::path();
+OutputPlan plan_outputs(const model::OnnxModel& model, const std::map<std::string, archive::TensorData>& weights,
+                        const std::map<std::string, archive::TensorData>& constants, const WriteOptions& options) {
+  const std::vector<BoundWeight> bound = bind_weights(model, weights, constants);
+  OutputPlan plan;
+  const std::filesystem::path data_path = data_path_for(options);
+  if (uses_data_file(model, plan.warnings, bound, options, data_path)) plan.data_file = data_path;
+  return plan;
 }
 
-WriteResult write_model(translate::Translation& translation, const archive::Archive& archive,
+WriteResult write_model(model::OnnxModel& model, const archive::Archive& archive,
                         const std::map<std::string, archive::TensorData>& weights,
                         const std::map<std::string, archive::TensorData>& constants,
-                        const WriteOptions& options) {
-  std::vector<BoundWeight> bound = bind_weights(translation, weights, constants);
-  for (BoundWeight& weight : bound) clear_tensor_data(*weight.initializer);
+                        const WriteOptions& options, model::Diagnostics& diagnostics) {
+  std::vector<BoundWeight> bound = bind_weights(model, weights, constants);
+  onnx::GraphProto& graph = *model.proto.mutable_graph();
+  for (BoundWeight& weight : bound) clear_tensor_data(*graph.mutable_initializer(weight.index));
 
   ModelSet* const set = options.model_set;
-  const std::filesystem::path data_path =
-      set ? set->data_path() : options.output.parent_path() / (options.output.filename().string() + ".data");
+  const std::filesystem::path data_path = data_path_for(options);
   const std::string data_name = data_path.filename().string();
 
-  const bool use_data_file = uses_data_file(translation, bound, options, data_path);
+  std::vector<std::string> decided;
+  const bool use_data_file = uses_data_file(model, decided, bound, options, data_path);
+  for (std::string& warning : decided) diagnostics.warn(model::Stage::kEmit, std::move(warning));
   // Refusals of --external-data=archive come before any file is created.
   std::string location;
   std::map<size_t, ExternalRegion> in_archive;
@@ -327,14 +334,14 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
   // file, the tiny ones filled into raw_data one at a time.
   uint64_t embedded_bytes = 0, referenced_bytes = 0;
   DeferredRawData deferred;
-  std::vector<const BoundWeight*> embedded(static_cast<size_t>(translation.model.graph().initializer_size()));
+  std::vector<const BoundWeight*> embedded(static_cast<size_t>(model.proto.graph().initializer_size()));
   for (size_t i = 0; i < bound.size(); ++i) {
     BoundWeight& weight = bound[i];
     if (const auto region = in_archive.find(i); region != in_archive.end()) {
       // Another model's weight with the same bytes: reference its entry (the same offset in each .onnx).
       std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, true) : std::nullopt;
       if (!same && set) set->remember(*weight.tensor, weight.layout, true, region->second);
-      reference_external(*weight.initializer, location, same ? *same : region->second);
+      reference_external(*graph.mutable_initializer(weight.index), location, same ? *same : region->second);
       referenced_bytes += region->second.length;
       progressed(weight);
       continue;
@@ -346,7 +353,7 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
           same = data_writer->write(*weight.tensor, weight.layout);
           if (set && !same->reused) set->remember(*weight.tensor, weight.layout, false, *same);
         }
-        reference_external(*weight.initializer, data_name, *same);
+        reference_external(*graph.mutable_initializer(weight.index), data_name, *same);
       });
       progressed(weight);
       continue;
@@ -382,7 +389,7 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     for_weight(weight, [&] { fill_raw_data(weight, dst, file_order ? &window : nullptr); });
     progressed(weight);
   };
-  serialize_model(translation.model, deferred, model_file->fd(), options.output);
+  serialize_model(model.proto, deferred, model_file->fd(), options.output);
 
   // Checked again: the paths may have changed while the weights were copied.
   check_output_path(options.output, input);
@@ -407,7 +414,7 @@ WriteResult write_model(translate::Translation& translation, const archive::Arch
     throw;
   }
 
-  if (!data_file) remove_stale_data_file(data_path, input, translation.warnings);
+  if (!data_file) remove_stale_data_file(data_path, input, diagnostics);
 
   result.referenced_bytes = static_cast<int64_t>(referenced_bytes);
   result.archive_location = location;

@@ -15,10 +15,12 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "archive/archive.h"
 #include "emit/model_set.h"
-#include "translate/translate.h"
+#include "model/diagnostics.h"
+#include "model/onnx_model.h"
 
 namespace pt2onnx::emit {
 
@@ -51,28 +53,30 @@ struct WriteResult {
   std::string archive_location;         // reference_archive: the location the initializers name
 };
 
-// The external data file write_model() would write for these options, or "" when every weight
-// would be embedded, deciding as it does (asked for or forced by size, and some weight large
-// enough to leave the .onnx); nothing is read or written. Clears the initializers' data, as
-// write_model() does, so `translation` is for this question only afterwards.
-std::filesystem::path planned_data_file(translate::Translation& translation,
-                                        const std::map<std::string, archive::TensorData>& weights,
-                                        const std::map<std::string, archive::TensorData>& constants,
-                                        const WriteOptions& options);
+// What write_model() would write for these options, decided as it decides; nothing is read,
+// written or changed.
+struct OutputPlan {
+  // The external data file (asked for or forced by size, and some weight large enough to leave
+  // the .onnx); empty when every weight would be embedded or referenced in the archive.
+  std::filesystem::path data_file;
+  std::vector<std::string> warnings;  // what write_model() would warn of on deciding it
+};
+OutputPlan plan_outputs(const model::OnnxModel& model, const std::map<std::string, archive::TensorData>& weights,
+                        const std::map<std::string, archive::TensorData>& constants, const WriteOptions& options);
 
 // `weights` and `constants` are the archive's maps for the model. Embedded weights are streamed
 // from the archive into the file while the model is serialized, so memory stays O(graph) in both
 // modes. On return, bound initializers that went external carry their external_data entries and
 // embedded ones hold no data (their bytes are in the file only); warnings (external data forced
-// by size, a stale data file removed) are appended to translation.warnings. Throws
+// by size, a stale data file removed) go to `diagnostics`. Throws
 // Error(kArchive) for a missing or short weight or one whose dtype/shape disagrees with its
 // declaration, Error(kUnsupported) for an element type ONNX cannot hold, Error(kOutput) for an
 // unwritable path; leaves no files behind on error (the model may then be partly filled). With
 // reference_archive, Error(kUsage) names the first weight that cannot be referenced (and how many
 // more cannot) before any file is created.
-WriteResult write_model(translate::Translation& translation, const archive::Archive& archive,
+WriteResult write_model(model::OnnxModel& model, const archive::Archive& archive,
                         const std::map<std::string, archive::TensorData>& weights,
                         const std::map<std::string, archive::TensorData>& constants,
-                        const WriteOptions& options);
+                        const WriteOptions& options, model::Diagnostics& diagnostics);
 
 }  // namespace pt2onnx::emit

@@ -1,8 +1,8 @@
 // dtype_table: every fact pt2onnx knows about an element type, declared once. The DType enum
-// (dtype.h), names and sizes (dtype.cpp), the ONNX mapping (translate/onnx_types.cpp,
-// emit/onnx_dtype.cpp), pickle dtype and storage names (archive/torch_pickle.cpp) and the kernels'
-// byte sizes and C storage types (kernels/codegen.cpp) are derived from it; unit_ir's
-// dtype_table_test checks it against libonnx's TensorProto enum and the C types' sizes.
+// (dtype.h), names and sizes (dtype.cpp), kinds and the ONNX mapping (onnx_dtype.cpp), pickle dtype
+// and storage names (archive/torch_pickle.cpp) and the kernels' C storage types
+// (kernels/codegen.cpp) are derived from it; unit_ir's dtype_table_test checks it against
+// libonnx's TensorProto enum and the C types' sizes.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "kernels/buffer_plan.h"
 
 #include "common/error.h"
-#include "ir/dtype_table.h"
+#include "ir/onnx_dtype.h"
 #include "kernels/codegen_internal.h"
 #include "kernels/expr.h"
 
@@ -13,7 +13,7 @@ std::string storage_c_type(int dtype) {
   switch (dtype) {
     case TensorProto::FLOAT: case TensorProto::FLOAT16: case TensorProto::BFLOAT16: case TensorProto::INT64:
     case TensorProto::INT32: case TensorProto::BOOL: return std::string(ir::dtype_facts_for_onnx(dtype)->c_type);
-    default: fail(ErrorCode::kUnsupported, "--compile: dtype " + dtype_name(dtype) + " is not supported");
+    default: fail(ErrorCode::kUnsupported, "--compile: dtype " + ir::onnx_type_name(dtype) + " is not supported");
   }
 }
 
@@ -78,7 +78,7 @@ Dest BufferPlan::destination(const std::string& name, int dtype, const std::vect
   buf.holds = name;
   buf.dtype = storage;
   buf.shape = shape;
-  buf.bytes = ir::sym_apply(ir::SymOp::kMul, {product(shape), ir::sym_int(dtype_bytes(storage))});
+  buf.bytes = ir::sym_apply(ir::SymOp::kMul, {product(shape), ir::sym_int(ir::onnx_type_size(storage))});
   buf.offset = buffers_.empty() ? ir::sym_int(0) : end_of_buffers();
   add(buf.name, storage, {BindingKind::kBuffer, buf.name});
   buffers_.push_back(buf);

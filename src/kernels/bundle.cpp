@@ -20,7 +20,7 @@
 #include "kernels/expr.h"
 #include "kernels/kernels.h"
 #include "kernels/sha256.h"
-#include "translate/onnx_types.h"
+#include "ir/onnx_dtype.h"
 
 namespace pt2onnx::kernels {
 
@@ -40,7 +40,7 @@ std::optional<TensorType> type_from_value_info(const onnx::ValueInfoProto& vi) {
   return t;
 }
 
-std::optional<TensorType> lookup_type(const onnx::ModelProto& model, const ir::Program& program, const std::string& name) {
+std::optional<TensorType> lookup_type(const onnx::ModelProto& model, const ir::TensorValues& value_types, const std::string& name) {
   const auto& g = model.graph();
   for (const auto& init : g.initializer())
     if (init.name() == name) {
@@ -53,9 +53,9 @@ std::optional<TensorType> lookup_type(const onnx::ModelProto& model, const ir::P
     if (vi.name() == name) return type_from_value_info(vi);
   for (const auto& vi : g.value_info())
     if (vi.name() == name) return type_from_value_info(vi);
-  if (auto it = program.graph.tensor_values.find(name); it != program.graph.tensor_values.end()) {
+  if (auto it = value_types.find(name); it != value_types.end()) {
     TensorType t;
-    t.dtype = translate::onnx_dtype(it->second.dtype);
+    t.dtype = ir::onnx_type(it->second.dtype);
     for (const auto& d : it->second.sizes) t.shape.push_back(d.is_static() ? ir::sym_int(d.as_int()) : d.as_expr());
     return t;
   }
@@ -117,9 +117,9 @@ namespace {
 // that is compiled too is generated once.
 class Planner {
  public:
-  Planner(const onnx::ModelProto& model, const ir::Program& program, const std::string& domain,
+  Planner(const onnx::ModelProto& model, const ir::TensorValues& value_types, const std::string& domain,
           const GenerateOptions& options)
-      : model_(model), program_(program), domain_(domain), options_(options) {
+      : model_(model), value_types_(value_types), domain_(domain), options_(options) {
     for (const auto& f : model.functions()) library_.push_back(&f);
   }
 
@@ -189,7 +189,7 @@ class Planner {
       if (node.op_type() != fn.name() || node.domain() != domain_) continue;
       std::vector<TensorType> types;
       for (const auto& in : node.input()) {
-        auto t = lookup_type(model_, program_, in);
+        auto t = lookup_type(model_, value_types_, in);
         PT2ONNX_CHECK(t.has_value(), ErrorCode::kUnsupported,
                       "--compile: function " + fn.name() + ": no type known for call input '" + in + "'");
         types.push_back(*t);
@@ -271,7 +271,7 @@ class Planner {
   }
 
   const onnx::ModelProto& model_;
-  const ir::Program& program_;
+  const ir::TensorValues& value_types_;
   const std::string domain_;
   std::vector<const onnx::FunctionProto*> library_;
   // "dtype[dims];..." of every input: call sites with equal keys share a bundle.
@@ -304,10 +304,10 @@ const char* binding_kind_name(BindingKind kind) {
   return "i64";
 }
 
-BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::Program& program, const std::vector<std::string>& functions,
+BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::TensorValues& value_types, const std::vector<std::string>& functions,
                          const std::string& domain, const GenerateOptions& options) {
   BundlePlans out;
-  Planner planner(model, program, domain, options);
+  Planner planner(model, value_types, domain, options);
   for (const std::string& fname : functions) {
     const onnx::FunctionProto* fn = planner.find(fname);
     PT2ONNX_CHECK(fn != nullptr, ErrorCode::kInternal, "--compile: no function " + domain + "::" + fname);
@@ -384,7 +384,7 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
   auto io = [](const std::vector<std::string>& names, const std::vector<TensorType>& types) {
     Json a = Json::array();
     for (size_t i = 0; i < names.size(); ++i)
-      a.push_back({{"name", names[i]}, {"dtype", dtype_name(types[i].dtype)}, {"shape", shape_json(types[i].shape)},
+      a.push_back({{"name", names[i]}, {"dtype", ir::onnx_type_name(types[i].dtype)}, {"shape", shape_json(types[i].shape)},
                    {"layout", "contiguous"}});
     return a;
   };
@@ -393,7 +393,7 @@ std::string manifest_json(const CompiledBundle& bundle, int nvrtc_major, int nvr
   m["requires"] = p.preconditions;
   Json buffers = Json::object();
   for (const auto& b : p.buffers)
-    buffers[b.name] = {{"holds", b.holds}, {"dtype", dtype_name(b.dtype)}, {"shape", shape_json(b.shape)},
+    buffers[b.name] = {{"holds", b.holds}, {"dtype", ir::onnx_type_name(b.dtype)}, {"shape", shape_json(b.shape)},
                        {"offset", expr_text(b.offset)}, {"bytes", expr_text(b.bytes)}};
   m["workspace"] = {{"align", 256}, {"bytes", expr_text(p.workspace_bytes)}, {"buffers", buffers}};
   Json images = Json::object();

@@ -1,4 +1,4 @@
-// The code generator's shared helpers: dtype names and sizes, compute types and conversions,
+// The code generator's shared helpers: compute types and conversions,
 // index arithmetic over symbolic shapes, float literals, and Body's statement building.
 #include <algorithm>
 #include <bit>
@@ -6,23 +6,13 @@
 #include <cstdio>
 
 #include "common/error.h"
-#include "ir/dtype_table.h"
+#include "ir/onnx_dtype.h"
 #include "kernels/codegen_internal.h"
 #include "kernels/expr.h"
 
 namespace pt2onnx::kernels {
 
 using onnx::TensorProto;
-
-std::string dtype_name(int dtype) {
-  if (!TensorProto::DataType_IsValid(dtype)) return "UNDEFINED";
-  return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(dtype));
-}
-
-int dtype_bytes(int dtype) {
-  const ir::DTypeFacts* f = ir::dtype_facts_for_onnx(dtype);
-  return f ? static_cast<int>(f->size) : 0;
-}
 
 namespace detail {
 
@@ -37,7 +27,7 @@ std::string compute_type(int dtype) {
   if (is_float_dtype(dtype)) return "float";
   if (is_int_dtype(dtype)) return "long long";
   if (dtype == TensorProto::BOOL) return "bool";
-  fail(ErrorCode::kUnsupported, "--compile: dtype " + dtype_name(dtype) + " is not supported");
+  fail(ErrorCode::kUnsupported, "--compile: dtype " + ir::onnx_type_name(dtype) + " is not supported");
 }
 
 std::string convert(const std::string& v, int from, int to) {

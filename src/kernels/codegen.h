@@ -111,10 +111,6 @@ struct KernelPlan {
   bool tf32 = false;                   // some fp32 GEMM takes TF32 operands (--kernel-tf32)
 };
 
-// ONNX dtype name as in TensorProto.DataType ("FLOAT", "FLOAT16", ...).
-std::string dtype_name(int dtype);
-int dtype_bytes(int dtype);
-
 // Choices that change the generated kernels.
 struct GenerateOptions {
   std::string bundle_name;  // the bundle's name (kernel symbols, files); empty: the function's

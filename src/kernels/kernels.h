@@ -46,11 +46,11 @@ struct BundlePlans {
 };
 
 // `functions`: names of local functions (in `domain`) to compile. Input types come from the call
-// sites in the main graph: graph inputs, initializers, or the program's tensor metadata of the
-// FX value of the same name. Call sites that disagree on a dimension make it a fresh symbol
+// sites in the main graph: graph inputs, initializers, or the tensor metadata of the FX value of
+// the same name (`value_types`, translate's). Call sites that disagree on a dimension make it a fresh symbol
 // named <input>_d<axis>. A type called only inside other functions gets one bundle per distinct
 // input signature of those calls (<Function>_s<i> when there are several; codegen.h).
-BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::Program& program,
+BundlePlans plan_bundles(const onnx::ModelProto& model, const ir::TensorValues& value_types,
                          const std::vector<std::string>& functions, const std::string& domain,
                          const GenerateOptions& options = {});
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "ir/onnx_dtype.h"
 #include "kernels/expr.h"
 #include "kernels/op_rules.h"
 
@@ -87,7 +88,7 @@ Constant read_tensor(const TensorProto& t) {
         break;
       }
       default:
-        fail(ErrorCode::kUnsupported, "--compile: constant of dtype " + dtype_name(c.dtype));
+        fail(ErrorCode::kUnsupported, "--compile: constant of dtype " + ir::onnx_type_name(c.dtype));
     }
   }
   return c;

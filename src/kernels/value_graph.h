@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/opsets.h"
 #include "kernels/codegen_internal.h"
 
 namespace pt2onnx::kernels::detail {
@@ -42,7 +43,7 @@ class ValueGraph {
 
  private:
   const onnx::FunctionProto& function_;
-  int opset_ = 18;
+  int opset_ = kDefaultOpset;
   std::map<std::string, Value> values_;
   std::map<std::string, std::vector<int>> consumers_;
   std::map<std::string, int> output_index_;

@@ -13,7 +13,7 @@
 #include "passes/name_set.h"
 #include "passes/passes_internal.h"
 #include "ir/sym_expr.h"
-#include "translate/onnx_types.h"
+#include "ir/onnx_dtype.h"
 
 namespace pt2onnx::passes {
 
@@ -87,11 +87,11 @@ void clean_body(Body& body, CleanReport& report) {
 
 }  // namespace
 
-CleanReport clean_translation(translate::Translation& translation, const CleanOptions& options) {
+CleanReport clean_model(model::OnnxModel& model, const CleanOptions& options) {
   CleanReport report;
-  onnx::GraphProto& graph = *translation.model.mutable_graph();
-  const bool tracked = static_cast<int>(translation.node_modules.size()) == graph.node_size();
-  Body body = main_body(graph, tracked ? &translation.node_modules : nullptr, options.types, options.hiera_types);
+  onnx::GraphProto& graph = *model.proto.mutable_graph();
+  const bool tracked = static_cast<int>(model.node_modules.size()) == graph.node_size();
+  Body body = main_body(graph, tracked ? &model.node_modules : nullptr, options.types, options.hiera_types);
   if (options.fold_weights) report.batch_norms_folded = fold_batch_norms(body, *options.fold_weights);
   OpCensus census(body);  // taken on first ask, after the BatchNorms are folded
   clean_body(body, census, report);
@@ -106,9 +106,9 @@ CleanReport clean_translation(translate::Translation& translation, const CleanOp
     census.changed(report.matmul_nbits);
     if (report.matmul_nbits) {
       clean_body(body, census, report);  // the dequantized weights go dead
-      const auto& imports = translation.model.opset_import();
+      const auto& imports = model.proto.opset_import();
       if (std::none_of(imports.begin(), imports.end(), [](const auto& o) { return o.domain() == "com.microsoft"; })) {
-        onnx::OperatorSetIdProto* op_set = translation.model.add_opset_import();
+        onnx::OperatorSetIdProto* op_set = model.proto.add_opset_import();
         op_set->set_domain("com.microsoft");
         op_set->set_version(1);
       }
@@ -124,8 +124,7 @@ CleanReport clean_translation(translate::Translation& translation, const CleanOp
 
   NameSet initializers(static_cast<size_t>(graph.initializer_size()));  // views: unchanged from here
   for (const onnx::TensorProto& t : graph.initializer()) initializers.insert(t.name());
-  std::erase_if(translation.weights,
-                [&](const translate::WeightBinding& b) { return !initializers.contains(b.initializer); });
+  std::erase_if(model.weights, [&](const model::WeightBinding& b) { return !initializers.contains(b.initializer); });
   return report;
 }
 
@@ -166,29 +165,17 @@ CleanReport clean_functions(onnx::ModelProto& model) {
   return report;
 }
 
-ir::TensorValues value_types(ir::Program&& program) {
-  ViewSet placeholders(program.signature.inputs.size());
-  for (const ir::InputSpec& spec : program.signature.inputs)
-    if (ir::is_weight(spec.kind))
-      if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) placeholders.insert(t->name);
-  ir::TensorValues kept;
-  for (auto& [name, meta] : program.graph.tensor_values)
-    if (!placeholders.contains(name)) kept.emplace(std::move(name), std::move(meta));
-  return kept;
-}
-
-TypeOracle program_types(const ir::Program& program) {
-  // Hashed by name (ir::TensorValues): the passes ask about many of the graph's values. The
-  // program outlives the clean-up.
-  const ir::TensorValues* values = &program.graph.tensor_values;
+TypeOracle value_type_oracle(const ir::TensorValues& types) {
+  // Hashed by name (ir::TensorValues): the passes ask about many of the graph's values.
+  const ir::TensorValues* values = &types;
   return [values](const std::string& name) -> std::optional<ValueType> {
     const auto found = values->find(name);
     if (found == values->end()) return std::nullopt;
     const ir::TensorMeta& meta = found->second;
     // Complex values are stored as real pairs in the ONNX; unknown ones say nothing.
-    if (translate::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
+    if (ir::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
     ValueType t;
-    t.elem_type = translate::onnx_dtype(meta.dtype);
+    t.elem_type = ir::onnx_type(meta.dtype);
     t.shape_known = true;
     for (const ir::Dim& d : meta.sizes) {
       t.dims.push_back(d.is_static() ? std::optional<int64_t>(d.as_int()) : std::nullopt);

@@ -11,14 +11,14 @@
 
 #include "passes/passes.h"
 #include "passes/passes_internal.h"
-#include "translate/onnx_types.h"
+#include "ir/onnx_dtype.h"
 
 namespace pt2onnx::passes {
 
 namespace {
 
-constexpr int32_t kInt4 = translate::kOnnxInt4;
-constexpr int32_t kUInt4 = translate::kOnnxUInt4;
+constexpr int32_t kInt4 = ir::kOnnxInt4;
+constexpr int32_t kUInt4 = ir::kOnnxUInt4;
 
 // The 4-bit type a Cast node makes (0: not a Cast to INT4/UINT4).
 int32_t cast_to_4bit(const onnx::NodeProto& node) {

@@ -6,7 +6,7 @@
 // Nothing that depends on a dynamic dim becomes a constant; numbers are unchanged (BatchNorm
 // folding changes the rounding of the fused weights only).
 //
-// convert() runs clean_translation() on the flat graph, before --hiera (module stacks kept
+// convert() runs clean_model() on the flat graph, before --hiera (module stacks kept
 // parallel, values never made to cross instances of the hiera types), and clean_functions()
 // after it, on the main graph and every local function.
 #pragma once
@@ -17,9 +17,9 @@
 #include <onnx/onnx_pb.h>
 
 #include "ir/program.h"
+#include "model/onnx_model.h"
 #include "passes/body.h"
 #include "passes/weight_access.h"
-#include "translate/translate.h"
 
 namespace pt2onnx::passes {
 
@@ -45,21 +45,18 @@ struct CleanReport {
   int dead_functions = 0;
 };
 
-// Cleans translation.model's main graph, keeping translation.node_modules parallel and dropping
-// the weight bindings of initializers that are gone.
-CleanReport clean_translation(translate::Translation& translation, const CleanOptions& options);
+// Cleans model.proto's main graph, keeping model.node_modules parallel and dropping the weight
+// bindings of initializers that are gone.
+CleanReport clean_model(model::OnnxModel& model, const CleanOptions& options);
 
 // After --hiera: cleans the main graph and each local function's body (a function keeps its
 // signature), and drops functions that nothing calls.
 CleanReport clean_functions(onnx::ModelProto& model);
 
-// Static types from the export's tensor metadata, by FX value name (the translator names ONNX
-// values after the FX values they hold).
-TypeOracle program_types(const ir::Program& program);
-// What program_types reads, taken from a program that is released after translation: the tensor
-// values of the ONNX graph's values. A weight's placeholder names none (its initializer is named
-// after its FQN): half the entries of a program of small layers.
-ir::TensorValues value_types(ir::Program&& program);
+// Static types from the export's tensor metadata (translate's Translated::value_types), by FX
+// value name (the translator names ONNX values after the FX values they hold). `values` must
+// outlive the clean-up.
+TypeOracle value_type_oracle(const ir::TensorValues& values);
 
 // Exposed for tests: the BatchNorm folding step alone, and the weight Transpose folding alone.
 int fold_batch_norms(Body& body, WeightAccess& weights);

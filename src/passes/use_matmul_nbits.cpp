@@ -13,7 +13,7 @@
 
 #include "passes/passes.h"
 #include "passes/passes_internal.h"
-#include "translate/onnx_types.h"
+#include "ir/onnx_dtype.h"
 
 namespace pt2onnx::passes {
 
@@ -75,7 +75,7 @@ class Matcher {
     int64_t to = 0;
     const onnx::TensorProto* w = cast_source(dq->input(0), to, false);
     if (!w || w->dims_size() != 2) return std::nullopt;
-    m.is_signed = to == translate::kOnnxInt4;
+    m.is_signed = to == ir::kOnnxInt4;
     m.weight = w->name();
     m.n = w->dims(0);
     m.k = w->dims(1);
@@ -115,8 +115,8 @@ class Matcher {
     const onnx::NodeProto& cast = body_.nodes->Get(p->second);
     if (cast.op_type() != "Cast" || !cast.domain().empty() || cast.input_size() != 1) return nullptr;
     to = int_attribute(cast, "to", 0);
-    const int32_t from = to == translate::kOnnxInt4    ? onnx::TensorProto_DataType_INT8
-                         : to == translate::kOnnxUInt4 ? onnx::TensorProto_DataType_UINT8
+    const int32_t from = to == ir::kOnnxInt4    ? onnx::TensorProto_DataType_INT8
+                         : to == ir::kOnnxUInt4 ? onnx::TensorProto_DataType_UINT8
                                                        : 0;
     std::string source = cast.input(0);
     auto r = uses_.producer.find(source);

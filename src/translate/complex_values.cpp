@@ -6,30 +6,8 @@
 
 namespace pt2onnx::translate {
 
-ir::DType complex_component(ir::DType complex) {
-  if (complex == ir::DType::kComplex64) return ir::DType::kFloat32;
-  if (complex == ir::DType::kComplex128) return ir::DType::kFloat64;
-  fail(ErrorCode::kUnsupported, "complex values of type " + std::string(ir::dtype_name(complex)) +
-                                    " (complex64 and complex128 only)");
-}
-
 ir::DType complex_of(ir::DType real) {
   return real == ir::DType::kFloat64 ? ir::DType::kComplex128 : ir::DType::kComplex64;
-}
-
-ir::TensorMeta lowered_meta(const ir::TensorMeta& meta) {
-  if (!is_complex(meta.dtype)) return meta;
-  ir::TensorMeta out = meta;
-  out.dtype = complex_component(meta.dtype);
-  out.sizes.push_back(ir::Dim{int64_t{2}});
-  out.strides.clear();  // the pair tensor is contiguous in the ONNX; strides say nothing there
-  return out;
-}
-
-std::vector<int64_t> lowered_dims(ir::DType dtype, const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> out = sizes;
-  if (is_complex(dtype)) out.push_back(2);
-  return out;
 }
 
 bool touches_complex(const ir::TensorValues& tensor_values, const ir::Node& node) {

@@ -1,4 +1,4 @@
-// Translation rules given by the user (a --config file): an op becomes one node of a custom domain,
+// Rules given by the user (a --config file): an op becomes one node of a custom domain,
 // optionally with a local function as its body (ONNX text, parsed by config/). They win over the
 // built-in rules and cover ops no built-in rule knows (custom torch.library ops).
 #pragma once

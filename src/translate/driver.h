@@ -1,5 +1,7 @@
-// translate_program with a rule table of the caller's choice (tests use their own tables); the
-// public translate_program uses builtin_rules().
+// translate_program with a rule table of the caller's choice (tests and inspect's refusal
+// collection use their own tables or options), on a program the caller keeps: nothing of it is
+// freed, and the Translated's value_types are left empty. The public translate_program uses
+// builtin_rules().
 #pragma once
 
 #include "translate/rule_table.h"
@@ -7,7 +9,12 @@
 
 namespace pt2onnx::translate {
 
-Translation translate_with_rules(const ir::Program& program, const TranslateOptions& options, const RuleTable& rules);
+Translated translate_with_rules(const ir::Program& program, const TranslateOptions& options, const RuleTable& rules,
+                                model::Diagnostics& diagnostics);
+
+// What translate_program keeps of the program it consumes (Translated::value_types): the tensor
+// values but those of weight placeholders, which no ONNX value is named after.
+ir::TensorValues value_types(ir::Program&& program);
 
 // The lowest ONNX IR version a model of `opset` needs (onnx/helper.py's VERSION_TABLE).
 int64_t ir_version_for_opset(int opset);

@@ -58,7 +58,7 @@ std::set<std::string> graph_value_names(const EmitContext& ctx, const onnx::Grap
 
 // Declares one input of the signature (a graph input, or a weight's initializer) and binds its
 // placeholder.
-void declare_input(EmitContext& ctx, const ir::InputSpec& spec, std::vector<WeightBinding>& weights) {
+void declare_input(EmitContext& ctx, const ir::InputSpec& spec, std::vector<model::WeightBinding>& weights) {
   onnx::GraphProto& graph = ctx.graph();
   if (spec.kind == ir::InputKind::kUserInput) {
     if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) {
@@ -103,7 +103,7 @@ void declare_input(EmitContext& ctx, const ir::InputSpec& spec, std::vector<Weig
   // Non-persistent buffers are not in the state dict; the archive keeps them with the constants.
   const bool is_constant = spec.kind == ir::InputKind::kTensorConstant ||
                            (spec.kind == ir::InputKind::kBuffer && !spec.persistent);
-  weights.push_back(WeightBinding{name, spec.target, is_constant});
+  weights.push_back(model::WeightBinding{name, spec.target, is_constant});
   ctx.bind(t->name, name);
   ctx.pin(name);
 }
@@ -143,7 +143,7 @@ void reserve_names(EmitContext& ctx, const ir::Program& program) {
     if (!weight_placeholders.count(name)) ctx.reserve(name);
 }
 
-std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<WeightBinding>& weights,
+std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<model::WeightBinding>& weights,
                                        Refusals* refused) {
   onnx::GraphProto& graph = ctx.graph();
   const std::vector<StateUpdate> updates = find_state_updates(program, refused);

@@ -30,7 +30,7 @@ struct StateInput {
 // Declares graph inputs and the weight initializers that live nodes read, and binds their FX
 // placeholders. Updated parameters and buffers become graph inputs too; returns the state inputs.
 // State convert refuses throws, or, with `refused`, is appended there and left out.
-std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<WeightBinding>& weights,
+std::vector<StateInput> declare_inputs(EmitContext& ctx, const ir::Program& program, std::vector<model::WeightBinding>& weights,
                                        Refusals* refused = nullptr);
 // Adds the returned outputs (Identity where an output is an input, a constant or repeated), then
 // one output per state input with its new value. Returns the {state input, state output} pairs.

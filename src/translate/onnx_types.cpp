@@ -1,4 +1,4 @@
-// DType <-> ONNX element types (from ir/dtype_table.h) and torch's promotion lattice.
+// The opset and IR version of element types (from ir/dtype_table.h) and torch's promotion lattice.
 #include "translate/onnx_types.h"
 
 #include <string>
@@ -14,18 +14,7 @@ int category(ir::DType t) {
   if (is_floating(t)) return 2;
   return 3;
 }
-
-ir::DTypeKind kind_of(ir::DType t, ir::DTypeKind fallback) {
-  const ir::DTypeFacts* f = ir::dtype_facts(t);
-  return f ? f->kind : fallback;
-}
 }  // namespace
-
-int32_t onnx_dtype(ir::DType dtype) {
-  const ir::DTypeFacts* f = ir::dtype_facts(dtype);
-  if (f && f->onnx_type != 0) return f->onnx_type;
-  fail(ErrorCode::kUnsupported, "element type " + std::string(ir::dtype_name(dtype)) + " has no ONNX equivalent");
-}
 
 int64_t min_ir_version_for(ir::DType dtype) {
   const ir::DTypeFacts* f = ir::dtype_facts(dtype);
@@ -39,15 +28,6 @@ void require_opset_for(ir::DType dtype, int opset) {
                                       std::to_string(f->min_opset) + " or higher (opset " + std::to_string(opset) +
                                       "'s operators do not take it)");
 }
-
-bool is_floating(ir::DType dtype) { return kind_of(dtype, ir::DTypeKind::kBool) == ir::DTypeKind::kFloat; }
-
-bool is_integral(ir::DType dtype) {
-  const ir::DTypeKind k = kind_of(dtype, ir::DTypeKind::kBool);
-  return k == ir::DTypeKind::kSigned || k == ir::DTypeKind::kUnsigned;
-}
-
-bool is_complex(ir::DType dtype) { return kind_of(dtype, ir::DTypeKind::kBool) == ir::DTypeKind::kComplex; }
 
 ir::DType promote_types(ir::DType a, ir::DType b) {
   using ir::DType;

@@ -6,21 +6,24 @@
 #include <utility>
 #include <vector>
 
+#include "common/bulk_free.h"
 #include "common/error.h"
+#include "common/opsets.h"
+#include "common/view_map.h"
 #include "ir/dtype_table.h"
 #include "translate/complex_values.h"
 #include "translate/driver.h"
 #include "translate/emit_context.h"
 #include "translate/graph_io.h"
 #include "translate/liveness.h"
+#include "translate/op_support.h"
+#include "translate/packed_nodes.h"
 #include "translate/view_mutation.h"
 
 namespace pt2onnx::translate {
 
 namespace {
 
-constexpr int kMinSupportedOpset = 17;
-constexpr int kMaxSupportedOpset = 28;
 constexpr int kNodesPerPack = 64;
 
 // {"s72": {"min": 1, "max": 512}, ...}: the export's ranges of its symbols (null: unbounded),
@@ -168,10 +171,9 @@ void translate_subgraph(EmitContext& ctx, const ir::Graph& graph, const RuleTabl
   }
 }
 
-constexpr std::string_view kOnComplex = " on complex values";
-
 struct Missing {
   int count = 0;
+  int min_opset = 0;  // classify's: the lowest opset of a rule of the node's kind, 0: none
   const ir::Node* example = nullptr;
   std::string where;  // "" in the main graph, else "in subgraph true_graph_0 of node cond"
 };
@@ -188,12 +190,14 @@ void collect_missing(const ir::Graph& graph, const ComplexNodes& complex_nodes, 
       collect_missing(*sub->graph, ComplexNodes(sub->graph->tensor_values), analyze_liveness(*sub->graph).live, rules,
                       opset, custom, "in subgraph " + sub->name + " of node " + nodes[i].name, missing, order);
     const bool complex = complex_nodes.touches(nodes[i]);
-    if (rules.supports(nodes[i].target, opset, complex) || find_custom_rule(custom, nodes[i].target) >= 0) continue;
+    const Support support = classify(nodes[i].target, complex, opset, rules, custom);
+    if (!support.refused()) continue;
     // A complex node the real rules cannot take is listed apart: "aten.exp.default on complex values".
-    const std::string key = complex ? nodes[i].target + std::string(kOnComplex) : nodes[i].target;
+    const std::string key = complex ? nodes[i].target + std::string(kOnComplexValues) : nodes[i].target;
     Missing& m = missing[key];
     if (m.count++ == 0) {
       m.example = &nodes[i];
+      m.min_opset = support.min_opset;
       m.where = where;
       order.push_back(key);
     }
@@ -212,13 +216,7 @@ void check_supported_with(const ir::Program& program, const std::vector<bool>& l
     const Missing& m = missing[order[i]];
     message += (i ? "; " : "") + order[i] + " \u00d7" + std::to_string(m.count) + " (e.g. " +
                describe_node(*m.example, /*with_target=*/false) + (m.where.empty() ? "" : " " + m.where) + ")";
-    const bool complex = order[i].ends_with(kOnComplex);
-    const std::string target = complex ? order[i].substr(0, order[i].size() - kOnComplex.size()) : order[i];
-    int needs = 0;  // the lowest opset of a rule of the node's kind (real or complex), 0: none
-    if (const std::vector<Rule>* list = rules.find(target))
-      for (const Rule& rule : *list)
-        if (rule.complex == complex && (needs == 0 || rule.min_opset < needs)) needs = rule.min_opset;
-    if (needs) message += " [needs opset " + std::to_string(needs) + " or newer]";
+    if (m.min_opset) message += " [needs opset " + std::to_string(m.min_opset) + " or newer]";
   }
   fail(ErrorCode::kUnsupported, message);
 }
@@ -291,10 +289,16 @@ void check_supported(const ir::Program& program, const std::vector<bool>& live, 
   check_supported_with(program, live, rules, opset, custom, ComplexNodes(program.graph.tensor_values));
 }
 
-Translation translate_with_rules(const ir::Program& program, const TranslateOptions& options, const RuleTable& rules) {
-  PT2ONNX_CHECK(options.opset >= kMinSupportedOpset && options.opset <= kMaxSupportedOpset, ErrorCode::kUsage,
-                "opset " + std::to_string(options.opset) + " is not supported (supported: " +
-                    std::to_string(kMinSupportedOpset) + " to " + std::to_string(kMaxSupportedOpset) + ")");
+namespace {
+
+// The translation of `program`; with `consumed` (the same program, the caller's to free), each
+// node's module stack is dropped once the node is translated, finished ONNX nodes are kept packed,
+// and the program is freed (its value types kept) before they are unpacked.
+Translated translate_impl(const ir::Program& program, const TranslateOptions& options, const RuleTable& rules,
+                          model::Diagnostics& diagnostics, ir::Program* consumed) {
+  PT2ONNX_CHECK(options.opset >= kMinOpset && options.opset <= kMaxOpset, ErrorCode::kUsage,
+                "opset " + std::to_string(options.opset) + " is not supported (supported: " + std::to_string(kMinOpset) +
+                    " to " + std::to_string(kMaxOpset) + ")");
   const Liveness liveness = analyze_liveness(program);
   // One scan of the tensor values for the check and the translation (100k of them at 25,000 blocks).
   const ComplexNodes complex_nodes(program.graph.tensor_values);
@@ -302,19 +306,21 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
   // Collecting refusals, the ops no rule handles are the caller's to list (inspect's histogram).
   if (!refusals) check_supported_with(program, liveness.live, rules, options.opset, options.custom_ops, complex_nodes);
 
-  Translation result;
+  Translated result;
+  onnx::ModelProto& proto = result.model.proto;
+  PackedNodes packed_nodes;
   result.custom_op_hits.assign(options.custom_ops.size(), 0);
-  set_model_header(result.model, program, options.opset);
-  EmitContext ctx(*result.model.mutable_graph(), program, options.opset);
+  set_model_header(proto, program, options.opset);
+  EmitContext ctx(*proto.mutable_graph(), program, options.opset);
   ctx.set_graph_translator([&](EmitContext& sub, const ir::Graph& graph) {
     translate_subgraph(sub, graph, rules, options, result.custom_op_hits);
   });
   ctx.set_used_names(liveness.used);
   reserve_names(ctx, program);
-  const std::vector<StateInput> state = declare_inputs(ctx, program, result.weights, refusals);
+  const std::vector<StateInput> state = declare_inputs(ctx, program, result.model.weights, refusals);
   // Nodes are only ever appended, so each FX node's ONNX nodes are the ones added while it ran.
   auto record_modules = [&](const ir::ModuleStack& stack) {
-    if (options.module_stacks) result.node_modules.resize(static_cast<size_t>(ctx.node_count()), stack);
+    if (options.module_stacks) result.model.node_modules.resize(static_cast<size_t>(ctx.node_count()), stack);
   };
   record_modules({});
 
@@ -338,29 +344,46 @@ Translation translate_with_rules(const ir::Program& program, const TranslateOpti
     });
     if (!translated) ctx.abandon_node();
     record_modules(nodes[i].module_stack);
-    if (options.after_node) options.after_node(i);
+    // Nothing reads a translated node's module stack again (node_modules holds its own reference).
+    if (consumed) consumed->graph.nodes[i].module_stack = ir::ModuleStack();
     // In batches: the cleared messages are reused by the next nodes, so few are ever allocated.
     // Collecting refusals, nobody reads the graph: its nodes are dropped as they come.
-    if ((options.keep_nodes_packed || refusals) && ctx.graph().node_size() >= kNodesPerPack)
-      ctx.pack_nodes(result.packed_nodes, !refusals);
+    if ((consumed || refusals) && ctx.graph().node_size() >= kNodesPerPack) ctx.pack_nodes(packed_nodes, !refusals);
   }
-  add_state_metadata(result.model, declare_outputs(ctx, program, state, refusals));
+  add_state_metadata(proto, declare_outputs(ctx, program, state, refusals));
   record_modules({});
-  refuse_or_record(refusals, [&] { add_custom_domains(result.model, options.custom_ops, result.custom_op_hits, options.opset); });
-  add_local_functions(result.model, ctx.local_functions());
+  refuse_or_record(refusals, [&] { add_custom_domains(proto, options.custom_ops, result.custom_op_hits, options.opset); });
+  add_local_functions(proto, ctx.local_functions());
 
-  result.model.set_ir_version(std::max(ir_version_for_opset(options.opset), ctx.min_ir_version()));
-  result.warnings = std::move(ctx.warnings());
-  if (!options.keep_nodes_packed) unpack_nodes(result);
+  proto.set_ir_version(std::max(ir_version_for_opset(options.opset), ctx.min_ir_version()));
+  for (std::string& warning : ctx.warnings()) diagnostics.warn(model::Stage::kTranslate, std::move(warning));
+  // The IR goes before the packed nodes come back, into the memory it held.
+  if (consumed) bulk_free([&] { result.value_types = value_types(std::move(*consumed)); });
+  packed_nodes.unpack_before(*proto.mutable_graph()->mutable_node());
   return result;
 }
 
-void unpack_nodes(Translation& translation) {
-  translation.packed_nodes.unpack_before(*translation.model.mutable_graph()->mutable_node());
+}  // namespace
+
+ir::TensorValues value_types(ir::Program&& program) {
+  ir::Program dying = std::move(program);  // all but the kept values is freed on return
+  ViewSet placeholders(dying.signature.inputs.size());
+  for (const ir::InputSpec& spec : dying.signature.inputs)
+    if (ir::is_weight(spec.kind))
+      if (const auto* t = std::get_if<ir::TensorArg>(&spec.arg)) placeholders.insert(t->name);
+  ir::TensorValues kept;
+  for (auto& [name, meta] : dying.graph.tensor_values)
+    if (!placeholders.contains(name)) kept.emplace(std::move(name), std::move(meta));
+  return kept;
 }
 
-Translation translate_program(const ir::Program& program, const TranslateOptions& options) {
-  return translate_with_rules(program, options, builtin_rules());
+Translated translate_with_rules(const ir::Program& program, const TranslateOptions& options, const RuleTable& rules,
+                                model::Diagnostics& diagnostics) {
+  return translate_impl(program, options, rules, diagnostics, nullptr);
+}
+
+Translated translate_program(ir::Program&& program, const TranslateOptions& options, model::Diagnostics& diagnostics) {
+  return translate_impl(program, options, builtin_rules(), diagnostics, &program);
 }
 
 }  // namespace pt2onnx::translate

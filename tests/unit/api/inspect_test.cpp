@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "translate/translate_for_tests.h"
 #include "api/inspect.h"
 #include "api/inspect_summary.h"
 #include "common/error.h"

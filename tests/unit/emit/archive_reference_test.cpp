@@ -48,7 +48,7 @@ WriteOptions archive_options(const std::filesystem::path& output) {
   return options;
 }
 
-std::string refusal(translate::Translation& translation, const std::filesystem::path& archive, const TensorMap& weights,
+std::string refusal(testing::TestModel& translation, const std::filesystem::path& archive, const TensorMap& weights,
                     const std::filesystem::path& output) {
   try {
     write_model(translation, FakeArchive(archive), weights, {}, archive_options(output));
@@ -68,7 +68,7 @@ TEST_CASE("weights reference the archive: location relative to the output, offse
   TensorMap weights{{"a.weight", make_tensor(ir::DType::kFloat32, {10, 100}, file.entry)},
                     {"b.half", make_tensor(ir::DType::kFloat32, {5, 100}, file.entry, {}, 500)},
                     {"c.bias", make_tensor(ir::DType::kFloat32, {4}, std::make_shared<MemoryStorage>(iota_bytes(16), "c"))}};
-  translate::Translation translation = TranslationBuilder()
+  testing::TestModel translation = TranslationBuilder()
                                            .declare("a.weight", ir::DType::kFloat32, {10, 100}, "a.weight")
                                            .declare("b.half", ir::DType::kFloat32, {5, 100}, "b.half")
                                            .declare("c.bias", ir::DType::kFloat32, {4}, "c.bias")
@@ -97,7 +97,7 @@ TEST_CASE("a strided view or bytes not in the file are refused by name, nothing 
   ArchiveFile file;
   TensorMap weights{{"t.weight", make_tensor(ir::DType::kFloat32, {100, 10}, file.entry, {1, 100})},
                     {"m.table", make_tensor(ir::DType::kFloat32, {300}, std::make_shared<MemoryStorage>(iota_bytes(1200), "m"))}};
-  translate::Translation translation = TranslationBuilder()
+  testing::TestModel translation = TranslationBuilder()
                                            .declare("m.table", ir::DType::kFloat32, {300}, "m.table")
                                            .declare("t.weight", ir::DType::kFloat32, {100, 10}, "t.weight")
                                            .build();
@@ -108,7 +108,7 @@ TEST_CASE("a strided view or bytes not in the file are refused by name, nothing 
   CHECK(list_dir(file.dir.path()) == std::set<std::string>{"nested"});
 
   TensorMap strided{{"t.weight", weights.at("t.weight")}};
-  translate::Translation one = TranslationBuilder().declare("t.weight", ir::DType::kFloat32, {100, 10}, "t.weight").build();
+  testing::TestModel one = TranslationBuilder().declare("t.weight", ir::DType::kFloat32, {100, 10}, "t.weight").build();
   const std::string strided_message = refusal(one, file.path, strided, file.dir / "m.onnx");
   CHECK(contains(strided_message, "strided view"));
   CHECK(contains(strided_message, "strides [1,100]"));

@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "emit/onnx_dtype.h"
 #include "ir/dtype.h"
+#include "ir/onnx_dtype.h"
 #include "translate/onnx_types.h"
 
 namespace pt2onnx::ir {
@@ -67,16 +67,17 @@ TEST_CASE("dtype table: the derived functions read it") {
     CHECK(back == f.dtype);
     CHECK(dtype_size(f.dtype) == f.size);
     CHECK(dtype_name(f.dtype) == f.torch_name);
-    CHECK(translate::is_floating(f.dtype) == (f.kind == DTypeKind::kFloat));
-    CHECK(translate::is_complex(f.dtype) == (f.kind == DTypeKind::kComplex));
-    CHECK(translate::is_integral(f.dtype) == (f.kind == DTypeKind::kSigned || f.kind == DTypeKind::kUnsigned));
+    CHECK(is_floating(f.dtype) == (f.kind == DTypeKind::kFloat));
+    CHECK(is_complex(f.dtype) == (f.kind == DTypeKind::kComplex));
+    CHECK(is_integral(f.dtype) == (f.kind == DTypeKind::kSigned || f.kind == DTypeKind::kUnsigned));
     if (f.onnx_type != 0) {
-      CHECK(translate::onnx_dtype(f.dtype) == f.onnx_type);
+      CHECK(onnx_type(f.dtype) == f.onnx_type);
+      CHECK(onnx_type_if(f.dtype) == f.onnx_type);
+      CHECK(onnx_type_name(f.onnx_type) == std::string(f.onnx_name));
+      CHECK(onnx_type_size(f.onnx_type) == f.size);
       CHECK(translate::min_ir_version_for(f.dtype) == f.min_ir_version);
-    }
-    if (f.onnx_type != 0 && f.kind != DTypeKind::kComplex) {
-      CHECK(emit::onnx_data_type(f.dtype) == f.onnx_type);
-      CHECK(emit::onnx_data_type_name(f.onnx_type) == std::string(f.onnx_name));
+    } else {
+      CHECK_FALSE(onnx_type_if(f.dtype).has_value());
     }
   }
 }

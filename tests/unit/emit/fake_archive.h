@@ -21,8 +21,9 @@
 #include "archive/model_text.h"
 #include "archive/zip_crc.h"
 #include "common/error.h"
-#include "emit/onnx_dtype.h"
-#include "translate/translate.h"
+#include "emit/write_model.h"
+#include "ir/onnx_dtype.h"
+#include "model/onnx_model.h"
 
 namespace pt2onnx::emit::testing {
 
@@ -156,20 +157,25 @@ inline archive::TensorData make_tensor(ir::DType dtype, std::vector<int64_t> siz
   return tensor;
 }
 
+// A model under test, with the warnings its write reported.
+struct TestModel : model::OnnxModel {
+  std::vector<std::string> warnings;
+};
+
 // A model with one Identity per declared weight, so the graph is valid for the checker.
 class TranslationBuilder {
  public:
   TranslationBuilder() {
-    translation_.model.set_ir_version(8);
-    translation_.model.add_opset_import()->set_version(17);
-    translation_.model.mutable_graph()->set_name("g");
+    translation_.proto.set_ir_version(8);
+    translation_.proto.add_opset_import()->set_version(17);
+    translation_.proto.mutable_graph()->set_name("g");
   }
   TranslationBuilder& declare(const std::string& name, ir::DType dtype, const std::vector<int64_t>& dims,
                               const std::string& fqn, bool is_constant = false) {
-    onnx::GraphProto& graph = *translation_.model.mutable_graph();
+    onnx::GraphProto& graph = *translation_.proto.mutable_graph();
     onnx::TensorProto& initializer = *graph.add_initializer();
     initializer.set_name(name);
-    initializer.set_data_type(*onnx_data_type(dtype));
+    initializer.set_data_type(ir::onnx_type(dtype));
     for (int64_t d : dims) initializer.add_dims(d);
     onnx::NodeProto& node = *graph.add_node();
     node.set_op_type("Identity");
@@ -178,15 +184,15 @@ class TranslationBuilder {
     node.add_output("out_" + name);
     onnx::ValueInfoProto& output = *graph.add_output();
     output.set_name("out_" + name);
-    output.mutable_type()->mutable_tensor_type()->set_elem_type(*onnx_data_type(dtype));
+    output.mutable_type()->mutable_tensor_type()->set_elem_type(ir::onnx_type(dtype));
     for (int64_t d : dims) output.mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
     translation_.weights.push_back({name, fqn, is_constant});
     return *this;
   }
-  translate::Translation build() const { return translation_; }
+  TestModel build() const { return translation_; }
 
  private:
-  translate::Translation translation_;
+  TestModel translation_;
 };
 
 inline std::string read_file(const std::filesystem::path& path) {
@@ -222,3 +228,18 @@ inline std::string external_entry(const onnx::TensorProto& tensor, const std::st
 inline std::string as_string(const std::vector<uint8_t>& bytes) { return std::string(bytes.begin(), bytes.end()); }
 
 }  // namespace pt2onnx::emit::testing
+
+namespace pt2onnx::emit {
+
+// write_model for a test's model: the warnings of the write are kept on it.
+inline WriteResult write_model(testing::TestModel& test_model, const archive::Archive& archive,
+                               const std::map<std::string, archive::TensorData>& weights,
+                               const std::map<std::string, archive::TensorData>& constants, const WriteOptions& options) {
+  model::Diagnostics diagnostics;
+  WriteResult result = write_model(static_cast<model::OnnxModel&>(test_model), archive, weights, constants, options,
+                                   diagnostics);
+  for (std::string& warning : diagnostics.messages()) test_model.warnings.push_back(std::move(warning));
+  return result;
+}
+
+}  // namespace pt2onnx::emit

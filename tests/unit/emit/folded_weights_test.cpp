@@ -26,21 +26,21 @@ archive::TensorData float_tensor(const std::string& name, const std::vector<floa
   return t;
 }
 
-translate::Translation with_bindings() {
-  translate::Translation t;
+model::OnnxModel with_bindings() {
+  model::OnnxModel t;
   t.weights = {{"conv.weight", "conv.weight", false}, {"bn.running_var", "bn.running_var", false}};
   return t;
 }
 
 TEST_CASE("a scaled weight is the source times its channel's factor, at any offset and length") {
-  translate::Translation translation = with_bindings();
+  model::OnnxModel translation = with_bindings();
   // storage_offset 1: the tensor starts one float into its storage.
   std::map<std::string, archive::TensorData> weights = {
       {"conv.weight", float_tensor("conv.weight", {99, 1, 2, 3, 4, 5, 6}, {2, 3}, 1)}};
   FoldedWeights folded(translation, weights, {});
   REQUIRE(folded.add_scaled("conv.weight", "conv.weight.bn_folded", {10.0, 0.5}, 3));
   REQUIRE(translation.weights.size() == 3);
-  const translate::WeightBinding& binding = translation.weights.back();
+  const model::WeightBinding& binding = translation.weights.back();
   CHECK(binding.initializer == "conv.weight.bn_folded");
   const archive::TensorData& scaled = folded.weights().at(binding.fqn);
   CHECK(scaled.sizes == std::vector<int64_t>{2, 3});
@@ -59,8 +59,8 @@ TEST_CASE("a scaled weight is the source times its channel's factor, at any offs
 }
 
 TEST_CASE("small float32 tensors are read; others are declined") {
-  translate::Translation translation = with_bindings();
-  onnx::TensorProto* inline_init = translation.model.mutable_graph()->add_initializer();
+  model::OnnxModel translation = with_bindings();
+  onnx::TensorProto* inline_init = translation.proto.mutable_graph()->add_initializer();
   inline_init->set_name("inline");
   inline_init->set_data_type(onnx::TensorProto_DataType_FLOAT);
   inline_init->add_float_data(1.5f);
@@ -74,12 +74,12 @@ TEST_CASE("small float32 tensors are read; others are declined") {
 }
 
 TEST_CASE("a permuted weight is a strided view of the same storage; emit's gather writes it transposed") {
-  translate::Translation translation = with_bindings();
+  model::OnnxModel translation = with_bindings();
   std::map<std::string, archive::TensorData> weights = {
       {"conv.weight", float_tensor("conv.weight", {99, 1, 2, 3, 4, 5, 6}, {2, 3}, 1)}};
   FoldedWeights folded(translation, weights, {});
   REQUIRE(folded.add_permuted("conv.weight", "conv.weight.T", {1, 0}));
-  const translate::WeightBinding& binding = translation.weights.back();
+  const model::WeightBinding& binding = translation.weights.back();
   CHECK(binding.initializer == "conv.weight.T");
   const archive::TensorData& view = folded.weights().at(binding.fqn);
   CHECK(view.sizes == std::vector<int64_t>{3, 2});

@@ -45,9 +45,9 @@ TEST_CASE("int4 values pack two per byte, low nibble first; an odd last element 
   packed->storage->read(2, 1, piece.data());  // the middle of the tensor alone
   CHECK(piece[0] == 0xB3);
   CHECK_THROWS(packed->storage->read(2, 2, piece.data()));
-  CHECK(is_packed_4bit_of(*packed, translate::kOnnxInt4, {2, 3}));
-  CHECK_FALSE(is_packed_4bit_of(*packed, translate::kOnnxInt4, {6, 1, 2}));  // another element count
-  CHECK_FALSE(is_packed_4bit_of(source, translate::kOnnxInt4, {2, 3}));       // not packed
+  CHECK(is_packed_4bit_of(*packed, ir::kOnnxInt4, {2, 3}));
+  CHECK_FALSE(is_packed_4bit_of(*packed, ir::kOnnxInt4, {6, 1, 2}));  // another element count
+  CHECK_FALSE(is_packed_4bit_of(source, ir::kOnnxInt4, {2, 3}));       // not packed
   CHECK_FALSE(is_packed_4bit_of(*packed, 3, {2, 3}));                        // declared INT8
 }
 
@@ -86,7 +86,7 @@ TEST_CASE("MatMulNBits' layout: rows padded to whole bytes, signed values offset
   std::vector<uint8_t> piece(2);
   packed->storage->read(1, 2, piece.data());  // across the row boundary
   CHECK(piece == std::vector<uint8_t>{0x09, 0x78});
-  CHECK_FALSE(is_packed_4bit_of(*packed, translate::kOnnxInt4, {2, 3}));  // not ONNX's INT4 layout
+  CHECK_FALSE(is_packed_4bit_of(*packed, ir::kOnnxInt4, {2, 3}));  // not ONNX's INT4 layout
   CHECK_FALSE(packed_4bit(source, {true, true, 4, {}}).has_value());       // a row that does not divide it
   CHECK_FALSE(packed_4bit(source, {true, true, 3, {5}}).has_value());      // dims of another byte count
 }

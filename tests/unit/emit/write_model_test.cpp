@@ -90,7 +90,7 @@ TEST_CASE("embedded: every weight lands in raw_data, in row-major order") {
   TensorMap weights{{"fc.weight", make_tensor(ir::DType::kFloat32, {2, 3}, std::make_shared<MemoryStorage>(w_bytes, "w0"))},
                     {"fc.bias", make_tensor(ir::DType::kInt64, {4}, std::make_shared<MemoryStorage>(b_bytes, "w1"))}};
   TensorMap constants{{"mask", make_tensor(ir::DType::kBool, {3}, std::make_shared<MemoryStorage>(c_bytes, "c0"))}};
-  translate::Translation translation = TranslationBuilder()
+  testing::TestModel translation = TranslationBuilder()
                                            .declare("fc.weight", ir::DType::kFloat32, {2, 3}, "fc.weight")
                                            .declare("fc.bias", ir::DType::kInt64, {4}, "fc.bias")
                                            .declare("mask", ir::DType::kBool, {3}, "mask", true)
@@ -110,7 +110,7 @@ TEST_CASE("embedded: every weight lands in raw_data, in row-major order") {
   CHECK(find_initializer(model, "fc.weight").data_location() == onnx::TensorProto_DataLocation_DEFAULT);
   CHECK(find_initializer(model, "fc.weight").external_data_size() == 0);
   // The caller's model keeps the declarations only; the bytes are in the file.
-  CHECK_FALSE(find_initializer(translation.model, "fc.weight").has_raw_data());
+  CHECK_FALSE(find_initializer(translation.proto, "fc.weight").has_raw_data());
   CHECK(deterministic_bytes(model) == read_file(out / "model.onnx"));
   CHECK_NOTHROW(onnx::checker::check_model((out / "model.onnx").string()));
 }
@@ -131,7 +131,7 @@ TEST_CASE("embedded: large weights are streamed into the .onnx, contiguous, in m
       {"c", make_tensor(ir::DType::kInt64, {1000}, std::make_shared<MemoryStorage>(in_memory, "w2"))},
       {"d", make_tensor(ir::DType::kFloat32, {2}, std::make_shared<MemoryStorage>(iota_bytes(8), "w3"))}};
   archive_file.save();
-  translate::Translation translation = TranslationBuilder()
+  testing::TestModel translation = TranslationBuilder()
                                            .declare("a", ir::DType::kFloat32, {2000}, "a")
                                            .declare("b", ir::DType::kInt32, {64, 64}, "b")
                                            .declare("c", ir::DType::kInt64, {1000}, "c")
@@ -160,7 +160,7 @@ TEST_CASE("external: 4096-aligned regions copied from the archive file, small we
       {"enc.table", make_tensor(ir::DType::kInt64, {300}, std::make_shared<MemoryStorage>(other, "m/data/weights/weight_1"))},
       {"enc.bias", make_tensor(ir::DType::kFloat32, {4}, archive_file.add_entry(small, "m/data/weights/weight_2"))}};
   archive_file.save();
-  translate::Translation translation = TranslationBuilder()
+  testing::TestModel translation = TranslationBuilder()
                                            .declare("enc.weight", ir::DType::kFloat32, {10, 100}, "enc.weight")
                                            .declare("enc.table", ir::DType::kInt64, {300}, "enc.table")
                                            .declare("enc.bias", ir::DType::kFloat32, {4}, "enc.bias")
@@ -237,7 +237,7 @@ TEST_CASE("external: tied weights are written once and referenced twice") {
                     {"lm_head.weight", make_tensor(ir::DType::kFloat32, {16, 32}, storage)},
                     {"alias.weight", make_tensor(ir::DType::kFloat32, {16, 32}, copy_of_storage)},
                     {"half.weight", make_tensor(ir::DType::kFloat32, {8, 32}, storage, {}, 256)}};
-  translate::Translation translation = TranslationBuilder()
+  testing::TestModel translation = TranslationBuilder()
                                            .declare("embed.weight", ir::DType::kFloat32, {16, 32}, "embed.weight")
                                            .declare("lm_head.weight", ir::DType::kFloat32, {16, 32}, "lm_head.weight")
                                            .declare("alias.weight", ir::DType::kFloat32, {16, 32}, "alias.weight")
@@ -279,7 +279,7 @@ TEST_CASE("strided views are gathered row-major, embedded and external") {
                                                             std::shared_ptr<const archive::Storage>(in_memory)}) {
       CAPTURE(external);
       TensorMap weights{{"t", make_tensor(ir::DType::kFloat32, {3, 2}, storage, {1, 3})}};
-      translate::Translation translation = TranslationBuilder().declare("t", ir::DType::kFloat32, {3, 2}, "t").build();
+      testing::TestModel translation = TranslationBuilder().declare("t", ir::DType::kFloat32, {3, 2}, "t").build();
       TempDir out;
       WriteOptions options = options_for(out / "m.onnx", external);
       options.external_min_bytes = 1;
@@ -300,7 +300,7 @@ TEST_CASE("a short storage fails naming the FQN and the entry, and leaves no fil
     auto storage = std::make_shared<MemoryStorage>(iota_bytes(2000), "archive/data/weights/weight_3");
     TensorMap weights{{"ok.weight", make_tensor(ir::DType::kFloat32, {500}, storage)},
                       {"layers.0.weight", make_tensor(ir::DType::kFloat32, {20, 30}, storage)}};
-    translate::Translation translation = TranslationBuilder()
+    testing::TestModel translation = TranslationBuilder()
                                              .declare("ok.weight", ir::DType::kFloat32, {500}, "ok.weight")
                                              .declare("layers.0.weight", ir::DType::kFloat32, {20, 30}, "layers.0.weight")
                                              .build();
@@ -323,7 +323,7 @@ TEST_CASE("an archive file that ends inside a weight fails during the copy and l
                                                  "m/data/weights/weight_9");
   TensorMap weights{{"first", make_tensor(ir::DType::kUInt8, {8192}, whole)},
                     {"decoder.weight", make_tensor(ir::DType::kUInt8, {8192 + 4096}, truncated)}};
-  translate::Translation translation = TranslationBuilder()
+  testing::TestModel translation = TranslationBuilder()
                                            .declare("first", ir::DType::kUInt8, {8192}, "first")
                                            .declare("decoder.weight", ir::DType::kUInt8, {8192 + 4096}, "decoder.weight")
                                            .build();
@@ -362,7 +362,7 @@ TEST_CASE("a tiny weight that fails while the model is written (CRC, past the en
       // The big weight comes first: it is streamed (or written external) before the tiny one fails.
       TensorMap weights{{"big", make_tensor(ir::DType::kUInt8, {8192}, big)},
                         {"tiny.weight", make_tensor(ir::DType::kUInt8, {tiny_bytes}, tiny)}};
-      translate::Translation translation = TranslationBuilder()
+      testing::TestModel translation = TranslationBuilder()
                                                .declare("big", ir::DType::kUInt8, {8192}, "big")
                                                .declare("tiny.weight", ir::DType::kUInt8, {tiny_bytes}, "tiny.weight")
                                                .build();
@@ -393,7 +393,7 @@ TEST_CASE("progress counts every weight's bytes once: external, streamed and tin
                     {"tiny", make_tensor(ir::DType::kUInt8, {64}, tiny)}};
   for (bool external : {false, true}) {
     CAPTURE(external);
-    translate::Translation translation = TranslationBuilder()
+    testing::TestModel translation = TranslationBuilder()
                                              .declare("tiny", ir::DType::kUInt8, {64}, "tiny")
                                              .declare("big", ir::DType::kUInt8, {8192}, "big")
                                              .declare("middle", ir::DType::kUInt8, {2048}, "middle")
@@ -408,7 +408,7 @@ TEST_CASE("progress counts every weight's bytes once: external, streamed and tin
     for (size_t i = 1; i < calls.size(); ++i) CHECK(calls[i].first > calls[i - 1].first);
     const onnx::ModelProto model = load_model(out / "m.onnx");
     CHECK(find_initializer(model, "tiny").raw_data() == as_string(iota_bytes(64, 2)));
-    CHECK_FALSE(find_initializer(translation.model, "tiny").has_raw_data());
+    CHECK_FALSE(find_initializer(translation.proto, "tiny").has_raw_data());
   }
 }
 
@@ -419,7 +419,7 @@ TEST_CASE("an unwritable output path fails with kOutput naming it, and leaves no
   TensorMap weights{{"w", make_tensor(ir::DType::kFloat32, {4}, storage)}};
   for (const std::filesystem::path& output : {out / "missing_dir" / "m.onnx", out / "a_file" / "m.onnx"}) {
     for (bool external : {false, true}) {
-      translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
+      testing::TestModel translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
       WriteOptions options = options_for(output, external);
       options.external_min_bytes = 1;
       const Error error = capture_error([&] { write_model(translation, FakeArchive(), weights, {}, options); });
@@ -432,7 +432,7 @@ TEST_CASE("an unwritable output path fails with kOutput naming it, and leaves no
   // a data file already renamed into place go away.
   std::filesystem::create_directory(out / "dir.onnx");
   for (bool external : {false, true}) {
-    translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
+    testing::TestModel translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
     WriteOptions options = options_for(out / "dir.onnx", external);
     options.external_min_bytes = 1;
     const Error error = capture_error([&] { write_model(translation, FakeArchive(), weights, {}, options); });
@@ -445,19 +445,19 @@ TEST_CASE("missing weights, type or shape disagreements and complex tensors are 
   TempDir out;
   auto storage = std::make_shared<MemoryStorage>(iota_bytes(64), "w0");
   SUBCASE("missing FQN") {
-    translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "blocks.3.w").build();
+    testing::TestModel translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "blocks.3.w").build();
     const Error error = capture_error([&] { write_model(translation, FakeArchive(), {}, {}, options_for(out / "m.onnx")); });
     CHECK(error.code() == ErrorCode::kArchive);
     CHECK(contains(error.what(), "blocks.3.w"));
   }
   SUBCASE("constant found by FQN even when flagged a weight") {
     TensorMap constants{{"c", make_tensor(ir::DType::kFloat32, {4}, storage)}};
-    translate::Translation translation = TranslationBuilder().declare("c", ir::DType::kFloat32, {4}, "c").build();
+    testing::TestModel translation = TranslationBuilder().declare("c", ir::DType::kFloat32, {4}, "c").build();
     CHECK_NOTHROW(write_model(translation, FakeArchive(), {}, constants, options_for(out / "m.onnx")));
   }
   SUBCASE("dtype mismatch") {
     TensorMap weights{{"w", make_tensor(ir::DType::kFloat16, {4}, storage)}};
-    translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
+    testing::TestModel translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
     const Error error =
         capture_error([&] { write_model(translation, FakeArchive(), weights, {}, options_for(out / "m.onnx")); });
     CHECK(error.code() == ErrorCode::kArchive);
@@ -466,7 +466,7 @@ TEST_CASE("missing weights, type or shape disagreements and complex tensors are 
   }
   SUBCASE("shape mismatch") {
     TensorMap weights{{"w", make_tensor(ir::DType::kFloat32, {2, 2}, storage)}};
-    translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
+    testing::TestModel translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
     const Error error =
         capture_error([&] { write_model(translation, FakeArchive(), weights, {}, options_for(out / "m.onnx")); });
     CHECK(error.code() == ErrorCode::kArchive);
@@ -476,7 +476,7 @@ TEST_CASE("missing weights, type or shape disagreements and complex tensors are 
   SUBCASE("complex not declared as real pairs") {
     // A complex64 [4] weight is float32 [4, 2] in the ONNX (translate/complex_values.h).
     TensorMap weights{{"w", make_tensor(ir::DType::kComplex64, {4}, storage)}};
-    translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
+    testing::TestModel translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
     const Error error =
         capture_error([&] { write_model(translation, FakeArchive(), weights, {}, options_for(out / "m.onnx")); });
     CHECK(error.code() == ErrorCode::kArchive);
@@ -484,7 +484,7 @@ TEST_CASE("missing weights, type or shape disagreements and complex tensors are 
   }
   SUBCASE("complex32 has no real pairs ONNX runtimes compute like torch") {
     TensorMap weights{{"w", make_tensor(ir::DType::kComplex32, {4}, storage)}};
-    translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat16, {4, 2}, "w").build();
+    testing::TestModel translation = TranslationBuilder().declare("w", ir::DType::kFloat16, {4, 2}, "w").build();
     const Error error =
         capture_error([&] { write_model(translation, FakeArchive(), weights, {}, options_for(out / "m.onnx")); });
     CHECK(error.code() == ErrorCode::kUnsupported);
@@ -505,7 +505,7 @@ TEST_CASE("identical input gives byte-identical files, wherever they are written
     CAPTURE(external);
     TempDir first, second;
     for (const TempDir* dir : {&first, &second}) {
-      translate::Translation translation = TranslationBuilder()
+      testing::TestModel translation = TranslationBuilder()
                                                .declare("a", ir::DType::kFloat32, {2048}, "a")
                                                .declare("b", ir::DType::kFloat32, {3, 2}, "b")
                                                .declare("c", ir::DType::kFloat32, {1024}, "c")
@@ -522,7 +522,7 @@ TEST_CASE("identical input gives byte-identical files, wherever they are written
 TEST_CASE("a model over the embedded limit switches to external data with a warning") {
   auto storage = std::make_shared<MemoryStorage>(iota_bytes(4 * 4096), "w0");
   TensorMap weights{{"big", make_tensor(ir::DType::kFloat32, {4096}, storage)}};
-  translate::Translation translation = TranslationBuilder().declare("big", ir::DType::kFloat32, {4096}, "big").build();
+  testing::TestModel translation = TranslationBuilder().declare("big", ir::DType::kFloat32, {4096}, "big").build();
   TempDir out;
   WriteOptions options = options_for(out / "m.onnx");
   options.embedded_limit_bytes = 10000;
@@ -535,7 +535,7 @@ TEST_CASE("a model over the embedded limit switches to external data with a warn
   CHECK(read_file(out / "m.onnx.data") == as_string(iota_bytes(4 * 4096)));
 
   // Under the limit it stays embedded.
-  translate::Translation again = TranslationBuilder().declare("big", ir::DType::kFloat32, {4096}, "big").build();
+  testing::TestModel again = TranslationBuilder().declare("big", ir::DType::kFloat32, {4096}, "big").build();
   TempDir out2;
   options.output = out2 / "m.onnx";
   options.embedded_limit_bytes = 20000;
@@ -549,11 +549,11 @@ TEST_CASE("a stale data file is replaced by an external write and removed by an 
   TempDir out;
   std::ofstream(out / "m.onnx.data") << "stale stale stale";
 
-  translate::Translation external = translation();
+  testing::TestModel external = translation();
   write_model(external, FakeArchive(), weights, {}, options_for(out / "m.onnx", true));
   CHECK(read_file(out / "m.onnx.data") == as_string(iota_bytes(4 * 1024)));
 
-  translate::Translation embedded = translation();
+  testing::TestModel embedded = translation();
   write_model(embedded, FakeArchive(), weights, {}, options_for(out / "m.onnx"));
   CHECK(list_dir(out.path()) == std::set<std::string>{"m.onnx"});
   REQUIRE(embedded.warnings.size() == 1);
@@ -563,7 +563,7 @@ TEST_CASE("a stale data file is replaced by an external write and removed by an 
 TEST_CASE("external mode with only small weights writes no data file") {
   auto storage = std::make_shared<MemoryStorage>(iota_bytes(16), "w0");
   TensorMap weights{{"w", make_tensor(ir::DType::kFloat32, {4}, storage)}};
-  translate::Translation translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
+  testing::TestModel translation = TranslationBuilder().declare("w", ir::DType::kFloat32, {4}, "w").build();
   TempDir out;
   WriteResult result = write_model(translation, FakeArchive(), weights, {}, options_for(out / "m.onnx", true));
   CHECK(result.external_data.empty());

@@ -58,10 +58,10 @@ std::vector<int64_t> constant_ints(const onnx::GraphProto& graph, const std::str
 
 // The checker runs unless folded BatchNorm weights are declared (their data comes at emit).
 CleanReport clean(onnx::ModelProto& model, CleanOptions options = {}) {
-  translate::Translation t;
-  t.model = model;
-  const CleanReport report = clean_translation(t, options);
-  model = t.model;
+  model::OnnxModel t;
+  t.proto = model;
+  const CleanReport report = clean_model(t, options);
+  model = t.proto;
   if (report.batch_norms_folded == 0) CHECK_NOTHROW(onnx::checker::check_model(model));
   return report;
 }
@@ -370,12 +370,12 @@ F (a) => (b) {
   m.add_opset_import()->set_domain("local");
   m.mutable_opset_import(1)->set_version(1);
   {
-    translate::Translation t;
-    t.model = m;
+    model::OnnxModel t;
+    t.proto = m;
     CleanOptions options;
     options.hiera_types = {"Block"};
-    CHECK(clean_translation(t, options).constants_moved == 0);
-    CHECK(op_counts(t.model.graph()).at("Constant") == 1);
+    CHECK(clean_model(t, options).constants_moved == 0);
+    CHECK(op_counts(t.proto.graph()).at("Constant") == 1);
   }
   CHECK(clean_functions(m).constants_moved == 1);
   CHECK(op_counts(m.graph()).count("Constant") == 0);
@@ -391,17 +391,17 @@ g (float[N,3] x) => (float[N,3] y) {
   b = Relu(x)
   y = Add(a, b)
 })");
-  translate::Translation t;
-  t.model = m;
+  model::OnnxModel t;
+  t.proto = m;
   const ir::ModuleFrame root{"L__self__", "", "Net"};
   t.node_modules = {{root, {"L__self__b0", "b0", "mod.Block"}}, {root, {"L__self__b1", "b1", "mod.Block"}}, {root}};
   CleanOptions options;
   options.hiera_types = {"Block"};
-  clean_translation(t, options);
-  CHECK(t.model.graph().node_size() == 3);
+  clean_model(t, options);
+  CHECK(t.proto.graph().node_size() == 3);
   options.hiera_types = {};
-  clean_translation(t, options);
-  CHECK(t.model.graph().node_size() == 2);
+  clean_model(t, options);
+  CHECK(t.proto.graph().node_size() == 2);
   CHECK(t.node_modules.size() == 2);
 }
 
@@ -710,20 +710,20 @@ g (float[2,5,3] x) => (float[2,5,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}
   weights.values = {{"w", std::vector<float>(12, 0.0f)}};
   CleanOptions options;
   options.fold_weights = &weights;
-  translate::Translation t;
-  t.model = m;
-  const CleanReport report = clean_translation(t, options);
+  model::OnnxModel t;
+  t.proto = m;
+  const CleanReport report = clean_model(t, options);
   CHECK(report.transposes_folded == 1);  // the two identical Transposes merged first
-  const auto counts = op_counts(t.model.graph());
+  const auto counts = op_counts(t.proto.graph());
   CHECK(counts.at("MatMul") == 1);      // x @ w.T twice: merged
   CHECK(counts.count("Transpose") == 0);  // the weight's folded; t1 then t2 cancel (fuse_transposes)
   REQUIRE(weights.permuted.count("w.T") == 1);
   CHECK(weights.permuted["w.T"] == std::pair<std::string, std::vector<int64_t>>{"w", {1, 0}});
-  const onnx::TensorProto* wt = initializer(t.model.graph(), "w.T");
+  const onnx::TensorProto* wt = initializer(t.proto.graph(), "w.T");
   REQUIRE(wt != nullptr);
   CHECK(std::vector<int64_t>(wt->dims().begin(), wt->dims().end()) == std::vector<int64_t>{3, 4});
-  CHECK(initializer(t.model.graph(), "w") == nullptr);  // nothing reads the original any more
-  CHECK(producer(t.model.graph(), "a")->input(1) == "w.T");
+  CHECK(initializer(t.proto.graph(), "w") == nullptr);  // nothing reads the original any more
+  CHECK(producer(t.proto.graph(), "a")->input(1) == "w.T");
 }
 
 TEST_CASE("a weight Transpose stays when the weight has other readers, data in the proto, or --no-fold") {
@@ -744,10 +744,10 @@ g (float[2,3] x) => (float[2,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}> {
     weights.values = {{"w", std::vector<float>(12, 0.0f)}};
     CleanOptions options;
     if (variant != 2) options.fold_weights = &weights;  // variant 2: --no-fold
-    translate::Translation t;
-    t.model = m;
-    CHECK(clean_translation(t, options).transposes_folded == 0);
-    CHECK(op_counts(t.model.graph()).at("Transpose") == 1);
+    model::OnnxModel t;
+    t.proto = m;
+    CHECK(clean_model(t, options).transposes_folded == 0);
+    CHECK(op_counts(t.proto.graph()).at("Transpose") == 1);
     CHECK(weights.permuted.empty());
   }
 }
@@ -772,18 +772,18 @@ TEST_CASE("a Cast of an int8 weight to INT4 becomes an INT4 weight packed from t
   weights.values = {{"w", std::vector<float>(32, 0.0f)}};
   CleanOptions options;
   options.pack_weights = &weights;  // fold_weights unset: --no-fold
-  translate::Translation t;
-  t.model = int4_cast_model("e = Cast <to = 1> (d)");
-  CHECK(clean_translation(t, options).weights_packed == 1);
-  CHECK(op_counts(t.model.graph()).count("Cast") == 1);  // only e's
+  model::OnnxModel t;
+  t.proto = int4_cast_model("e = Cast <to = 1> (d)");
+  CHECK(clean_model(t, options).weights_packed == 1);
+  CHECK(op_counts(t.proto.graph()).count("Cast") == 1);  // only e's
   REQUIRE(weights.packed.count("w.int4") == 1);
   CHECK(weights.packed["w.int4"] == std::pair<std::string, bool>{"w", true});
-  const onnx::TensorProto* w4 = initializer(t.model.graph(), "w.int4");
+  const onnx::TensorProto* w4 = initializer(t.proto.graph(), "w.int4");
   REQUIRE(w4 != nullptr);
   CHECK(w4->data_type() == 22);
   CHECK(std::vector<int64_t>(w4->dims().begin(), w4->dims().end()) == std::vector<int64_t>{4, 8});
-  CHECK(initializer(t.model.graph(), "w") == nullptr);
-  CHECK(producer(t.model.graph(), "d")->input(0) == "w.int4");
+  CHECK(initializer(t.proto.graph(), "w") == nullptr);
+  CHECK(producer(t.proto.graph(), "d")->input(0) == "w.int4");
 }
 
 TEST_CASE("the Cast to INT4 stays when the weight has another reader or cannot be packed") {
@@ -792,11 +792,11 @@ TEST_CASE("the Cast to INT4 stays when the weight has another reader or cannot b
     if (variant == 0) weights.values = {{"w", std::vector<float>(32, 0.0f)}};  // variant 1: not packable
     CleanOptions options;
     options.pack_weights = &weights;
-    translate::Translation t;
-    t.model = int4_cast_model(variant == 0 ? "e = Cast <to = 1> (w)" : "e = Cast <to = 1> (d)");
-    CHECK(clean_translation(t, options).weights_packed == 0);
+    model::OnnxModel t;
+    t.proto = int4_cast_model(variant == 0 ? "e = Cast <to = 1> (w)" : "e = Cast <to = 1> (d)");
+    CHECK(clean_model(t, options).weights_packed == 0);
     CHECK(weights.packed.empty());
-    CHECK(initializer(t.model.graph(), "w") != nullptr);
+    CHECK(initializer(t.proto.graph(), "w") != nullptr);
   }
 }
 

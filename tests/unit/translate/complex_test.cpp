@@ -2,6 +2,7 @@
 // nodes translated only by complex rules (others refused by name), the FFTs refused below opset 20.
 #include <doctest/doctest.h>
 
+#include "translate/translate_for_tests.h"
 #include "common/error.h"
 #include "onnx_check.h"
 #include "program_builder.h"
@@ -33,7 +34,7 @@ TEST_CASE("complex inputs, outputs and buffers are float pairs with a trailing 2
           DType::kComplex128, {4, 3})
       .op("mul", "aten.mul.Tensor", {{"self", tensor("c")}, {"other", tensor("to")}}, DType::kComplex128, {4, 3})
       .output("mul");
-  const Translation t = translate_program(b.program(), {18});
+  const TestTranslation t = translate_program(b.program(), {18});
   const onnx::GraphProto& g = t.model.graph();
   REQUIRE(g.input_size() == 1);
   CHECK(g.input(0).type().tensor_type().elem_type() == onnx::TensorProto_DataType_DOUBLE);
@@ -75,7 +76,7 @@ TEST_CASE("the FFTs are DFT from opset 20 and refused below it, naming the opset
   const std::string what = refusal(b.program(), 18);
   CHECK(contains(what, "aten._fft_r2c.default on complex values"));
   CHECK(contains(what, "[needs opset 20 or newer]"));
-  const Translation t = translate_program(b.program(), {20});
+  const TestTranslation t = translate_program(b.program(), {20});
   const onnx::NodeProto* dft = find_op(t.model, "DFT");
   REQUIRE(dft != nullptr);
   REQUIRE(attribute(*dft, "onesided") != nullptr);

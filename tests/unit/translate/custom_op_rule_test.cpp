@@ -2,6 +2,7 @@
 // rule wins over the built-in one; its body and domain reach the model; errors name the rule.
 #include <doctest/doctest.h>
 
+#include "translate/translate_for_tests.h"
 #include "common/error.h"
 #include "program_builder.h"
 #include "translate/custom_op_rule.h"
@@ -37,7 +38,7 @@ CustomOpRule scaled_tanh_rule() {
 TEST_CASE("a custom op becomes one node of the rule's domain, with its inputs and attributes") {
   TranslateOptions options;
   options.custom_ops = {scaled_tanh_rule()};
-  const Translation t = translate_program(scaled_tanh_program(), options);
+  const TestTranslation t = translate_program(scaled_tanh_program(), options);
   REQUIRE(t.model.graph().node_size() == 1);
   const onnx::NodeProto& n = t.model.graph().node(0);
   CHECK(n.op_type() == "ScaledTanh");
@@ -63,7 +64,7 @@ TEST_CASE("without inputs listed, every tensor argument is an input; numbers nam
   CHECK(translate_program(scaled_tanh_program(), options).model.graph().node(0).input_size() == 1);
   rule.inputs = std::vector<std::string>{"x", "k"};
   options.custom_ops = {rule};
-  const Translation t = translate_program(scaled_tanh_program(), options);
+  const TestTranslation t = translate_program(scaled_tanh_program(), options);
   const onnx::NodeProto& last = t.model.graph().node(t.model.graph().node_size() - 1);
   CHECK(last.input_size() == 2);
   CHECK(t.model.graph().node(0).op_type() == "Constant");  // k = 3 as a 0-D int64
@@ -79,7 +80,7 @@ TEST_CASE("a rule wins over the built-in rule of an aten op") {
   rule.op_type = "MyRelu";
   TranslateOptions options;
   options.custom_ops = {rule};
-  const Translation t = translate_program(b.program(), options);
+  const TestTranslation t = translate_program(b.program(), options);
   REQUIRE(t.model.graph().node_size() == 1);
   CHECK(t.model.graph().node(0).op_type() == "MyRelu");
 }
@@ -99,7 +100,7 @@ TEST_CASE("a rule's function body is added once, at the model's opset") {
   TranslateOptions options;
   options.opset = 20;
   options.custom_ops = {rule};
-  const Translation t = translate_program(scaled_tanh_program(), options);
+  const TestTranslation t = translate_program(scaled_tanh_program(), options);
   REQUIRE(t.model.functions_size() == 1);
   REQUIRE(t.model.functions(0).opset_import_size() == 1);
   CHECK(t.model.functions(0).opset_import(0).version() == 20);

@@ -1,6 +1,7 @@
 // fuse_patterns: which nodes become Attention/RMSNormalization, which stay, and what the rules emit.
 #include <doctest/doctest.h>
 
+#include "translate/translate_for_tests.h"
 #include "onnx_check.h"
 #include "program_builder.h"
 #include "translate/fuse_patterns.h"

@@ -2,6 +2,7 @@
 // every unsupported op.
 #include <doctest/doctest.h>
 
+#include "translate/translate_for_tests.h"
 #include "common/error.h"
 #include "program_builder.h"
 #include "translate/driver.h"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "translate/translate_for_tests.h"
 #include "common/error.h"
 #include "onnx_check.h"
 #include "program_builder.h"

@@ -2,6 +2,7 @@
 // ops, SymInt lists in view, and sym_int_values computed from input shapes.
 #include <doctest/doctest.h>
 
+#include "translate/translate_for_tests.h"
 #include "common/error.h"
 #include "onnx_check.h"
 #include "program_builder.h"

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "translate/rule_table.h"
+#include "translate/translate_for_tests.h"
 #include "common/error.h"
 #include "onnx_check.h"
 #include "program_builder.h"
@@ -36,7 +38,7 @@ ProgramBuilder mlp() {
 }
 
 TEST_CASE("an MLP becomes Gemm, Relu, Gemm with weight declarations bound to their FQNs") {
-  const Translation t = translate_program(mlp().program(), {18});
+  const TestTranslation t = translate_program(mlp().program(), {18});
   const onnx::ModelProto& m = t.model;
   CHECK(op_types(m) == std::vector<std::string>{"Gemm", "Relu", "Gemm"});
 
@@ -138,7 +140,7 @@ TEST_CASE("an output that is an input, or repeated, goes through Identity") {
   CHECK_NOTHROW(check_and_infer(m));
 }
 
-TEST_CASE("nodes kept packed unpack to the model an unpacked translation gives") {
+TEST_CASE("the consuming translation, which keeps finished nodes packed, gives the model the driver gives") {
   // 100 Relu nodes: packed in batches, and the first Relu's value is returned twice, so the
   // second output's name is chosen against the names of packed nodes.
   ProgramBuilder b;
@@ -151,17 +153,14 @@ TEST_CASE("nodes kept packed unpack to the model an unpacked translation gives")
   }
   b.output(last).output("relu").output("relu");
   const ir::Program program = b.program();
-  TranslateOptions options{18};
-  const Translation plain = translate_program(program, options);
-  options.keep_nodes_packed = true;
-  Translation packed = translate_program(program, options);
-  CHECK(packed.packed_nodes.size() > 0);
-  CHECK(packed.model.graph().node_size() + packed.packed_nodes.size() == plain.model.graph().node_size());
-  unpack_nodes(packed);
-  CHECK(packed.packed_nodes.empty());
-  REQUIRE(packed.model.graph().output_size() == 3);
-  CHECK(packed.model.graph().output(2).name() == "relu_100");
-  CHECK(packed.model.SerializeAsString() == plain.model.SerializeAsString());
+  model::Diagnostics diagnostics;
+  const Translated kept = translate_with_rules(program, TranslateOptions{18}, builtin_rules(), diagnostics);
+  const Translated consumed = translate_program(ir::Program(program), TranslateOptions{18}, diagnostics);
+  REQUIRE(consumed.model.proto.graph().output_size() == 3);
+  CHECK(consumed.model.proto.graph().output(2).name() == "relu_100");
+  CHECK(consumed.model.proto.SerializeAsString() == kept.model.proto.SerializeAsString());
+  CHECK(kept.value_types.empty());  // the caller kept the program
+  CHECK(consumed.value_types.size() == program.graph.tensor_values.size());
 }
 
 TEST_CASE("pass-through ops add no nodes; the output gets an Identity named after the FX output") {
@@ -191,7 +190,7 @@ TEST_CASE("weights: only those read are declared; non-persistent buffers and con
       .op("add_1", "aten.add.Tensor", {{"self", tensor("b_running")}, {"other", integer(1)}}, DType::kFloat32, {3})
       .buffer_mutation("add_1", "bn.running_mean")
       .output("mul_1");
-  const Translation t = translate_program(b.program(), {18});
+  const TestTranslation t = translate_program(b.program(), {18});
   // bn.running_mean is updated (a BUFFER_MUTATION output): state, a graph input with its
   // initializer as default and a graph output with the new value, paired in the metadata.
   REQUIRE(t.weights.size() == 4);
@@ -223,7 +222,7 @@ TEST_CASE("a parameter updated in place is state, as a buffer is") {
       .op("mul_", "aten.mul_.Tensor", {{"self", tensor("p_w")}, {"other", floating(0.5)}}, DType::kFloat32, {3})
       .op("mul", "aten.mul.Tensor", {{"self", tensor("x")}, {"other", tensor("p_w")}}, DType::kFloat32, {3})
       .output("mul");
-  const Translation t = translate_program(b.program(), {18});
+  const TestTranslation t = translate_program(b.program(), {18});
   // The initializer is the input's default; the new value is an output, paired in the metadata.
   REQUIRE(t.weights.size() == 1);
   CHECK(t.weights[0].fqn == "w");
@@ -286,7 +285,7 @@ TEST_CASE("an initializer whose FQN clashes with an FX name is suffixed; the bin
       .op("relu", "aten.relu.default", {{"self", tensor("x")}}, DType::kFloat32, {3})
       .op("mul", "aten.mul.Tensor", {{"self", tensor("relu")}, {"other", tensor("p_w")}}, DType::kFloat32, {3})
       .output("mul");
-  const Translation t = translate_program(b.program(), {18});
+  const TestTranslation t = translate_program(b.program(), {18});
   CHECK(t.weights[0].initializer == "relu_1");
   CHECK(t.weights[0].fqn == "relu");
   CHECK(producer(t.model, "relu")->op_type() == "Relu");
@@ -299,7 +298,7 @@ TEST_CASE("dead nodes and asserts are skipped") {
       .op("unused", "aten.some_unknown_op.default", {{"self", tensor("x")}}, DType::kFloat32, {3})
       .node("assert", "aten._assert_scalar.default", {{"self", boolean(true)}, {"assert_msg", str("m")}}, {none()})
       .output("exp");
-  const Translation t = translate_program(b.program(), {18});
+  const TestTranslation t = translate_program(b.program(), {18});
   CHECK(op_types(t.model) == std::vector<std::string>{"Exp"});
 }
 
