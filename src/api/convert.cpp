@@ -26,7 +26,7 @@
 #include "ir/rename_symbols.h"
 #include "passes/passes.h"
 #include "pt2onnx.h"
-#include "translate/fuse_patterns.h"
+#include "fx_passes/fuse_patterns.h"
 #include "translate/translate.h"
 
 namespace pt2onnx {
@@ -304,8 +304,8 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
     translate_options.after_node = [&program](size_t i) { program.graph.nodes[i].module_stack = ir::ModuleStack(); };
   translate::Translation translation = clock.run("translate", [&] {
     // Without fusion the pass returns a copy of the program: skip it (a 100k-node copy).
-    if (translate_options.fuse && translate_options.opset >= translate::kMinFusedOpset)
-      program = translate::fuse_patterns(program, translate_options).program;
+    if (translate_options.fuse && translate_options.opset >= fx_passes::kMinFusedOpset)
+      program = fx_passes::fuse_patterns(program, translate_options).program;
     return api::with_context(input_name, [&] { return translate::translate_program(program, translate_options); });
   });
   add_dim_names_metadata(translation.model, dim_names);

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "translate/register_all.h"
+#include "translate/rules/register_all.h"
 
 namespace pt2onnx::translate {
 

@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "ir/dtype_table.h"
 #include "translate/complex_values.h"
-#include "translate/driver.h"
+#include "translate/translate_with_rules.h"
 #include "translate/emit_context.h"
 #include "translate/graph_io.h"
 #include "translate/liveness.h"

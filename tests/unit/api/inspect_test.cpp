@@ -14,7 +14,7 @@
 #include "api/inspect.h"
 #include "api/inspect_summary.h"
 #include "common/error.h"
-#include "translate/driver.h"
+#include "translate/translate_with_rules.h"
 #include "translate/program_builder.h"
 
 using namespace pt2onnx;

@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 #include "program_builder.h"
-#include "translate/driver.h"
+#include "translate/translate_with_rules.h"
 #include "translate/emit_context.h"
 #include "translate/rule_table.h"
 #include "translate/translate.h"
