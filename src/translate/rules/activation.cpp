@@ -199,45 +199,45 @@ RuleResult aten_safe_softmax(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_activation_rules(RuleTable& t) {
-  t.add("aten.relu.default", 1, aten_relu);
-  t.add("aten.relu_.default", 1, aten_relu);
-  t.add("aten.sigmoid.default", 1, aten_sigmoid);
-  t.add("aten.sigmoid_.default", 1, aten_sigmoid);
-  t.add("aten.tanh.default", 1, aten_tanh);
-  t.add("aten.tanh_.default", 1, aten_tanh);
-  t.add("aten.silu.default", 1, aten_silu);
-  t.add("aten.silu_.default", 1, aten_silu);
-  t.add("aten.mish.default", 1, aten_mish);
-  t.add("aten.hardswish.default", 1, aten_hardswish);
-  t.add("aten.hardswish_.default", 1, aten_hardswish);
-  t.add("aten.hardsigmoid.default", 1, aten_hardsigmoid);
-  t.add("aten.hardsigmoid_.default", 1, aten_hardsigmoid);
-  t.add("aten.hardtanh.default", 1, aten_hardtanh);
-  t.add("aten.hardtanh_.default", 1, aten_hardtanh);
-  t.add("aten.relu6.default", 1, aten_relu6);
-  t.add("aten.selu.default", 1, aten_selu);
-  t.add("aten.selu_.default", 1, aten_selu);
-  t.add("aten.leaky_relu.default", 1, aten_leaky_relu);
-  t.add("aten.leaky_relu_.default", 1, aten_leaky_relu);
-  t.add("aten.elu.default", 1, aten_elu);
-  t.add("aten.elu_.default", 1, aten_elu);
-  t.add("aten.softplus.default", 1, aten_softplus);
-  t.add("aten.prelu.default", 1, aten_prelu);
-  t.add("aten._prelu_kernel.default", 1, aten_prelu);
-  t.add("aten.glu.default", 1, aten_glu);
-  t.add("aten.gelu.default", 20, aten_gelu_opset20);
-  t.add("aten.gelu.default", 1, aten_gelu);
-  t.add("aten.gelu_.default", 20, aten_gelu_opset20);
-  t.add("aten.gelu_.default", 1, aten_gelu);
-  t.add("aten.softmax.int", 1, aten_softmax);
-  t.add("aten._softmax.default", 1, aten_softmax);
-  t.add("aten.log_softmax.int", 1, aten_log_softmax);
-  t.add("aten._log_softmax.default", 1, aten_log_softmax);
-  t.add("aten._safe_softmax.default", 1, aten_safe_softmax);
+  t.add("aten.relu.default", aten_relu);
+  t.add("aten.relu_.default", aten_relu);
+  t.add("aten.sigmoid.default", aten_sigmoid);
+  t.add("aten.sigmoid_.default", aten_sigmoid);
+  t.add("aten.tanh.default", aten_tanh);
+  t.add("aten.tanh_.default", aten_tanh);
+  t.add("aten.silu.default", aten_silu);
+  t.add("aten.silu_.default", aten_silu);
+  t.add("aten.mish.default", aten_mish);
+  t.add("aten.hardswish.default", aten_hardswish);
+  t.add("aten.hardswish_.default", aten_hardswish);
+  t.add("aten.hardsigmoid.default", aten_hardsigmoid);
+  t.add("aten.hardsigmoid_.default", aten_hardsigmoid);
+  t.add("aten.hardtanh.default", aten_hardtanh);
+  t.add("aten.hardtanh_.default", aten_hardtanh);
+  t.add("aten.relu6.default", aten_relu6);
+  t.add("aten.selu.default", aten_selu);
+  t.add("aten.selu_.default", aten_selu);
+  t.add("aten.leaky_relu.default", aten_leaky_relu);
+  t.add("aten.leaky_relu_.default", aten_leaky_relu);
+  t.add("aten.elu.default", aten_elu);
+  t.add("aten.elu_.default", aten_elu);
+  t.add("aten.softplus.default", aten_softplus);
+  t.add("aten.prelu.default", aten_prelu);
+  t.add("aten._prelu_kernel.default", aten_prelu);
+  t.add("aten.glu.default", aten_glu);
+  t.add_since(20, "aten.gelu.default", aten_gelu_opset20);
+  t.add("aten.gelu.default", aten_gelu);
+  t.add_since(20, "aten.gelu_.default", aten_gelu_opset20);
+  t.add("aten.gelu_.default", aten_gelu);
+  t.add("aten.softmax.int", aten_softmax);
+  t.add("aten._softmax.default", aten_softmax);
+  t.add("aten.log_softmax.int", aten_log_softmax);
+  t.add("aten._log_softmax.default", aten_log_softmax);
+  t.add("aten._safe_softmax.default", aten_safe_softmax);
   // torch.special's names of the same functions.
-  t.add("aten.special_expit.default", 1, aten_sigmoid);
-  t.add("aten.special_softmax.default", 1, aten_softmax);
-  t.add("aten.special_log_softmax.default", 1, aten_log_softmax);
+  t.add("aten.special_expit.default", aten_sigmoid);
+  t.add("aten.special_softmax.default", aten_softmax);
+  t.add("aten.special_log_softmax.default", aten_log_softmax);
 }
 
 }  // namespace pt2onnx::translate

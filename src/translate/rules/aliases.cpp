@@ -63,10 +63,7 @@ void register_alias_rules(RuleTable& t) {
   };
   for (const auto& [alias, original] : aliases)
     if (const std::vector<Rule>* rules = t.find(original))
-      for (const Rule& rule : *rules) {
-        if (rule.complex) t.add_complex(alias, rule.min_opset, rule.fn, rule.note);
-        else t.add(alias, rule.min_opset, rule.fn, rule.note);
-      }
+      for (const Rule& rule : *rules) t.add(alias, rule);
 }
 
 }  // namespace pt2onnx::translate

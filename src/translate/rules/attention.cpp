@@ -148,10 +148,10 @@ RuleResult aten_sdpa_flash(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_attention_rules(RuleTable& t) {
-  t.add("aten.scaled_dot_product_attention.default", 1, aten_scaled_dot_product_attention);
-  t.add("aten._scaled_dot_product_flash_attention_for_cpu.default", 1, aten_sdpa_flash_for_cpu);
-  t.add("aten._scaled_dot_product_efficient_attention.default", 1, aten_sdpa_efficient);
-  t.add("aten._scaled_dot_product_flash_attention.default", 1, aten_sdpa_flash);
+  t.add("aten.scaled_dot_product_attention.default", aten_scaled_dot_product_attention);
+  t.add("aten._scaled_dot_product_flash_attention_for_cpu.default", aten_sdpa_flash_for_cpu);
+  t.add("aten._scaled_dot_product_efficient_attention.default", aten_sdpa_efficient);
+  t.add("aten._scaled_dot_product_flash_attention.default", aten_sdpa_flash);
 }
 
 }  // namespace pt2onnx::translate

@@ -34,12 +34,12 @@ RuleResult aten_type_as(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_cast_rules(RuleTable& t) {
-  t.add("aten._to_copy.default", 1, aten_to_copy);
-  t.add("aten.to.dtype", 1, aten_to_copy);
-  t.add("aten.to.dtype_layout", 1, aten_to_copy);
-  t.add("aten.to.device", 1, aten_to_copy);
-  t.add("aten.to.other", 1, aten_type_as);
-  t.add("aten.type_as.default", 1, aten_type_as);
+  t.add("aten._to_copy.default", aten_to_copy);
+  t.add("aten.to.dtype", aten_to_copy);
+  t.add("aten.to.dtype_layout", aten_to_copy);
+  t.add("aten.to.device", aten_to_copy);
+  t.add("aten.to.other", aten_type_as);
+  t.add("aten.type_as.default", aten_type_as);
 }
 
 }  // namespace pt2onnx::translate

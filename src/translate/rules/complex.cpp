@@ -372,46 +372,49 @@ void register_complex_rules(RuleTable& t) {
     const std::vector<Rule>* list = t.find(target);
     PT2ONNX_CHECK(list != nullptr, ErrorCode::kInternal, "complex rules: no real rule for " + std::string(target));
     const std::vector<Rule> real = *list;  // add_complex changes the list
-    for (const Rule& r : real)
-      if (!r.complex) t.add_complex(target, r.min_opset, r.fn, r.note);
+    for (Rule r : real)
+      if (!r.complex) {
+        r.complex = true;
+        t.add(target, r);
+      }
   }
-  t.add_complex("aten.view_as_real.default", 1, aten_view_as_real);
-  t.add_complex("aten.view_as_real_copy.default", 1, aten_view_as_real);
-  t.add_complex("aten.view_as_complex.default", 1, aten_view_as_real);
-  t.add_complex("aten.view_as_complex_copy.default", 1, aten_view_as_real);
-  t.add_complex("aten.real.default", 1, aten_real);
-  t.add_complex("aten.imag.default", 1, aten_imag);
-  t.add_complex("aten.complex.default", 1, aten_complex);
-  t.add_complex("aten.polar.default", 1, aten_polar);
-  t.add_complex("aten.abs.default", 1, aten_abs);
-  t.add_complex("aten.angle.default", 1, aten_angle);
-  t.add_complex("aten.mul.Tensor", 1, aten_mul);
-  t.add_complex("aten.mul.Scalar", 1, aten_mul);
-  t.add_complex("aten.div.Tensor", 1, aten_div);
-  t.add_complex("aten.div.Scalar", 1, aten_div);
-  t.add_complex("aten.add.Tensor", 1, aten_add);
-  t.add_complex("aten.add.Scalar", 1, aten_add);
-  t.add_complex("aten.sub.Tensor", 1, aten_sub);
-  t.add_complex("aten.sub.Scalar", 1, aten_sub);
-  t.add_complex("aten.neg.default", 1, aten_neg);
-  t.add_complex("aten._conj.default", 1, aten_conj);
-  t.add_complex("aten.conj.default", 1, aten_conj);
-  t.add_complex("aten.conj_physical.default", 1, aten_conj);
-  t.add_complex("aten.exp.default", 1, aten_exp);
-  t.add_complex("aten._to_copy.default", 1, aten_to_copy);
-  t.add_complex("aten.to.dtype", 1, aten_to_copy);
-  t.add_complex("aten.to.dtype_layout", 1, aten_to_copy);  // .to(device) of a complex table (Llama 4 rotary)
-  t.add_complex("aten.to.device", 1, aten_to_copy);
-  t.add_complex("aten.view.default", 1, aten_view);
-  t.add_complex("aten.reshape.default", 1, aten_view);
-  t.add_complex("aten._unsafe_view.default", 1, aten_view);
-  t.add_complex("aten.flatten.using_ints", 1, aten_flatten);
-  t.add_complex("aten.permute.default", 1, aten_permute);
-  t.add_complex("aten.transpose.int", 1, aten_transpose);
-  t.add_complex("aten.expand.default", 1, aten_expand);
-  t.add_complex("aten.t.default", 1, aten_t);
-  t.add_complex("aten.constant_pad_nd.default", 1, aten_constant_pad_nd);
-  t.add_complex("aten.cat.default", 1, aten_cat);
+  t.add_complex("aten.view_as_real.default", aten_view_as_real);
+  t.add_complex("aten.view_as_real_copy.default", aten_view_as_real);
+  t.add_complex("aten.view_as_complex.default", aten_view_as_real);
+  t.add_complex("aten.view_as_complex_copy.default", aten_view_as_real);
+  t.add_complex("aten.real.default", aten_real);
+  t.add_complex("aten.imag.default", aten_imag);
+  t.add_complex("aten.complex.default", aten_complex);
+  t.add_complex("aten.polar.default", aten_polar);
+  t.add_complex("aten.abs.default", aten_abs);
+  t.add_complex("aten.angle.default", aten_angle);
+  t.add_complex("aten.mul.Tensor", aten_mul);
+  t.add_complex("aten.mul.Scalar", aten_mul);
+  t.add_complex("aten.div.Tensor", aten_div);
+  t.add_complex("aten.div.Scalar", aten_div);
+  t.add_complex("aten.add.Tensor", aten_add);
+  t.add_complex("aten.add.Scalar", aten_add);
+  t.add_complex("aten.sub.Tensor", aten_sub);
+  t.add_complex("aten.sub.Scalar", aten_sub);
+  t.add_complex("aten.neg.default", aten_neg);
+  t.add_complex("aten._conj.default", aten_conj);
+  t.add_complex("aten.conj.default", aten_conj);
+  t.add_complex("aten.conj_physical.default", aten_conj);
+  t.add_complex("aten.exp.default", aten_exp);
+  t.add_complex("aten._to_copy.default", aten_to_copy);
+  t.add_complex("aten.to.dtype", aten_to_copy);
+  t.add_complex("aten.to.dtype_layout", aten_to_copy);  // .to(device) of a complex table (Llama 4 rotary)
+  t.add_complex("aten.to.device", aten_to_copy);
+  t.add_complex("aten.view.default", aten_view);
+  t.add_complex("aten.reshape.default", aten_view);
+  t.add_complex("aten._unsafe_view.default", aten_view);
+  t.add_complex("aten.flatten.using_ints", aten_flatten);
+  t.add_complex("aten.permute.default", aten_permute);
+  t.add_complex("aten.transpose.int", aten_transpose);
+  t.add_complex("aten.expand.default", aten_expand);
+  t.add_complex("aten.t.default", aten_t);
+  t.add_complex("aten.constant_pad_nd.default", aten_constant_pad_nd);
+  t.add_complex("aten.cat.default", aten_cat);
 }
 
 }  // namespace pt2onnx::translate

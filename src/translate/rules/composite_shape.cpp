@@ -454,44 +454,44 @@ RuleResult aten_block_diag(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_composite_shape_rules(RuleTable& t) {
-  t.add("aten.swapaxes.default", 1, aten_swapaxes);
-  t.add("aten.swapdims.default", 1, aten_swapdims);
-  t.add("aten.movedim.intlist", 1, aten_movedim);
-  t.add("aten.movedim.int", 1, aten_movedim);
-  t.add("aten.moveaxis.intlist", 1, aten_movedim);
-  t.add("aten.moveaxis.int", 1, aten_movedim);
-  t.add("aten.meshgrid.indexing", 1, aten_meshgrid);
-  t.add("aten.meshgrid.default", 1, aten_meshgrid);
-  t.add("aten.cartesian_prod.default", 1, aten_cartesian_prod);
-  t.add("aten.tensor_split.sections", 13, aten_tensor_split_sections);  // Split takes its sizes as an input from 13
-  t.add("aten.tensor_split.indices", 1, aten_tensor_split_indices);
-  t.add("aten.hsplit.int", 13, aten_hsplit);
-  t.add("aten.hsplit.array", 1, aten_hsplit);
-  t.add("aten.vsplit.int", 13, aten_vsplit);
-  t.add("aten.vsplit.array", 1, aten_vsplit);
-  t.add("aten.dsplit.int", 13, aten_dsplit);
-  t.add("aten.dsplit.array", 1, aten_dsplit);
-  t.add("aten.hstack.default", 1, aten_hstack);
-  t.add("aten.vstack.default", 1, aten_vstack);
-  t.add("aten.row_stack.default", 1, aten_vstack);
-  t.add("aten.dstack.default", 1, aten_dstack);
-  t.add("aten.column_stack.default", 1, aten_column_stack);
-  t.add("aten.flipud.default", 1, aten_flipud);
-  t.add("aten.fliplr.default", 1, aten_fliplr);
-  t.add("aten.kron.default", 1, aten_kron);
-  t.add("aten.rot90.default", 1, aten_rot90);
-  t.add("aten.diag.default", 1, aten_diag);
-  t.add("aten.diag_embed.default", 1, aten_diag_embed, "only into the result's last two dims");
-  t.add("aten.vander.default", 1, aten_vander);
-  t.add("aten.tril_indices.default", 1, aten_tril_indices);
-  t.add("aten.triu_indices.default", 1, aten_triu_indices);
-  t.add("aten.channel_shuffle.default", 1, aten_channel_shuffle);
-  t.add("aten.native_channel_shuffle.default", 1, aten_channel_shuffle);
-  t.add("aten.masked_select.default", 9, aten_masked_select);  // Compress is opset 9
-  t.add("aten.take.default", 1, aten_take);
-  t.add("aten.index_add.default", 1, aten_index_add);
-  t.add("aten.msort.default", 1, aten_msort);
-  t.add("aten.block_diag.default", 1, aten_block_diag);
+  t.add("aten.swapaxes.default", aten_swapaxes);
+  t.add("aten.swapdims.default", aten_swapdims);
+  t.add("aten.movedim.intlist", aten_movedim);
+  t.add("aten.movedim.int", aten_movedim);
+  t.add("aten.moveaxis.intlist", aten_movedim);
+  t.add("aten.moveaxis.int", aten_movedim);
+  t.add("aten.meshgrid.indexing", aten_meshgrid);
+  t.add("aten.meshgrid.default", aten_meshgrid);
+  t.add("aten.cartesian_prod.default", aten_cartesian_prod);
+  t.add("aten.tensor_split.sections", aten_tensor_split_sections);
+  t.add("aten.tensor_split.indices", aten_tensor_split_indices);
+  t.add("aten.hsplit.int", aten_hsplit);
+  t.add("aten.hsplit.array", aten_hsplit);
+  t.add("aten.vsplit.int", aten_vsplit);
+  t.add("aten.vsplit.array", aten_vsplit);
+  t.add("aten.dsplit.int", aten_dsplit);
+  t.add("aten.dsplit.array", aten_dsplit);
+  t.add("aten.hstack.default", aten_hstack);
+  t.add("aten.vstack.default", aten_vstack);
+  t.add("aten.row_stack.default", aten_vstack);
+  t.add("aten.dstack.default", aten_dstack);
+  t.add("aten.column_stack.default", aten_column_stack);
+  t.add("aten.flipud.default", aten_flipud);
+  t.add("aten.fliplr.default", aten_fliplr);
+  t.add("aten.kron.default", aten_kron);
+  t.add("aten.rot90.default", aten_rot90);
+  t.add("aten.diag.default", aten_diag);
+  t.add("aten.diag_embed.default", aten_diag_embed, "only into the result's last two dims");
+  t.add("aten.vander.default", aten_vander);
+  t.add("aten.tril_indices.default", aten_tril_indices);
+  t.add("aten.triu_indices.default", aten_triu_indices);
+  t.add("aten.channel_shuffle.default", aten_channel_shuffle);
+  t.add("aten.native_channel_shuffle.default", aten_channel_shuffle);
+  t.add("aten.masked_select.default", aten_masked_select);
+  t.add("aten.take.default", aten_take);
+  t.add("aten.index_add.default", aten_index_add);
+  t.add("aten.msort.default", aten_msort);
+  t.add("aten.block_diag.default", aten_block_diag);
 }
 
 }  // namespace pt2onnx::translate

@@ -236,11 +236,11 @@ RuleResult higher_order_invoke_subgraph(EmitContext& ctx, const ir::Node& node) 
 }  // namespace
 
 void register_control_flow_rules(RuleTable& t) {
-  t.add("higher_order.cond", 1, higher_order_cond);
-  t.add("higher_order.while_loop", 1, higher_order_while_loop);
-  t.add("higher_order.scan", 1, higher_order_scan);
-  t.add("higher_order.map_impl", 1, higher_order_map_impl);
-  t.add("higher_order.invoke_subgraph", 1, higher_order_invoke_subgraph);
+  t.add("higher_order.cond", higher_order_cond);
+  t.add("higher_order.while_loop", higher_order_while_loop);
+  t.add("higher_order.scan", higher_order_scan);
+  t.add("higher_order.map_impl", higher_order_map_impl);
+  t.add("higher_order.invoke_subgraph", higher_order_invoke_subgraph);
 }
 
 }  // namespace pt2onnx::translate

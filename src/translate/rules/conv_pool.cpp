@@ -338,33 +338,33 @@ RuleResult aten_col2im(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_conv_pool_rules(RuleTable& t) {
-  t.add("aten.convolution.default", 1, aten_convolution);
-  t.add("aten._convolution.default", 1, aten_convolution);
-  t.add("aten.conv1d.default", 1, aten_conv);
-  t.add("aten.conv2d.default", 1, aten_conv);
-  t.add("aten.conv3d.default", 1, aten_conv);
-  t.add("aten.conv1d.padding", 1, aten_conv);
-  t.add("aten.conv2d.padding", 1, aten_conv);
-  t.add("aten.conv3d.padding", 1, aten_conv);
-  t.add("aten.conv_transpose1d.default", 1, aten_conv_transpose);
-  t.add("aten.conv_transpose2d.input", 1, aten_conv_transpose);
-  t.add("aten.conv_transpose3d.input", 1, aten_conv_transpose);
+  t.add("aten.convolution.default", aten_convolution);
+  t.add("aten._convolution.default", aten_convolution);
+  t.add("aten.conv1d.default", aten_conv);
+  t.add("aten.conv2d.default", aten_conv);
+  t.add("aten.conv3d.default", aten_conv);
+  t.add("aten.conv1d.padding", aten_conv);
+  t.add("aten.conv2d.padding", aten_conv);
+  t.add("aten.conv3d.padding", aten_conv);
+  t.add("aten.conv_transpose1d.default", aten_conv_transpose);
+  t.add("aten.conv_transpose2d.input", aten_conv_transpose);
+  t.add("aten.conv_transpose3d.input", aten_conv_transpose);
 
-  t.add("aten.max_pool1d.default", 1, aten_max_pool);
-  t.add("aten.max_pool2d.default", 1, aten_max_pool);
-  t.add("aten.max_pool3d.default", 1, aten_max_pool);
-  t.add("aten.max_pool1d_with_indices.default", 1, aten_max_pool);
-  t.add("aten.max_pool2d_with_indices.default", 1, aten_max_pool);
-  t.add("aten.max_pool3d_with_indices.default", 1, aten_max_pool);
-  t.add("aten.avg_pool1d.default", 1, aten_avg_pool);
-  t.add("aten.avg_pool2d.default", 1, aten_avg_pool);
-  t.add("aten.avg_pool3d.default", 1, aten_avg_pool);
-  t.add("aten.adaptive_avg_pool1d.default", 1, aten_adaptive_avg_pool);
-  t.add("aten.adaptive_avg_pool2d.default", 1, aten_adaptive_avg_pool);
-  t.add("aten.adaptive_avg_pool3d.default", 1, aten_adaptive_avg_pool);
-  t.add("aten._adaptive_avg_pool2d.default", 1, aten_adaptive_avg_pool);
-  t.add("aten._adaptive_avg_pool3d.default", 1, aten_adaptive_avg_pool);
-  t.add("aten.col2im.default", 18, aten_col2im);
+  t.add("aten.max_pool1d.default", aten_max_pool);
+  t.add("aten.max_pool2d.default", aten_max_pool);
+  t.add("aten.max_pool3d.default", aten_max_pool);
+  t.add("aten.max_pool1d_with_indices.default", aten_max_pool);
+  t.add("aten.max_pool2d_with_indices.default", aten_max_pool);
+  t.add("aten.max_pool3d_with_indices.default", aten_max_pool);
+  t.add("aten.avg_pool1d.default", aten_avg_pool);
+  t.add("aten.avg_pool2d.default", aten_avg_pool);
+  t.add("aten.avg_pool3d.default", aten_avg_pool);
+  t.add("aten.adaptive_avg_pool1d.default", aten_adaptive_avg_pool);
+  t.add("aten.adaptive_avg_pool2d.default", aten_adaptive_avg_pool);
+  t.add("aten.adaptive_avg_pool3d.default", aten_adaptive_avg_pool);
+  t.add("aten._adaptive_avg_pool2d.default", aten_adaptive_avg_pool);
+  t.add("aten._adaptive_avg_pool3d.default", aten_adaptive_avg_pool);
+  t.add_since(18, "aten.col2im.default", aten_col2im);
 }
 
 }  // namespace pt2onnx::translate

@@ -189,37 +189,37 @@ RuleResult aten_logspace(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_creation_rules(RuleTable& t) {
-  t.add("aten.linspace.Tensor_Tensor", 1, aten_linspace_tensor);
-  t.add("aten.linspace.Tensor_Scalar", 1, aten_linspace_tensor);
-  t.add("aten.linspace.Scalar_Tensor", 1, aten_linspace_tensor);
-  t.add("aten.logspace.default", 1, aten_logspace);
-  t.add("aten.logspace.Tensor_Tensor", 1, aten_logspace);
-  t.add("aten.logspace.Tensor_Scalar", 1, aten_logspace);
-  t.add("aten.logspace.Scalar_Tensor", 1, aten_logspace);
-  t.add("aten.linspace.default", 1, aten_linspace);
-  t.add("aten.full.default", 1, aten_full);
-  t.add("aten.zeros.default", 1, aten_zeros);
-  t.add("aten.empty.memory_format", 1, aten_zeros);
-  t.add("aten.empty_permuted.default", 1, aten_zeros);  // the layout only changes strides
+  t.add("aten.linspace.Tensor_Tensor", aten_linspace_tensor);
+  t.add("aten.linspace.Tensor_Scalar", aten_linspace_tensor);
+  t.add("aten.linspace.Scalar_Tensor", aten_linspace_tensor);
+  t.add("aten.logspace.default", aten_logspace);
+  t.add("aten.logspace.Tensor_Tensor", aten_logspace);
+  t.add("aten.logspace.Tensor_Scalar", aten_logspace);
+  t.add("aten.logspace.Scalar_Tensor", aten_logspace);
+  t.add("aten.linspace.default", aten_linspace);
+  t.add("aten.full.default", aten_full);
+  t.add("aten.zeros.default", aten_zeros);
+  t.add("aten.empty.memory_format", aten_zeros);
+  t.add("aten.empty_permuted.default", aten_zeros);  // the layout only changes strides
   // empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, ...): the strides
   // only place elements in memory; ONNX tensors are dense, and empty memory reads as zeros.
-  t.add("aten.empty_strided.default", 1, aten_zeros);
-  t.add("aten.new_empty_strided.default", 1, aten_new_zeros);
-  t.add("aten.ones.default", 1, aten_ones);
-  t.add("aten.full_like.default", 1, aten_full_like);
-  t.add("aten.zeros_like.default", 1, aten_zeros_like);
-  t.add("aten.empty_like.default", 1, aten_zeros_like);
-  t.add("aten.ones_like.default", 1, aten_ones_like);
-  t.add("aten.new_full.default", 1, aten_new_full);
-  t.add("aten.new_zeros.default", 1, aten_new_zeros);
-  t.add("aten.new_empty.default", 1, aten_new_zeros);
-  t.add("aten.new_ones.default", 1, aten_new_ones);
-  t.add("aten.scalar_tensor.default", 1, aten_scalar_tensor);
-  t.add("aten.arange.default", 1, aten_arange);
-  t.add("aten.arange.start", 1, aten_arange);
-  t.add("aten.arange.start_step", 1, aten_arange);
-  t.add("aten.tril.default", 1, aten_tril);
-  t.add("aten.triu.default", 1, aten_triu);
+  t.add("aten.empty_strided.default", aten_zeros);
+  t.add("aten.new_empty_strided.default", aten_new_zeros);
+  t.add("aten.ones.default", aten_ones);
+  t.add("aten.full_like.default", aten_full_like);
+  t.add("aten.zeros_like.default", aten_zeros_like);
+  t.add("aten.empty_like.default", aten_zeros_like);
+  t.add("aten.ones_like.default", aten_ones_like);
+  t.add("aten.new_full.default", aten_new_full);
+  t.add("aten.new_zeros.default", aten_new_zeros);
+  t.add("aten.new_empty.default", aten_new_zeros);
+  t.add("aten.new_ones.default", aten_new_ones);
+  t.add("aten.scalar_tensor.default", aten_scalar_tensor);
+  t.add("aten.arange.default", aten_arange);
+  t.add("aten.arange.start", aten_arange);
+  t.add("aten.arange.start_step", aten_arange);
+  t.add("aten.tril.default", aten_tril);
+  t.add("aten.triu.default", aten_triu);
 }
 
 }  // namespace pt2onnx::translate

@@ -451,28 +451,28 @@ RuleResult aten_istft(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_fft_rules(RuleTable& t) {
-  t.add_complex("aten._fft_r2c.default", kDftOpset, aten_fft_r2c);
-  t.add_complex("aten._fft_c2c.default", kDftOpset, aten_fft_c2c);
-  t.add_complex("aten._fft_c2r.default", kDftOpset, aten_fft_c2r);
+  t.add_complex_since(kDftOpset, "aten._fft_r2c.default", aten_fft_r2c);
+  t.add_complex_since(kDftOpset, "aten._fft_c2c.default", aten_fft_c2c);
+  t.add_complex_since(kDftOpset, "aten._fft_c2r.default", aten_fft_c2r);
   for (const char* target : {"aten.fft_fft.default", "aten.fft_fft2.default", "aten.fft_fftn.default"})
-    t.add_complex(target, kDftOpset, aten_fft_fft);
+    t.add_complex_since(kDftOpset, target, aten_fft_fft);
   for (const char* target : {"aten.fft_ifft.default", "aten.fft_ifft2.default", "aten.fft_ifftn.default"})
-    t.add_complex(target, kDftOpset, aten_fft_ifft);
+    t.add_complex_since(kDftOpset, target, aten_fft_ifft);
   for (const char* target : {"aten.fft_rfft.default", "aten.fft_rfft2.default", "aten.fft_rfftn.default"})
-    t.add_complex(target, kDftOpset, aten_fft_rfft);
+    t.add_complex_since(kDftOpset, target, aten_fft_rfft);
   for (const char* target : {"aten.fft_irfft.default", "aten.fft_irfft2.default", "aten.fft_irfftn.default"})
-    t.add_complex(target, kDftOpset, aten_fft_irfft);
-  t.add_complex("aten.fft_hfft.default", kDftOpset, aten_fft_hfft);
-  t.add_complex("aten.fft_ihfft.default", kDftOpset, aten_fft_ihfft);
+    t.add_complex_since(kDftOpset, target, aten_fft_irfft);
+  t.add_complex_since(kDftOpset, "aten.fft_hfft.default", aten_fft_hfft);
+  t.add_complex_since(kDftOpset, "aten.fft_ihfft.default", aten_fft_ihfft);
   // real and complex alike: the dims are addressed by non-negative index
-  t.add("aten.fft_fftshift.default", 1, aten_fft_fftshift);
-  t.add_complex("aten.fft_fftshift.default", 1, aten_fft_fftshift);
-  t.add("aten.fft_ifftshift.default", 1, aten_fft_ifftshift);
-  t.add_complex("aten.fft_ifftshift.default", 1, aten_fft_ifftshift);
-  t.add("aten.fft_fftfreq.default", 1, aten_fft_fftfreq);
-  t.add("aten.fft_rfftfreq.default", 1, aten_fft_rfftfreq);
-  t.add_complex("aten.stft.default", kDftOpset, aten_stft);
-  t.add_complex("aten.istft.default", kDftOpset, aten_istft);
+  t.add("aten.fft_fftshift.default", aten_fft_fftshift);
+  t.add_complex("aten.fft_fftshift.default", aten_fft_fftshift);
+  t.add("aten.fft_ifftshift.default", aten_fft_ifftshift);
+  t.add_complex("aten.fft_ifftshift.default", aten_fft_ifftshift);
+  t.add("aten.fft_fftfreq.default", aten_fft_fftfreq);
+  t.add("aten.fft_rfftfreq.default", aten_fft_rfftfreq);
+  t.add_complex_since(kDftOpset, "aten.stft.default", aten_stft);
+  t.add_complex_since(kDftOpset, "aten.istft.default", aten_istft);
 }
 
 }  // namespace pt2onnx::translate

@@ -80,6 +80,6 @@ RuleResult aten_grouped_mm(EmitContext& ctx, const ir::Node& node) {
 
 }  // namespace
 
-void register_grouped_mm_rules(RuleTable& t) { t.add("aten._grouped_mm.default", 1, aten_grouped_mm); }
+void register_grouped_mm_rules(RuleTable& t) { t.add("aten._grouped_mm.default", aten_grouped_mm); }
 
 }  // namespace pt2onnx::translate

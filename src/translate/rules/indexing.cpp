@@ -518,36 +518,36 @@ RuleResult aten_index_fill(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_indexing_rules(RuleTable& t) {
-  t.add("aten.embedding.default", 1, aten_embedding);
-  t.add("aten.embedding_renorm.default", 1, aten_embedding_renorm);
-  t.add("aten.embedding_renorm_.default", 1, aten_embedding_renorm);
-  t.add("aten._embedding_bag.default", 1, aten_embedding_bag, "embedding_bag max mode needs opset 18");
-  t.add("aten._embedding_bag_forward_only.default", 1, aten_embedding_bag, "embedding_bag max mode needs opset 18");
-  t.add("aten.embedding_bag.padding_idx", 1, aten_embedding_bag, "embedding_bag max mode needs opset 18");
-  t.add("aten.index_select.default", 1, aten_index_select);
-  t.add("aten.gather.default", 1, aten_gather);
-  t.add("aten.nonzero.default", 1, aten_nonzero);
-  t.add("aten.scatter.src", 1, aten_scatter);
-  t.add("aten.scatter.value", 1, aten_scatter);
-  t.add("aten.scatter_.src", 1, aten_scatter);
-  t.add("aten.scatter_.value", 1, aten_scatter);
-  t.add("aten.scatter_add.default", 1, aten_scatter_add);
-  t.add("aten.scatter_add_.default", 1, aten_scatter_add);
-  t.add("aten.scatter_reduce.two", 1, aten_scatter_reduce, "scatter_reduce amax/amin need opset 18");
-  t.add("aten.masked_scatter.default", 1, aten_masked_scatter);
-  t.add("aten.index.Tensor", 1, aten_index_tensor);
-  t.add("aten.index_put.default", 1, aten_index_put);
-  t.add("aten.index_put_.default", 1, aten_index_put);
-  t.add("aten.index_copy.default", 1, aten_index_copy);
-  t.add("aten.index_copy_.default", 1, aten_index_copy);
-  t.add("aten.slice_scatter.default", 1, aten_slice_scatter);
-  t.add("aten.select_scatter.default", 1, aten_select_scatter);
-  t.add("aten.index_fill.int_Scalar", 1, aten_index_fill);
-  t.add("aten.index_fill.int_Tensor", 1, aten_index_fill);
-  t.add("aten.index_fill_.int_Scalar", 1, aten_index_fill);
-  t.add("aten.index_fill_.int_Tensor", 1, aten_index_fill);
-  t.add("aten.copy.default", 1, aten_copy);
-  t.add("aten.copy_.default", 1, aten_copy);
+  t.add("aten.embedding.default", aten_embedding);
+  t.add("aten.embedding_renorm.default", aten_embedding_renorm);
+  t.add("aten.embedding_renorm_.default", aten_embedding_renorm);
+  t.add("aten._embedding_bag.default", aten_embedding_bag, "embedding_bag max mode needs opset 18");
+  t.add("aten._embedding_bag_forward_only.default", aten_embedding_bag, "embedding_bag max mode needs opset 18");
+  t.add("aten.embedding_bag.padding_idx", aten_embedding_bag, "embedding_bag max mode needs opset 18");
+  t.add("aten.index_select.default", aten_index_select);
+  t.add("aten.gather.default", aten_gather);
+  t.add("aten.nonzero.default", aten_nonzero);
+  t.add("aten.scatter.src", aten_scatter);
+  t.add("aten.scatter.value", aten_scatter);
+  t.add("aten.scatter_.src", aten_scatter);
+  t.add("aten.scatter_.value", aten_scatter);
+  t.add("aten.scatter_add.default", aten_scatter_add);
+  t.add("aten.scatter_add_.default", aten_scatter_add);
+  t.add("aten.scatter_reduce.two", aten_scatter_reduce, "scatter_reduce amax/amin need opset 18");
+  t.add("aten.masked_scatter.default", aten_masked_scatter);
+  t.add("aten.index.Tensor", aten_index_tensor);
+  t.add("aten.index_put.default", aten_index_put);
+  t.add("aten.index_put_.default", aten_index_put);
+  t.add("aten.index_copy.default", aten_index_copy);
+  t.add("aten.index_copy_.default", aten_index_copy);
+  t.add("aten.slice_scatter.default", aten_slice_scatter);
+  t.add("aten.select_scatter.default", aten_select_scatter);
+  t.add("aten.index_fill.int_Scalar", aten_index_fill);
+  t.add("aten.index_fill.int_Tensor", aten_index_fill);
+  t.add("aten.index_fill_.int_Scalar", aten_index_fill);
+  t.add("aten.index_fill_.int_Tensor", aten_index_fill);
+  t.add("aten.copy.default", aten_copy);
+  t.add("aten.copy_.default", aten_copy);
 }
 
 }  // namespace pt2onnx::translate

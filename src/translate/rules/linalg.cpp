@@ -225,25 +225,25 @@ RuleResult aten_linalg_cross(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_linalg_rules(RuleTable& t) {
-  t.add("aten.linear.default", 1, aten_linear);
-  t.add("aten.matmul.default", 1, aten_matmul);
-  t.add("aten.mm.default", 1, aten_matmul);
-  t.add("aten.bmm.default", 1, aten_matmul);
-  t.add("aten.mv.default", 1, aten_matmul);
-  t.add("aten.dot.default", 1, aten_matmul);
-  t.add("aten.t.default", 1, aten_t);
-  t.add("aten.addmm.default", 1, aten_addmm);
-  t.add("aten.baddbmm.default", 1, aten_baddbmm);
-  t.add("aten.einsum.default", 1, aten_einsum);
-  t.add("aten._cdist_forward.default", 1, aten_cdist_forward);
-  t.add("aten.cdist.default", 1, aten_cdist_forward);  // the default IR's form, same arguments
-  t.add("aten._pdist_forward.default", 1, aten_pdist_forward);
-  t.add("aten.pdist.default", 1, aten_pdist_forward);
-  t.add("aten.addmv.default", 1, aten_addmv);
-  t.add("aten.addr.default", 1, aten_addr);
-  t.add("aten.addbmm.default", 1, aten_addbmm);
-  t.add("aten.linalg_cross.default", 1, aten_linalg_cross);
-  t.add("aten.cross.default", 1, aten_linalg_cross);
+  t.add("aten.linear.default", aten_linear);
+  t.add("aten.matmul.default", aten_matmul);
+  t.add("aten.mm.default", aten_matmul);
+  t.add("aten.bmm.default", aten_matmul);
+  t.add("aten.mv.default", aten_matmul);
+  t.add("aten.dot.default", aten_matmul);
+  t.add("aten.t.default", aten_t);
+  t.add("aten.addmm.default", aten_addmm);
+  t.add("aten.baddbmm.default", aten_baddbmm);
+  t.add("aten.einsum.default", aten_einsum);
+  t.add("aten._cdist_forward.default", aten_cdist_forward);
+  t.add("aten.cdist.default", aten_cdist_forward);  // the default IR's form, same arguments
+  t.add("aten._pdist_forward.default", aten_pdist_forward);
+  t.add("aten.pdist.default", aten_pdist_forward);
+  t.add("aten.addmv.default", aten_addmv);
+  t.add("aten.addr.default", aten_addr);
+  t.add("aten.addbmm.default", aten_addbmm);
+  t.add("aten.linalg_cross.default", aten_linalg_cross);
+  t.add("aten.cross.default", aten_linalg_cross);
 }
 
 }  // namespace pt2onnx::translate

@@ -169,16 +169,16 @@ RuleResult aten_poisson_nll_loss(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_loss_rules(RuleTable& t) {
-  t.add("aten.l1_loss.default", 1, aten_l1_loss);
-  t.add("aten.smooth_l1_loss.default", 1, aten_smooth_l1_loss);
-  t.add("aten.huber_loss.default", 1, aten_huber_loss);
-  t.add("aten.binary_cross_entropy.default", 1, aten_binary_cross_entropy);
-  t.add("aten.binary_cross_entropy_with_logits.default", 1, aten_binary_cross_entropy_with_logits);
-  t.add("aten.kl_div.default", 1, aten_kl_div);
-  t.add("aten.soft_margin_loss.default", 1, aten_soft_margin_loss);
-  t.add("aten.margin_ranking_loss.default", 1, aten_margin_ranking_loss);
-  t.add("aten.hinge_embedding_loss.default", 1, aten_hinge_embedding_loss);
-  t.add("aten.poisson_nll_loss.default", 1, aten_poisson_nll_loss);
+  t.add("aten.l1_loss.default", aten_l1_loss);
+  t.add("aten.smooth_l1_loss.default", aten_smooth_l1_loss);
+  t.add("aten.huber_loss.default", aten_huber_loss);
+  t.add("aten.binary_cross_entropy.default", aten_binary_cross_entropy);
+  t.add("aten.binary_cross_entropy_with_logits.default", aten_binary_cross_entropy_with_logits);
+  t.add("aten.kl_div.default", aten_kl_div);
+  t.add("aten.soft_margin_loss.default", aten_soft_margin_loss);
+  t.add("aten.margin_ranking_loss.default", aten_margin_ranking_loss);
+  t.add("aten.hinge_embedding_loss.default", aten_hinge_embedding_loss);
+  t.add("aten.poisson_nll_loss.default", aten_poisson_nll_loss);
 }
 
 }  // namespace pt2onnx::translate

@@ -233,27 +233,27 @@ RuleResult aten_special_log_ndtr(EmitContext& ctx, const ir::Node& node) {
 void register_math_extra_rules(RuleTable& t) {
   for (const char* target : {"aten.__lshift__.Scalar", "aten.__lshift__.Tensor", "aten.bitwise_left_shift.Tensor",
                              "aten.bitwise_left_shift.Tensor_Scalar", "aten.bitwise_left_shift.Scalar_Tensor"})
-    t.add(target, 1, aten_left_shift);
+    t.add(target, aten_left_shift);
   for (const char* target : {"aten.__rshift__.Scalar", "aten.__rshift__.Tensor", "aten.bitwise_right_shift.Tensor",
                              "aten.bitwise_right_shift.Tensor_Scalar", "aten.bitwise_right_shift.Scalar_Tensor"})
-    t.add(target, 1, aten_right_shift);
-  t.add("aten.deg2rad.default", 1, aten_deg2rad);
-  t.add("aten.rad2deg.default", 1, aten_rad2deg);
-  t.add("aten.angle.default", 1, aten_angle);
-  t.add("aten.isclose.default", 1, aten_isclose);
-  t.add("aten.linalg_det.default", 1, aten_det);
-  t.add("aten.det.default", 1, aten_det);
-  t.add("aten._linalg_det.default", 1, aten_linalg_det_parts);
-  t.add("aten.logdet.default", 1, aten_logdet);
-  t.add("aten._linalg_slogdet.default", 1, aten_linalg_slogdet);
-  t.add("aten.eye.default", 1, aten_eye);
-  t.add("aten.bilinear.default", 1, aten_bilinear);
-  t.add("aten.fake_quantize_per_tensor_affine.default", 1, aten_fake_quantize);
-  t.add("aten.fake_quantize_per_tensor_affine.tensor_qparams", 1, aten_fake_quantize);
-  t.add("aten.fake_quantize_per_channel_affine.default", 1, aten_fake_quantize);
-  t.add("aten.eye.m", 1, aten_eye);
-  t.add("aten.special_erfcx.default", 1, aten_special_erfcx);
-  t.add("aten.special_log_ndtr.default", 1, aten_special_log_ndtr);
+    t.add(target, aten_right_shift);
+  t.add("aten.deg2rad.default", aten_deg2rad);
+  t.add("aten.rad2deg.default", aten_rad2deg);
+  t.add("aten.angle.default", aten_angle);
+  t.add("aten.isclose.default", aten_isclose);
+  t.add("aten.linalg_det.default", aten_det);
+  t.add("aten.det.default", aten_det);
+  t.add("aten._linalg_det.default", aten_linalg_det_parts);
+  t.add("aten.logdet.default", aten_logdet);
+  t.add("aten._linalg_slogdet.default", aten_linalg_slogdet);
+  t.add("aten.eye.default", aten_eye);
+  t.add("aten.bilinear.default", aten_bilinear);
+  t.add("aten.fake_quantize_per_tensor_affine.default", aten_fake_quantize);
+  t.add("aten.fake_quantize_per_tensor_affine.tensor_qparams", aten_fake_quantize);
+  t.add("aten.fake_quantize_per_channel_affine.default", aten_fake_quantize);
+  t.add("aten.eye.m", aten_eye);
+  t.add("aten.special_erfcx.default", aten_special_erfcx);
+  t.add("aten.special_log_ndtr.default", aten_special_log_ndtr);
 }
 
 }  // namespace pt2onnx::translate

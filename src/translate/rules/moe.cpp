@@ -40,7 +40,7 @@ RuleResult transformers_grouped_mm_fallback(EmitContext& ctx, const ir::Node& no
 }  // namespace
 
 void register_moe_rules(RuleTable& t) {
-  t.add("transformers.grouped_mm_fallback.default", 1, transformers_grouped_mm_fallback);
+  t.add("transformers.grouped_mm_fallback.default", transformers_grouped_mm_fallback);
 }
 
 }  // namespace pt2onnx::translate

@@ -282,18 +282,18 @@ RuleResult aten_native_group_norm(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_norm_rules(RuleTable& t) {
-  t.add("aten.layer_norm.default", 1, aten_layer_norm);
-  t.add("aten.native_layer_norm.default", 1, aten_native_layer_norm);
-  t.add("aten.batch_norm.default", 1, aten_batch_norm);
-  t.add("aten.native_batch_norm.default", 1, aten_batch_norm);
-  t.add("aten._native_batch_norm_legit.default", 1, aten_batch_norm);
-  t.add("aten._native_batch_norm_legit.no_stats", 1, aten_batch_norm);
-  t.add("aten._native_batch_norm_legit_no_training.default", 1, aten_native_batch_norm_legit_no_training);
-  t.add("aten._native_batch_norm_legit_functional.default", 1, aten_native_batch_norm_legit_functional);
-  t.add("aten.rms_norm.default", 1, aten_rms_norm);
-  t.add("aten.instance_norm.default", 1, aten_instance_norm);
-  t.add("aten.group_norm.default", 1, aten_group_norm);
-  t.add("aten.native_group_norm.default", 1, aten_native_group_norm);
+  t.add("aten.layer_norm.default", aten_layer_norm);
+  t.add("aten.native_layer_norm.default", aten_native_layer_norm);
+  t.add("aten.batch_norm.default", aten_batch_norm);
+  t.add("aten.native_batch_norm.default", aten_batch_norm);
+  t.add("aten._native_batch_norm_legit.default", aten_batch_norm);
+  t.add("aten._native_batch_norm_legit.no_stats", aten_batch_norm);
+  t.add("aten._native_batch_norm_legit_no_training.default", aten_native_batch_norm_legit_no_training);
+  t.add("aten._native_batch_norm_legit_functional.default", aten_native_batch_norm_legit_functional);
+  t.add("aten.rms_norm.default", aten_rms_norm);
+  t.add("aten.instance_norm.default", aten_instance_norm);
+  t.add("aten.group_norm.default", aten_group_norm);
+  t.add("aten.native_group_norm.default", aten_native_group_norm);
 }
 
 }  // namespace pt2onnx::translate

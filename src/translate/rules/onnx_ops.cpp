@@ -188,10 +188,10 @@ RuleResult onnx_symbolic_multi_out(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_onnx_ops_rules(RuleTable& t) {
-  t.add("onnx.Attention.opset23", 23, onnx_attention_opset23);
-  t.add("onnx.RotaryEmbedding.opset23", 23, onnx_rotary_embedding_opset23);
-  t.add("onnx_symbolic._symbolic.default", 1, onnx_symbolic);
-  t.add("onnx_symbolic._symbolic_multi_out.default", 1, onnx_symbolic_multi_out);
+  t.add_since(23, "onnx.Attention.opset23", onnx_attention_opset23);
+  t.add_since(23, "onnx.RotaryEmbedding.opset23", onnx_rotary_embedding_opset23);
+  t.add("onnx_symbolic._symbolic.default", onnx_symbolic);
+  t.add("onnx_symbolic._symbolic_multi_out.default", onnx_symbolic_multi_out);
 }
 
 }  // namespace pt2onnx::translate

@@ -592,23 +592,23 @@ RuleResult dequantize_per_channel_group(EmitContext& ctx, const ir::Node& node) 
 
 void register_quantize_rules(RuleTable& t) {
   for (const char* overload : {"default", "tensor", "tensor2"}) {
-    t.add(std::string("quantized_decomposed.quantize_per_tensor.") + overload, 1, quantize_per_tensor);
-    t.add(std::string("quantized_decomposed.dequantize_per_tensor.") + overload, 1, dequantize_per_tensor);
+    t.add(std::string("quantized_decomposed.quantize_per_tensor.") + overload, quantize_per_tensor);
+    t.add(std::string("quantized_decomposed.dequantize_per_tensor.") + overload, dequantize_per_tensor);
   }
-  t.add("quantized_decomposed.quantize_per_channel.default", 1, quantize_per_channel);
-  t.add("quantized_decomposed.dequantize_per_channel.default", 1, dequantize_per_channel);
-  t.add("quantized_decomposed.choose_qparams.tensor", 1, choose_qparams_affine_tensor);
-  t.add("quantized_decomposed.choose_qparams_symmetric.tensor", 1, choose_qparams_symmetric_tensor);
-  t.add("quantized_decomposed.quantize_per_token.default", 1, quantize_per_token);
-  t.add("quantized_decomposed.dequantize_per_token.default", 1, dequantize_per_token);
-  t.add("quantized_decomposed.choose_qparams_per_token.default", 1, choose_qparams_per_token);
-  t.add("quantized_decomposed.choose_qparams_per_token_asymmetric.default", 1, choose_qparams_per_token_asymmetric);
-  t.add("quantized_decomposed._choose_qparams_per_token_asymmetric_impl.default", 1, choose_qparams_per_token_asymmetric);
-  t.add("quantized_decomposed.quantize_per_channel_group.default", 1, quantize_per_channel_group);
-  t.add("quantized_decomposed.dequantize_per_channel_group.default", 1, dequantize_per_channel_group);
-  t.add("torchao.dequantize_affine.default", 1, torchao_dequantize_affine);
-  t.add("torchao.quantize_affine.default", 1, torchao_quantize_affine);
-  t.add("torchao.choose_qparams_affine.default", 1, torchao_choose_qparams_affine);
+  t.add("quantized_decomposed.quantize_per_channel.default", quantize_per_channel);
+  t.add("quantized_decomposed.dequantize_per_channel.default", dequantize_per_channel);
+  t.add("quantized_decomposed.choose_qparams.tensor", choose_qparams_affine_tensor);
+  t.add("quantized_decomposed.choose_qparams_symmetric.tensor", choose_qparams_symmetric_tensor);
+  t.add("quantized_decomposed.quantize_per_token.default", quantize_per_token);
+  t.add("quantized_decomposed.dequantize_per_token.default", dequantize_per_token);
+  t.add("quantized_decomposed.choose_qparams_per_token.default", choose_qparams_per_token);
+  t.add("quantized_decomposed.choose_qparams_per_token_asymmetric.default", choose_qparams_per_token_asymmetric);
+  t.add("quantized_decomposed._choose_qparams_per_token_asymmetric_impl.default", choose_qparams_per_token_asymmetric);
+  t.add("quantized_decomposed.quantize_per_channel_group.default", quantize_per_channel_group);
+  t.add("quantized_decomposed.dequantize_per_channel_group.default", dequantize_per_channel_group);
+  t.add("torchao.dequantize_affine.default", torchao_dequantize_affine);
+  t.add("torchao.quantize_affine.default", torchao_quantize_affine);
+  t.add("torchao.choose_qparams_affine.default", torchao_choose_qparams_affine);
 }
 
 }  // namespace pt2onnx::translate

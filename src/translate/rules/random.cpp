@@ -152,23 +152,23 @@ RuleResult aten_multinomial(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_random_rules(RuleTable& t) {
-  t.add("aten.rand.default", 1, aten_rand);
-  t.add("aten.randn.default", 1, aten_randn);
-  t.add("aten.rand_like.default", 1, aten_rand_like);
-  t.add("aten.randn_like.default", 1, aten_randn_like);
-  t.add("aten.randint.default", 1, aten_randint);
-  t.add("aten.randint.low", 1, aten_randint);
-  t.add("aten.randint_like.default", 1, aten_randint_like);
-  t.add("aten.randint_like.low_dtype", 1, aten_randint_like);
-  t.add("aten.normal.Tensor_float", 1, aten_normal_tensors);
-  t.add("aten.normal.float_Tensor", 1, aten_normal_tensors);
-  t.add("aten.normal.Tensor_Tensor", 1, aten_normal_tensors);
-  t.add("aten.normal.float_float", 1, aten_normal_floats);
-  t.add("aten.normal_.default", 1, aten_normal_like_self);
-  t.add("aten.normal_functional.default", 1, aten_normal_like_self);
-  t.add("aten.bernoulli.default", 1, aten_bernoulli);
-  t.add("aten.bernoulli.p", 1, aten_bernoulli_p);
-  t.add("aten.multinomial.default", 1, aten_multinomial);
+  t.add("aten.rand.default", aten_rand);
+  t.add("aten.randn.default", aten_randn);
+  t.add("aten.rand_like.default", aten_rand_like);
+  t.add("aten.randn_like.default", aten_randn_like);
+  t.add("aten.randint.default", aten_randint);
+  t.add("aten.randint.low", aten_randint);
+  t.add("aten.randint_like.default", aten_randint_like);
+  t.add("aten.randint_like.low_dtype", aten_randint_like);
+  t.add("aten.normal.Tensor_float", aten_normal_tensors);
+  t.add("aten.normal.float_Tensor", aten_normal_tensors);
+  t.add("aten.normal.Tensor_Tensor", aten_normal_tensors);
+  t.add("aten.normal.float_float", aten_normal_floats);
+  t.add("aten.normal_.default", aten_normal_like_self);
+  t.add("aten.normal_functional.default", aten_normal_like_self);
+  t.add("aten.bernoulli.default", aten_bernoulli);
+  t.add("aten.bernoulli.p", aten_bernoulli_p);
+  t.add("aten.multinomial.default", aten_multinomial);
 }
 
 }  // namespace pt2onnx::translate

@@ -113,10 +113,10 @@ RuleResult aten_rnn_relu(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_recurrent_rules(RuleTable& t) {
-  t.add("aten.lstm.input", 1, aten_lstm);
-  t.add("aten.gru.input", 1, aten_gru);
-  t.add("aten.rnn_tanh.input", 1, aten_rnn_tanh);
-  t.add("aten.rnn_relu.input", 1, aten_rnn_relu);
+  t.add("aten.lstm.input", aten_lstm);
+  t.add("aten.gru.input", aten_gru);
+  t.add("aten.rnn_tanh.input", aten_rnn_tanh);
+  t.add("aten.rnn_relu.input", aten_rnn_relu);
 }
 
 }  // namespace pt2onnx::translate

@@ -164,24 +164,24 @@ RuleResult aten_grid_sampler(EmitContext& ctx, const ir::Node& node) { return gr
 void register_resize_rules(RuleTable& t) {
   for (const char* target : {"aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec", "aten.upsample_nearest3d.vec",
                              "aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default", "aten.upsample_nearest3d.default"})
-    t.add(target, 1, aten_upsample_nearest);
+    t.add(target, aten_upsample_nearest);
   for (const char* target : {"aten._upsample_nearest_exact1d.vec", "aten._upsample_nearest_exact2d.vec", "aten._upsample_nearest_exact3d.vec",
                              "aten._upsample_nearest_exact1d.default", "aten._upsample_nearest_exact2d.default",
                              "aten._upsample_nearest_exact3d.default"})
-    t.add(target, 1, aten_upsample_nearest_exact);
+    t.add(target, aten_upsample_nearest_exact);
   for (const char* target : {"aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec", "aten.upsample_trilinear3d.vec",
                              "aten.upsample_linear1d.default", "aten.upsample_bilinear2d.default", "aten.upsample_trilinear3d.default"})
-    t.add(target, 1, aten_upsample_linear);
-  t.add("aten.upsample_bicubic2d.vec", 1, aten_upsample_bicubic);
-  t.add("aten.upsample_bicubic2d.default", 1, aten_upsample_bicubic);
+    t.add(target, aten_upsample_linear);
+  t.add("aten.upsample_bicubic2d.vec", aten_upsample_bicubic);
+  t.add("aten.upsample_bicubic2d.default", aten_upsample_bicubic);
   for (const char* target : {"aten._upsample_bilinear2d_aa.vec", "aten._upsample_bilinear2d_aa.default"})
-    t.add(target, 1, aten_upsample_bilinear2d_aa);
+    t.add(target, aten_upsample_bilinear2d_aa);
   for (const char* target : {"aten._upsample_bicubic2d_aa.vec", "aten._upsample_bicubic2d_aa.default"})
-    t.add(target, 1, aten_upsample_bicubic2d_aa);
-  t.add("aten.grid_sampler_2d.default", 20, aten_grid_sampler_opset20);
-  t.add("aten.grid_sampler_2d.default", 1, aten_grid_sampler);
-  t.add("aten.grid_sampler.default", 20, aten_grid_sampler_opset20);
-  t.add("aten.grid_sampler.default", 1, aten_grid_sampler, "5-D grid sampling needs opset 20");
+    t.add(target, aten_upsample_bicubic2d_aa);
+  t.add_since(20, "aten.grid_sampler_2d.default", aten_grid_sampler_opset20);
+  t.add("aten.grid_sampler_2d.default", aten_grid_sampler);
+  t.add_since(20, "aten.grid_sampler.default", aten_grid_sampler_opset20);
+  t.add("aten.grid_sampler.default", aten_grid_sampler, "5-D grid sampling needs opset 20");
 }
 
 }  // namespace pt2onnx::translate

@@ -179,30 +179,30 @@ RuleResult aten_local_scalar_dense(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_symint_rules(RuleTable& t) {
-  t.add("aten.sym_size.int", 1, aten_sym_size_int);
-  t.add("aten.sym_numel.default", 1, aten_sym_numel);
-  t.add("_operator.add", 1, operator_add);
-  t.add("_operator.sub", 1, operator_sub);
-  t.add("_operator.mul", 1, operator_mul);
-  t.add("_operator.floordiv", 1, operator_floordiv);
-  t.add("_operator.mod", 1, operator_mod);
-  t.add("_operator.truediv", 1, operator_truediv);
-  t.add("_operator.neg", 1, operator_neg);
-  t.add("_operator.pos", 1, operator_pos);
-  t.add("torch.sym_max", 1, sym_max);
-  t.add("torch.sym_min", 1, sym_min);
-  t.add("torch.sym_sum", 1, sym_sum);
-  t.add("torch.sym_float", 1, torch_sym_float);
-  t.add("torch.sym_ite", 1, torch_sym_ite);
-  t.add("_operator.gt", 1, operator_gt);
-  t.add("_operator.ge", 1, operator_ge);
-  t.add("_operator.lt", 1, operator_lt);
-  t.add("_operator.le", 1, operator_le);
-  t.add("_operator.eq", 1, operator_eq);
-  t.add("_operator.ne", 1, operator_ne);
-  t.add("_operator.getitem", 1, operator_getitem);
-  t.add("aten._local_scalar_dense.default", 1, aten_local_scalar_dense);
-  t.add("aten.item.default", 1, aten_local_scalar_dense);
+  t.add("aten.sym_size.int", aten_sym_size_int);
+  t.add("aten.sym_numel.default", aten_sym_numel);
+  t.add("_operator.add", operator_add);
+  t.add("_operator.sub", operator_sub);
+  t.add("_operator.mul", operator_mul);
+  t.add("_operator.floordiv", operator_floordiv);
+  t.add("_operator.mod", operator_mod);
+  t.add("_operator.truediv", operator_truediv);
+  t.add("_operator.neg", operator_neg);
+  t.add("_operator.pos", operator_pos);
+  t.add("torch.sym_max", sym_max);
+  t.add("torch.sym_min", sym_min);
+  t.add("torch.sym_sum", sym_sum);
+  t.add("torch.sym_float", torch_sym_float);
+  t.add("torch.sym_ite", torch_sym_ite);
+  t.add("_operator.gt", operator_gt);
+  t.add("_operator.ge", operator_ge);
+  t.add("_operator.lt", operator_lt);
+  t.add("_operator.le", operator_le);
+  t.add("_operator.eq", operator_eq);
+  t.add("_operator.ne", operator_ne);
+  t.add("_operator.getitem", operator_getitem);
+  t.add("aten._local_scalar_dense.default", aten_local_scalar_dense);
+  t.add("aten.item.default", aten_local_scalar_dense);
 }
 
 }  // namespace pt2onnx::translate

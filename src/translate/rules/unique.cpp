@@ -81,10 +81,10 @@ RuleResult aten_unique_consecutive(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_unique_rules(RuleTable& t) {
-  t.add("aten._unique2.default", 1, aten_unique2);
-  t.add("aten._unique.default", 1, aten_unique);
-  t.add("aten.unique_dim.default", 1, aten_unique_dim);
-  t.add("aten.unique_consecutive.default", 1, aten_unique_consecutive);
+  t.add("aten._unique2.default", aten_unique2);
+  t.add("aten._unique.default", aten_unique);
+  t.add("aten.unique_dim.default", aten_unique_dim);
+  t.add("aten.unique_consecutive.default", aten_unique_consecutive);
 }
 
 }  // namespace pt2onnx::translate

@@ -60,14 +60,14 @@ RuleResult aten_blackman_window(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_window_rules(RuleTable& t) {
-  t.add("aten.hann_window.default", 1, aten_hann_window);
-  t.add("aten.hann_window.periodic", 1, aten_hann_window);
-  t.add("aten.hamming_window.default", 1, aten_hamming_window);
-  t.add("aten.hamming_window.periodic", 1, aten_hamming_window);
-  t.add("aten.hamming_window.periodic_alpha", 1, aten_hamming_window);
-  t.add("aten.hamming_window.periodic_alpha_beta", 1, aten_hamming_window);
-  t.add("aten.blackman_window.default", 1, aten_blackman_window);
-  t.add("aten.blackman_window.periodic", 1, aten_blackman_window);
+  t.add("aten.hann_window.default", aten_hann_window);
+  t.add("aten.hann_window.periodic", aten_hann_window);
+  t.add("aten.hamming_window.default", aten_hamming_window);
+  t.add("aten.hamming_window.periodic", aten_hamming_window);
+  t.add("aten.hamming_window.periodic_alpha", aten_hamming_window);
+  t.add("aten.hamming_window.periodic_alpha_beta", aten_hamming_window);
+  t.add("aten.blackman_window.default", aten_blackman_window);
+  t.add("aten.blackman_window.periodic", aten_blackman_window);
 }
 
 }  // namespace pt2onnx::translate
