@@ -57,6 +57,8 @@ void register_alias_rules(RuleTable& t) {
       {"aten.var_mean.default", "aten.var_mean.correction"},
       {"aten.std_mean.default", "aten.std_mean.correction"},
       {"aten.sgn.default", "aten.sign.default"},
+      // ravel(Tensor(a) self) -> Tensor(a) is flatten.using_ints at its defaults (0, -1).
+      {"aten.ravel.default", "aten.flatten.using_ints"},
       // Real tensors have no conjugate or negative bit to resolve: the value itself.
       {"aten.resolve_conj.default", "aten.alias.default"},
       {"aten.resolve_neg.default", "aten.alias.default"},
