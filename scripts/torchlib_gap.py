@@ -121,7 +121,7 @@ def write_markdown(path: Path, ours, torchlib, rows):
         "  float32 (float64) tensor of shape S + [2], (real, imaginary) on the last axis, the layout ONNX",
         "  `DFT` uses and the bytes torch stores (`src/translate/complex_values.h`). Complex graph inputs,",
         "  outputs and weights are declared so too, as torch.onnx does. A node that reads or writes a",
-        "  complex tensor is translated only by a complex rule (`rules_complex.cpp`: `view_as_real`,",
+        "  complex tensor is translated only by a complex rule (`rules/complex.cpp`: `view_as_real`,",
         "  `view_as_complex`, `complex`, `polar`, `real`, `imag`, `abs`, `angle`, `conj`, `exp`, `neg`,",
         "  `mul`/`div`/`add`/`sub` with complex, real or Scalar operands, `_to_copy`, views, `permute`,",
         "  `transpose`, `cat`, `expand`, `constant_pad_nd`, slicing); any other op on a complex value is",

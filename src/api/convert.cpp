@@ -27,7 +27,7 @@
 #include "ir/rename_symbols.h"
 #include "passes/passes.h"
 #include "pt2onnx.h"
-#include "translate/fuse_patterns.h"
+#include "fx_passes/fuse_patterns.h"
 #include "translate/translate.h"
 
 namespace pt2onnx {
@@ -289,8 +289,8 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
       !options.hiera.empty() || !options.compile.empty() || (config && !config->module_rules.empty());
   translate::Translated translated = clock.run("translate", [&] {
     // Without fusion the pass returns a copy of the program: skip it (a 100k-node copy).
-    if (translate_options.fuse && translate_options.opset >= translate::kMinFusedOpset)
-      program = translate::fuse_patterns(program, translate_options).program;
+    if (translate_options.fuse && translate_options.opset >= fx_passes::kMinFusedOpset)
+      program = fx_passes::fuse_patterns(program, translate_options).program;
     return api::with_context(input_name, [&] {
       return translate::translate_program(std::move(program), translate_options, diagnostics);
     });

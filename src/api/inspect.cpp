@@ -11,8 +11,8 @@
 #include "config/config.h"
 #include "import/import_program.h"
 #include "pt2onnx.h"
-#include "translate/driver.h"
-#include "translate/fuse_patterns.h"
+#include "translate/translate_with_rules.h"
+#include "fx_passes/fuse_patterns.h"
 
 namespace pt2onnx {
 
@@ -51,10 +51,10 @@ ModelInspection summarize_program(const ir::Program& program, const translate::R
   options.custom_ops = custom;
   options.module_stacks = false;
   // Below the fused ops' opset nothing fuses, and the pass would only copy the program.
-  std::optional<translate::FusedProgram> fused;
-  if (options.opset >= translate::kMinFusedOpset) {
-    fused = translate::fuse_patterns(program, options);
-    for (const translate::FusedOp& f : fused->fused) ++model.fused_ops[{f.op_type, f.source}];
+  std::optional<fx_passes::FusedProgram> fused;
+  if (options.opset >= fx_passes::kMinFusedOpset) {
+    fused = fx_passes::fuse_patterns(program, options);
+    for (const fx_passes::FusedOp& f : fused->fused) ++model.fused_ops[{f.op_type, f.source}];
   }
   // The rest of what convert refuses: its own translation, told to collect (translate.h).
   translate::Refusals refusals;

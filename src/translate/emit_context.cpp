@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "translate/node_name.h"
 #include "translate/onnx_types.h"
-#include "translate/tensor_data.h"
+#include "translate/constant_tensors.h"
 
 namespace pt2onnx::translate {
 

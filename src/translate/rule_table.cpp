@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "translate/register_all.h"
+#include "translate/rules/register_all.h"
 
 namespace pt2onnx::translate {
 
@@ -17,13 +17,23 @@ void insert_rule(std::vector<Rule>& list, Rule rule) {
 
 }  // namespace
 
-void RuleTable::add(std::string_view target, int min_opset, RuleFn fn, std::string_view note) {
-  insert_rule(rules_[std::string(target)], Rule{min_opset, fn, note, false});
+void RuleTable::add(std::string_view target, RuleFn fn, std::string_view note) {
+  add(target, Rule{.fn = fn, .note = note});
 }
 
-void RuleTable::add_complex(std::string_view target, int min_opset, RuleFn fn, std::string_view note) {
-  insert_rule(rules_[std::string(target)], Rule{min_opset, fn, note, true});
+void RuleTable::add_since(int min_opset, std::string_view target, RuleFn fn, std::string_view note) {
+  add(target, Rule{.min_opset = min_opset, .fn = fn, .note = note});
 }
+
+void RuleTable::add_complex(std::string_view target, RuleFn fn, std::string_view note) {
+  add(target, Rule{.fn = fn, .note = note, .complex = true});
+}
+
+void RuleTable::add_complex_since(int min_opset, std::string_view target, RuleFn fn, std::string_view note) {
+  add(target, Rule{.min_opset = min_opset, .fn = fn, .note = note, .complex = true});
+}
+
+void RuleTable::add(std::string_view target, const Rule& rule) { insert_rule(rules_[std::string(target)], rule); }
 
 const std::vector<Rule>* RuleTable::find(std::string_view target) const {
   auto it = rules_.find(target);

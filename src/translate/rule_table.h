@@ -20,7 +20,7 @@ enum class RuleResult { kEmitted, kDeclined };  // declined = "not my case", not
 using RuleFn = RuleResult (*)(EmitContext&, const ir::Node&);
 
 struct Rule {
-  int min_opset = 1;
+  int min_opset = 1;  // 1: valid at every opset pt2onnx emits (add); higher: add_since
   RuleFn fn = nullptr;
   std::string_view note;  // why a rule may decline; shown when every rule declines
   // A complex rule is tried only on nodes that read or write a complex tensor (complex_values.h),
@@ -30,11 +30,17 @@ struct Rule {
 
 class RuleTable {
  public:
-  // Adds a rule; several rules of one target are kept newest (highest min_opset) first, rules of
-  // equal min_opset in the order added.
-  void add(std::string_view target, int min_opset, RuleFn fn, std::string_view note = {});
-  // Adds a rule for nodes with complex operands or results (see Rule::complex).
-  void add_complex(std::string_view target, int min_opset, RuleFn fn, std::string_view note = {});
+  // Adds a rule valid at every opset pt2onnx emits. Several rules of one target are kept newest
+  // (highest min_opset) first, rules of equal min_opset in the order added.
+  void add(std::string_view target, RuleFn fn, std::string_view note = {});
+  // Adds a rule that needs an ONNX op or form of `min_opset` (above the lowest opset pt2onnx
+  // emits); below it the target's other rules, if any, are tried.
+  void add_since(int min_opset, std::string_view target, RuleFn fn, std::string_view note = {});
+  // The same for nodes with complex operands or results (see Rule::complex).
+  void add_complex(std::string_view target, RuleFn fn, std::string_view note = {});
+  void add_complex_since(int min_opset, std::string_view target, RuleFn fn, std::string_view note = {});
+  // Adds a copy of an existing rule under another target (aliases, complex pair forms).
+  void add(std::string_view target, const Rule& rule);
   // All rules of `target`, newest first, or nullptr.
   const std::vector<Rule>* find(std::string_view target) const;
   // True when some rule of `target` is valid at `opset`.

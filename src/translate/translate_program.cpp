@@ -12,7 +12,7 @@
 #include "common/view_map.h"
 #include "ir/dtype_table.h"
 #include "translate/complex_values.h"
-#include "translate/driver.h"
+#include "translate/translate_with_rules.h"
 #include "translate/emit_context.h"
 #include "translate/graph_io.h"
 #include "translate/liveness.h"

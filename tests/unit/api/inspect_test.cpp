@@ -15,7 +15,7 @@
 #include "api/inspect.h"
 #include "api/inspect_summary.h"
 #include "common/error.h"
-#include "translate/driver.h"
+#include "translate/translate_with_rules.h"
 #include "translate/program_builder.h"
 
 using namespace pt2onnx;
@@ -259,8 +259,8 @@ TEST_CASE("errors carry convert's codes") {
 
 TEST_CASE("ops: unknown, too new, dropped and dead") {
   translate::RuleTable rules;
-  rules.add("aten.relu.default", 1, pass_through);
-  rules.add("aten.shiny.default", 20, pass_through);
+  rules.add("aten.relu.default", pass_through);
+  rules.add_since(20, "aten.shiny.default", pass_through);
   const ir::Program program =
       ProgramBuilder()
           .user_input("x", ir::DType::kFloat32, {2, 3})
@@ -345,8 +345,8 @@ TEST_CASE("ops: unknown, too new, dropped and dead") {
 
 TEST_CASE("refusals: what convert refuses besides ops without a rule, in its order and words") {
   translate::RuleTable rules;
-  rules.add("aten.relu.default", 1, always_declines);
-  rules.add("aten.neg.default", 1, pass_through);
+  rules.add("aten.relu.default", always_declines);
+  rules.add("aten.neg.default", pass_through);
   const ir::Program program =
       ProgramBuilder()
           .weight(ir::InputKind::kTensorConstant, "c_c", "c", ir::DType::kFloat32, {3})
@@ -356,7 +356,7 @@ TEST_CASE("refusals: what convert refuses besides ops without a rule, in its ord
           .op("b", "aten.neg.default", {{"self", tensor("a")}}, ir::DType::kFloat32, {3})
           .output("b")
           .program();
-  rules.add("aten.add_.Tensor", 1, pass_through);
+  rules.add("aten.add_.Tensor", pass_through);
   std::string convert_says;
   try {
     translate::translate_with_rules(program, {18}, rules);

@@ -5,7 +5,7 @@
 #include "translate/translate_for_tests.h"
 #include "common/error.h"
 #include "program_builder.h"
-#include "translate/driver.h"
+#include "translate/translate_with_rules.h"
 #include "translate/emit_context.h"
 #include "translate/rule_table.h"
 #include "translate/translate.h"
@@ -36,8 +36,8 @@ ir::Program one_op(const std::string& target) {
 
 TEST_CASE("rules are kept newest first and chosen by opset") {
   RuleTable t;
-  t.add("test.op.default", 1, rule_old);
-  t.add("test.op.default", 20, rule_new);
+  t.add("test.op.default", rule_old);
+  t.add_since(20, "test.op.default", rule_new);
   const std::vector<Rule>* rules = t.find("test.op.default");
   REQUIRE(rules != nullptr);
   REQUIRE(rules->size() == 2);
@@ -52,12 +52,12 @@ TEST_CASE("rules are kept newest first and chosen by opset") {
 
 TEST_CASE("a declining rule lets the next one try; when all decline, the notes are reported") {
   RuleTable t;
-  t.add("test.op.default", 1, rule_old);
-  t.add("test.op.default", 18, rule_declines, "only for something else");
+  t.add("test.op.default", rule_old);
+  t.add_since(18, "test.op.default", rule_declines, "only for something else");
   CHECK(op_types(translate_with_rules(one_op("test.op.default"), {18}, t).model) == std::vector<std::string>{"Abs"});
 
   RuleTable only_declines;
-  only_declines.add("test.op.default", 1, rule_declines, "only for something else");
+  only_declines.add("test.op.default", rule_declines, "only for something else");
   try {
     translate_with_rules(one_op("test.op.default"), {18}, only_declines);
     FAIL("no error");
@@ -69,7 +69,7 @@ TEST_CASE("a declining rule lets the next one try; when all decline, the notes a
 
 TEST_CASE("a target whose rules all need a newer opset is unsupported at older ones") {
   RuleTable t;
-  t.add("test.op.default", 20, rule_new);
+  t.add_since(20, "test.op.default", rule_new);
   CHECK_FALSE(t.supports("test.op.default", 18));
   try {
     translate_with_rules(one_op("test.op.default"), {18}, t);

@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "onnx_check.h"
 #include "program_builder.h"
-#include "translate/tensor_data.h"
+#include "translate/constant_tensors.h"
 #include "translate/translate.h"
 
 namespace pt2onnx::translate {

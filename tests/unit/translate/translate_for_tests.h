@@ -9,7 +9,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "translate/driver.h"
+#include "translate/translate_with_rules.h"
 #include "translate/translate.h"
 
 namespace pt2onnx::translate {

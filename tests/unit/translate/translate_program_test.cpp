@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "onnx_check.h"
 #include "program_builder.h"
-#include "translate/driver.h"
+#include "translate/translate_with_rules.h"
 #include "translate/translate.h"
 
 namespace pt2onnx::translate {

@@ -1,7 +1,7 @@
 // value_types: what translate_program keeps of the program it consumes.
 #include <doctest/doctest.h>
 
-#include "translate/driver.h"
+#include "translate/translate_with_rules.h"
 
 namespace pt2onnx::translate {
 namespace {

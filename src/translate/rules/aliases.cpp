@@ -1,0 +1,71 @@
+// Targets that are another target under a second name and share its rules: registered last, by
+// copying the rules the families registered for the original, so the rule stays in its family's
+// file and the alias cannot drift from it.
+#include "translate/rules/register_all.h"
+
+namespace pt2onnx::translate {
+
+void register_alias_rules(RuleTable& t) {
+  // The unchecked forms that decompositions (upsampling, index_put on views) write: same
+  // semantics, no bounds checks.
+  const std::pair<const char*, const char*> aliases[] = {
+      {"aten._unsafe_index.Tensor", "aten.index.Tensor"},
+      {"aten._unsafe_index_put.default", "aten.index_put.default"},
+      {"aten.unsafe_split.Tensor", "aten.split.Tensor"},
+      // NumPy-style names that the default IR keeps (they are CompositeImplicitAutograd, so core
+      // IR writes the originals); same schemas.
+      {"aten.divide.Tensor", "aten.div.Tensor"},
+      {"aten.divide.Scalar", "aten.div.Scalar"},
+      {"aten.divide.Tensor_mode", "aten.div.Tensor_mode"},
+      {"aten.divide.Scalar_mode", "aten.div.Scalar_mode"},
+      {"aten.true_divide.Tensor", "aten.div.Tensor"},
+      {"aten.true_divide.Scalar", "aten.div.Scalar"},
+      {"aten.multiply.Tensor", "aten.mul.Tensor"},
+      {"aten.multiply.Scalar", "aten.mul.Scalar"},
+      {"aten.subtract.Tensor", "aten.sub.Tensor"},
+      {"aten.subtract.Scalar", "aten.sub.Scalar"},
+      {"aten.greater.Tensor", "aten.gt.Tensor"},
+      {"aten.greater.Scalar", "aten.gt.Scalar"},
+      {"aten.greater_equal.Tensor", "aten.ge.Tensor"},
+      {"aten.greater_equal.Scalar", "aten.ge.Scalar"},
+      {"aten.less.Tensor", "aten.lt.Tensor"},
+      {"aten.less.Scalar", "aten.lt.Scalar"},
+      {"aten.less_equal.Tensor", "aten.le.Tensor"},
+      {"aten.less_equal.Scalar", "aten.le.Scalar"},
+      {"aten.concatenate.default", "aten.cat.default"},
+      {"aten.argwhere.default", "aten.nonzero.default"},
+      // The *_copy forms of views (functionalization's names): ONNX values are never views, so a
+      // copy is the view's value. Same schemas.
+      {"aten.expand_copy.default", "aten.expand.default"},
+      {"aten.permute_copy.default", "aten.permute.default"},
+      {"aten.t_copy.default", "aten.t.default"},
+      {"aten.transpose_copy.int", "aten.transpose.int"},
+      {"aten.unsqueeze_copy.default", "aten.unsqueeze.default"},
+      {"aten.squeeze_copy.default", "aten.squeeze.default"},
+      {"aten.squeeze_copy.dim", "aten.squeeze.dim"},
+      {"aten.squeeze_copy.dims", "aten.squeeze.dims"},
+      {"aten.alias_copy.default", "aten.alias.default"},
+      {"aten.narrow_copy.default", "aten.narrow.default"},
+      {"aten.unfold_copy.default", "aten.unfold.default"},
+      {"aten.split_with_sizes_copy.default", "aten.split_with_sizes.default"},
+      {"aten.unbind_copy.int", "aten.unbind.int"},
+      {"aten.unsafe_chunk.default", "aten.chunk.default"},
+      {"aten.matrix_H.default", "aten.mH.default"},
+      // unary plus; var_mean/std_mean's unbiased= overloads over every element (the rule reads
+      // `unbiased` where `correction` is absent); sgn of a real tensor is its sign.
+      {"aten.positive.default", "aten.alias.default"},
+      {"aten.var_mean.default", "aten.var_mean.correction"},
+      {"aten.std_mean.default", "aten.std_mean.correction"},
+      {"aten.sgn.default", "aten.sign.default"},
+      // ravel(Tensor(a) self) -> Tensor(a) is flatten.using_ints at its defaults (0, -1).
+      {"aten.ravel.default", "aten.flatten.using_ints"},
+      // Real tensors have no conjugate or negative bit to resolve: the value itself.
+      {"aten.resolve_conj.default", "aten.alias.default"},
+      {"aten.resolve_neg.default", "aten.alias.default"},
+  };
+  for (const auto& [alias, original] : aliases)
+    if (const std::vector<Rule>* rules = t.find(original))
+      for (const Rule& rule : *rules) t.add(alias, rule);
+}
+
+}  // namespace pt2onnx::translate

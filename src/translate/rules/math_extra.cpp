@@ -1,0 +1,259 @@
+// Elementwise functions added for torchlib parity: bit shifts (as multiplication and floor division
+// by powers of two, ONNX BitShift being unsigned-only), deg2rad/rad2deg, angle of real numbers,
+// isclose, determinants (ONNX Det), eye (EyeLike), bilinear (Einsum), fake quantization and the
+// scaled complementary error function special_erfcx (and special_log_ndtr through it).
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <string>
+
+#include "common/error.h"
+#include "translate/rules/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+using ir::DType;
+
+bool is_float(DType t) {
+  return t == DType::kFloat32 || t == DType::kFloat64 || t == DType::kFloat16 || t == DType::kBFloat16;
+}
+
+// x << n or x >> n (arithmetic) for shifts in [0, bits): uint8 as BitShift, signed ints in int64
+// as x * 2^n and floor(x / 2^n), then cast back (a left shift wraps as torch's does).
+RuleResult shift(EmitContext& ctx, const ir::Node& node, bool left) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, torch_result_type(args, {"self", "other"}));
+  PT2ONNX_CHECK(!is_float(type) && type != DType::kBool, ErrorCode::kUnsupported,
+                std::string("bit shift of ") + std::string(ir::dtype_name(type)));
+  if (type == DType::kUInt8)
+    return emitted(ctx, ctx.emit("BitShift", {operand_as(ctx, args, "self", type), operand_as(ctx, args, "other", type)},
+                                 {Attr("direction", left ? "LEFT" : "RIGHT")}));
+  const std::string x = operand_as(ctx, args, "self", DType::kInt64);
+  const std::string n = ctx.cast(operand_as(ctx, args, "other", DType::kInt64), DType::kUInt64);
+  const std::string one = ctx.const_scalar(1, DType::kUInt64);
+  const std::string power = ctx.cast(ctx.emit("BitShift", {one, n}, {Attr("direction", "LEFT")}), DType::kInt64);
+  const std::string out = left ? ctx.emit("Mul", {x, power}) : int_floor_div(ctx, x, power);
+  return emitted(ctx, cast_if_needed(ctx, out, DType::kInt64, type));
+}
+
+// __lshift__.Scalar(Tensor self, Scalar other); .Tensor; bitwise_left_shift.Tensor/.Tensor_Scalar/.Scalar_Tensor
+RuleResult aten_left_shift(EmitContext& ctx, const ir::Node& node) { return shift(ctx, node, true); }
+// __rshift__.Scalar(Tensor self, Scalar other); .Tensor; bitwise_right_shift.Tensor/.Tensor_Scalar/.Scalar_Tensor
+RuleResult aten_right_shift(EmitContext& ctx, const ir::Node& node) { return shift(ctx, node, false); }
+
+// `self` times a constant in the result dtype (ints become the default float).
+RuleResult scaled(EmitContext& ctx, const ir::Node& node, double factor) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, DType::kFloat32);
+  return emitted(ctx, ctx.emit("Mul", {operand_as(ctx, args, "self", type), ctx.const_scalar(factor, type)}));
+}
+// deg2rad(Tensor self) -> Tensor
+RuleResult aten_deg2rad(EmitContext& ctx, const ir::Node& node) { return scaled(ctx, node, std::numbers::pi / 180); }
+// rad2deg(Tensor self) -> Tensor
+RuleResult aten_rad2deg(EmitContext& ctx, const ir::Node& node) { return scaled(ctx, node, 180 / std::numbers::pi); }
+
+// angle(Tensor self) -> Tensor   (real input: pi where negative, else 0; NaN stays NaN)
+RuleResult aten_angle(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, DType::kFloat32);
+  const std::string x = operand_as(ctx, args, "self", type);
+  const std::string sign = ctx.emit("Where", {ctx.emit("Less", {x, ctx.const_scalar(0, type)}),
+                                              ctx.const_scalar(std::numbers::pi, type), ctx.const_scalar(0, type)});
+  return emitted(ctx, ctx.emit("Where", {ctx.emit("IsNaN", {x}), x, sign}));
+}
+
+// isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+// equal, or |a - b| finite and <= atol + rtol * |b|; with equal_nan also both NaN
+RuleResult aten_isclose(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  DType type = torch_result_type(args, {"self", "other"});
+  if (!is_float(type)) type = DType::kFloat64;  // ints compare exactly in float64 (|values| < 2^53)
+  const std::string a = operand_as(ctx, args, "self", type), b = operand_as(ctx, args, "other", type);
+  const std::string error = ctx.emit("Abs", {ctx.emit("Sub", {a, b})});
+  const std::string allowed = ctx.emit("Add", {ctx.const_scalar(args.float_or("atol", 1e-8), type),
+      ctx.emit("Mul", {ctx.const_scalar(args.float_or("rtol", 1e-5), type), ctx.emit("Abs", {b})})});
+  const std::string near = ctx.emit("And", {ctx.emit("Not", {ctx.emit("IsInf", {error})}),
+                                            ctx.emit("LessOrEqual", {error, allowed})});
+  std::string close = ctx.emit("Or", {ctx.emit("Equal", {a, b}), near});
+  if (args.bool_or("equal_nan", false))
+    close = ctx.emit("Or", {close, ctx.emit("And", {ctx.emit("IsNaN", {a}), ctx.emit("IsNaN", {b})})});
+  return emitted(ctx, close);
+}
+
+// linalg_det(Tensor A) -> Tensor; det(Tensor self) -> Tensor
+RuleResult aten_det(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Det", {args.tensor(args.has("A") ? "A" : "self")}));
+}
+// _linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)   (only the determinant)
+RuleResult aten_linalg_det_parts(EmitContext& ctx, const ir::Node& node) {
+  PT2ONNX_CHECK(!ctx.output_used(1) && !ctx.output_used(2), ErrorCode::kUnsupported,
+                "_linalg_det's LU factors and pivots (only the determinant has an ONNX form)");
+  return aten_det(ctx, node);
+}
+// _linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)   (core IR's logdet)
+RuleResult aten_linalg_slogdet(EmitContext& ctx, const ir::Node& node) {
+  PT2ONNX_CHECK(!ctx.output_used(2) && !ctx.output_used(3), ErrorCode::kUnsupported,
+                "_linalg_slogdet's LU factors and pivots (only sign and log|det| have an ONNX form)");
+  ArgReader args(ctx, node);
+  const std::string det = ctx.emit("Det", {args.tensor("A")});
+  ctx.set_output(0, ctx.emit("Sign", {det}));
+  ctx.set_output(1, ctx.emit("Log", {ctx.emit("Abs", {det})}));
+  return RuleResult::kEmitted;
+}
+
+// bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias) -> Tensor
+// y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]
+RuleResult aten_bilinear(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  std::string y = ctx.emit("Einsum", {args.tensor("input1"), args.tensor("weight"), args.tensor("input2")},
+                           {Attr("equation", "...i,oij,...j->...o")});
+  if (auto bias = args.optional_tensor("bias")) y = ctx.emit("Add", {y, *bias});
+  return emitted(ctx, y);
+}
+
+// fake_quantize_per_tensor_affine(Tensor self, float scale, int zero_point, int quant_min, int quant_max);
+// .tensor_qparams(Tensor self, Tensor scale, Tensor zero_point, int quant_min, int quant_max);
+// fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis, int quant_min, int quant_max)
+// (clamp(round(x / scale) + zero_point, quant_min, quant_max) - zero_point) * scale; Round is half to even as torch's
+RuleResult aten_fake_quantize(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  std::string scale = operand_as(ctx, args, "scale", type), zero = operand_as(ctx, args, "zero_point", type);
+  if (args.has("axis")) {  // per channel: scale and zero point run along `axis`
+    const int64_t rank = args.rank_of("self"), axis = normalize_dim(args.get_int("axis"), rank);
+    std::vector<int64_t> trailing;
+    for (int64_t d = axis + 1; d < rank; ++d) trailing.push_back(d - axis);
+    if (!trailing.empty()) {
+      scale = ctx.unsqueeze(scale, trailing);
+      zero = ctx.unsqueeze(zero, trailing);
+    }
+  }
+  const std::string q = ctx.emit("Add", {ctx.emit("Round", {ctx.emit("Div", {x, scale})}), zero});
+  const std::string clamped = ctx.emit("Clip", {q, ctx.const_scalar(static_cast<double>(args.get_int("quant_min")), type),
+                                                ctx.const_scalar(static_cast<double>(args.get_int("quant_max")), type)});
+  return emitted(ctx, ctx.emit("Mul", {ctx.emit("Sub", {clamped, zero}), scale}));
+}
+
+// eye(SymInt n, *, ScalarType? dtype=None, ...); eye.m(SymInt n, SymInt m, *, ...)   (EyeLike of an n x m tensor)
+RuleResult aten_eye(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype("dtype").value_or(DType::kFloat32));
+  const std::string n = ctx.unsqueeze(args.int_value("n"), {0});
+  const std::string m = args.has("m") ? ctx.unsqueeze(args.int_value("m"), {0}) : n;
+  const std::string zeros = ctx.emit("ConstantOfShape", {ctx.concat({n, m}, 0)});
+  return emitted(ctx, cast_if_needed(ctx, ctx.emit("EyeLike", {zeros}), DType::kFloat32, type));
+}
+
+// logdet(Tensor self) -> Tensor   (NaN for a negative determinant, -inf for zero, as torch)
+RuleResult aten_logdet(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Log", {ctx.emit("Det", {args.tensor("self")})}));
+}
+
+// erfcx(|x|) = t exp(P(t)), t = 2 / (2 + |x|), P of degree 9: fitted here by least squares on
+// Chebyshev nodes of t in (0, 1] against torch's float64 erfcx (the form of Numerical Recipes'
+// erfcc; the fit lands on nearly its coefficients). Lowest order first.
+constexpr std::array<double, 10> kErfcxPoly = {-1.2655122251416058, 1.000023680157798,   0.3740919597190645,
+                                               0.0967841894848883,  -0.18628806163946865, 0.27886808438667304,
+                                               -1.135204000237084,  1.488515889105413,    -0.8221522343483865,
+                                               0.17087277766161582};
+
+// erfcx(a) for float32 a >= 0 (or +inf: 0).
+std::string erfcx_of_nonnegative(EmitContext& ctx, const std::string& a) {
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat32); };
+  const std::string t = ctx.emit("Div", {c(2), ctx.emit("Add", {c(2), a})});
+  std::string poly = c(kErfcxPoly.back());
+  for (size_t i = kErfcxPoly.size() - 1; i-- > 0;) poly = ctx.emit("Add", {ctx.emit("Mul", {poly, t}), c(kErfcxPoly[i])});
+  return ctx.emit("Mul", {t, ctx.emit("Exp", {poly})});
+}
+
+// special_erfcx(Tensor self) -> Tensor: exp(x^2) erfc(x) in float32 (4e-7 relative at most against
+// float64 over the real line; torch's own float32 is within 4e-6). x >= 0: t exp(P(t)), which
+// falls as 1/(x sqrt(pi)) without overflow. x < 0: 2 exp(x^2) - erfcx(-x), with x^2 split as
+// h^2 + l(2h + l), h = x rounded to 1/64 towards 0 (h^2 exact), so exp(x^2) keeps float32
+// accuracy up to where it overflows (x < -9.3825, inf as in torch). 16-bit floats are computed in
+// float32; float64 is refused, as the approximation is not double-accurate.
+RuleResult aten_special_erfcx(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType in = args.dtype_of("self");
+  PT2ONNX_CHECK(in != DType::kFloat64, ErrorCode::kUnsupported,
+                "special_erfcx of a float64 tensor: the translation is float32-accurate only (4e-7 relative)");
+  const DType out = result_dtype(args, is_float(in) ? in : DType::kFloat32);
+  const DType f = DType::kFloat32;
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), in, f);
+  auto c = [&](double v) { return ctx.const_scalar(v, f); };
+  const std::string positive = erfcx_of_nonnegative(ctx, ctx.emit("Abs", {x}));
+  // -10 is past the overflow point; the clamp keeps -inf from making inf - inf in the split.
+  const std::string xn = ctx.emit("Max", {ctx.emit("Min", {x, c(0)}), c(-10)});
+  const std::string h = ctx.emit("Div", {ctx.emit("Ceil", {ctx.emit("Mul", {xn, c(64)})}), c(64)});
+  const std::string l = ctx.emit("Sub", {xn, h});
+  const std::string rest = ctx.emit("Mul", {l, ctx.emit("Add", {ctx.emit("Add", {h, h}), l})});
+  const std::string twice_exp_sq =
+      ctx.emit("Mul", {ctx.emit("Exp", {ctx.emit("Mul", {h, h})}), ctx.emit("Mul", {c(2), ctx.emit("Exp", {rest})})});
+  const std::string negative = ctx.emit("Sub", {twice_exp_sq, positive});
+  const std::string y = ctx.emit("Where", {ctx.emit("Less", {x, c(0)}), negative, positive});
+  return emitted(ctx, cast_if_needed(ctx, y, f, out));
+}
+
+// special_log_ndtr(Tensor self) -> Tensor: log of the standard normal CDF, through erfcx so that
+// neither tail underflows: x < 0: log(erfcx(-x / sqrt 2) / 2) - x^2 / 2; x >= 0: log1p(-q) with
+// q = erfcx(x / sqrt 2) exp(-x^2 / 2) / 2 <= 1/2, as a series below 0.1 (Log(1 - q) would lose
+// q's digits). float32 as special_erfcx; float64 refused.
+RuleResult aten_special_log_ndtr(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType in = args.dtype_of("self");
+  PT2ONNX_CHECK(in != DType::kFloat64, ErrorCode::kUnsupported,
+                "special_log_ndtr of a float64 tensor: the translation is float32-accurate only");
+  const DType out = result_dtype(args, is_float(in) ? in : DType::kFloat32);
+  const DType f = DType::kFloat32;
+  auto c = [&](double v) { return ctx.const_scalar(v, f); };
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), in, f);
+  const std::string z = ctx.emit("Mul", {ctx.emit("Abs", {x}), c(std::numbers::sqrt2 / 2)});
+  const std::string half_e = ctx.emit("Mul", {c(0.5), erfcx_of_nonnegative(ctx, z)});
+  const std::string half_sq = ctx.emit("Mul", {ctx.emit("Mul", {x, x}), c(0.5)});
+  const std::string negative = ctx.emit("Sub", {ctx.emit("Log", {half_e}), half_sq});
+  const std::string q = ctx.emit("Mul", {half_e, ctx.emit("Exp", {ctx.emit("Neg", {half_sq})})});
+  std::string series = c(1.0 / 8);  // -(q + q^2/2 + ... + q^8/8), error below q^9/9
+  for (int k = 7; k >= 1; --k) series = ctx.emit("Add", {ctx.emit("Mul", {series, q}), c(1.0 / k)});
+  series = ctx.emit("Neg", {ctx.emit("Mul", {series, q})});
+  const std::string direct = ctx.emit("Log", {ctx.emit("Sub", {c(1), q})});
+  const std::string positive = ctx.emit("Where", {ctx.emit("Less", {q, c(0.1)}), series, direct});
+  const std::string y = ctx.emit("Where", {ctx.emit("Less", {x, c(0)}), negative, positive});
+  return emitted(ctx, cast_if_needed(ctx, y, f, out));
+}
+
+}  // namespace
+
+void register_math_extra_rules(RuleTable& t) {
+  for (const char* target : {"aten.__lshift__.Scalar", "aten.__lshift__.Tensor", "aten.bitwise_left_shift.Tensor",
+                             "aten.bitwise_left_shift.Tensor_Scalar", "aten.bitwise_left_shift.Scalar_Tensor"})
+    t.add(target, aten_left_shift);
+  for (const char* target : {"aten.__rshift__.Scalar", "aten.__rshift__.Tensor", "aten.bitwise_right_shift.Tensor",
+                             "aten.bitwise_right_shift.Tensor_Scalar", "aten.bitwise_right_shift.Scalar_Tensor"})
+    t.add(target, aten_right_shift);
+  t.add("aten.deg2rad.default", aten_deg2rad);
+  t.add("aten.rad2deg.default", aten_rad2deg);
+  t.add("aten.angle.default", aten_angle);
+  t.add("aten.isclose.default", aten_isclose);
+  t.add("aten.linalg_det.default", aten_det);
+  t.add("aten.det.default", aten_det);
+  t.add("aten._linalg_det.default", aten_linalg_det_parts);
+  t.add("aten.logdet.default", aten_logdet);
+  t.add("aten._linalg_slogdet.default", aten_linalg_slogdet);
+  t.add("aten.eye.default", aten_eye);
+  t.add("aten.bilinear.default", aten_bilinear);
+  t.add("aten.fake_quantize_per_tensor_affine.default", aten_fake_quantize);
+  t.add("aten.fake_quantize_per_tensor_affine.tensor_qparams", aten_fake_quantize);
+  t.add("aten.fake_quantize_per_channel_affine.default", aten_fake_quantize);
+  t.add("aten.eye.m", aten_eye);
+  t.add("aten.special_erfcx.default", aten_special_erfcx);
+  t.add("aten.special_log_ndtr.default", aten_special_log_ndtr);
+}
+
+}  // namespace pt2onnx::translate

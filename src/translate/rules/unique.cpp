@@ -1,0 +1,90 @@
+// unique and its forms: _unique2 and unique_dim as ONNX Unique (sorted; flattened, or slices along
+// a dim), unique_consecutive as runs of equal neighbours (a mask of run starts: Compress for the
+// values, its running sum for the inverse, the distance between starts for the counts). Results
+// torch leaves empty when not asked for (return_inverse / return_counts False) are empty here too.
+#include <cstdint>
+#include <string>
+
+#include "common/error.h"
+#include "translate/rules/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+using ir::DType;
+
+// Binds (values, inverse, counts) to outputs 0-2; the ones not asked for become empty int64.
+RuleResult bind_unique(EmitContext& ctx, const ArgReader& args, const std::string& values, const std::string& inverse,
+                       const std::string& counts) {
+  ctx.set_output(0, values);
+  const std::string empty = ctx.const_i64s({});
+  if (ctx.output_count() > 1) ctx.set_output(1, args.bool_or("return_inverse", false) ? inverse : empty);
+  if (ctx.output_count() > 2) ctx.set_output(2, args.bool_or("return_counts", false) ? counts : empty);
+  return RuleResult::kEmitted;
+}
+
+void require_sorted(const ArgReader& args, const char* op) {
+  PT2ONNX_CHECK(args.bool_or("sorted", true), ErrorCode::kUnsupported,
+                std::string(op) + " with sorted=False (torch's order of the values is unspecified)");
+}
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+RuleResult aten_unique2(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  require_sorted(args, "unique");
+  const std::string x = args.tensor("self");
+  const std::vector<std::string> u = ctx.emit("Unique", {x}, {Attr("sorted", int64_t{1})}, 4);
+  // ONNX's inverse indexes the flattened input; torch's has the input's shape.
+  return bind_unique(ctx, args, u[0], ctx.reshape(u[2], ctx.shape_of(x)), u[3]);
+}
+
+// _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
+RuleResult aten_unique(EmitContext& ctx, const ir::Node& node) { return aten_unique2(ctx, node); }
+
+// unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)
+//   -> (Tensor, Tensor, Tensor)   (slices along dim compared whole, sorted lexicographically)
+RuleResult aten_unique_dim(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  require_sorted(args, "unique_dim");
+  const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
+  const std::vector<std::string> u =
+      ctx.emit("Unique", {args.tensor("self")}, {Attr("axis", dim), Attr("sorted", int64_t{1})}, 4);
+  return bind_unique(ctx, args, u[0], u[2], u[3]);
+}
+
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None)
+//   -> (Tensor, Tensor, Tensor)
+RuleResult aten_unique_consecutive(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(!args.has("dim"), ErrorCode::kUnsupported, "unique_consecutive with dim (only the flattened form)");
+  const std::string x = args.tensor("self");
+  const std::string flat = ctx.reshape(x, ctx.const_i64s({-1}));
+  const std::string axes = ctx.const_i64s({0});
+  const std::string rest = ctx.emit("Slice", {flat, ctx.const_i64s({1}), ctx.const_i64s({INT64_MAX}), axes});
+  const std::string before = ctx.emit("Slice", {flat, ctx.const_i64s({0}), ctx.const_i64s({-1}), axes});
+  const std::string changed = ctx.emit("Not", {ctx.emit("Equal", {rest, before})});
+  // A run starts at 0 (when there is an element) and wherever a value differs from the one before.
+  const std::string n = ctx.unsqueeze(ctx.dim_of(flat, 0), {0});
+  const std::string first = ctx.emit("Slice", {ctx.emit("Greater", {n, ctx.const_i64s({0})}), ctx.const_i64s({0}),
+                                               n, axes});
+  const std::string starts_mask = ctx.concat({first, changed}, 0);
+  const std::string values = ctx.emit("Compress", {flat, starts_mask}, {Attr("axis", int64_t{0})});
+  const std::string run = ctx.emit("CumSum", {ctx.cast(starts_mask, DType::kInt64), ctx.const_i64(0)});
+  const std::string inverse = ctx.reshape(ctx.emit("Sub", {run, ctx.const_i64(1)}), ctx.shape_of(x));
+  const std::string starts = ctx.squeeze(ctx.emit("NonZero", {starts_mask}), {0});
+  const std::string ends = ctx.concat({ctx.emit("Slice", {starts, ctx.const_i64s({1}), ctx.const_i64s({INT64_MAX}), axes}), n}, 0);
+  return bind_unique(ctx, args, values, inverse, ctx.emit("Sub", {ends, starts}));
+}
+
+}  // namespace
+
+void register_unique_rules(RuleTable& t) {
+  t.add("aten._unique2.default", aten_unique2);
+  t.add("aten._unique.default", aten_unique);
+  t.add("aten.unique_dim.default", aten_unique_dim);
+  t.add("aten.unique_consecutive.default", aten_unique_consecutive);
+}
+
+}  // namespace pt2onnx::translate

@@ -1,0 +1,73 @@
+// Window functions: hann, hamming and blackman as the cosine sums they are,
+// a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N) with N the length (periodic) or the length - 1
+// (symmetric), computed in the result dtype. ONNX's HammingWindow fixes alpha = 25/46, where torch
+// takes 0.54 and 0.46 by default, so one formula serves all three at every opset. A window of
+// length 1 is [1], as in torch.
+#include <cstdint>
+#include <numbers>
+#include <string>
+
+#include "common/error.h"
+#include "translate/rules/register_all.h"
+#include "translate/rule_helpers.h"
+
+namespace pt2onnx::translate {
+
+namespace {
+
+using ir::DType;
+
+struct CosineSum {
+  double a0, a1, a2;
+};
+
+RuleResult cosine_window(EmitContext& ctx, const ir::Node& node, const CosineSum& c) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype("dtype").value_or(DType::kFloat32);
+  PT2ONNX_CHECK(type == DType::kFloat32 || type == DType::kFloat64, ErrorCode::kUnsupported,
+                "window functions in " + std::string(ir::dtype_name(type)) + " (float32 and float64 only)");
+  const bool periodic = args.bool_or("periodic", true);
+  const std::string length = ctx.cast(args.int_value("window_length"), type);
+  const std::string n = ctx.emit("Range", {ctx.const_scalar(0, type), length, ctx.const_scalar(1, type)});
+  const std::string period = periodic ? length : ctx.emit("Sub", {length, ctx.const_scalar(1, type)});
+  const std::string phase = ctx.emit("Div", {ctx.emit("Mul", {n, ctx.const_scalar(2 * std::numbers::pi, type)}), period});
+  std::string w = ctx.emit("Sub", {ctx.const_scalar(c.a0, type),
+                                   ctx.emit("Mul", {ctx.const_scalar(c.a1, type), ctx.emit("Cos", {phase})})});
+  if (c.a2 != 0) {
+    const std::string twice = ctx.emit("Mul", {phase, ctx.const_scalar(2, type)});
+    w = ctx.emit("Add", {w, ctx.emit("Mul", {ctx.const_scalar(c.a2, type), ctx.emit("Cos", {twice})})});
+  }
+  // length 1: torch returns [1] (the formula divides 0 by 0 for a symmetric window)
+  if (args.is_static_int("window_length") && args.get_int("window_length") != 1) return emitted(ctx, w);
+  const std::string one = ctx.emit("Equal", {length, ctx.const_scalar(1, type)});
+  return emitted(ctx, ctx.emit("Where", {one, ctx.const_scalar(1, type), w}));
+}
+
+// hann_window(int window_length, *, ScalarType? dtype=None, ...) -> Tensor;
+// hann_window.periodic(int window_length, bool periodic, *, ...)
+RuleResult aten_hann_window(EmitContext& ctx, const ir::Node& node) { return cosine_window(ctx, node, {0.5, 0.5, 0}); }
+// hamming_window(int window_length, ...); .periodic(.., bool periodic); .periodic_alpha(.., float alpha);
+// .periodic_alpha_beta(.., float alpha, float beta)
+RuleResult aten_hamming_window(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return cosine_window(ctx, node, {args.float_or("alpha", 0.54), args.float_or("beta", 0.46), 0});
+}
+// blackman_window(int window_length, *, ...); .periodic(int window_length, bool periodic, *, ...)
+RuleResult aten_blackman_window(EmitContext& ctx, const ir::Node& node) {
+  return cosine_window(ctx, node, {0.42, 0.5, 0.08});
+}
+
+}  // namespace
+
+void register_window_rules(RuleTable& t) {
+  t.add("aten.hann_window.default", aten_hann_window);
+  t.add("aten.hann_window.periodic", aten_hann_window);
+  t.add("aten.hamming_window.default", aten_hamming_window);
+  t.add("aten.hamming_window.periodic", aten_hamming_window);
+  t.add("aten.hamming_window.periodic_alpha", aten_hamming_window);
+  t.add("aten.hamming_window.periodic_alpha_beta", aten_hamming_window);
+  t.add("aten.blackman_window.default", aten_blackman_window);
+  t.add("aten.blackman_window.periodic", aten_blackman_window);
+}
+
+}  // namespace pt2onnx::translate
