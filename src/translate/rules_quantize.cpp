@@ -588,6 +588,13 @@ RuleResult dequantize_per_channel_group(EmitContext& ctx, const ir::Node& node) 
   return emitted(ctx, cast_if_needed(ctx, y, t, result_dtype(args, DType::kFloat32)));
 }
 
+// convert_element_type.no_fuse(Tensor input, ScalarType dtype) -> Tensor: prims.convert_element_type
+// (a Cast) that PT2E writes where inductor must not fuse the cast into its neighbours.
+RuleResult convert_element_type_no_fuse(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, cast_if_needed(ctx, args.tensor("input"), args.dtype_of("input"), *args.dtype("dtype")));
+}
+
 }  // namespace
 
 void register_quantize_rules(RuleTable& t) {
@@ -606,6 +613,7 @@ void register_quantize_rules(RuleTable& t) {
   t.add("quantized_decomposed._choose_qparams_per_token_asymmetric_impl.default", 1, choose_qparams_per_token_asymmetric);
   t.add("quantized_decomposed.quantize_per_channel_group.default", 1, quantize_per_channel_group);
   t.add("quantized_decomposed.dequantize_per_channel_group.default", 1, dequantize_per_channel_group);
+  t.add("quantized_decomposed.convert_element_type.no_fuse", 1, convert_element_type_no_fuse);
   t.add("torchao.dequantize_affine.default", 1, torchao_dequantize_affine);
   t.add("torchao.quantize_affine.default", 1, torchao_quantize_affine);
   t.add("torchao.choose_qparams_affine.default", 1, torchao_choose_qparams_affine);
