@@ -402,6 +402,29 @@ def fake_quant_forms(gen):
     return model, model, (torch.randn(2, 6, 5, generator=gen) * 2, w)
 
 
+class Float8Forms(nn.Module):
+    """torchao's float8 ops called directly: per-row, block-wise and per-tensor scales."""
+
+    def forward(self, x):
+        import torchao.quantization.quant_primitives  # noqa: F401  (registers torch.ops.torchao)
+
+        ao, e4, e5 = torch.ops.torchao, torch.float8_e4m3fn, torch.float8_e5m2
+        outs = []
+        for block, dtype, lb in (([1, 64], e4, None), ([2, 32], e4, None), ([4, 64], e5, 1e-3)):
+            scale = ao.choose_scale_float8(x, block, dtype, torch.float32, lb, None)
+            q = ao.quantize_affine_float8_non_decomposed(x, scale, dtype)
+            outs += [ao.dequantize_affine_float8_non_decomposed(q, scale, torch.float32), scale]
+        return tuple(outs)
+
+
+@case("float8_forms", "hand-written torchao float8 calls", ["Cast", "ReduceMax", "Clip"], opset=19, refused_below=19)
+def float8_forms(gen):
+    """torchao choose_scale_float8 / quantize_affine_float8_non_decomposed / dequantize_affine_float8_non_decomposed: per row and in 2x32 blocks (e4m3fn), per tensor with a lower bound (e5m2); refused below opset 19."""
+    x = torch.randn(4, 64, generator=gen) * 3
+    x[1] *= 100  # past e4m3fn's 448 before scaling
+    return Float8Forms(), Float8Forms(), (x,)
+
+
 @case("cnn_qat_prepared", "pt2e QAT, XNNPACK quantizer (is_qat), 4 SGD steps, exported before convert_pt2e (train mode)",
       ["Round", "Clip", "Conv"])
 def cnn_qat_prepared(gen):
