@@ -191,7 +191,7 @@ def main(argv=None):
                     rows.append([name + label, str(opset), "refused: " + err, "", "", "", "", theirs])
                     continue
                 ops = ops_of(path)
-                q_ops = sorted(op for op in ops if "quantize" in op.lower() or "MatMulNBits" in op or op in ("MatMul", "Gemm", "Conv"))
+                q_ops = sorted(op for op in ops if "quantize" in op.lower() or "MatMulNBits" in op or op in ("MatMul", "Gemm", "Conv", "Round"))
                 ref = fmt(*worst(ort_run(path, io, False), io, spec["steps"]))
                 saved = tmp / f"{name}{label.strip()}.ort.onnx"
                 kernels = fmt(*worst(ort_run(path, io, True, saved), io, spec["steps"]))
