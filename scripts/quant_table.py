@@ -93,7 +93,7 @@ def torch_onnx(pt2, out, opset, io, steps):
     except Exception as e:  # the exporter's own refusal: the ops it names, else its first line
         import re
 
-        text = str(e) + str(e.__cause__ or "")
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(e) + str(e.__cause__ or ""))  # the exporter's colours
         named = sorted(set(re.findall(r"(?:quantized_decomposed|torchao)\.[A-Za-z_0-9]+(?:\.[A-Za-z_0-9]+)?", text)))
         return "fails: " + (", ".join(named) if named else (text.strip().splitlines() or [type(e).__name__])[0][:110])
     try:
