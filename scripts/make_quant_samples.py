@@ -9,7 +9,8 @@ torch.export.export and saved:
   CNN, the XNNPACK quantizer (int8 symmetric per-channel weights, int8 activations, outputs of
   Linear quantized too) on an MLP and on a transformer block;
 - PT2E dynamic (XNNPACK's is_dynamic config: choose_qparams.tensor before each Linear);
-- PT2E QAT (prepare_qat_pt2e, a few training steps, convert_pt2e);
+- PT2E QAT (prepare_qat_pt2e, a few training steps, convert_pt2e), and the same exported before
+  convert_pt2e, in training mode (fake quantization; its observers' buffers are state);
 - torchao weight-only `quantize_`: int8 per-channel (plain aten ops on an int8 weight), int4 in
   groups of 32 (IntxWeightOnlyConfig: torchao.dequantize_affine) and int8 dynamic activations with
   int4 group weights (choose_qparams_affine / quantize_affine / dequantize_affine).
@@ -20,7 +21,9 @@ eager torch outputs (`output_<i>`); `<name>.float.pt2` is the float model before
 it covers, the flow, the ONNX ops its conversion must use, the integer kernels onnxruntime's
 optimizer must make of it, the opset it needs, and `steps`: for each output, the quantization
 step (the scale of its final dequantize_per_tensor, null for a float output), by which
-tests/models/run_quant_tests.py states its tolerance, `int_weights`: the int8/uint8 weights the
+tests/models/run_quant_tests.py states its tolerance (for a QAT program before convert, its fake
+quantization's scale), `state`: the buffers a QAT program's observers update, whose new values
+follow the outputs in `<name>.io.npz` as they follow them in the ONNX, `int_weights`: the int8/uint8 weights the
 program reads, which the ONNX must hold as int8/uint8 initializers, and `int4_weights`: those of
 them a dequantize reads with a 4-bit range, which it must hold as INT4/UINT4 (packed two per
 byte); `<name>.io.npz` then also holds torch's dequantized weight as `dequantized_<FX node>`.
@@ -346,6 +349,100 @@ def qdq_uint4(gen):
     return model, model, (torch.randn(3, 64, generator=gen),)
 
 
+class FakeQuantForms(nn.Module):
+    """The fake-quantize ops one by one, and QAT's observer in its functional form (core ATen IR's)."""
+
+    def __init__(self, gen):
+        super().__init__()
+        import torch.ao.quantization.fx._decomposed  # noqa: F401
+
+        self.register_buffer("scales", torch.rand(6, generator=gen) * 0.05 + 0.01)
+        self.register_buffer("zeros", torch.randint(-10, 10, (6,), generator=gen, dtype=torch.int32))
+        self.register_buffer("learned_zeros", torch.randn(6, generator=gen) * 8)  # rounded, clamped by torch
+        self.register_buffer("on", torch.ones(1, dtype=torch.long))
+        self.register_buffer("off", torch.zeros(1, dtype=torch.long))
+        # a per-tensor observer that has seen data, and a per-row one that has not (+-inf)
+        self.register_buffer("t_min", torch.tensor(-1.5))
+        self.register_buffer("t_max", torch.tensor(2.0))
+        self.register_buffer("r_min", torch.full((6,), float("inf")))
+        self.register_buffer("r_max", torch.full((6,), float("-inf")))
+        self.register_buffer("r_scale", torch.ones(6))
+        self.register_buffer("r_zero", torch.zeros(6, dtype=torch.int32))
+
+    def forward(self, x, w):
+        qd, aten = torch.ops.quantized_decomposed, torch.ops.aten
+        per_channel = qd.fake_quant_per_channel(x, self.scales, self.zeros, 1, -128, 127)
+        half = qd.convert_element_type.no_fuse(x, torch.float16)
+        learned = aten._fake_quantize_learnable_per_tensor_affine(x, self.scales[:1], self.learned_zeros[:1] + 100, 0, 255, 1.0)
+        learned_ch = aten._fake_quantize_learnable_per_channel_affine(x, self.scales, self.learned_zeros, 1, -128, 127, 1.0)
+        cached, mask = aten.fake_quantize_per_tensor_affine_cachemask(x, 0.02, 3, -128, 127)
+        qparams, qmask = aten._fake_quantize_per_tensor_affine_cachemask_tensor_qparams(
+            x, self.scales[:1], self.zeros[:1], self.on, -128, 127)
+        channel, cmask = aten.fake_quantize_per_channel_affine_cachemask(x, self.scales, self.zeros, 1, -128, 127)
+        # per tensor, asymmetric uint8, observing; per row of a weight, symmetric int8, first observation;
+        # the same with fake quantization off
+        obs = aten._fused_moving_avg_obs_fq_helper_functional(
+            x, self.on, self.on, self.t_min, self.t_max, self.scales[:1], self.zeros[:1], 0.01, 0, 255, 0, False, False)
+        row = aten._fused_moving_avg_obs_fq_helper_functional(
+            w, self.on, self.on, self.r_min, self.r_max, self.r_scale, self.r_zero, 0.01, -128, 127, 0, True, True)
+        idle = aten._fused_moving_avg_obs_fq_helper_functional(
+            w, self.off, self.off, self.r_min, self.r_max, self.r_scale, self.r_zero, 0.01, -128, 127, 0, True, True)
+        return (per_channel, half, learned, learned_ch, cached, mask, qparams, qmask, channel, cmask, *obs, *row, idle[0], idle[4])
+
+
+@case("fake_quant_forms", "hand-written fake-quantize calls", ["Round", "Clip", "Where"])
+def fake_quant_forms(gen):
+    """fake_quant_per_channel, convert_element_type.no_fuse, the learnable and cachemask fake quantizers, and the observer's functional form (per tensor; per row, symmetric, first observation, with zero, tiny and one-signed rows; switched off)."""
+    model = FakeQuantForms(gen)
+    w = torch.randn(6, 5, generator=gen)
+    w[1] = 0  # scale 0 -> 0.1
+    w[2] *= 1e-6  # scale under 6.1e-5, raised with its range
+    w[3] = w[3].abs() + 0.5  # all positive: the range widened to 0
+    w[4] = -w[4].abs()
+    return model, model, (torch.randn(2, 6, 5, generator=gen) * 2, w)
+
+
+class Float8Forms(nn.Module):
+    """torchao's float8 ops called directly: per-row, block-wise and per-tensor scales."""
+
+    def forward(self, x):
+        import torchao.quantization.quant_primitives  # noqa: F401  (registers torch.ops.torchao)
+
+        ao, e4, e5 = torch.ops.torchao, torch.float8_e4m3fn, torch.float8_e5m2
+        outs = []
+        for block, dtype, lb in (([1, 64], e4, None), ([2, 32], e4, None), ([4, 64], e5, 1e-3)):
+            scale = ao.choose_scale_float8(x, block, dtype, torch.float32, lb, None)
+            q = ao.quantize_affine_float8_non_decomposed(x, scale, dtype)
+            outs += [ao.dequantize_affine_float8_non_decomposed(q, scale, torch.float32), scale]
+        return tuple(outs)
+
+
+@case("float8_forms", "hand-written torchao float8 calls", ["Cast", "ReduceMax", "Clip"], opset=19, refused_below=19)
+def float8_forms(gen):
+    """torchao choose_scale_float8 / quantize_affine_float8_non_decomposed / dequantize_affine_float8_non_decomposed: per row and in 2x32 blocks (e4m3fn), per tensor with a lower bound (e5m2); refused below opset 19."""
+    x = torch.randn(4, 64, generator=gen) * 3
+    x[1] *= 100  # past e4m3fn's 448 before scaling
+    return Float8Forms(), Float8Forms(), (x,)
+
+
+@case("cnn_qat_prepared", "pt2e QAT, XNNPACK quantizer (is_qat), 4 SGD steps, exported before convert_pt2e (train mode)",
+      ["Round", "Clip", "Conv"])
+def cnn_qat_prepared(gen):
+    """The QAT CNN exported as training runs it: fused_moving_avg_obs_fake_quant on activations (per tensor) and weights (per row), its observers' running min/max, scale and zero point updated as buffer state."""
+    model = CNN()
+    x = torch.randn(2, 3, 16, 16, generator=gen)
+    from torchao.quantization.pt2e.quantize_pt2e import prepare_qat_pt2e
+
+    model.train()
+    prepared = prepare_qat_pt2e(torch.export.export(model, (x,)).module(), xnnpack(is_per_channel=True, is_qat=True))
+    opt = torch.optim.SGD(prepared.parameters(), lr=1e-3)
+    for (batch,) in calibration(gen, x.shape, 4):
+        opt.zero_grad()
+        prepared(batch).square().mean().backward()
+        opt.step()
+    return prepared, model, (x,)
+
+
 # ----------------------------------------------------------------------------------------------
 # Making
 # ----------------------------------------------------------------------------------------------
@@ -401,18 +498,48 @@ def four_bit_weights(ep):
     return sorted(weights), dequantized
 
 
+OBSERVERS = (torch.ops.aten.fused_moving_avg_obs_fake_quant.default,)
+OBSERVER_STATE = ("running_min", "running_max", "scale", "zero_point")
+
+
+def observer_state(ep):
+    """The buffers QAT observers update in place, in signature order (the order of the ONNX state
+    outputs), and the scale buffer of the observer whose output the program returns (or None)."""
+    by_placeholder = {s.arg.name: s.target for s in ep.graph_signature.input_specs if s.target}
+    updated, returned_scale = set(), None
+    out = next(n for n in ep.graph.nodes if n.op == "output")
+    returned = out.args[0][0] if isinstance(out.args[0], (tuple, list)) else out.args[0]
+    for node in ep.graph.nodes:
+        if node.op == "call_function" and node.target in OBSERVERS:
+            args = dict(zip([a.name for a in node.target._schema.arguments], node.args), **node.kwargs)
+            updated.update(by_placeholder[args[k].name] for k in OBSERVER_STATE)
+            if node is returned:
+                returned_scale = by_placeholder[args["scale"].name]
+    order = [s.target for s in ep.graph_signature.input_specs if s.target in updated]
+    return order, returned_scale
+
+
 def make_case(name, out_dir: Path):
     spec = CASES[name]
     torch.manual_seed(seed_of(name))
     gen = torch.Generator().manual_seed(seed_of(name) + 1)
     quantized, float_model, inputs = spec["build"](gen)
-    ep = torch.export.export(quantized, inputs, dynamic_shapes=spec["dynamic"])
+    # (exported from a copy, and run on copies: a QAT program's observers update its buffers per call)
+    ep = torch.export.export(copy.deepcopy(quantized), inputs, dynamic_shapes=spec["dynamic"])
+    state, returned_scale = observer_state(ep)
+    eager_model, exported_model = copy.deepcopy(quantized), copy.deepcopy(ep).module()
     with torch.no_grad():
-        eager = [_np(t) for t in ms._flat_tensors(quantized(*inputs))]
-        exported = [_np(t) for t in ms._flat_tensors(ep.module()(*inputs))]
+        eager = [_np(t) for t in ms._flat_tensors(eager_model(*inputs))]
+        exported = [_np(t) for t in ms._flat_tensors(exported_model(*inputs))]
+    buffers = dict(eager_model.named_buffers(remove_duplicate=False))
+    eager += [_np(buffers[t]) for t in state]
+    exported += [_np(dict(exported_model.named_buffers(remove_duplicate=False))[t]) for t in state]
     for i, (a, b) in enumerate(zip(eager, exported)):
         assert np.array_equal(a, b), f"{name}: exported output {i} differs from eager by {np.abs(a - b).max()}"
-    steps = [last_step(ep.graph_module)] if len(eager) == 1 else [None] * len(eager)
+    if state:  # the returned value is fake-quantized with its observer's scale after this call
+        steps = [float(buffers[returned_scale].reshape(-1)[0]) if returned_scale else None] + [None] * len(state)
+    else:
+        steps = [last_step(ep.graph_module)] if len(eager) == 1 else [None] * len(eager)
     int_weights = sorted(spec.target for spec in ep.graph_signature.input_specs
                          if spec.target and ep.state_dict.get(spec.target, ep.constants.get(spec.target)) is not None
                          and ep.state_dict.get(spec.target, ep.constants.get(spec.target)).dtype in QUANTIZED_WEIGHT_DTYPES
@@ -427,7 +554,7 @@ def make_case(name, out_dir: Path):
     ops = sorted({str(n.target).replace("torch.ops.", "") for n in ep.graph.nodes if n.op == "call_function"})
     print(f"  {name}: {size} bytes (float {float_size}), ops {ops}")
     return {"covers": spec["build"].__doc__.strip(), "flow": spec["flow"], "onnx_ops": spec["onnx_ops"],
-            "kernels": spec["kernels"], "opset": spec["opset"], "refused_below": spec["refused_below"], "steps": steps, "int_weights": int_weights, "int4_weights": int4_weights, "matmul_nbits": spec["matmul_nbits"], "torch_ops": ops}
+            "kernels": spec["kernels"], "opset": spec["opset"], "refused_below": spec["refused_below"], "steps": steps, "int_weights": int_weights, "int4_weights": int4_weights, "matmul_nbits": spec["matmul_nbits"], "state": state, "torch_ops": ops}
 
 
 def main(argv=None):

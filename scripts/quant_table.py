@@ -93,7 +93,7 @@ def torch_onnx(pt2, out, opset, io, steps):
     except Exception as e:  # the exporter's own refusal: the ops it names, else its first line
         import re
 
-        text = str(e) + str(e.__cause__ or "")
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(e) + str(e.__cause__ or ""))  # the exporter's colours
         named = sorted(set(re.findall(r"(?:quantized_decomposed|torchao)\.[A-Za-z_0-9]+(?:\.[A-Za-z_0-9]+)?", text)))
         return "fails: " + (", ".join(named) if named else (text.strip().splitlines() or [type(e).__name__])[0][:110])
     try:
@@ -191,7 +191,7 @@ def main(argv=None):
                     rows.append([name + label, str(opset), "refused: " + err, "", "", "", "", theirs])
                     continue
                 ops = ops_of(path)
-                q_ops = sorted(op for op in ops if "quantize" in op.lower() or "MatMulNBits" in op or op in ("MatMul", "Gemm", "Conv"))
+                q_ops = sorted(op for op in ops if "quantize" in op.lower() or "MatMulNBits" in op or op in ("MatMul", "Gemm", "Conv", "Round"))
                 ref = fmt(*worst(ort_run(path, io, False), io, spec["steps"]))
                 saved = tmp / f"{name}{label.strip()}.ort.onnx"
                 kernels = fmt(*worst(ort_run(path, io, True, saved), io, spec["steps"]))

@@ -1,6 +1,6 @@
 // The quantization scheme inspect reports: which weights are quantized and how (per tensor,
 // channel or group; the values' type and range), how the ONNX at the inspected opset holds each
-// (the forms of translate/rules_quantize.cpp and passes/pack_4bit_weights.cpp), and the
+// (the forms of translate/rules/quantize.cpp and passes/pack_4bit_weights.cpp), and the
 // quantize/dequantize ops on activations, static or dynamic.
 #include <algorithm>
 #include <optional>
@@ -54,7 +54,7 @@ std::string values_of(ir::DType stored, std::optional<int64_t> lo, std::optional
   return name;
 }
 
-// How the ONNX at `opset` holds a weight of these values (rules_quantize.cpp's forms).
+// How the ONNX at `opset` holds a weight of these values (rules/quantize.cpp's forms).
 std::string onnx_form(const std::string& values, ir::DType stored, int opset) {
   if (values.rfind("int4", 0) == 0 || values.rfind("uint4", 0) == 0) {
     const std::string type = values[0] == 'u' ? "UINT4" : "INT4";

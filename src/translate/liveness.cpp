@@ -36,6 +36,13 @@ constexpr std::array<std::string_view, 3> kRunningStatsWriters = {
     "aten._native_batch_norm_legit.default",
 };
 
+// QAT observers that update their running min/max, scale and zero point in place on every call
+// (whether they change them is read at run time, from the observer_on/fake_quant_on buffers).
+constexpr std::array<std::string_view, 2> kObserverWriters = {
+    "aten.fused_moving_avg_obs_fake_quant.default",
+    "aten._fused_moving_avg_obs_fq_helper.default",
+};
+
 }  // namespace
 
 bool is_dropped_target(std::string_view target) {
@@ -67,6 +74,8 @@ bool is_inplace_target(std::string_view target) {
 
 std::vector<std::string_view> written_arguments(const ir::Node& node) {
   if (is_inplace_target(node.target)) return {"self"};
+  if (std::find(kObserverWriters.begin(), kObserverWriters.end(), node.target) != kObserverWriters.end())
+    return {"running_min", "running_max", "scale", "zero_point"};
   if (std::find(kRunningStatsWriters.begin(), kRunningStatsWriters.end(), node.target) == kRunningStatsWriters.end()) return {};
   const ir::Argument* training = node.input("training");
   const auto* flag = training ? std::get_if<ir::SymBoolArg>(training) : nullptr;

@@ -40,7 +40,9 @@ bool is_dropped_target(std::string_view target);
 bool is_inplace_target(std::string_view target);
 // The arguments `node` writes in place, by schema name: `self` of an in-place op; `running_mean`
 // and `running_var` of a batch norm in training (batch_norm, native_batch_norm,
-// _native_batch_norm_legit), whose schemas return the new statistics nowhere but there.
+// _native_batch_norm_legit), whose schemas return the new statistics nowhere but there;
+// `running_min`, `running_max`, `scale` and `zero_point` of a QAT observer
+// (fused_moving_avg_obs_fake_quant), likewise.
 std::vector<std::string_view> written_arguments(const ir::Node& node);
 // aten ops whose output aliases their `self` argument (select, slice, view, transpose, ...), so
 // that an in-place write to the output writes to `self` too.

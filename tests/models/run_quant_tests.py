@@ -14,8 +14,13 @@ each must become. For every sample, at opsets 18 and 21 (and the sample's own):
   arithmetic). Tolerance: an output that torch computes through a final dequantize_per_tensor of
   scale s matches within one quantization step (|ort - torch| <= s * (1 + 1e-4)): QuantizeLinear
   divides by the scale where torch multiplies by its reciprocal, so a value on a rounding tie may
-  land one step away; an integer (quantized) output within 1 (its step). Other (float) outputs:
-  rtol 1e-4, atol 1e-5.
+  land one step away; an integer (quantized) output within 1 (its step); a fake quantizer's
+  mask exactly. Other (float) outputs: rtol 1e-4, atol 1e-5.
+- state: a QAT program exported before convert_pt2e updates its observers' buffers (running
+  min/max, scale, zero point) on every call; they must be ONNX state (`pkg.pt2onnx.state` pairs
+  each with its `<name>.new` output, in the manifest's order), and their new values, which follow
+  the outputs in `<name>.io.npz`, match torch's as outputs do (float tolerance; zero points as
+  integers). The program's output is fake-quantized: its step is its observer's scale.
 - refusals: a sample whose form an opset cannot hold (int16 and 4-bit weights below opset 21,
   float8 weights below 19) is refused there with exit code 4 and one stderr line naming the
   opset that can; `inspect --json` says so of the 4-bit weights in advance (and lists them as
@@ -229,12 +234,22 @@ def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pat
     if floats:
         raise Failed(f"float initializers of a quantized weight's size: {floats}")
 
+    if spec.get("state"):  # a QAT program's observer buffers: state inputs paired with `<name>.new` outputs
+        pairs = json.loads(next((p.value for p in model.metadata_props if p.key == "pkg.pt2onnx.state"), "{}"))
+        if pairs != {b: f"{b}.new" for b in spec["state"]}:
+            raise Failed(f"pkg.pt2onnx.state is {pairs}, not the observers' buffers {spec['state']}")
+        if [o.name for o in model.graph.output[1:]] != [f"{b}.new" for b in spec["state"]]:
+            raise Failed(f"state outputs {[o.name for o in model.graph.output[1:]]} are not the observers' buffers in order")
     check_dequantized(model, io, tmp / f"{name}.{opset}.dq.onnx")
     check_inspected(exe, pt2, spec, opset, False)
     ref, feeds = run(session(path, False), io)
     worst_steps = []
     for k, out in enumerate(ref):
         want, step = io[f"output_{k}"], spec["steps"][k]
+        if want.dtype == np.bool_:  # a fake quantizer's mask: exactly torch's
+            if out.shape != want.shape or not np.array_equal(out, want):
+                raise Failed(f"reference run: mask output {k} differs from torch's in {int((out != want).sum())} places")
+            continue
         if np.issubdtype(want.dtype, np.integer):
             step = 1
         err = np.abs(out.astype(np.float64) - want)
@@ -260,6 +275,8 @@ def check_sample(exe, samples: Path, name: str, spec: dict, opset: int, tmp: Pat
     kernel_errs = []
     for k, out in enumerate(opt):
         want, step = io[f"output_{k}"], spec["steps"][k]
+        if want.dtype == np.bool_:
+            want, out = want.astype(np.int64), out.astype(np.int64)
         if np.issubdtype(want.dtype, np.integer):
             step = 1
         err = float(np.abs(out.astype(np.float64) - want).max())

@@ -588,6 +588,100 @@ RuleResult dequantize_per_channel_group(EmitContext& ctx, const ir::Node& node) 
   return emitted(ctx, cast_if_needed(ctx, y, t, result_dtype(args, DType::kFloat32)));
 }
 
+// ---- torchao's float8 ops (a scale per tensor, per row, or per block) ------------------------------
+
+// The largest finite value of a float8 type (torch.finfo(dtype).max).
+double float8_max(DType t) { return t == DType::kFloat8E5M2 ? 57344.0 : 448.0; }
+
+// `x op scale` with torchao's _maybe_expand_scale_to_tensor_shape: a scale of one element or one
+// that broadcasts applies as it is; otherwise each dim of `x` the scale divides into blocks is
+// split into [scale dim, block] so that the scale broadcasts over its blocks.
+std::string apply_scale(EmitContext& ctx, const ArgReader& args, const std::string& x_arg, const std::string& x,
+                        const std::string& op) {
+  const ir::TensorMeta& xm = args.meta(x_arg);
+  const ir::TensorMeta& sm = args.meta("scale");
+  const std::string scale = cast_if_needed(ctx, args.tensor("scale"), args.dtype_of("scale"), DType::kFloat32);
+  bool one = true, broadcasts = sm.sizes.size() == xm.sizes.size();
+  for (size_t i = 0; i < sm.sizes.size(); ++i) {
+    const ir::Dim& d = sm.sizes[i];
+    one = one && d.is_static() && d.as_int() == 1;
+    const ir::Dim& e = i < xm.sizes.size() ? xm.sizes[i] : d;
+    const bool same = d.is_static() == e.is_static() &&
+                      (d.is_static() ? d.as_int() == e.as_int() : ctx.dim_param(d.as_expr()) == ctx.dim_param(e.as_expr()));
+    broadcasts = broadcasts && ((d.is_static() && d.as_int() == 1) || same);
+  }
+  if (one) return ctx.emit(op, {x, ctx.reshape(scale, ctx.const_i64s({}))});
+  if (broadcasts) return ctx.emit(op, {x, scale});
+  PT2ONNX_CHECK(sm.sizes.size() == xm.sizes.size(), ErrorCode::kUnsupported,
+                "a float8 scale of rank " + std::to_string(sm.sizes.size()) + " for a tensor of rank " +
+                    std::to_string(xm.sizes.size()) + " (torchao expands only same-rank block scales)");
+  std::vector<int64_t> split, scale_split;
+  for (size_t i = 0; i < xm.sizes.size(); ++i) {
+    PT2ONNX_CHECK(xm.sizes[i].is_static() && sm.sizes[i].is_static(), ErrorCode::kUnsupported,
+                  "a block-wise float8 scale over a dynamic dim");
+    const int64_t n = xm.sizes[i].as_int(), s = sm.sizes[i].as_int();
+    if (s == n || s == 1) {
+      split.push_back(n);
+      scale_split.push_back(s);
+      continue;
+    }
+    PT2ONNX_CHECK(n % s == 0, ErrorCode::kUnsupported, "a float8 scale whose blocks do not divide the tensor");
+    split.insert(split.end(), {s, n / s});
+    scale_split.insert(scale_split.end(), {s, 1});
+  }
+  const std::string y = ctx.emit(op, {ctx.reshape(x, ctx.const_i64s(split)), ctx.reshape(scale, ctx.const_i64s(scale_split))});
+  return ctx.reshape(y, ctx.shape_of(x));
+}
+
+// quantize_affine_float8_non_decomposed(Tensor tensor, Tensor scale, ScalarType float8_dtype=float8_e4m3fn)
+// clamp(tensor / scale, -max, max) cast to float8 (round to nearest even), opset 19+
+RuleResult torchao_quantize_float8(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType f8 = args.dtype("float8_dtype").value_or(DType::kFloat8E4M3FN);
+  qform(ctx, f8, true);  // refuses below opset 19
+  const std::string x = cast_if_needed(ctx, args.tensor("tensor"), args.dtype_of("tensor"), DType::kFloat32);
+  const double m = float8_max(f8);
+  const std::string scaled = apply_scale(ctx, args, "tensor", x, "Div");
+  return emitted(ctx, ctx.cast(ctx.emit("Clip", {scaled, ctx.const_scalar(-m, DType::kFloat32), ctx.const_scalar(m, DType::kFloat32)}), f8));
+}
+
+// dequantize_affine_float8_non_decomposed(Tensor tensor, Tensor scale, ScalarType output_dtype=float32)
+// float32(tensor) * scale, in output_dtype
+RuleResult torchao_dequantize_float8(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  qform(ctx, args.dtype_of("tensor"), false);
+  const std::string y = apply_scale(ctx, args, "tensor", ctx.cast(args.tensor("tensor"), DType::kFloat32), "Mul");
+  return dequantized(ctx, args, y);
+}
+
+// choose_scale_float8(Tensor tensor, SymInt[] block_size, ScalarType float8_dtype=float8_e4m3fn,
+//   ScalarType scale_dtype=float32, float? hp_value_lb=None, float? hp_value_ub=None) -> Tensor
+// amax(|tensor|) per block, clamped to [lb, ub], / the float8 max; float32 (an e8m0 power-of-two
+// scale is refused)
+RuleResult torchao_choose_scale_float8(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType f8 = args.dtype("float8_dtype").value_or(DType::kFloat8E4M3FN);
+  const DType scale_type = args.dtype("scale_dtype").value_or(DType::kFloat32);
+  PT2ONNX_CHECK(scale_type == DType::kFloat32, ErrorCode::kUnsupported,
+                "choose_scale_float8 with scale_dtype " + std::string(ir::dtype_name(scale_type)) +
+                    " (a power-of-two scale rounded in log2; float32 scales convert)");
+  const BlockLayout l = block_layout(args, "tensor");
+  const std::string x = split_view(ctx, l, cast_if_needed(ctx, args.tensor("tensor"), args.dtype_of("tensor"), DType::kFloat32));
+  std::string amax = ctx.reduce("ReduceMax", ctx.emit("Abs", {x}), l.reduce_axes, true);
+  const std::optional<double> lb = args.optional_float("hp_value_lb"), ub = args.optional_float("hp_value_ub");
+  if (lb) amax = ctx.emit("Max", {amax, ctx.const_scalar(*lb, DType::kFloat32)});
+  if (ub) amax = ctx.emit("Min", {amax, ctx.const_scalar(*ub, DType::kFloat32)});
+  set_param_output(ctx, args, 0, ctx.emit("Div", {amax, ctx.const_scalar(float8_max(f8), DType::kFloat32)}));
+  return RuleResult::kEmitted;
+}
+
+// convert_element_type.no_fuse(Tensor input, ScalarType dtype) -> Tensor: prims.convert_element_type
+// (a Cast) that PT2E writes where inductor must not fuse the cast into its neighbours.
+RuleResult convert_element_type_no_fuse(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, cast_if_needed(ctx, args.tensor("input"), args.dtype_of("input"), *args.dtype("dtype")));
+}
+
 }  // namespace
 
 void register_quantize_rules(RuleTable& t) {
@@ -606,9 +700,13 @@ void register_quantize_rules(RuleTable& t) {
   t.add("quantized_decomposed._choose_qparams_per_token_asymmetric_impl.default", choose_qparams_per_token_asymmetric);
   t.add("quantized_decomposed.quantize_per_channel_group.default", quantize_per_channel_group);
   t.add("quantized_decomposed.dequantize_per_channel_group.default", dequantize_per_channel_group);
+  t.add("quantized_decomposed.convert_element_type.no_fuse", convert_element_type_no_fuse);
   t.add("torchao.dequantize_affine.default", torchao_dequantize_affine);
   t.add("torchao.quantize_affine.default", torchao_quantize_affine);
   t.add("torchao.choose_qparams_affine.default", torchao_choose_qparams_affine);
+  t.add("torchao.quantize_affine_float8_non_decomposed.default", torchao_quantize_float8);
+  t.add("torchao.dequantize_affine_float8_non_decomposed.default", torchao_dequantize_float8);
+  t.add("torchao.choose_scale_float8.default", torchao_choose_scale_float8);
 }
 
 }  // namespace pt2onnx::translate

@@ -26,6 +26,7 @@ void register_all_rules(RuleTable& table) {
   register_unique_rules(table);
   register_math_extra_rules(table);
   register_quantize_rules(table);
+  register_fake_quantize_rules(table);
   register_grouped_mm_rules(table);
   register_complex_rules(table);  // after shape: it reuses the pair-transparent real rules
   register_fft_rules(table);

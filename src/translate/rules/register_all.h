@@ -30,6 +30,7 @@ void register_random_rules(RuleTable& table);      // rand, randn, randint, norm
 void register_unique_rules(RuleTable& table);      // _unique2, unique_dim, unique_consecutive
 void register_math_extra_rules(RuleTable& table);  // bit shifts, deg2rad, angle, isclose, det
 void register_quantize_rules(RuleTable& table);     // quantized_decomposed Q/DQ, choose_qparams (PT2E, torchao)
+void register_fake_quantize_rules(RuleTable& table);  // fake quantization and QAT observers (before convert_pt2e)
 void register_grouped_mm_rules(RuleTable& table);  // _grouped_mm (mixture-of-experts)
 void register_complex_rules(RuleTable& table);      // complex tensors as real pairs (complex_values.h)
 void register_fft_rules(RuleTable& table);          // _fft_*, fft_*, stft/istft as ONNX DFT (opset 20)
