@@ -1,7 +1,6 @@
 // Special functions ONNX lacks, computed in float64 from their series: polygamma of order >= 1
-// (trigamma as torch computes it; higher orders through the Hurwitz zeta), special_zeta, the
-// modified Bessel functions i0/i1 and their scaled forms, and spherical_bessel_j0. Each result is
-// cast back to the input's floating type; checked against float64 torch in the op samples.
+// (through the Hurwitz zeta), special_zeta, the modified Bessel functions i0/i1 and their scaled
+// forms, spherical_bessel_j0, and frexp. Each result is cast back to the input's floating type.
 #include <array>
 #include <cmath>
 #include <limits>
@@ -173,6 +172,31 @@ RuleResult aten_spherical_bessel_j0(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, value, DType::kFloat64, out));
 }
 
+// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent): x = m 2^e with |m| in [0.5, 1),
+// e int32; 0, +-inf and NaN give (x, 0). In float64 (exact for float32 and float16 inputs): e from
+// the log, then corrected by one where rounding put m outside [0.5, 1).
+RuleResult aten_frexp(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "frexp of a non-floating tensor");
+  PT2ONNX_CHECK(type != DType::kFloat64, ErrorCode::kUnsupported, "frexp of float64 (its subnormals have no float64 headroom)");
+  const std::string x = in_f64(ctx, args, "self");
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  const std::string magnitude = ctx.emit("Abs", {x});
+  const std::string special = ctx.emit("Or", {ctx.emit("Equal", {magnitude, c(0)}),
+                                              ctx.emit("Or", {ctx.emit("IsInf", {x}), ctx.emit("IsNaN", {x})})});
+  const std::string safe = ctx.emit("Where", {special, c(1), magnitude});
+  std::string e = ctx.emit("Add", {ctx.emit("Floor", {ctx.emit("Div", {ctx.emit("Log", {safe}), c(std::numbers::ln2)})}), c(1)});
+  auto scaled = [&](const std::string& exponent) { return ctx.emit("Div", {safe, ctx.emit("Pow", {c(2), exponent})}); };
+  e = ctx.emit("Where", {ctx.emit("GreaterOrEqual", {scaled(e), c(1)}), ctx.emit("Add", {e, c(1)}), e});
+  e = ctx.emit("Where", {ctx.emit("Less", {scaled(e), c(0.5)}), ctx.emit("Sub", {e, c(1)}), e});
+  e = ctx.emit("Where", {special, c(0), e});
+  const std::string mantissa = ctx.emit("Where", {special, x, ctx.emit("Div", {x, ctx.emit("Pow", {c(2), e})})});
+  ctx.set_output(0, cast_if_needed(ctx, mantissa, DType::kFloat64, type));
+  if (ctx.output_used(1)) ctx.set_output(1, ctx.cast(e, DType::kInt32));
+  return RuleResult::kEmitted;
+}
+
 }  // namespace
 
 void register_decomp_special_rules(RuleTable& t) {
@@ -186,6 +210,7 @@ void register_decomp_special_rules(RuleTable& t) {
   t.add("aten.special_modified_bessel_i1.default", 1, aten_i1);
   t.add("aten.special_i1e.default", 1, aten_i1e);
   t.add("aten.special_spherical_bessel_j0.default", 1, aten_spherical_bessel_j0);
+  t.add("aten.frexp.Tensor", 1, aten_frexp);
 }
 
 }  // namespace pt2onnx::translate
