@@ -77,7 +77,7 @@ def _is_empty(s):
 SELECTED = {
     "arange": 20, "cumsum": 2, "cumprod": _is_0d, "softmax": 6, "nn.functional.cosine_similarity": 3, "std_mean": 14,
     "var_mean": 14, "nn.functional.group_norm": 12, "nn.functional.conv_transpose2d": 3, "logit": 4,
-    "nn.functional.dropout": 4, "sort": 49, "topk": 7, "gather": [5, 3, 4], "scatter": 21, "scatter_add": 6,
+    "nn.functional.dropout": 4, "sort": 49, "topk": 7, "gather": [5, 3, 4], "scatter": [21, 20], "scatter_add": 6,
     "scatter_reduce.mean": _is_0d, "unflatten": 8, "nn.functional.pixel_unshuffle": [3, 4], "tensordot": 2,
     "_upsample_bilinear2d_aa": 2, "index_add": [0, 6], "take": [0, 6],
     "linspace": lambda s: len(s.args) > 1 and s.args[1] == 1,
@@ -89,7 +89,7 @@ SELECTED = {
     "index_select": _is_0d,
     "index_fill": _is_0d,
     "nn.functional.unfold": lambda s: s.input.shape[0] == 0,
-    "nonzero": _is_0d,
+    "nonzero": [_is_0d, 17],
     "roll": [_is_empty, 12],
     "movedim": None, "meshgrid.variadic_tensors": None, "tensor_split": lambda s: not isinstance(s.args[0], torch.Tensor),
     "hstack": None, "column_stack": None, "kron": None, "rot90": None, "diag": None, "diag_embed": None,
@@ -104,6 +104,23 @@ SELECTED = {
     "nn.functional.hardshrink": None, "nn.functional.softshrink": None, "nn.functional.threshold": None, "outer": None,
     "vdot": None, "dist": None, "trapezoid": None, "cumulative_trapezoid": None, "searchsorted": None, "msort": None,
     "logspace": None, "logspace.tensor_overload": lambda s: True, "block_diag": None, "inner": None,
+    # the decomposition rules of rules_decomp_*.cpp (issue 30's second round)
+    "polygamma.polygamma_n_1": None, "special.zeta": None, "i0": None, "special.i0e": None, "special.i1": None,
+    "special.i1e": None, "special.spherical_bessel_j0": None, "frexp": None, "median": None, "nanmedian": None,
+    "quantile": None, "nanquantile": None, "kthvalue": None, "cummax": None, "cummin": None,
+    "index_reduce.prod": None, "index_reduce.mean": None, "index_reduce.amax": None, "index_reduce.amin": None,
+    "nn.functional.max_unpool2d": None, "nn.functional.max_unpool3d": None, "nn.functional.adaptive_max_pool1d": None,
+    "nn.functional.adaptive_max_pool2d": None, "nn.functional.adaptive_max_pool3d": None, "ravel": None,
+    "atleast_3d": lambda s: isinstance(s.input, (list, tuple)), "diagflat": None, "linalg.diagonal": None,
+    "diagonal_scatter": None, "linalg.vecdot": None, "linalg.multi_dot": None, "sum_to_size": None,
+    "take_along_dim": None, "linalg.vander": None, "combinations": None, "_softmax_backward_data": None,
+    "native_dropout_backward": None, "conj_physical": None, "special.chebyshev_polynomial_t": None,
+    "special.chebyshev_polynomial_u": None, "special.chebyshev_polynomial_v": None, "special.chebyshev_polynomial_w": None,
+    "special.shifted_chebyshev_polynomial_t": None, "special.hermite_polynomial_h": None,
+    "special.hermite_polynomial_he": None, "special.laguerre_polynomial_l": None, "special.legendre_polynomial_p": None,
+    "nn.functional.triplet_margin_loss": None, "nn.functional.cosine_embedding_loss": None,
+    "nn.functional.multi_margin_loss": None, "nn.functional.multilabel_margin_loss": None, "put": None,
+    "nonzero_static": lambda s: s.kwargs.get("size", 0) > 0,
 }
 
 

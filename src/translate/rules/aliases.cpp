@@ -62,6 +62,7 @@ void register_alias_rules(RuleTable& t) {
       // Real tensors have no conjugate or negative bit to resolve: the value itself.
       {"aten.resolve_conj.default", "aten.alias.default"},
       {"aten.resolve_neg.default", "aten.alias.default"},
+      {"aten.special_polygamma.default", "aten.polygamma.default"},
   };
   for (const auto& [alias, original] : aliases)
     if (const std::vector<Rule>* rules = t.find(original))

@@ -33,6 +33,13 @@ void register_all_rules(RuleTable& table) {
   register_composite_shape_rules(table);
   register_composite_math_rules(table);
   register_loss_rules(table);
+  register_decomp_special_rules(table);
+  register_decomp_order_rules(table);
+  register_decomp_scatter_rules(table);
+  register_decomp_shape_rules(table);
+  register_decomp_polynomial_rules(table);
+  register_decomp_loss_rules(table);
+  register_decomp_index_rules(table);
   register_alias_rules(table);
 }
 
