@@ -5,7 +5,7 @@
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
-#include "translate/register_all.h"
+#include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -130,10 +130,10 @@ RuleResult aten_multilabel_margin_loss(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_decomp_loss_rules(RuleTable& t) {
-  t.add("aten.triplet_margin_loss.default", 1, aten_triplet_margin_loss);
-  t.add("aten.cosine_embedding_loss.default", 1, aten_cosine_embedding_loss);
-  t.add("aten.multi_margin_loss.default", 11, aten_multi_margin_loss);            // Range, GatherElements: opset 11
-  t.add("aten.multilabel_margin_loss.default", 11, aten_multilabel_margin_loss);  // and CumSum
+  t.add("aten.triplet_margin_loss.default", aten_triplet_margin_loss);
+  t.add("aten.cosine_embedding_loss.default", aten_cosine_embedding_loss);
+  t.add("aten.multi_margin_loss.default", aten_multi_margin_loss);
+  t.add("aten.multilabel_margin_loss.default", aten_multilabel_margin_loss);  // and CumSum
 }
 
 }  // namespace pt2onnx::translate

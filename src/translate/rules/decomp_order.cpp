@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
-#include "translate/register_all.h"
+#include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -263,17 +263,17 @@ RuleResult aten_cummin(EmitContext& ctx, const ir::Node& node) { return running_
 }  // namespace
 
 void register_decomp_order_rules(RuleTable& t) {
-  t.add("aten.median.default", 11, aten_median);  // TopK with a K input is opset 10, Range 11
-  t.add("aten.median.dim", 11, aten_median_dim);
-  t.add("aten.nanmedian.default", 11, aten_nanmedian);
-  t.add("aten.nanmedian.dim", 11, aten_nanmedian_dim);
-  t.add("aten.kthvalue.default", 11, aten_kthvalue);
-  t.add("aten.quantile.default", 11, aten_quantile);
-  t.add("aten.quantile.scalar", 11, aten_quantile);
-  t.add("aten.nanquantile.default", 11, aten_nanquantile);
-  t.add("aten.nanquantile.scalar", 11, aten_nanquantile);
-  t.add("aten.cummax.default", 11, aten_cummax);
-  t.add("aten.cummin.default", 11, aten_cummin);
+  t.add("aten.median.default", aten_median);  // TopK with a K input is opset 10, Range 11
+  t.add("aten.median.dim", aten_median_dim);
+  t.add("aten.nanmedian.default", aten_nanmedian);
+  t.add("aten.nanmedian.dim", aten_nanmedian_dim);
+  t.add("aten.kthvalue.default", aten_kthvalue);
+  t.add("aten.quantile.default", aten_quantile);
+  t.add("aten.quantile.scalar", aten_quantile);
+  t.add("aten.nanquantile.default", aten_nanquantile);
+  t.add("aten.nanquantile.scalar", aten_nanquantile);
+  t.add("aten.cummax.default", aten_cummax);
+  t.add("aten.cummin.default", aten_cummin);
 }
 
 }  // namespace pt2onnx::translate

@@ -2,7 +2,7 @@
 // nonzero as a tuple (nonzero_numpy) and nonzero_static (padded or cut to a fixed count).
 #include "common/error.h"
 #include "translate/onnx_types.h"
-#include "translate/register_all.h"
+#include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -88,11 +88,11 @@ RuleResult aten_nonzero_static(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_decomp_index_rules(RuleTable& t) {
-  t.add("aten.put.default", 16, aten_put);  // ScatterElements' reduction is opset 16
-  t.add("aten.scatter.reduce", 16, aten_scatter_reduce_string);
-  t.add("aten.scatter.value_reduce", 16, aten_scatter_reduce_string);
-  t.add("aten.nonzero_numpy.default", 9, aten_nonzero_numpy);  // NonZero is opset 9
-  t.add("aten.nonzero_static.default", 9, aten_nonzero_static);
+  t.add("aten.put.default", aten_put);
+  t.add("aten.scatter.reduce", aten_scatter_reduce_string);
+  t.add("aten.scatter.value_reduce", aten_scatter_reduce_string);
+  t.add("aten.nonzero_numpy.default", aten_nonzero_numpy);  // NonZero is opset 9
+  t.add("aten.nonzero_static.default", aten_nonzero_static);
 }
 
 }  // namespace pt2onnx::translate

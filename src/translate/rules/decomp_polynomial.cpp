@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
-#include "translate/register_all.h"
+#include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
 #include "translate/subgraph_body.h"
 
@@ -182,18 +182,18 @@ RuleResult rule(EmitContext& ctx, const ir::Node& node) {
 
 void register_decomp_polynomial_rules(RuleTable& t) {
   // Loop is opset 1, but its body's outer-scope reads and Mod on int64 need 10; 13 keeps it simple.
-  t.add("aten.special_chebyshev_polynomial_t.default", 13, rule<Family::kChebyshevT, false>);
-  t.add("aten.special_chebyshev_polynomial_u.default", 13, rule<Family::kChebyshevU, false>);
-  t.add("aten.special_chebyshev_polynomial_v.default", 13, rule<Family::kChebyshevV, false>);
-  t.add("aten.special_chebyshev_polynomial_w.default", 13, rule<Family::kChebyshevW, false>);
-  t.add("aten.special_shifted_chebyshev_polynomial_t.default", 13, rule<Family::kChebyshevT, true>);
-  t.add("aten.special_shifted_chebyshev_polynomial_u.default", 13, rule<Family::kChebyshevU, true>);
-  t.add("aten.special_shifted_chebyshev_polynomial_v.default", 13, rule<Family::kChebyshevV, true>);
-  t.add("aten.special_shifted_chebyshev_polynomial_w.default", 13, rule<Family::kChebyshevW, true>);
-  t.add("aten.special_hermite_polynomial_h.default", 13, rule<Family::kHermiteH, false>);
-  t.add("aten.special_hermite_polynomial_he.default", 13, rule<Family::kHermiteHe, false>);
-  t.add("aten.special_laguerre_polynomial_l.default", 13, rule<Family::kLaguerre, false>);
-  t.add("aten.special_legendre_polynomial_p.default", 13, rule<Family::kLegendre, false>);
+  t.add("aten.special_chebyshev_polynomial_t.default", rule<Family::kChebyshevT, false>);
+  t.add("aten.special_chebyshev_polynomial_u.default", rule<Family::kChebyshevU, false>);
+  t.add("aten.special_chebyshev_polynomial_v.default", rule<Family::kChebyshevV, false>);
+  t.add("aten.special_chebyshev_polynomial_w.default", rule<Family::kChebyshevW, false>);
+  t.add("aten.special_shifted_chebyshev_polynomial_t.default", rule<Family::kChebyshevT, true>);
+  t.add("aten.special_shifted_chebyshev_polynomial_u.default", rule<Family::kChebyshevU, true>);
+  t.add("aten.special_shifted_chebyshev_polynomial_v.default", rule<Family::kChebyshevV, true>);
+  t.add("aten.special_shifted_chebyshev_polynomial_w.default", rule<Family::kChebyshevW, true>);
+  t.add("aten.special_hermite_polynomial_h.default", rule<Family::kHermiteH, false>);
+  t.add("aten.special_hermite_polynomial_he.default", rule<Family::kHermiteHe, false>);
+  t.add("aten.special_laguerre_polynomial_l.default", rule<Family::kLaguerre, false>);
+  t.add("aten.special_legendre_polynomial_p.default", rule<Family::kLegendre, false>);
 }
 
 }  // namespace pt2onnx::translate

@@ -1,4 +1,4 @@
-// Shape and small linear-algebra composites the default IR keeps: ravel, atleast_Nd of a tensor
+// Shape and small linear-algebra composites the default IR keeps: atleast_Nd of a tensor
 // list, diagflat, linalg_diagonal, diagonal_scatter, linalg_vecdot, linalg_multi_dot, sum_to_size,
 // take_along_dim, linalg_vander, combinations (index lists built at conversion), and the backward
 // forms _softmax_backward_data and native_dropout_backward; conj_physical of a real tensor.
@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
-#include "translate/register_all.h"
+#include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -24,12 +24,6 @@ std::vector<int64_t> static_sizes(const ir::TensorMeta& meta, const char* what) 
     sizes.push_back(d.as_int());
   }
   return sizes;
-}
-
-// ravel(Tensor(a) self) -> Tensor(a)
-RuleResult aten_ravel(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  return emitted(ctx, ctx.reshape(args.tensor("self"), ctx.const_i64s({-1})));
 }
 
 // atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]; atleast_2d/3d alike: numpy's rules per tensor
@@ -292,22 +286,21 @@ RuleResult aten_conj_physical_real(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_decomp_shape_rules(RuleTable& t) {
-  t.add("aten.ravel.default", 1, aten_ravel);
-  t.add("aten.atleast_1d.Sequence", 1, aten_atleast_1d_list);
-  t.add("aten.atleast_2d.Sequence", 1, aten_atleast_2d_list);
-  t.add("aten.atleast_3d.Sequence", 1, aten_atleast_3d_list);
-  t.add("aten.diagflat.default", 11, aten_diagflat);  // Range is opset 11
-  t.add("aten.linalg_diagonal.default", 1, aten_linalg_diagonal);
-  t.add("aten.diagonal_scatter.default", 11, aten_diagonal_scatter);  // ScatterElements is opset 11
-  t.add("aten.linalg_vecdot.default", 1, aten_linalg_vecdot);
-  t.add("aten.linalg_multi_dot.default", 1, aten_linalg_multi_dot);
-  t.add("aten.sum_to_size.default", 1, aten_sum_to_size);
-  t.add("aten.take_along_dim.default", 11, aten_take_along_dim);  // GatherElements is opset 11
-  t.add("aten.linalg_vander.default", 1, aten_linalg_vander);
-  t.add("aten.combinations.default", 1, aten_combinations);
-  t.add("aten._softmax_backward_data.default", 1, aten_softmax_backward_data);
-  t.add("aten.native_dropout_backward.default", 1, aten_native_dropout_backward);
-  t.add("aten.conj_physical.default", 1, aten_conj_physical_real);
+  t.add("aten.atleast_1d.Sequence", aten_atleast_1d_list);
+  t.add("aten.atleast_2d.Sequence", aten_atleast_2d_list);
+  t.add("aten.atleast_3d.Sequence", aten_atleast_3d_list);
+  t.add("aten.diagflat.default", aten_diagflat);
+  t.add("aten.linalg_diagonal.default", aten_linalg_diagonal);
+  t.add("aten.diagonal_scatter.default", aten_diagonal_scatter);
+  t.add("aten.linalg_vecdot.default", aten_linalg_vecdot);
+  t.add("aten.linalg_multi_dot.default", aten_linalg_multi_dot);
+  t.add("aten.sum_to_size.default", aten_sum_to_size);
+  t.add("aten.take_along_dim.default", aten_take_along_dim);
+  t.add("aten.linalg_vander.default", aten_linalg_vander);
+  t.add("aten.combinations.default", aten_combinations);
+  t.add("aten._softmax_backward_data.default", aten_softmax_backward_data);
+  t.add("aten.native_dropout_backward.default", aten_native_dropout_backward);
+  t.add("aten.conj_physical.default", aten_conj_physical_real);
 }
 
 }  // namespace pt2onnx::translate

@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
-#include "translate/register_all.h"
+#include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -139,12 +139,12 @@ RuleResult aten_adaptive_max_pool(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_decomp_scatter_rules(RuleTable& t) {
-  t.add("aten.index_reduce.default", 16, aten_index_reduce);  // ScatterElements reduction is opset 16 (max/min 18)
-  t.add("aten.max_unpool2d.default", 11, max_unpool);
-  t.add("aten.max_unpool3d.default", 11, max_unpool);
-  t.add("aten.adaptive_max_pool1d.default", 11, aten_adaptive_max_pool);
-  t.add("aten.adaptive_max_pool2d.default", 11, aten_adaptive_max_pool);
-  t.add("aten.adaptive_max_pool3d.default", 11, aten_adaptive_max_pool);
+  t.add("aten.index_reduce.default", aten_index_reduce);
+  t.add("aten.max_unpool2d.default", max_unpool);
+  t.add("aten.max_unpool3d.default", max_unpool);
+  t.add("aten.adaptive_max_pool1d.default", aten_adaptive_max_pool);
+  t.add("aten.adaptive_max_pool2d.default", aten_adaptive_max_pool);
+  t.add("aten.adaptive_max_pool3d.default", aten_adaptive_max_pool);
 }
 
 }  // namespace pt2onnx::translate

@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
-#include "translate/register_all.h"
+#include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -200,17 +200,17 @@ RuleResult aten_frexp(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_decomp_special_rules(RuleTable& t) {
-  t.add("aten.special_zeta.default", 11, aten_special_zeta);  // Range is opset 11
-  t.add("aten.polygamma.default", 11, aten_polygamma, "order 0 is digamma's rule");
-  t.add("aten.i0.default", 1, aten_i0);
-  t.add("aten.special_i0.default", 1, aten_i0);
-  t.add("aten.special_modified_bessel_i0.default", 1, aten_i0);
-  t.add("aten.special_i0e.default", 1, aten_i0e);
-  t.add("aten.special_i1.default", 1, aten_i1);
-  t.add("aten.special_modified_bessel_i1.default", 1, aten_i1);
-  t.add("aten.special_i1e.default", 1, aten_i1e);
-  t.add("aten.special_spherical_bessel_j0.default", 1, aten_spherical_bessel_j0);
-  t.add("aten.frexp.Tensor", 1, aten_frexp);
+  t.add("aten.special_zeta.default", aten_special_zeta);
+  t.add("aten.polygamma.default", aten_polygamma, "order 0 is digamma's rule");
+  t.add("aten.i0.default", aten_i0);
+  t.add("aten.special_i0.default", aten_i0);
+  t.add("aten.special_modified_bessel_i0.default", aten_i0);
+  t.add("aten.special_i0e.default", aten_i0e);
+  t.add("aten.special_i1.default", aten_i1);
+  t.add("aten.special_modified_bessel_i1.default", aten_i1);
+  t.add("aten.special_i1e.default", aten_i1e);
+  t.add("aten.special_spherical_bessel_j0.default", aten_spherical_bessel_j0);
+  t.add("aten.frexp.Tensor", aten_frexp);
 }
 
 }  // namespace pt2onnx::translate
