@@ -352,10 +352,10 @@ RuleResult aten_lgamma(EmitContext& ctx, const ir::Node& node) { return special(
 // digamma(Tensor self) -> Tensor; polygamma(0, x)
 RuleResult aten_digamma(EmitContext& ctx, const ir::Node& node) { return special(ctx, node, digamma_value); }
 
-// polygamma(int n, Tensor self) -> Tensor: only n = 0 (digamma); higher orders are refused.
+// polygamma(int n, Tensor self) -> Tensor: order 0 (digamma); higher orders are decomp_special.cpp's.
 RuleResult aten_polygamma(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  PT2ONNX_CHECK(args.get_int("n") == 0, ErrorCode::kUnsupported, "polygamma of order " + std::to_string(args.get_int("n")));
+  if (args.get_int("n") != 0) return RuleResult::kDeclined;
   return special(ctx, node, digamma_value);
 }
 
@@ -687,7 +687,7 @@ void register_composite_math_rules(RuleTable& t) {
   t.add("aten.digamma.default", aten_digamma);
   t.add("aten.special_digamma.default", aten_digamma);
   t.add("aten.special_psi.default", aten_digamma);
-  t.add("aten.polygamma.default", aten_polygamma, "only order 0 (digamma)");
+  t.add("aten.polygamma.default", aten_polygamma, "order 0 only (digamma); higher orders are the series rule's");
   t.add("aten.mvlgamma.default", aten_mvlgamma);
   t.add("aten.special_multigammaln.default", aten_mvlgamma);
   t.add("aten.ldexp.Tensor", aten_ldexp);
