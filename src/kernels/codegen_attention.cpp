@@ -1,5 +1,5 @@
 // Fused attention: the MatMul -> (mask) -> Softmax -> (all-masked guard) -> MatMul chain that
-// rules_attention.cpp emits becomes one kernel. Each block owns 32 query rows of one batch entry
+// translate/rules/attention.cpp emits becomes one kernel. Each block owns 32 query rows of one batch entry
 // and streams the keys in blocks of 32, keeping a running max and sum per row (online softmax in
 // fp32), so the [.., L, S] scores never reach global memory. The mask (causal bias, float bias,
 // boolean Where) is the body's own pointwise nodes, evaluated inline at (row, key) exactly as
@@ -112,7 +112,7 @@ std::vector<Generator::AttentionMatch> Generator::find_attention() const {
 
 bool Generator::causal_bias(const onnx::NodeProto& add, const std::string& scores, const SymExpr& L, const SymExpr& S) {
   // Add(scores, Where(LessOrEqual(Range(0, S, 1), Unsqueeze(Range(0, L, 1), [1])), 0, -inf)), as
-  // rules_attention.cpp's causal_bias spells torch's top-left aligned tril mask.
+  // translate/rules/attention.cpp's causal_bias spells torch's top-left aligned tril mask.
   if (!is_op(add, "Add")) return false;
   auto producer = [&](const std::string& name) { return graph_.producer(name); };
   auto known = [&](const std::string& name, std::optional<int64_t> want, const SymExpr* dim) {
