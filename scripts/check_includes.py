@@ -18,12 +18,12 @@ ALLOWED = {
     "translate": {"common", "ir", "model"},
     "fx_passes": {"common", "ir", "translate"},  # translate: TranslateOptions and is_dropped_target
     "hierarchy": {"common", "ir", "model"},
-    "passes": {"common", "ir", "model", "hierarchy"},
+    "clean": {"common", "ir", "model", "hierarchy"},
     "config": {"common", "ir", "model", "translate", "hierarchy", "pt2onnx.h"},
-    # emit implements passes/weight_access.h (folded_weights.h) until clean returns derived weights as data.
-    "emit": {"common", "ir", "model", "archive", "passes"},
+    # emit implements clean/weight_access.h (folded_weights.h) until clean returns derived weights as data.
+    "emit": {"common", "ir", "model", "archive", "clean"},
     "kernels": {"common", "ir", "model", "archive", "emit"},
-    "api": {"common", "ir", "model", "archive", "import", "translate", "fx_passes", "hierarchy", "passes", "config", "emit",
+    "api": {"common", "ir", "model", "archive", "import", "translate", "fx_passes", "hierarchy", "clean", "config", "emit",
             "kernels", "pt2onnx.h"},
     "cli": {"common", "api", "config", "kernels", "pt2onnx.h"},
 }

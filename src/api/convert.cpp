@@ -25,7 +25,7 @@
 #include "model/diagnostics.h"
 #include "import/import_program.h"
 #include "ir/rename_symbols.h"
-#include "passes/passes.h"
+#include "clean/clean.h"
 #include "pt2onnx.h"
 #include "fx_passes/fuse_patterns.h"
 #include "translate/translate.h"
@@ -306,7 +306,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   const hierarchy::HierarchyOptions hiera_options =
       hierarchy_options(options, config.get(), model.node_modules, diagnostics);
   if (hiera_options.types.empty()) ir::ModuleStacks().swap(model.node_modules);  // only --hiera reads them
-  // Graph clean-up (passes/), with the weights' index read beside it; BatchNorm folding derives
+  // Graph clean-up (clean/), with the weights' index read beside it; BatchNorm folding derives
   // weights that emit streams from the archive. Weights referenced inside the archive are its
   // bytes as they are, and so are those several models share (--all-models: a weight one model
   // would read transposed and another as it is could not be stored once): nothing is derived
@@ -314,13 +314,13 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   auto weights_owner = std::make_unique<api::WeightsBesideClean>(model, *archive, report.model);
   api::WeightsBesideClean& weights = *weights_owner;
   clock.run("clean", [&] {
-    passes::CleanOptions clean;
-    clean.hiera_types = hiera_options.types;
-    clean.fold_weights = options.fold && !in_archive && !set ? &weights : nullptr;
-    clean.pack_weights = !in_archive && !set ? &weights : nullptr;  // a packed weight is derived too
-    clean.matmul_nbits = options.matmul_nbits;
-    clean.types = passes::value_type_oracle(translated.value_types);
-    passes::clean_model(model, clean);
+    clean::CleanOptions clean_options;
+    clean_options.hiera_types = hiera_options.types;
+    clean_options.fold_weights = options.fold && !in_archive && !set ? &weights : nullptr;
+    clean_options.pack_weights = !in_archive && !set ? &weights : nullptr;  // a packed weight is derived too
+    clean_options.matmul_nbits = options.matmul_nbits;
+    clean_options.types = clean::value_type_oracle(translated.value_types);
+    clean::clean_model(model, clean_options);
   });
   clock.run("read", [&] { weights.folded(); });  // where the index was taken before: errors keep their order
   emit::FoldedWeights& folded_weights = weights.folded();
@@ -331,7 +331,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
       });
     });
     for (const std::string& warning : folded.warnings) diagnostics.warn(model::Stage::kHierarchy, warning);
-    clock.run("clean", [&] { passes::clean_functions(model.proto); });
+    clock.run("clean", [&] { clean::clean_functions(model.proto); });
     if (kernel_stage.active())
       clock.run("kernels", [&] {
         api::with_context(input_name, [&] {

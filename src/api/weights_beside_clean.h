@@ -14,11 +14,11 @@
 
 #include "api/pipeline_helpers.h"
 #include "emit/folded_weights.h"
-#include "passes/weight_access.h"
+#include "clean/weight_access.h"
 
 namespace pt2onnx::api {
 
-class WeightsBesideClean final : public passes::WeightAccess {
+class WeightsBesideClean final : public clean::WeightAccess {
  public:
   // Starts reading the index; `model` and `archive` must outlive this.
   WeightsBesideClean(model::OnnxModel& model, const archive::Archive& archive, std::string model_name)

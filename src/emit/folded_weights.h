@@ -1,6 +1,6 @@
 // Weights that the clean-up passes derive from archive tensors: a Conv/Gemm weight scaled per
-// output channel (passes/fold_batch_norm.cpp), and a weight with its dims permuted
-// (passes/fold_weight_transposes.cpp). The scaled tensor is a Storage that computes its bytes
+// output channel (clean/fold_batch_norm.cpp), and a weight with its dims permuted
+// (clean/fold_weight_transposes.cpp). The scaled tensor is a Storage that computes its bytes
 // from the archive's on each read; the permuted one is a strided view of the archive's storage,
 // written block by block at copy speed (emit/permuted_copy.h), or not derived when it cannot be
 // (the Transpose then stays a node); a 4-bit weight is packed two per byte (emit/packed_4bit.h). Emit streams both like any other weight,
@@ -12,11 +12,11 @@
 
 #include "archive/archive.h"
 #include "model/onnx_model.h"
-#include "passes/weight_access.h"
+#include "clean/weight_access.h"
 
 namespace pt2onnx::emit {
 
-class FoldedWeights final : public passes::WeightAccess {
+class FoldedWeights final : public clean::WeightAccess {
  public:
   // `model` must outlive this; add_scaled() appends its weight bindings.
   FoldedWeights(model::OnnxModel& model, std::map<std::string, archive::TensorData> weights,

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "archive/zip_crc.h"
-#include "emit/mapped_range.h"
+#include "emit/mapped_windows.h"
 
 namespace pt2onnx::emit {
 

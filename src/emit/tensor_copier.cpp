@@ -11,7 +11,7 @@
 
 #include "archive/zip_crc.h"
 #include "common/error.h"
-#include "emit/mapped_range.h"
+#include "emit/mapped_windows.h"
 #include "emit/output_file.h"
 #include "emit/permuted_copy.h"
 #include "emit/range_checksum.h"

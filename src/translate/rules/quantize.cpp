@@ -94,7 +94,7 @@ int64_t four_bit_form(EmitContext& ctx, const std::string& input, DType stored, 
 }
 
 // `v` cast to the 4-bit type `t` (unchanged when 0). Of a weight, clean-up packs the Cast into the
-// initializer (passes/pack_4bit_weights.cpp). Cast after any Reshape: onnxruntime has no 4-bit
+// initializer (clean/pack_4bit_weights.cpp). Cast after any Reshape: onnxruntime has no 4-bit
 // Reshape (it folds Reshape and Cast of a constant zero point into one at load).
 std::string as_four_bit(EmitContext& ctx, const std::string& v, int64_t t) {
   return t ? ctx.emit("Cast", {v}, {Attr("to", t)}) : v;

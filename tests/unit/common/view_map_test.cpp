@@ -1,4 +1,4 @@
-// ViewMap (common/view_map.h), the open-addressed map of name views behind NameSet and the
+// ViewMap (common/view_map.h), the open-addressed map of name views behind ViewSet and the
 // passes' tables: answers as a std::map of the same names.
 #include <doctest/doctest.h>
 

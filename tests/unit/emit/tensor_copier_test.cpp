@@ -9,7 +9,7 @@
 
 #include "archive/zip_crc.h"
 #include "emit/fake_archive.h"
-#include "emit/mapped_range.h"
+#include "emit/mapped_windows.h"
 #include "emit/range_checksum.h"
 #include "emit/tensor_copier.h"
 #include "emit/tensor_layout.h"

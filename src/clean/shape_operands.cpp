@@ -5,10 +5,10 @@
 // what the element count leaves, -1 (the program's shapes are consistent, so it is that dim). When every piece of the Concat is known
 // that way, the operand becomes one Constant and the Shape/Gather/Unsqueeze/Concat go dead. A
 // Gather of static dims from a Shape becomes a Constant directly.
-#include "passes/const_tensor.h"
-#include "passes/passes_internal.h"
+#include "clean/const_tensor.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -282,4 +282,4 @@ int resolve_shape_operands(Body& body) {
   return changed;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

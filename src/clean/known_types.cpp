@@ -1,8 +1,8 @@
 // Types a scope declares about its own values, with the caller's oracle as fallback.
-#include "passes/const_tensor.h"
-#include "passes/passes_internal.h"
+#include "clean/const_tensor.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -85,4 +85,4 @@ KnownTypes known_types(const Body& body) {
   return known;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -1,11 +1,11 @@
 // Scopes, node removal and renaming that reach into subgraph attributes.
-#include "passes/body.h"
+#include "clean/body.h"
 
 #include <algorithm>
 
 #include "hierarchy/module_instances.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 bool ValueType::static_shape() const {
   if (!shape_known) return false;
@@ -196,4 +196,4 @@ int64_t int_attribute(const onnx::NodeProto& node, const std::string& name, int6
   return a ? a->i() : fallback;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <map>
 
-#include "passes/const_tensor.h"
-#include "passes/passes.h"
-#include "passes/passes_internal.h"
+#include "clean/const_tensor.h"
+#include "clean/clean.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 namespace {
 
 onnx::ModelProto parse(const std::string& graph) {
@@ -801,9 +801,9 @@ TEST_CASE("the Cast to INT4 stays when the weight has another reader or cannot b
 }
 
 }  // namespace
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 namespace {
 
 // An oracle of float types written as "N,4,3": numbers are static dims, anything else a symbol.
@@ -963,4 +963,4 @@ g (float[K,8] x, float[M,8] u) => (float[N,6,2,4] z, float[N,S,2,4] v) {
   CHECK(producer(m.graph(), "v")->input(0) == "t");
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -10,10 +10,10 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "passes/passes.h"
-#include "passes/passes_internal.h"
+#include "clean/clean.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -112,4 +112,4 @@ int fold_weight_transposes(Body& body, WeightAccess& weights) {
   return folded;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -11,11 +11,11 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "passes/passes.h"
-#include "passes/passes_internal.h"
+#include "clean/clean.h"
+#include "clean/passes_internal.h"
 #include "ir/onnx_dtype.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -234,4 +234,4 @@ int use_matmul_nbits(Body& body, WeightAccess& weights) {
   return fused;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

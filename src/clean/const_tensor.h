@@ -8,7 +8,7 @@
 
 #include <onnx/onnx_pb.h>
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 // Larger tensors are left as they are: shape arithmetic is small, and a folded Range or Expand
 // of a big static size would only make the file larger.
@@ -38,4 +38,4 @@ onnx::TensorProto to_tensor_proto(const ConstTensor& value);
 std::optional<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& dims, const ConstTensor& shape,
                                                    bool allow_zero);
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

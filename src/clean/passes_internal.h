@@ -7,10 +7,10 @@
 #include <set>
 #include <string>
 
-#include "passes/body.h"
-#include "passes/name_set.h"
+#include "clean/body.h"
+#include "common/view_map.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 // Names for values a pass adds: none of the scope's node outputs, initializers or graph inputs,
 // nor one handed out before (base, then base_1, base_2, ...).
@@ -63,7 +63,7 @@ bool same_shape(const ValueType& a, const ValueType& b);
 // nodes it keeps and the outer names their subgraphs read. Views of the scope's strings (valid
 // while nothing renames or removes them) and of `outer`.
 struct ReadValues {
-  NameSet names;
+  ViewSet names;
   std::set<std::string> outer;
 };
 
@@ -96,4 +96,4 @@ int compose_reshapes(Body& body);
 // Constant nodes of the main graph -> initializers of the same name (the graph's last step).
 int constants_to_initializers(Body& body);
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

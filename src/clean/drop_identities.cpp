@@ -8,10 +8,10 @@
 #include <unordered_set>
 
 #include "common/view_map.h"
-#include "passes/const_tensor.h"
-#include "passes/passes_internal.h"
+#include "clean/const_tensor.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -136,4 +136,4 @@ int drop_identities(Body& body) {
   return dropped;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

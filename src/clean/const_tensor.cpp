@@ -1,11 +1,11 @@
 // TensorProto <-> ConstTensor for the element types shape arithmetic uses.
-#include "passes/const_tensor.h"
+#include "clean/const_tensor.h"
 
 #include <cstring>
 
-#include "passes/body.h"
+#include "clean/body.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -174,4 +174,4 @@ std::optional<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& d
   return out;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

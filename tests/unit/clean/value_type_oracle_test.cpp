@@ -1,9 +1,9 @@
 // value_type_oracle: clean-up's static types from translate's value types.
 #include <doctest/doctest.h>
 
-#include "passes/passes.h"
+#include "clean/clean.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 namespace {
 
 ir::TensorMeta meta(ir::DType dtype, std::vector<int64_t> sizes) {
@@ -29,4 +29,4 @@ TEST_CASE("value_type_oracle answers for the values it holds, with ONNX element 
 }
 
 }  // namespace
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -2,10 +2,10 @@
 // bounds lo <= hi (core ATen IR splits hardtanh/hardswish/hardsigmoid this way), is one ONNX
 // Clip(x, lo, hi): for lo <= hi both orders give min(max(x, lo), hi), which is what Clip computes.
 // The inner node must have no other reader.
-#include "passes/const_tensor.h"
-#include "passes/passes_internal.h"
+#include "clean/const_tensor.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -79,4 +79,4 @@ int fuse_clamps(Body& body) {
   return fused;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

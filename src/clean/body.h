@@ -15,7 +15,7 @@
 
 #include "ir/program.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 using ir::ModuleStacks;
@@ -84,4 +84,4 @@ bool has_subgraph(const onnx::NodeProto& node);
 const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name);
 int64_t int_attribute(const onnx::NodeProto& node, const std::string& name, int64_t fallback);
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

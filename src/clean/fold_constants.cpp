@@ -7,10 +7,10 @@
 #include <string_view>
 
 #include "common/view_map.h"
-#include "passes/const_tensor.h"
-#include "passes/passes_internal.h"
+#include "clean/const_tensor.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -677,4 +677,4 @@ int fold_constants(Body& body) {
   return folded;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -18,10 +18,10 @@
 
 #include "ir/program.h"
 #include "model/onnx_model.h"
-#include "passes/body.h"
-#include "passes/weight_access.h"
+#include "clean/body.h"
+#include "clean/weight_access.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 struct CleanOptions {
   std::vector<std::string> hiera_types;  // --hiera and opaque module types still to be folded
@@ -64,4 +64,4 @@ int fold_weight_transposes(Body& body, WeightAccess& weights);
 int pack_4bit_weights(Body& body, WeightAccess& weights);
 int use_matmul_nbits(Body& body, WeightAccess& weights);
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

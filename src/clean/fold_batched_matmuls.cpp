@@ -11,10 +11,10 @@
 //
 // Dims compare as static sizes or the same symbolic expression of the export, so nothing dynamic
 // is assumed; the flattening is row-major both ways, so each matrix pair meets as before.
-#include "passes/const_tensor.h"
-#include "passes/passes_internal.h"
+#include "clean/const_tensor.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -132,4 +132,4 @@ int fold_batched_matmuls(Body& body) {
   return folded;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -1,20 +1,20 @@
-// NameSet, the passes' open-addressed set of name views: membership as std::set's, through
-// growth, duplicates, empty and colliding-prefix names.
+// ViewSet, the open-addressed set of name views the clean-up passes use: membership as
+// std::set's, through growth, duplicates, empty and colliding-prefix names.
 #include <doctest/doctest.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
-#include "passes/name_set.h"
+#include "common/view_map.h"
 #include "common/repeated_names.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx {
 namespace {
 
-TEST_CASE("NameSet answers as a std::set of the same names, through many rehashes") {
+TEST_CASE("ViewSet answers as a std::set of the same names, through many rehashes") {
   const std::vector<std::string> names = testing::repeated_names(5000, 7, 3001);
-  NameSet set;  // no size hint: grows from 16 slots
+  ViewSet set;  // no size hint: grows from 16 slots
   std::set<std::string> expected;
   for (const std::string& n : names) CHECK(set.insert(n) == expected.insert(n).second);
   CHECK(set.size() == expected.size());
@@ -27,9 +27,9 @@ TEST_CASE("NameSet answers as a std::set of the same names, through many rehashe
   CHECK_FALSE(set.contains("value_1 "));
 }
 
-TEST_CASE("NameSet compares the bytes, not where they are") {
+TEST_CASE("ViewSet compares the bytes, not where they are") {
   const std::string a = "linear_1", b = "linear_1";  // equal text, two buffers
-  NameSet set(4);
+  ViewSet set(4);
   CHECK(set.insert(a));
   CHECK_FALSE(set.insert(b));
   CHECK(set.contains(std::string("linear_1")));
@@ -38,4 +38,4 @@ TEST_CASE("NameSet compares the bytes, not where they are") {
 }
 
 }  // namespace
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx

@@ -4,10 +4,10 @@
 // is written from them: a static dim is its size, a symbolic one the same as x's at the same
 // position is 0 (copied at run time), and one other symbolic dim is the -1 that the element count
 // leaves. Nothing dynamic becomes a constant; the inner Reshape goes when nothing else reads it.
-#include "passes/const_tensor.h"
-#include "passes/passes_internal.h"
+#include "clean/const_tensor.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -79,4 +79,4 @@ int compose_reshapes(Body& body) {
   return composed;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

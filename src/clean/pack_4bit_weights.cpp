@@ -9,11 +9,11 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "passes/passes.h"
-#include "passes/passes_internal.h"
+#include "clean/clean.h"
+#include "clean/passes_internal.h"
 #include "ir/onnx_dtype.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -93,4 +93,4 @@ int pack_4bit_weights(Body& body, WeightAccess& weights) {
   return packed;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -2,10 +2,10 @@
 // Subgraphs (If/Loop/Scan bodies) read outer values by name; those reads keep them alive.
 #include <string_view>
 
-#include "passes/name_set.h"
-#include "passes/passes_internal.h"
+#include "common/view_map.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -22,7 +22,7 @@ void note_reads(const onnx::NodeProto& node, ReadValues& reads) {
 
 // The scope's outputs, to start from.
 ReadValues outputs_read(const Body& body) {
-  ReadValues reads{NameSet(static_cast<size_t>(body.nodes->size()) * 2), {}};
+  ReadValues reads{ViewSet(static_cast<size_t>(body.nodes->size()) * 2), {}};
   for (const std::string& out : body.outputs) reads.names.insert(out);
   return reads;
 }
@@ -32,7 +32,7 @@ ReadValues outputs_read(const Body& body) {
 int eliminate_dead_nodes(Body& body, ReadValues* reads) {
   const Nodes& nodes = *body.nodes;
   ReadValues found = outputs_read(body);
-  const NameSet& live = found.names;
+  const ViewSet& live = found.names;
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), false);
   int removed = 0;
   for (int i = nodes.size(); i-- > 0;) {
@@ -61,8 +61,8 @@ int eliminate_dead_initializers(Body& body, const ReadValues* reads) {
     for (const onnx::NodeProto& node : graph.node()) note_reads(node, own);
     reads = &own;
   }
-  const NameSet& read = reads->names;
-  NameSet inputs;
+  const ViewSet& read = reads->names;
+  ViewSet inputs;
   for (const auto& v : graph.input()) inputs.insert(v.name());
 
   int removed = 0;
@@ -83,7 +83,7 @@ int eliminate_dead_initializers(Body& body, const ReadValues* reads) {
   // Type annotations of values that no longer exist would only confuse readers.
   auto* infos = graph.mutable_value_info();
   if (infos->empty()) return removed;
-  NameSet defined(static_cast<size_t>(graph.node_size() + graph.initializer_size()));
+  ViewSet defined(static_cast<size_t>(graph.node_size() + graph.initializer_size()));
   for (const onnx::NodeProto& node : graph.node())
     for (const std::string& out : node.output()) defined.insert(out);
   for (const auto& t : graph.initializer()) defined.insert(t.name());
@@ -97,4 +97,4 @@ int eliminate_dead_initializers(Body& body, const ReadValues* reads) {
   return removed;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

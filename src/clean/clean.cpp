@@ -1,6 +1,6 @@
 // The clean-up driver: each pass enables the others (a folded Shape leaves its input dead, a
 // merged constant makes two Concats identical), so they run in turn until nothing changes.
-#include "passes/passes.h"
+#include "clean/clean.h"
 
 #include <algorithm>
 #include <functional>
@@ -10,12 +10,12 @@
 #include <string_view>
 
 #include "common/view_map.h"
-#include "passes/name_set.h"
-#include "passes/passes_internal.h"
+#include "common/view_map.h"
+#include "clean/passes_internal.h"
 #include "ir/sym_expr.h"
 #include "ir/onnx_dtype.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -122,7 +122,7 @@ CleanReport clean_model(model::OnnxModel& model, const CleanOptions& options) {
   // --hiera clones Constants into function bodies; with it, this waits for clean_functions.
   if (options.hiera_types.empty()) report.constants_moved = constants_to_initializers(body);
 
-  NameSet initializers(static_cast<size_t>(graph.initializer_size()));  // views: unchanged from here
+  ViewSet initializers(static_cast<size_t>(graph.initializer_size()));  // views: unchanged from here
   for (const onnx::TensorProto& t : graph.initializer()) initializers.insert(t.name());
   std::erase_if(model.weights, [&](const model::WeightBinding& b) { return !initializers.contains(b.initializer); });
   return report;
@@ -185,4 +185,4 @@ TypeOracle value_type_oracle(const ir::TensorValues& types) {
   };
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "passes/passes_internal.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -145,4 +145,4 @@ int merge_duplicates(Body& body) {
   return merged;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -5,10 +5,10 @@
 // are never assumed non-negative. Nothing becomes a constant.
 #include <set>
 
-#include "passes/const_tensor.h"
-#include "passes/passes_internal.h"
+#include "clean/const_tensor.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -170,4 +170,4 @@ int drop_index_wraps(Body& body) {
   return dropped;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 class WeightAccess {
  public:
@@ -41,4 +41,4 @@ class WeightAccess {
   }
 };
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

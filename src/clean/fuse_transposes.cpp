@@ -1,9 +1,9 @@
 // Transpose(Transpose(x, p1), p2) is one Transpose(x, q) with q[i] = p1[p2[i]], and x itself when
 // q is the identity (core ATen IR writes chains of permutes that cancel). The inner Transpose must
 // have no other reader; both need explicit perms of the same rank.
-#include "passes/passes_internal.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -64,4 +64,4 @@ int fuse_transposes(Body& body) {
   return fused;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -3,10 +3,10 @@
 // node fewer each. Runs last, once the graph is final (after --hiera, whose function bodies keep
 // their Constant nodes: a function has no initializers). A Constant that is a graph output, or
 // one of a kind with no tensor form here (sparse, strings), stays a node.
-#include "passes/passes.h"
-#include "passes/passes_internal.h"
+#include "clean/clean.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -61,4 +61,4 @@ int constants_to_initializers(Body& body) {
   return moved;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "passes/passes.h"
-#include "passes/passes_internal.h"
+#include "clean/clean.h"
+#include "clean/passes_internal.h"
 
-namespace pt2onnx::passes {
+namespace pt2onnx::clean {
 
 namespace {
 
@@ -202,4 +202,4 @@ int fold_batch_norms(Body& body, WeightAccess& weights) {
   return folded;
 }
 
-}  // namespace pt2onnx::passes
+}  // namespace pt2onnx::clean
