@@ -1608,6 +1608,28 @@ class AliasForms(_AliasForms):
                                                        torch.tensor([0, 1, -2, 0, 3, 0], dtype=torch.int32), 1, -8, 7))
 
 
+def _rounding_ties(scales, n=12):
+    """Per row, float32 values x = (k + 0.5) * scale whose x * (1 / scale) and x / scale round apart."""
+    rows = []
+    for s in scales:
+        x = ((torch.arange(-120, 120, dtype=torch.float64) + 0.5) * s).float()  # inside [-128, 127]
+        s32 = torch.tensor(s, dtype=torch.float32)
+        apart = torch.round(x * (1 / s32)) != torch.round(x / s32)
+        rows.append(x[apart][:n])
+    return torch.stack(rows)
+
+
+@case("fake_quantize_ties", lambda g: (_rounding_ties([0.1, 0.3, 0.7]),), irs=("default",))
+class FakeQuantizeTies(nn.Module):
+    """fake_quantize_per_tensor/per_channel_affine on inputs at rounding ties, where torch's multiply by the reciprocal of the scale and a division round one step apart."""
+
+    def forward(self, x):
+        return (torch.fake_quantize_per_tensor_affine(x[0], 0.1, 3, -128, 127),
+                torch.fake_quantize_per_tensor_affine(x, torch.tensor([0.1]), torch.tensor([0], dtype=torch.int32), -128, 127),
+                torch.fake_quantize_per_channel_affine(x, torch.tensor([0.1, 0.3, 0.7]),
+                                                       torch.tensor([0, 1, -2], dtype=torch.int32), 0, -128, 127))
+
+
 class _Experts(nn.Module):
     def __init__(self):
         super().__init__()

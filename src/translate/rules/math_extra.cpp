@@ -119,12 +119,14 @@ RuleResult aten_bilinear(EmitContext& ctx, const ir::Node& node) {
 // fake_quantize_per_tensor_affine(Tensor self, float scale, int zero_point, int quant_min, int quant_max);
 // .tensor_qparams(Tensor self, Tensor scale, Tensor zero_point, int quant_min, int quant_max);
 // fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis, int quant_min, int quant_max)
-// (clamp(round(x / scale) + zero_point, quant_min, quant_max) - zero_point) * scale; Round is half to even as torch's
+// (clamp(round(x * (1 / scale)) + zero_point, quant_min, quant_max) - zero_point) * scale in float32,
+// as torch's kernel computes it for float32 and float16 inputs alike: it multiplies by the
+// reciprocal (dividing lets ties fall one step apart) and rounds half to even.
 RuleResult aten_fake_quantize(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = args.dtype_of("self");
-  const std::string x = args.tensor("self");
-  std::string scale = operand_as(ctx, args, "scale", type), zero = operand_as(ctx, args, "zero_point", type);
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), type, DType::kFloat32);
+  std::string scale = operand_as(ctx, args, "scale", DType::kFloat32), zero = operand_as(ctx, args, "zero_point", DType::kFloat32);
   if (args.has("axis")) {  // per channel: scale and zero point run along `axis`
     const int64_t rank = args.rank_of("self"), axis = normalize_dim(args.get_int("axis"), rank);
     std::vector<int64_t> trailing;
@@ -134,10 +136,13 @@ RuleResult aten_fake_quantize(EmitContext& ctx, const ir::Node& node) {
       zero = ctx.unsqueeze(zero, trailing);
     }
   }
-  const std::string q = ctx.emit("Add", {ctx.emit("Round", {ctx.emit("Div", {x, scale})}), zero});
-  const std::string clamped = ctx.emit("Clip", {q, ctx.const_scalar(static_cast<double>(args.get_int("quant_min")), type),
-                                                ctx.const_scalar(static_cast<double>(args.get_int("quant_max")), type)});
-  return emitted(ctx, ctx.emit("Mul", {ctx.emit("Sub", {clamped, zero}), scale}));
+  const std::string scaled = ctx.emit("Mul", {x, ctx.emit("Reciprocal", {scale})});
+  const std::string q = ctx.emit("Add", {ctx.emit("Round", {scaled}), zero});
+  const std::string clamped =
+      ctx.emit("Clip", {q, ctx.const_scalar(static_cast<double>(args.get_int("quant_min")), DType::kFloat32),
+                        ctx.const_scalar(static_cast<double>(args.get_int("quant_max")), DType::kFloat32)});
+  const std::string y = ctx.emit("Mul", {ctx.emit("Sub", {clamped, zero}), scale});
+  return emitted(ctx, cast_if_needed(ctx, y, DType::kFloat32, type));
 }
 
 // eye(SymInt n, *, ScalarType? dtype=None, ...); eye.m(SymInt n, SymInt m, *, ...)   (EyeLike of an n x m tensor)
