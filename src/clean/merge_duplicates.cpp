@@ -23,6 +23,13 @@ bool is_pure(const onnx::NodeProto& node) {
          !has_subgraph(node) && node.output_size() > 0;
 }
 
+// Quantization nodes stay as the quantizer placed them: convert_pt2e gives each reader its own
+// dequantize, and runtimes turn DequantizeLinear -> op -> QuantizeLinear into an integer kernel
+// only where the DequantizeLinear has that one reader, so merging two would leave ops in float.
+bool is_quantization(const onnx::NodeProto& node) {
+  return node.op_type() == "QuantizeLinear" || node.op_type() == "DequantizeLinear";
+}
+
 // Two nodes are duplicates when they have the same op, the same pattern of present outputs,
 // the same inputs and the same attributes (compared as their serialized bytes: no map fields, so
 // deterministic), and, when they read anything, lie in the same hiera instances: hierarchy
@@ -122,7 +129,7 @@ int merge_duplicates(Body& body) {
   for (int i = 0; i < nodes.size(); ++i) {
     onnx::NodeProto& node = *nodes.Mutable(i);
     apply_renames(node, renames);
-    if (!is_pure(node)) continue;
+    if (!is_pure(node) || is_quantization(node)) continue;
     auto [at, inserted] = first.emplace(signatures.hash(node), i);
     if (inserted) continue;
     int earlier_index = at->second;

@@ -337,6 +337,28 @@ g (float[N,3] x) => (int64 y, int64 z) {
   CHECK(counts.at("Gather") == 2);
 }
 
+TEST_CASE("identical DequantizeLinear and QuantizeLinear nodes stay apart: each reader keeps its own") {
+  onnx::ModelProto m = parse(R"(
+g (float[2,3] x) => (float[2,3] y, float[2,3] z) {
+  s = Constant <value = float {0.5}> ()
+  zp = Constant <value = int8 {0}> ()
+  q1 = QuantizeLinear(x, s, zp)
+  q2 = QuantizeLinear(x, s, zp)
+  d1 = DequantizeLinear(q1, s, zp)
+  d2 = DequantizeLinear(q1, s, zp)
+  d3 = DequantizeLinear(q2, s, zp)
+  r = Relu(d1)
+  t = Add(d2, d3)
+  y = Neg(r)
+  z = Neg(t)
+})");
+  const CleanReport report = clean(m);
+  CHECK(report.merged_nodes == 0);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("QuantizeLinear") == 2);
+  CHECK(counts.at("DequantizeLinear") == 3);
+}
+
 TEST_CASE("Constant nodes of the main graph become initializers of the same name, last") {
   onnx::ModelProto m = parse(R"(
 g (float[2,3] x) => (float[3,2] y, int64[2] k) {
