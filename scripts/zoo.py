@@ -320,6 +320,148 @@ model("whisper_encoder", "transformers", ["input_features"], BATCH_DYN("input_fe
 
 
 # ----------------------------------------------------------------------------------------------
+# Families whose default IR keeps a composite op torch decomposes in Python (issue 30): the audio
+# encoders' weight-normed position convolution (_weight_norm), MaxViT's swapaxes, MViT v2's
+# tensor_split, RAFT's meshgrid, Gemma3n's erfinv, Llama 4's complex rotary table, RWKV. Tiny
+# configs of the same classes (torchvision's builders take their sizes as arguments).
+# ----------------------------------------------------------------------------------------------
+
+# Dims that need more than min 1 / max DIM_MAX: audio needs enough samples for its conv stack,
+# RAFT images a multiple of 8 of at least 128 (its correlation pyramid).
+DIM_FACTORIES = {"samples": lambda: Dim("samples", min=400, max=4000),
+                 "height": lambda: 8 * Dim("h8", min=16, max=32), "width": lambda: 8 * Dim("w8", min=16, max=32)}
+AUDIO_SIZES = ((2, 400), (3, 720))
+
+
+def _audio(cls_name, dynamic_length=True, **extra):
+    def builder():
+        def build():
+            import transformers
+            torch.manual_seed(SEED)
+            cfg = getattr(transformers, cls_name + "Config")(
+                hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, conv_dim=(16, 16),
+                conv_kernel=(10, 3), conv_stride=(5, 2), num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4, **extra)
+            return outputs(getattr(transformers, cls_name + "Model")(cfg).eval(), ["input_values"], HIDDEN).eval()
+
+        def make_inputs(size):
+            b, t = AUDIO_SIZES[size]
+            return (torch.randn(b, t if dynamic_length else AUDIO_SIZES[0][1], generator=_gen(size)),)
+        return build, make_inputs
+    return builder
+
+
+AUDIO_DYN = {"input_values": {0: "batch", 1: "samples"}}
+model("wav2vec2", "transformers", ["input_values"], AUDIO_DYN)(_audio("Wav2Vec2"))
+model("hubert", "transformers", ["input_values"], AUDIO_DYN)(_audio("Hubert"))
+# WavLM's relative position buckets and SEW's squeeze put guards on the length that export cannot
+# prove over a range: only the batch is dynamic.
+model("wavlm", "transformers", ["input_values"], BATCH_DYN("input_values"))(
+    _audio("WavLM", dynamic_length=False, num_buckets=32, max_bucket_distance=64))
+model("sew", "transformers", ["input_values"], BATCH_DYN("input_values"))(_audio("SEW", dynamic_length=False, squeeze_factor=2))
+
+
+def _tiny_maxvit():
+    from torchvision.models.maxvit import MaxVit
+    return MaxVit(input_size=(64, 64), stem_channels=16, partition_size=4, block_channels=[16, 32], block_layers=[1, 1],
+                  head_dim=8, stochastic_depth_prob=0.0, num_classes=10)
+
+
+def _tiny_mvit():
+    from torchvision.models.video.mvit import MSBlockConfig, MViT
+    blocks = [MSBlockConfig(num_heads=1, input_channels=16, output_channels=16, kernel_q=[3, 3, 3], kernel_kv=[3, 3, 3],
+                            stride_q=[1, 1, 1], stride_kv=[1, 2, 2]),
+              MSBlockConfig(num_heads=2, input_channels=16, output_channels=32, kernel_q=[3, 3, 3], kernel_kv=[3, 3, 3],
+                            stride_q=[1, 2, 2], stride_kv=[1, 1, 1])]
+    return MViT(spatial_size=(32, 32), temporal_size=4, block_setting=blocks, residual_pool=True,
+                residual_with_cls_embed=False, rel_pos_embed=True, proj_after_attn=True, num_classes=10,
+                patch_embed_kernel=(3, 7, 7), patch_embed_stride=(2, 4, 4), patch_embed_padding=(1, 3, 3))
+
+
+def _tiny_vision(make, shape):
+    def builder():
+        def build():
+            torch.manual_seed(SEED)
+            m = make()
+            _randomize_bn(m)
+            return m.eval()
+
+        return build, lambda size: (torch.randn(IMG_BATCH[size], *shape, generator=_gen(size)),)
+    return builder
+
+
+model("maxvit_tiny", "torchvision", ["x"], {"x": {0: "batch"}})(_tiny_vision(_tiny_maxvit, (3, 64, 64)))
+model("mvit_v2_tiny", "torchvision", ["x"], {"x": {0: "batch"}})(_tiny_vision(_tiny_mvit, (3, 4, 32, 32)))
+
+
+class _RaftFlow(torch.nn.Module):
+    """RAFT's last flow estimate after two refinement steps."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, image1, image2):
+        return self.inner(image1, image2, num_flow_updates=2)[-1]
+
+
+RAFT_SIZES = ((128, 128), (160, 192))
+
+
+def _raft():
+    def build():
+        from torchvision.models.optical_flow import raft_small
+        torch.manual_seed(SEED)
+        m = raft_small(weights=None)
+        _randomize_bn(m)
+        return _RaftFlow(m.eval()).eval()
+
+    def make_inputs(size):
+        h, w = RAFT_SIZES[size]
+        g = _gen(size)
+        return torch.randn(2, 3, h, w, generator=g), torch.randn(2, 3, h, w, generator=g)
+    return build, make_inputs
+
+
+# RAFT splits a concatenated batch back in two, which export specializes: the image size is the
+# dynamic dim instead.
+RAFT_DYN = {n: {2: "height", 3: "width"} for n in ("image1", "image2")}
+model("raft_small", "torchvision", ["image1", "image2"], RAFT_DYN)(_raft)
+
+
+def _gemma3n():
+    from transformers import Gemma3nForCausalLM, Gemma3nTextConfig
+    return Gemma3nForCausalLM(Gemma3nTextConfig(
+        vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=4, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=16, max_position_embeddings=64, vocab_size_per_layer_input=VOCAB,
+        hidden_size_per_layer_input=16, num_kv_shared_layers=2, laurel_rank=8, sliding_window=16, use_cache=False,
+        altup_num_inputs=2, activation_sparsity_pattern=[0.95, 0.95, 0.0, 0.0],  # erfinv: the sparse layers' cutoff
+        layer_types=["sliding_attention", "full_attention"] * 2))
+
+
+def _llama4():
+    from transformers import Llama4ForCausalLM, Llama4TextConfig
+    return Llama4ForCausalLM(Llama4TextConfig(
+        vocab_size=VOCAB, hidden_size=64, intermediate_size=128, intermediate_size_mlp=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=64, num_local_experts=4,
+        num_experts_per_tok=1, use_cache=False, attention_chunk_size=16))
+
+
+def _rwkv():
+    from transformers import RwkvConfig, RwkvModel
+    return RwkvModel(RwkvConfig(vocab_size=VOCAB, hidden_size=64, num_hidden_layers=2, attention_hidden_size=64,
+                                intermediate_size=128, context_length=64, use_cache=False))
+
+
+model("gemma3n", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_gemma3n, False, LOGITS))
+model("llama4", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_llama4, False, LOGITS))
+# RWKV's CPU path loops over the sequence in Python, so export fixes its length: batch only.
+RWKV_SIZES = ((2, 12), (3, 12))
+model("rwkv", "transformers", ["input_ids"], BATCH_DYN("input_ids"))(
+    lambda: (_hf_text(_rwkv, False, HIDDEN)()[0],
+             lambda size: (torch.randint(0, VOCAB, RWKV_SIZES[size], generator=_gen(size)),)))
+
+
+# ----------------------------------------------------------------------------------------------
 # Running one model
 # ----------------------------------------------------------------------------------------------
 
@@ -330,7 +472,8 @@ def export(zm, module, inputs):
     for name in zm.input_names:
         spec = {}
         for axis, dname in zm.dynamic.get(name, {}).items():
-            dims.setdefault(dname, Dim(dname, min=1, max=DIM_MAX.get(dname, 512)))
+            if dname not in dims:
+                dims[dname] = DIM_FACTORIES[dname]() if dname in DIM_FACTORIES else Dim(dname, min=1, max=DIM_MAX.get(dname, 512))
             spec[axis] = dims[dname]
         dyn.append(spec or None)
     shapes = tuple(dyn)
