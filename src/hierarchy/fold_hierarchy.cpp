@@ -56,8 +56,10 @@ void release_contents(Nodes& nodes, const std::vector<size_t>& members, const Ch
 void add_colliding_node_names(const Nodes& nodes, const ModuleStacks& stacks, const std::vector<std::string>& types,
                               NameSet& node_names) {
   ViewSet bases;  // views the frames' paths and `types`
-  for (const ir::ModuleStack& stack : stacks)
-    for (const ir::ModuleFrame& frame : stack) bases.insert(frame.path);
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    if (i > 0 && stacks[i].same_as(stacks[i - 1])) continue;  // the nodes of one call share a stack
+    for (const ir::ModuleFrame& frame : stacks[i]) bases.insert(frame.path);
+  }
   for (const std::string& type : types) bases.insert(type);
   for (const onnx::NodeProto& node : nodes) {
     const std::string_view name = node.name();
