@@ -142,6 +142,21 @@ TEST_CASE("a module called twice gives two instances (keys with @1)") {
   check(b.model);
 }
 
+TEST_CASE("a call is named after its instance's path, clear of the names of nodes kept outside") {
+  GraphBuilder b = two_blocks(/*shared_constant=*/true);
+  // Nodes outside every instance named like the first instance's path and its first suffix.
+  b.node("Relu", {"y"}, "z", {kRoot});
+  b.node("Relu", {"z"}, "z2", {kRoot});
+  b.model.mutable_graph()->mutable_node(b.model.graph().node_size() - 2)->set_name("blocks.0");
+  b.model.mutable_graph()->mutable_node(b.model.graph().node_size() - 1)->set_name("blocks.0_1");
+  b.model.mutable_graph()->mutable_output(0)->set_name("z2");
+  fold_hierarchy(b.model, b.stacks, hiera({"Block"}));
+  REQUIRE(b.model.graph().node_size() == 5);
+  CHECK(b.model.graph().node(0).name() == "blocks.0_2");
+  CHECK(b.model.graph().node(1).name() == "blocks.1");
+  check(b.model);
+}
+
 TEST_CASE("an interleaving that would make the call depend on itself is refused") {
   GraphBuilder b;
   b.input("x");
