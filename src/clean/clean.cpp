@@ -13,7 +13,7 @@
 #include "common/view_map.h"
 #include "clean/passes_internal.h"
 #include "ir/sym_expr.h"
-#include "ir/onnx_dtype.h"
+#include "model/lowering.h"
 
 namespace pt2onnx::clean {
 
@@ -196,10 +196,10 @@ TypeOracle value_type_oracle(const ir::TensorValues& types) {
     const auto found = values->find(name);
     if (found == values->end()) return std::nullopt;
     const ir::TensorMeta& meta = found->second;
-    // Complex values are stored as real pairs in the ONNX; unknown ones say nothing.
-    if (ir::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
+    const std::optional<int32_t> elem_type = model::onnx_elem_type(meta);
+    if (!elem_type) return std::nullopt;
     ValueType t;
-    t.elem_type = ir::onnx_type(meta.dtype);
+    t.elem_type = *elem_type;
     t.shape_known = true;
     for (const ir::Dim& d : meta.sizes) {
       t.dims.push_back(d.is_static() ? std::optional<int64_t>(d.as_int()) : std::nullopt);
