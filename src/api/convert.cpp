@@ -12,6 +12,7 @@
 #include "api/pipeline_helpers.h"
 #include "api/weights_beside_clean.h"
 #include "archive/archive.h"
+#include "common/bulk_free.h"
 #include "common/error.h"
 #include "config/config.h"
 #include "config/option_table.h"
@@ -288,7 +289,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   translate_options.module_stacks =
       !options.hiera.empty() || !options.compile.empty() || (config && !config->module_rules.empty());
   translate::Translated translated = clock.run("translate", [&] {
-    // Without fusion the pass returns a copy of the program: skip it (a 100k-node copy).
+    // Without fusion the pass returns a copy of the whole program: skip it.
     if (translate_options.fuse && translate_options.opset >= fx_passes::kMinFusedOpset)
       program = fx_passes::fuse_patterns(program, translate_options).program;
     return api::with_context(input_name, [&] {
@@ -383,11 +384,9 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   }
   if (kernel_stage.active()) clock.run("kernels", [&] { kernel_stage.write(report); });
   for (const KernelBundleReport& bundle : report.kernel_bundles) report.outputs.push_back(bundle.dir / "manifest.json");
-  if (options.leave_to_exit) {
-    static_cast<void>(new translate::Translated(std::move(translated)));  // a move: the graph is not copied
-    static_cast<void>(weights_owner.release());
-    static_cast<void>(archive.release());
-  }
+  leave_for_exit(translated);  // a move: the graph is not copied
+  leave_for_exit(weights_owner);
+  leave_for_exit(archive);
   return report;
 }
 

@@ -157,8 +157,8 @@ void write_text_file(const std::string& path, const std::string& text) {
 
 int main(int argc, char** argv) {
   // libzip converts each entry's DOS time with mktime(), and glibc's mktime looks at the zone
-  // file again (a stat of /etc/localtime) on every call while TZ is unset: 50,000 stats for an
-  // archive of 50,000 weights. Naming the same default zone lets glibc read it once.
+  // file again (a stat of /etc/localtime) on every call while TZ is unset: a stat per weight of
+  // the archive. Naming the same default zone lets glibc read it once.
   if (std::getenv("TZ") == nullptr) setenv("TZ", ":/etc/localtime", 0);
   CLI::App app{"pt2onnx: convert a PyTorch .pt2 archive (torch.export.save) to ONNX, without Python."};
   app.set_version_flag("--version", std::string("pt2onnx ") + pt2onnx::version());
@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
     pt2onnx::cli::ProgressLine progress(!run.quiet);
     options.on_weight_progress = [&](int64_t done, int64_t total) { progress.update(done, total); };
 #ifdef PT2ONNX_WITH_MIMALLOC
-    // mimalloc keeps freed pages resident for a while (its decommit delay, 25 ms, or until the
+    // mimalloc keeps freed pages resident for a while (its decommit delay, or until the
     // heap is next collected): those of the IR go back at once, before the weights' index is read.
     pt2onnx::bulk_free_hook() = [](const std::function<void()>& release) {
       const long delay = mi_option_get(mi_option_decommit_delay);
@@ -295,7 +295,7 @@ int main(int argc, char** argv) {
       mi_option_set(mi_option_decommit_delay, delay);
     };
 #endif
-    options.leave_to_exit = !kUnderAddressSanitizer;  // LeakSanitizer would report what is left
+    pt2onnx::exit_reclaims_memory() = !kUnderAddressSanitizer;  // LeakSanitizer would report what is left
     report = pt2onnx::convert(options);
     progress.end();
     options.on_weight_progress = nullptr;
