@@ -20,8 +20,7 @@ ALLOWED = {
     "hierarchy": {"common", "ir", "model"},
     "clean": {"common", "ir", "model", "hierarchy"},
     "config": {"common", "ir", "model", "translate", "hierarchy", "pt2onnx.h"},
-    # emit implements clean/weight_access.h (folded_weights.h) until clean returns derived weights as data.
-    "emit": {"common", "ir", "model", "archive", "clean"},
+    "emit": {"common", "ir", "model", "archive"},
     "kernels": {"common", "ir", "model", "archive", "emit"},
     "api": {"common", "ir", "model", "archive", "import", "translate", "fx_passes", "hierarchy", "clean", "config", "emit",
             "kernels", "pt2onnx.h"},

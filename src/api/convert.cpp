@@ -18,7 +18,6 @@
 #include "config/option_table.h"
 #include "emit/archive_reference.h"
 #include "emit/output_file.h"
-#include "emit/folded_weights.h"
 #include "emit/model_set.h"
 #include "emit/write_model.h"
 #include "hierarchy/hierarchy.h"
@@ -312,19 +311,22 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   // bytes as they are, and so are those several models share (--all-models: a weight one model
   // would read transposed and another as it is could not be stored once): nothing is derived
   // then (--no-fold, and weight Transposes stay nodes).
-  auto weights_owner = std::make_unique<api::WeightsBesideClean>(model, *archive, report.model);
+  auto weights_owner = std::make_unique<api::WeightsBesideClean>(*archive, report.model);
   api::WeightsBesideClean& weights = *weights_owner;
-  clock.run("clean", [&] {
+  const std::vector<model::DerivedWeight> derived = clock.run("clean", [&] {
     clean::CleanOptions clean_options;
     clean_options.hiera_types = hiera_options.types;
-    clean_options.fold_weights = options.fold && !in_archive && !set ? &weights : nullptr;
-    clean_options.pack_weights = !in_archive && !set ? &weights : nullptr;  // a packed weight is derived too
+    clean_options.weights = &weights;
+    clean_options.fold_weights = options.fold && !in_archive && !set;
+    clean_options.pack_weights = !in_archive && !set;  // a packed weight is derived too
     clean_options.matmul_nbits = options.matmul_nbits;
     clean_options.types = clean::value_type_oracle(translated.value_types);
-    clean::clean_model(model, clean_options);
+    clean::Cleaned cleaned = clean::clean_model(std::move(model), clean_options);
+    model = std::move(cleaned.model);
+    return std::move(cleaned.derived);
   });
-  clock.run("read", [&] { weights.folded(); });  // where the index was taken before: errors keep their order
-  emit::FoldedWeights& folded_weights = weights.folded();
+  clock.run("read", [&] { weights.tensors(); });  // where the index was taken before: errors keep their order
+  const api::ArchiveTensors& archive_tensors = weights.tensors();
   if (!hiera_options.types.empty()) {
     const hierarchy::HierarchyReport folded = clock.run("hierarchy", [&] {
       return api::with_context(input_name, [&] {
@@ -352,7 +354,7 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   if (list_only) {  // the files the steps below write, decided as they decide
     report.outputs.push_back(report.output);
     const emit::OutputPlan plan =
-        emit::plan_outputs(model, folded_weights.weights(), folded_weights.constants(), write_options);
+        emit::plan_outputs(model, archive_tensors.weights, archive_tensors.constants, derived, write_options);
     for (const std::string& warning : plan.warnings) diagnostics.warn(model::Stage::kEmit, warning);
     if (!plan.data_file.empty()) report.outputs.push_back(plan.data_file);
     for (const auto& file : kernel_stage.planned_files(report.output)) report.outputs.push_back(file);
@@ -364,8 +366,8 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   const emit::WriteResult written = clock.run("emit", [&] {
     // A weight the archive lacks is the input's fault: name the input.
     return api::with_context(input_name, [&] {
-      return emit::write_model(model, *archive, folded_weights.weights(), folded_weights.constants(), write_options,
-                               diagnostics);
+      return emit::write_model(model, *archive, archive_tensors.weights, archive_tensors.constants, derived,
+                               write_options, diagnostics);
     });
   });
   report.external_data = written.external_data;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -111,22 +112,25 @@ void clean_body(Body& body, CleanReport& report) {
 
 }  // namespace
 
-CleanReport clean_model(model::OnnxModel& model, const CleanOptions& options) {
+Cleaned clean_model(model::OnnxModel&& model, const CleanOptions& options) {
   CleanReport report;
   onnx::GraphProto& graph = *model.proto.mutable_graph();
   const bool tracked = static_cast<int>(model.node_modules.size()) == graph.node_size();
   Body body = main_body(graph, tracked ? &model.node_modules : nullptr, options.types, options.hiera_types);
-  if (options.fold_weights) report.batch_norms_folded = fold_batch_norms(body, *options.fold_weights);
+  std::optional<WeightAccess> weights;
+  if (options.weights) weights.emplace(*options.weights, graph, model.weights);
+  const bool fold = weights && options.fold_weights, pack = weights && options.pack_weights;
+  if (fold) report.batch_norms_folded = fold_batch_norms(body, *weights);
   OpCensus census(body);  // taken on first ask, after the BatchNorms are folded
   clean_body(body, census, report);
-  if (options.fold_weights) {
+  if (fold) {
     // After merging (identical Transposes are one) and before dropping the weights they free.
-    report.transposes_folded = census.has({"Transpose"}) ? fold_weight_transposes(body, *options.fold_weights) : 0;
+    report.transposes_folded = census.has({"Transpose"}) ? fold_weight_transposes(body, *weights) : 0;
     census.changed(report.transposes_folded);
     if (report.transposes_folded) clean_body(body, census, report);
   }
-  if (options.matmul_nbits && options.pack_weights && census.has({"DequantizeLinear"})) {
-    report.matmul_nbits = use_matmul_nbits(body, *options.pack_weights);
+  if (options.matmul_nbits && pack && census.has({"DequantizeLinear"})) {
+    report.matmul_nbits = use_matmul_nbits(body, *weights);
     census.changed(report.matmul_nbits);
     if (report.matmul_nbits) {
       clean_body(body, census, report);  // the dequantized weights go dead
@@ -138,8 +142,8 @@ CleanReport clean_model(model::OnnxModel& model, const CleanOptions& options) {
       }
     }
   }
-  if (options.pack_weights && census.has({"Cast"})) {
-    report.weights_packed = pack_4bit_weights(body, *options.pack_weights);
+  if (pack && census.has({"Cast"})) {
+    report.weights_packed = pack_4bit_weights(body, *weights);
     census.changed(report.weights_packed);
     if (report.weights_packed) clean_body(body, census, report);  // the int8 originals go dead
   }
@@ -149,7 +153,12 @@ CleanReport clean_model(model::OnnxModel& model, const CleanOptions& options) {
   ViewSet initializers(static_cast<size_t>(graph.initializer_size()));  // views: unchanged from here
   for (const onnx::TensorProto& t : graph.initializer()) initializers.insert(t.name());
   std::erase_if(model.weights, [&](const model::WeightBinding& b) { return !initializers.contains(b.initializer); });
-  return report;
+  std::vector<model::DerivedWeight> derived;
+  if (weights) {
+    derived = std::move(weights->derived());
+    std::erase_if(derived, [&](const model::DerivedWeight& d) { return !initializers.contains(d.name); });
+  }
+  return Cleaned{std::move(model), std::move(derived), report};
 }
 
 CleanReport clean_functions(onnx::ModelProto& model) {

@@ -25,8 +25,10 @@ namespace pt2onnx::clean {
 
 struct CleanOptions {
   std::vector<std::string> hiera_types;  // --hiera and opaque module types still to be folded
-  WeightAccess* fold_weights = nullptr;  // null: keep BatchNorm and weight Transposes apart (--no-fold)
-  WeightAccess* pack_weights = nullptr;  // packs 4-bit weights (not a fold: --no-fold keeps it); null: Casts stay
+  // Reads the weights and says which derived ones emit can write; null: nothing is derived.
+  WeightReader* weights = nullptr;
+  bool fold_weights = false;  // BatchNorm and weight Transposes folded into derived weights (not --no-fold)
+  bool pack_weights = false;  // 4-bit weights packed (not a fold: --no-fold keeps it); false: Casts stay
   bool matmul_nbits = false;  // --matmul-nbits: Linear layers on 4-bit weights as com.microsoft.MatMulNBits (needs pack_weights)
   TypeOracle types;                      // static types of values the ONNX does not annotate
 };
@@ -45,9 +47,17 @@ struct CleanReport {
   int dead_functions = 0;
 };
 
+struct Cleaned {
+  model::OnnxModel model;
+  // The weights that folding and packing derived, in order, each filling an initializer of
+  // model's graph (those whose initializer went dead are dropped); emit writes them.
+  std::vector<model::DerivedWeight> derived;
+  CleanReport report;
+};
+
 // Cleans model.proto's main graph, keeping model.node_modules parallel and dropping the weight
 // bindings of initializers that are gone.
-CleanReport clean_model(model::OnnxModel& model, const CleanOptions& options);
+Cleaned clean_model(model::OnnxModel&& model, const CleanOptions& options);
 
 // After --hiera: cleans the main graph and each local function's body (a function keeps its
 // signature), and drops functions that nothing calls.

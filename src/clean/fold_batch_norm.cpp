@@ -119,13 +119,13 @@ bool fold_into(Body& body, onnx::NodeProto& producer, const onnx::NodeProto& bn,
   }
 
   const std::string w_name = names.fresh(producer.input(1) + ".bn_folded");
-  if (!weights.add_scaled(producer.input(1), w_name, p->factor, inner)) {
+  if (!weights.add(producer.input(1), w_name, model::DerivedWeight::Scaled{p->factor, inner})) {
     names.taken.erase(w_name);
     return false;
   }
   onnx::TensorProto declared = *w;
   declared.set_name(w_name);
-  declared.clear_raw_data();  // a declaration: emit fills it from WeightAccess's binding
+  declared.clear_raw_data();  // a declaration: emit derives its data (WeightAccess::add)
   declared.clear_float_data();
   *graph.add_initializer() = std::move(declared);
 

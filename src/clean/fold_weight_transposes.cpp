@@ -1,7 +1,7 @@
 // A Transpose of a weight (an initializer whose data is in the archive) becomes a new initializer
 // that holds the weight transposed: `linear` on inputs of rank > 2 is MatMul(x, Transpose(W)),
 // and core ATen IR writes permute(W) before mm/addmm. The new initializer is a strided view of
-// the weight's storage (WeightAccess::add_permuted), gathered while it is written, so memory
+// the weight's storage (WeightAccess::add), gathered while it is written, so memory
 // stays bounded. Only when every reader of the weight is a Transpose with the same perm: then the
 // original goes dead and the file holds the weight once, as before. Transposes that --hiera will
 // fold into a function stay, so a function's inputs are the module's weights unchanged.
@@ -82,7 +82,7 @@ int fold_weight_transposes(Body& body, WeightAccess& weights) {
     if (!same) continue;
     std::string name = weight + ".T";
     for (int k = 1; taken.count(name); ++k) name = weight + ".T_" + std::to_string(k);
-    if (!weights.add_permuted(weight, name, perm)) continue;
+    if (!weights.add(weight, name, model::DerivedWeight::Permuted{perm})) continue;
     taken.insert(name);
     onnx::TensorProto declared = *w;
     declared.set_name(name);

@@ -1,6 +1,6 @@
 // A Cast of an int8/uint8 weight (an initializer whose data is in the archive) to INT4/UINT4
 // becomes an INT4/UINT4 initializer that holds the weight packed two per byte
-// (WeightAccess::add_packed_4bit; emit/packed_4bit.h packs it while it is written). The
+// (WeightAccess::add; emit/packed_4bit.h packs it while it is written). The
 // quantization rules cast a weight whose quant range is 4 bits (torchao int4 weight-only, its
 // zero points) so; the file then holds half a byte per element, and a runtime reads the weight
 // as the 4-bit type its DequantizeLinear (or MatMulNBits) wants. Only when every reader of the
@@ -72,9 +72,9 @@ int pack_4bit_weights(Body& body, WeightAccess& weights) {
     if (!same || w->data_type() != from) continue;
     std::string name = weight + (to == kInt4 ? ".int4" : ".uint4");
     for (int k = 1; taken.count(name); ++k) name = weight + (to == kInt4 ? ".int4_" : ".uint4_") + std::to_string(k);
-    WeightAccess::Packing how;
+    model::DerivedWeight::Packed4Bit how;
     how.is_signed = to == kInt4;
-    if (!weights.add_packed_4bit(weight, name, how)) continue;
+    if (!weights.add(weight, name, how)) continue;
     taken.insert(name);
     onnx::TensorProto declared = *w;
     declared.set_name(name);

@@ -169,12 +169,12 @@ int use_matmul_nbits(Body& body, WeightAccess& weights) {
     auto found = packed.find(source);
     if (found != packed.end()) return found->second;
     const std::string name = fresh(source + ".nbits");
-    WeightAccess::Packing how;
+    model::DerivedWeight::Packed4Bit how;
     how.is_signed = is_signed;
     how.offset_to_unsigned = is_signed;
     how.row = row;
     how.dims = dims;
-    if (!weights.add_packed_4bit(source, name, how)) return "";
+    if (!weights.add(source, name, how)) return "";
     declare_uint8(name, dims);
     return packed[source] = name;
   };

@@ -1,44 +1,65 @@
-// What weight folding needs from whoever holds the weights (emit/folded_weights.h reads them
-// from the archive): the values of small initializers, and new initializers derived from an
-// existing one (scaled per channel for BatchNorm, dims permuted for a Transpose), computed later
-// while they are streamed out (never held whole in memory).
+// What weight folding and packing need from the weights: the values of small ones, and whether
+// emit can write a weight derived from one (emit/derived_tensors.h says how). WeightReader is
+// the interface (api/weights_beside_clean.h reads the archive); WeightAccess is the passes' side
+// of it: it reads the graph's own data first, finds each weight's archive binding, and collects
+// the derived weights that clean_model() returns as data.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "model/derived_weight.h"
+#include "model/onnx_model.h"
 
 namespace pt2onnx::clean {
 
+class WeightReader {
+ public:
+  virtual ~WeightReader() = default;
+  // The float32 elements of an archive weight (row-major), or nullopt when it is not float32,
+  // not in the archive, or too large to read here.
+  virtual std::optional<std::vector<float>> read_floats(const model::WeightBinding& weight) = 0;
+  // Whether emit can write `weight` from its source's bytes as weight.how says; `earlier` are the
+  // weights derived before it, in order (its source may be one of them). Reads no bytes.
+  virtual bool derivable(const model::DerivedWeight& weight, const std::vector<model::DerivedWeight>& earlier) = 0;
+};
+
 class WeightAccess {
  public:
-  virtual ~WeightAccess() = default;
-  // The float32 elements of an initializer (row-major), or nullopt when it is not float32, not
-  // known, or not small enough to read here.
-  virtual std::optional<std::vector<float>> read_floats(const std::string& initializer) = 0;
-  // Declares that initializer `name` (already declared in the graph with the dims and type of
-  // `source`) holds `source`'s elements, element i multiplied by factors[(i / inner) %
-  // factors.size()]. False when `source` cannot be streamed that way (then nothing is declared).
-  virtual bool add_scaled(const std::string& source, const std::string& name, std::vector<double> factors,
-                          int64_t inner) = 0;
-  // Declares that initializer `name` (already declared with `source`'s type and dims permuted:
-  // dims[i] = source dims[perm[i]]) holds Transpose(source, perm). False when `source` is not an
-  // archive tensor (then nothing is declared).
-  virtual bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) = 0;
-  // Declares that initializer `name` holds the elements of `source` (an int8/uint8 weight with
-  // 4-bit values) packed two per byte as `how` says (emit/packed_4bit.h): declared INT4/UINT4 with
-  // `source`'s dims (how.row 0, no offset), or uint8 with how.dims (MatMulNBits' layout). False
-  // when `source` cannot be packed so (then nothing is declared).
-  struct Packing {
-    bool is_signed = true;            // int4 in int8, else uint4 in uint8
-    bool offset_to_unsigned = false;  // v + 8
-    int64_t row = 0;                  // elements per row, rows padded to whole bytes; 0: one row
-    std::vector<int64_t> dims;        // of the uint8 tensor; empty: INT4/UINT4 with source's dims
-  };
-  virtual bool add_packed_4bit(const std::string& /*source*/, const std::string& /*name*/, const Packing& /*how*/) {
-    return false;
-  }
+  // `graph` and `bindings` (model::OnnxModel's) must outlive this, and `bindings` stay unchanged.
+  WeightAccess(WeightReader& reader, const onnx::GraphProto& graph, const std::vector<model::WeightBinding>& bindings)
+      : reader_(reader), graph_(graph), bindings_(bindings) {}
+
+  // The float32 elements of an initializer (row-major): its data in the graph, else its archive
+  // weight's; nullopt when it is not float32, not known, or not small enough to read here.
+  std::optional<std::vector<float>> read_floats(const std::string& initializer);
+
+  // Declares that initializer `name` (already declared in the graph, or about to be, with the
+  // type and dims `how` makes of `source`'s) holds `source` derived as `how` says. False when
+  // `source` is not an archive weight or one derived before, or emit cannot derive it so (then
+  // nothing is declared).
+  bool add(const std::string& source, const std::string& name, model::DerivedWeight::How how);
+
+  // Those declared, in order.
+  std::vector<model::DerivedWeight>& derived() { return derived_; }
+
+ private:
+  // The archive binding of an initializer (the first of its name), or null.
+  const model::WeightBinding* binding(const std::string& initializer);
+
+  WeightReader& reader_;
+  const onnx::GraphProto& graph_;
+  const std::vector<model::WeightBinding>& bindings_;
+  std::unordered_map<std::string_view, const model::WeightBinding*> by_initializer_;  // made on first ask
+  std::unordered_set<std::string> derived_names_;
+  std::vector<model::DerivedWeight> derived_;
 };
 
 }  // namespace pt2onnx::clean

@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "emit/archive_reference.h"
+#include "emit/derived_tensors.h"
 #include "emit/external_data_writer.h"
 #include "emit/output_file.h"
 #include "emit/packed_4bit.h"
@@ -64,11 +65,47 @@ void clear_tensor_data(onnx::TensorProto& tensor) {
   tensor.clear_data_location();
 }
 
-// Pairs each binding with its declared initializer and its archive tensor, and checks that they
-// agree (element type, shape, bytes inside the storage) before anything is written.
+// Checks that a bound weight's archive tensor agrees with its declared initializer (element
+// type, shape, bytes inside the storage) and gives it its layout.
+void check_bound(BoundWeight& weight) {
+  const archive::TensorData& tensor = *weight.tensor;
+  // A complex tensor is written as its real pairs, the same bytes (model/lowering.h).
+  const bool complex = ir::is_complex(tensor.dtype);
+  const std::optional<int32_t> data_type =
+      ir::onnx_type_if(complex ? model::complex_component(tensor.dtype) : tensor.dtype);
+  if (!data_type)
+    fail(ErrorCode::kUnsupported, weight.what() + ": element type " + std::string(ir::dtype_name(tensor.dtype)) +
+                                      " has no ONNX tensor type we can write");
+  const onnx::TensorProto& initializer = *weight.initializer;
+  const std::vector<int64_t> declared_dims(initializer.dims().begin(), initializer.dims().end());
+  const bool packed = is_packed_4bit_of(tensor, initializer.data_type(), declared_dims);  // its bytes are the pairs
+  if (!packed &&
+      (*data_type != initializer.data_type() || declared_dims != model::lowered_dims(tensor.dtype, tensor.sizes)))
+    fail(ErrorCode::kArchive, weight.what() + ": the archive holds " + std::string(ir::dtype_name(tensor.dtype)) +
+                                  format_dims(tensor.sizes) + " (" + ir::onnx_type_name(*data_type) +
+                                  ") but the initializer declares " + ir::onnx_type_name(initializer.data_type()) +
+                                  format_dims(declared_dims));
+  weight.layout = make_layout(tensor, [&weight] { return weight.what(); });
+}
+
+// The tensors of the weights clean-up derived, made again from the archive's as clean-up checked
+// they could be.
+DerivedTensors derive_all(const std::map<std::string, archive::TensorData>& weights,
+                          const std::map<std::string, archive::TensorData>& constants,
+                          const std::vector<model::DerivedWeight>& derived) {
+  DerivedTensors tensors(weights, constants);
+  for (const model::DerivedWeight& weight : derived)
+    PT2ONNX_CHECK(tensors.add(weight), ErrorCode::kInternal,
+                  "derived weight '" + weight.name + "' cannot be made from '" + weight.source.initializer + "'");
+  return tensors;
+}
+
+// Pairs each binding (the archive's, then the derived weights') with its declared initializer
+// and its archive tensor, and checks that they agree before anything is written.
 std::vector<BoundWeight> bind_weights(const model::OnnxModel& model,
                                       const std::map<std::string, archive::TensorData>& weights,
-                                      const std::map<std::string, archive::TensorData>& constants) {
+                                      const std::map<std::string, archive::TensorData>& constants,
+                                      const DerivedTensors& derived) {
   std::unordered_map<std::string_view, int> initializers;  // name -> index (the first of a name)
   const onnx::GraphProto& graph = model.proto.graph();
   initializers.reserve(static_cast<size_t>(graph.initializer_size()));
@@ -76,51 +113,31 @@ std::vector<BoundWeight> bind_weights(const model::OnnxModel& model,
     initializers.emplace(graph.initializer(index).name(), index);
 
   std::vector<BoundWeight> bound;
-  bound.reserve(model.weights.size());
-  for (const model::WeightBinding& binding : model.weights) {
+  bound.reserve(model.weights.size() + derived.size());
+  auto bind = [&](const model::WeightBinding& binding, const archive::TensorData* tensor) {
     BoundWeight weight;
     weight.binding = &binding;
-
     auto declared = initializers.find(binding.initializer);
     if (declared == initializers.end())
       fail(ErrorCode::kInternal, weight.what() + ": the graph declares no such initializer");
     weight.index = declared->second;
     weight.initializer = &graph.initializer(weight.index);
-
+    weight.tensor = tensor;
+    if (!weight.tensor)
+      fail(ErrorCode::kArchive, weight.what() + " is not in the archive's " +
+                                    (binding.is_constant ? "constants" : "weights"));
+    check_bound(weight);
+    bound.push_back(std::move(weight));
+  };
+  for (const model::WeightBinding& binding : model.weights) {
     // Look where the binding says first; the other map is a fallback so a weight/constant
     // misclassification upstream does not lose a tensor that is there.
     const auto& first = binding.is_constant ? constants : weights;
     const auto& second = binding.is_constant ? weights : constants;
-    weight.tensor = find_tensor(first, binding.fqn);
-    if (!weight.tensor) weight.tensor = find_tensor(second, binding.fqn);
-    if (!weight.tensor)
-      fail(ErrorCode::kArchive, weight.what() + " is not in the archive's " +
-                                    (binding.is_constant ? "constants" : "weights"));
-
-    const archive::TensorData& tensor = *weight.tensor;
-    // A complex tensor is written as its real pairs, the same bytes (model/lowering.h).
-    const bool complex = ir::is_complex(tensor.dtype);
-    const std::optional<int32_t> data_type =
-        ir::onnx_type_if(complex ? model::complex_component(tensor.dtype) : tensor.dtype);
-    if (!data_type)
-      fail(ErrorCode::kUnsupported, weight.what() + ": element type " + std::string(ir::dtype_name(tensor.dtype)) +
-                                        " has no ONNX tensor type we can write");
-    const onnx::TensorProto& initializer = *weight.initializer;
-    const std::vector<int64_t> declared_dims(initializer.dims().begin(), initializer.dims().end());
-    if (is_packed_4bit_of(tensor, initializer.data_type(), declared_dims)) {  // its bytes are the packed pairs
-      weight.layout = make_layout(tensor, [&weight] { return weight.what(); });
-      bound.push_back(std::move(weight));
-      continue;
-    }
-    if (*data_type != initializer.data_type() || declared_dims != model::lowered_dims(tensor.dtype, tensor.sizes))
-      fail(ErrorCode::kArchive, weight.what() + ": the archive holds " + std::string(ir::dtype_name(tensor.dtype)) +
-                                    format_dims(tensor.sizes) + " (" + ir::onnx_type_name(*data_type) +
-                                    ") but the initializer declares " +
-                                    ir::onnx_type_name(initializer.data_type()) + format_dims(declared_dims));
-
-    weight.layout = make_layout(tensor, [&weight] { return weight.what(); });
-    bound.push_back(std::move(weight));
+    const archive::TensorData* tensor = find_tensor(first, binding.fqn);
+    bind(binding, tensor ? tensor : find_tensor(second, binding.fqn));
   }
+  for (const model::WeightBinding& binding : derived.bindings()) bind(binding, &derived.tensors().at(binding.fqn));
   return bound;
 }
 
@@ -265,11 +282,142 @@ std::map<size_t, ExternalRegion> archive_regions(const std::vector<BoundWeight>&
   return regions;
 }
 
+// The files one write makes, created before any weight is read (an unwritable directory fails
+// fast), and the writer of its external data, own or the set's.
+class OutputFiles {
+ public:
+  OutputFiles(const archive::Archive& archive, const WriteOptions& options, bool use_data_file,
+              const std::filesystem::path& data_path)
+      : model_file(std::make_unique<TempOutputFile>(options.output)) {
+    if (use_data_file && !options.model_set) data_file.emplace(data_path);
+    copier.emplace(archive.path());
+    if (data_file) own_writer_.emplace(data_file->fd(), data_path, *copier);
+    data_writer = own_writer_ ? &*own_writer_ : use_data_file && options.model_set ? &options.model_set->data_writer() : nullptr;
+    written_before = data_writer ? data_writer->bytes_written() : 0;
+  }
+
+  std::unique_ptr<TempOutputFile> model_file;
+  std::optional<TempOutputFile> data_file;
+  std::optional<TensorCopier> copier;
+  ExternalDataWriter* data_writer = nullptr;  // null: no data file
+  uint64_t written_before = 0;                // by the set's writer, before this model
+
+ private:
+  std::optional<ExternalDataWriter> own_writer_;
+};
+
+// Errors while copying a weight say which one.
+template <typename Action>
+void for_weight(const BoundWeight& weight, Action&& action) {
+  try {
+    action();
+  } catch (const Error& error) {
+    throw error.with_context(weight.what());
+  }
+}
+
+// Progress counts every weight's bytes once, whether embedded, streamed or external.
+class Progress {
+ public:
+  Progress(const std::vector<BoundWeight>& bound, const WriteOptions& options) : on_progress_(options.on_progress) {
+    for (const BoundWeight& weight : bound) total_ += static_cast<int64_t>(weight.layout.nbytes);
+  }
+  void add(const BoundWeight& weight) {
+    done_ += static_cast<int64_t>(weight.layout.nbytes);
+    if (on_progress_) on_progress_(done_, total_);
+  }
+
+ private:
+  const std::function<void(int64_t, int64_t)>& on_progress_;
+  int64_t total_ = 0, done_ = 0;
+};
+
+// Where each weight went: referenced in the archive or written to the data file now, or left
+// for the serializer (embedded, by initializer index).
+struct Placement {
+  DeferredRawData deferred;
+  std::vector<const BoundWeight*> embedded;  // by initializer index; null: not embedded
+  uint64_t embedded_bytes = 0, referenced_bytes = 0;
+};
+
+Placement place_weights(onnx::GraphProto& graph, const std::vector<BoundWeight>& bound,
+                        const std::map<size_t, ExternalRegion>& in_archive, const std::string& location,
+                        const std::string& data_name, OutputFiles& files, const WriteOptions& options,
+                        Progress& progress) {
+  ModelSet* const set = options.model_set;
+  Placement placed;
+  placed.embedded.resize(static_cast<size_t>(graph.initializer_size()));
+  for (size_t i = 0; i < bound.size(); ++i) {
+    const BoundWeight& weight = bound[i];
+    if (const auto region = in_archive.find(i); region != in_archive.end()) {
+      // Another model's weight with the same bytes: reference its entry (the same offset in each .onnx).
+      std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, true) : std::nullopt;
+      if (!same && set) set->remember(*weight.tensor, weight.layout, true, region->second);
+      reference_external(*graph.mutable_initializer(weight.index), location, same ? *same : region->second);
+      placed.referenced_bytes += region->second.length;
+      progress.add(weight);
+      continue;
+    }
+    if (files.data_writer && goes_external(weight, options)) {
+      for_weight(weight, [&] {
+        std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, false) : std::nullopt;
+        if (!same) {
+          same = files.data_writer->write(*weight.tensor, weight.layout);
+          if (set && !same->reused) set->remember(*weight.tensor, weight.layout, false, *same);
+        }
+        reference_external(*graph.mutable_initializer(weight.index), data_name, *same);
+      });
+      progress.add(weight);
+      continue;
+    }
+    (weight.layout.nbytes < kStreamMinBytes ? placed.deferred.filled : placed.deferred.streamed)[weight.index] =
+        weight.layout.nbytes;
+    placed.embedded[static_cast<size_t>(weight.index)] = &weight;
+    placed.embedded_bytes += weight.layout.nbytes;
+  }
+  return placed;
+}
+
+// The window serves the tiny weights when they come in file order (as torch writes them) in the
+// order they are filled, the initializers'; in another order each would read a window for one
+// tensor.
+bool filled_in_file_order(const Placement& placed) {
+  uint64_t last_offset = 0;
+  for (const auto& [index, nbytes] : placed.deferred.filled) {
+    const BoundWeight& weight = *placed.embedded[static_cast<size_t>(index)];
+    const std::optional<uint64_t> offset = weight.tensor->storage->file_offset();
+    if (!offset) continue;
+    if (*offset + weight.layout.span_begin < last_offset) return false;
+    last_offset = *offset + weight.layout.span_begin;
+  }
+  return true;
+}
+
+// Names the files: data first, so that once the model appears under its final name, what it
+// references is complete; with a set, the set names them after all its models.
+void commit_files(OutputFiles& files, const std::filesystem::path& data_path, const std::optional<FileIdentity>& input,
+                  const WriteOptions& options, model::Diagnostics& diagnostics) {
+  if (options.model_set) {
+    options.model_set->hold(std::move(files.model_file));
+    return;
+  }
+  if (files.data_file) files.data_file->commit();
+  try {
+    files.model_file->commit();
+  } catch (const Error&) {
+    if (files.data_file) ::unlink(data_path.c_str());
+    throw;
+  }
+  if (!files.data_file) remove_stale_data_file(data_path, input, diagnostics);
+}
+
 }  // namespace
 
 OutputPlan plan_outputs(const model::OnnxModel& model, const std::map<std::string, archive::TensorData>& weights,
-                        const std::map<std::string, archive::TensorData>& constants, const WriteOptions& options) {
-  const std::vector<BoundWeight> bound = bind_weights(model, weights, constants);
+                        const std::map<std::string, archive::TensorData>& constants,
+                        const std::vector<model::DerivedWeight>& derived, const WriteOptions& options) {
+  const DerivedTensors derived_tensors = derive_all(weights, constants, derived);
+  const std::vector<BoundWeight> bound = bind_weights(model, weights, constants, derived_tensors);
   OutputPlan plan;
   const std::filesystem::path data_path = data_path_for(options);
   if (uses_data_file(model, plan.warnings, bound, options, data_path)) plan.data_file = data_path;
@@ -279,15 +427,14 @@ OutputPlan plan_outputs(const model::OnnxModel& model, const std::map<std::strin
 WriteResult write_model(model::OnnxModel& model, const archive::Archive& archive,
                         const std::map<std::string, archive::TensorData>& weights,
                         const std::map<std::string, archive::TensorData>& constants,
-                        const WriteOptions& options, model::Diagnostics& diagnostics) {
-  std::vector<BoundWeight> bound = bind_weights(model, weights, constants);
+                        const std::vector<model::DerivedWeight>& derived, const WriteOptions& options,
+                        model::Diagnostics& diagnostics) {
+  const DerivedTensors derived_tensors = derive_all(weights, constants, derived);
+  const std::vector<BoundWeight> bound = bind_weights(model, weights, constants, derived_tensors);
   onnx::GraphProto& graph = *model.proto.mutable_graph();
-  for (BoundWeight& weight : bound) clear_tensor_data(*graph.mutable_initializer(weight.index));
+  for (const BoundWeight& weight : bound) clear_tensor_data(*graph.mutable_initializer(weight.index));
 
-  ModelSet* const set = options.model_set;
   const std::filesystem::path data_path = data_path_for(options);
-  const std::string data_name = data_path.filename().string();
-
   std::vector<std::string> decided;
   const bool use_data_file = uses_data_file(model, decided, bound, options, data_path);
   for (std::string& warning : decided) diagnostics.warn(model::Stage::kEmit, std::move(warning));
@@ -303,93 +450,27 @@ WriteResult write_model(model::OnnxModel& model, const archive::Archive& archive
   check_output_path(options.output, input);
   if (use_data_file) check_output_path(data_path, input, "external data");
 
-  // Create the temp files before reading any weight, so an unwritable directory fails fast.
-  auto model_file = std::make_unique<TempOutputFile>(options.output);
-  std::optional<TempOutputFile> data_file;
-  if (use_data_file && !set) data_file.emplace(data_path);
-  TensorCopier copier(archive.path());
-  std::optional<ExternalDataWriter> own_writer;
-  if (data_file) own_writer.emplace(data_file->fd(), data_path, copier);
-  ExternalDataWriter* data_writer = own_writer ? &*own_writer : use_data_file && set ? &set->data_writer() : nullptr;
-  const uint64_t written_before = data_writer ? data_writer->bytes_written() : 0;
+  OutputFiles files(archive, options, use_data_file, data_path);
+  Progress progress(bound, options);
+  Placement placed = place_weights(graph, bound, in_archive, location, data_path.filename().string(), files, options,
+                                   progress);
 
-  // Errors while copying a weight say which one.
-  auto for_weight = [](const BoundWeight& weight, auto&& action) {
-    try {
-      action();
-    } catch (const Error& error) {
-      throw error.with_context(weight.what());
-    }
+  // Embedded weights are written while the model is serialized, in initializer order, after the
+  // external ones above (of several bad weights, the first in that order is the one reported):
+  // the large ones copied into the file, the tiny ones filled into raw_data one at a time.
+  ArchiveWindow window(*files.copier);
+  const bool file_order = filled_in_file_order(placed);
+  placed.deferred.write_payload = [&](int index, uint64_t offset) {
+    const BoundWeight& weight = *placed.embedded[static_cast<size_t>(index)];
+    for_weight(weight, [&] { files.copier->copy(*weight.tensor, weight.layout, files.model_file->fd(), offset, options.output); });
+    progress.add(weight);
   };
-
-  // Progress counts every weight's bytes once, whether embedded, streamed or external.
-  int64_t progress_total = 0, progress_done = 0;
-  for (const BoundWeight& weight : bound) progress_total += static_cast<int64_t>(weight.layout.nbytes);
-  auto progressed = [&](const BoundWeight& weight) {
-    progress_done += static_cast<int64_t>(weight.layout.nbytes);
-    if (options.on_progress) options.on_progress(progress_done, progress_total);
-  };
-
-  // Embedded weights are written while the model is serialized: the large ones copied into the
-  // file, the tiny ones filled into raw_data one at a time.
-  uint64_t embedded_bytes = 0, referenced_bytes = 0;
-  DeferredRawData deferred;
-  std::vector<const BoundWeight*> embedded(static_cast<size_t>(model.proto.graph().initializer_size()));
-  for (size_t i = 0; i < bound.size(); ++i) {
-    BoundWeight& weight = bound[i];
-    if (const auto region = in_archive.find(i); region != in_archive.end()) {
-      // Another model's weight with the same bytes: reference its entry (the same offset in each .onnx).
-      std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, true) : std::nullopt;
-      if (!same && set) set->remember(*weight.tensor, weight.layout, true, region->second);
-      reference_external(*graph.mutable_initializer(weight.index), location, same ? *same : region->second);
-      referenced_bytes += region->second.length;
-      progressed(weight);
-      continue;
-    }
-    if (data_writer && goes_external(weight, options)) {
-      for_weight(weight, [&] {
-        std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, false) : std::nullopt;
-        if (!same) {
-          same = data_writer->write(*weight.tensor, weight.layout);
-          if (set && !same->reused) set->remember(*weight.tensor, weight.layout, false, *same);
-        }
-        reference_external(*graph.mutable_initializer(weight.index), data_name, *same);
-      });
-      progressed(weight);
-      continue;
-    }
-    (weight.layout.nbytes < kStreamMinBytes ? deferred.filled : deferred.streamed)[weight.index] = weight.layout.nbytes;
-    embedded[static_cast<size_t>(weight.index)] = &weight;
-    embedded_bytes += weight.layout.nbytes;
-  }
-
-  // The window serves the tiny weights when they come in file order (as torch writes them)
-  // in the order they are filled, the initializers'; in another order each would read a
-  // window for one tensor.
-  ArchiveWindow window(copier);
-  bool file_order = true;
-  uint64_t last_offset = 0;
-  for (const auto& [index, nbytes] : deferred.filled) {
-    const BoundWeight& weight = *embedded[static_cast<size_t>(index)];
-    const std::optional<uint64_t> offset = weight.tensor->storage->file_offset();
-    if (!offset) continue;
-    if (*offset + weight.layout.span_begin < last_offset) file_order = false;
-    last_offset = *offset + weight.layout.span_begin;
-  }
-
-  // Embedded weights are read as the serializer reaches them, in initializer order, after the
-  // external ones above: of several bad weights, the first in that order is the one reported.
-  deferred.write_payload = [&](int index, uint64_t offset) {
-    const BoundWeight& weight = *embedded[static_cast<size_t>(index)];
-    for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, model_file->fd(), offset, options.output); });
-    progressed(weight);
-  };
-  deferred.fill = [&](int index, uint8_t* dst) {
-    const BoundWeight& weight = *embedded[static_cast<size_t>(index)];
+  placed.deferred.fill = [&](int index, uint8_t* dst) {
+    const BoundWeight& weight = *placed.embedded[static_cast<size_t>(index)];
     for_weight(weight, [&] { fill_raw_data(weight, dst, file_order ? &window : nullptr); });
-    progressed(weight);
+    progress.add(weight);
   };
-  serialize_model(model.proto, deferred, model_file->fd(), options.output);
+  serialize_model(model.proto, placed.deferred, files.model_file->fd(), options.output);
 
   // Checked again: the paths may have changed while the weights were copied.
   check_output_path(options.output, input);
@@ -397,26 +478,10 @@ WriteResult write_model(model::OnnxModel& model, const archive::Archive& archive
   WriteResult result;
   result.external_data = use_data_file ? data_path : std::filesystem::path();
   result.weight_count = static_cast<int64_t>(bound.size());
-  result.weight_bytes =
-      static_cast<int64_t>(embedded_bytes + (data_writer ? data_writer->bytes_written() - written_before : 0));
-  if (set) {  // named with the other models, after all of them
-    set->hold(std::move(model_file));
-    result.referenced_bytes = static_cast<int64_t>(referenced_bytes);
-    result.archive_location = location;
-    return result;
-  }
-  // Data first: once the model appears under its final name, what it references is complete.
-  if (data_file) data_file->commit();
-  try {
-    model_file->commit();
-  } catch (const Error&) {
-    if (data_file) ::unlink(data_path.c_str());
-    throw;
-  }
-
-  if (!data_file) remove_stale_data_file(data_path, input, diagnostics);
-
-  result.referenced_bytes = static_cast<int64_t>(referenced_bytes);
+  result.weight_bytes = static_cast<int64_t>(
+      placed.embedded_bytes + (files.data_writer ? files.data_writer->bytes_written() - files.written_before : 0));
+  commit_files(files, data_path, input, options, diagnostics);
+  result.referenced_bytes = static_cast<int64_t>(placed.referenced_bytes);
   result.archive_location = location;
   return result;
 }

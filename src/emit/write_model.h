@@ -19,6 +19,7 @@
 
 #include "archive/archive.h"
 #include "emit/model_set.h"
+#include "model/derived_weight.h"
 #include "model/diagnostics.h"
 #include "model/onnx_model.h"
 
@@ -62,9 +63,12 @@ struct OutputPlan {
   std::vector<std::string> warnings;  // what write_model() would warn of on deciding it
 };
 OutputPlan plan_outputs(const model::OnnxModel& model, const std::map<std::string, archive::TensorData>& weights,
-                        const std::map<std::string, archive::TensorData>& constants, const WriteOptions& options);
+                        const std::map<std::string, archive::TensorData>& constants,
+                        const std::vector<model::DerivedWeight>& derived, const WriteOptions& options);
 
-// `weights` and `constants` are the archive's maps for the model. Embedded weights are streamed
+// `weights` and `constants` are the archive's maps for the model; `derived` are the weights
+// clean-up derived from them (clean::Cleaned::derived), bound after model.weights and made as
+// emit/derived_tensors.h says. Embedded weights are streamed
 // from the archive into the file while the model is serialized, so memory stays O(graph) in both
 // modes. On return, bound initializers that went external carry their external_data entries and
 // embedded ones hold no data (their bytes are in the file only); warnings (external data forced
@@ -77,6 +81,7 @@ OutputPlan plan_outputs(const model::OnnxModel& model, const std::map<std::strin
 WriteResult write_model(model::OnnxModel& model, const archive::Archive& archive,
                         const std::map<std::string, archive::TensorData>& weights,
                         const std::map<std::string, archive::TensorData>& constants,
-                        const WriteOptions& options, model::Diagnostics& diagnostics);
+                        const std::vector<model::DerivedWeight>& derived, const WriteOptions& options,
+                        model::Diagnostics& diagnostics);
 
 }  // namespace pt2onnx::emit

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <map>
+#include <variant>
 
 #include "clean/const_tensor.h"
 #include "clean/clean.h"
@@ -56,11 +57,27 @@ std::vector<int64_t> constant_ints(const onnx::GraphProto& graph, const std::str
   return c->ints;
 }
 
+// Binds every initializer of the graph to an archive weight of its name, as translate binds its
+// weights (those with data in the graph read it from there first).
+void bind_all(model::OnnxModel& t) {
+  for (const onnx::TensorProto& i : t.proto.graph().initializer()) t.weights.push_back({i.name(), i.name(), false});
+}
+
+// clean_model on `t` in place; the weights it derived go to `derived` when given.
+CleanReport clean_in_place(model::OnnxModel& t, const CleanOptions& options,
+                           std::vector<model::DerivedWeight>* derived = nullptr) {
+  Cleaned cleaned = clean_model(std::move(t), options);
+  t = std::move(cleaned.model);
+  if (derived) *derived = std::move(cleaned.derived);
+  return cleaned.report;
+}
+
 // The checker runs unless folded BatchNorm weights are declared (their data comes at emit).
-CleanReport clean(onnx::ModelProto& model, CleanOptions options = {}) {
+CleanReport clean(onnx::ModelProto& model, CleanOptions options = {}, std::vector<model::DerivedWeight>* derived = nullptr) {
   model::OnnxModel t;
   t.proto = model;
-  const CleanReport report = clean_model(t, options);
+  bind_all(t);
+  const CleanReport report = clean_in_place(t, options, derived);
   model = t.proto;
   if (report.batch_norms_folded == 0) CHECK_NOTHROW(onnx::checker::check_model(model));
   return report;
@@ -374,7 +391,7 @@ F (a) => (b) {
     t.proto = m;
     CleanOptions options;
     options.hiera_types = {"Block"};
-    CHECK(clean_model(t, options).constants_moved == 0);
+    CHECK(clean_in_place(t, options).constants_moved == 0);
     CHECK(op_counts(t.proto.graph()).at("Constant") == 1);
   }
   CHECK(clean_functions(m).constants_moved == 1);
@@ -397,10 +414,10 @@ g (float[N,3] x) => (float[N,3] y) {
   t.node_modules = {{root, {"L__self__b0", "b0", "mod.Block"}}, {root, {"L__self__b1", "b1", "mod.Block"}}, {root}};
   CleanOptions options;
   options.hiera_types = {"Block"};
-  clean_model(t, options);
+  clean_in_place(t, options);
   CHECK(t.proto.graph().node_size() == 3);
   options.hiera_types = {};
-  clean_model(t, options);
+  clean_in_place(t, options);
   CHECK(t.proto.graph().node_size() == 2);
   CHECK(t.node_modules.size() == 2);
 }
@@ -560,37 +577,26 @@ Unused (a) => (b) {
   CHECK(m.functions(0).node_size() == 2);  // one Shape, the Reshape
 }
 
-// BatchNorm folding against weights held in memory.
-class FakeWeights final : public WeightAccess {
+// Archive weights held in memory, by FQN: any of them can be derived from.
+class FakeWeights final : public WeightReader {
  public:
   std::map<std::string, std::vector<float>> values;
-  std::map<std::string, std::vector<double>> scaled;  // new name -> factors
-  std::map<std::string, int64_t> inner;
-  std::optional<std::vector<float>> read_floats(const std::string& name) override {
-    auto found = values.find(name);
+  std::optional<std::vector<float>> read_floats(const model::WeightBinding& weight) override {
+    auto found = values.find(weight.fqn);
     if (found == values.end()) return std::nullopt;
     return found->second;
   }
-  bool add_scaled(const std::string& source, const std::string& name, std::vector<double> factors,
-                  int64_t inner_size) override {
-    if (!values.count(source)) return false;
-    scaled[name] = std::move(factors);
-    inner[name] = inner_size;
-    return true;
-  }
-  std::map<std::string, std::pair<std::string, std::vector<int64_t>>> permuted;  // new name -> source, perm
-  bool add_permuted(const std::string& source, const std::string& name, const std::vector<int64_t>& perm) override {
-    if (!values.count(source)) return false;
-    permuted[name] = {source, perm};
-    return true;
-  }
-  std::map<std::string, std::pair<std::string, bool>> packed;  // new name -> source, signed
-  bool add_packed_4bit(const std::string& source, const std::string& name, const Packing& how) override {
-    if (!values.count(source)) return false;
-    packed[name] = {source, how.is_signed};
-    return true;
+  bool derivable(const model::DerivedWeight& weight, const std::vector<model::DerivedWeight>& /*earlier*/) override {
+    return values.count(weight.source.fqn) > 0;
   }
 };
+
+// The derived weight named `name`, or null.
+const model::DerivedWeight* find_derived(const std::vector<model::DerivedWeight>& derived, const std::string& name) {
+  for (const model::DerivedWeight& d : derived)
+    if (d.name == name) return &d;
+  return nullptr;
+}
 
 std::vector<float> raw_floats(const onnx::TensorProto& t) {
   std::vector<float> v(t.raw_data().size() / sizeof(float));
@@ -612,16 +618,23 @@ TEST_CASE("inference BatchNorm after a Conv folds into its weight and bias") {
   weights.values = {{"w", {1, 2, 3, 4}}, {"b", {1, -1}},     {"gamma", {2, 3}},
                     {"beta", {0.5, 1}},  {"mean", {3, -2}}, {"var", {3.5, 8.5}}};
   CleanOptions options;
-  options.fold_weights = &weights;
-  const CleanReport report = clean(m, options);
+  options.weights = &weights;
+  options.fold_weights = true;
+  std::vector<model::DerivedWeight> derived;
+  const CleanReport report = clean(m, options, &derived);
   CHECK(report.batch_norms_folded == 1);
   REQUIRE(m.graph().node_size() == 1);
   const onnx::NodeProto& conv = m.graph().node(0);
   CHECK(conv.op_type() == "Conv");
   CHECK(conv.output(0) == "y");
-  REQUIRE(weights.scaled.count(conv.input(1)) == 1);
-  CHECK(weights.scaled[conv.input(1)] == std::vector<double>{1.0, 1.0});  // 2 / sqrt(4), 3 / sqrt(9)
-  CHECK(weights.inner[conv.input(1)] == 2);
+  REQUIRE(derived.size() == 1);
+  CHECK(derived[0].name == conv.input(1));
+  CHECK(derived[0].source.initializer == "w");
+  CHECK(derived[0].source.fqn == "w");
+  const auto* scaled = std::get_if<model::DerivedWeight::Scaled>(&derived[0].how);
+  REQUIRE(scaled != nullptr);
+  CHECK(scaled->factors == std::vector<double>{1.0, 1.0});  // 2 / sqrt(4), 3 / sqrt(9)
+  CHECK(scaled->inner == 2);
   const onnx::TensorProto* bias = initializer(m.graph(), conv.input(2));
   REQUIRE(bias != nullptr);
   CHECK(raw_floats(*bias) == std::vector<float>{-1.5f, 2.0f});  // (1 - 3) * 1 + 0.5, (-1 + 2) * 1 + 1
@@ -633,7 +646,11 @@ TEST_CASE("inference BatchNorm after a Conv folds into its weight and bias") {
 TEST_CASE("BatchNorm stays when folding is off, the Conv output has other readers, or weights are unknown") {
   {
     onnx::ModelProto m = parse(kConvBn);
-    clean(m);  // no WeightAccess: --no-fold
+    FakeWeights weights;
+    weights.values = {{"w", {1, 2, 3, 4}}};
+    CleanOptions options;
+    options.weights = &weights;  // fold_weights unset: --no-fold
+    clean(m, options);
     CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
   }
   {
@@ -647,15 +664,17 @@ g (float[1,2,4,4] x) => (float[1,2,4,4] y, float[1,2,4,4] c)
     FakeWeights weights;
     weights.values = {{"w", {1, 2, 3, 4}}, {"gamma", {1, 1}}, {"beta", {0, 0}}, {"mean", {0, 0}}, {"var", {1, 1}}};
     CleanOptions options;
-    options.fold_weights = &weights;
+    options.weights = &weights;
+    options.fold_weights = true;
     clean(m, options);
     CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
   }
   {
     onnx::ModelProto m = parse(kConvBn);
-    FakeWeights weights;  // nothing readable
+    FakeWeights weights;  // nothing derivable
     CleanOptions options;
-    options.fold_weights = &weights;
+    options.weights = &weights;
+    options.fold_weights = true;
     clean(m, options);
     CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
   }
@@ -673,12 +692,18 @@ g (float[4,3] x) => (float[4,2] y)
   weights.values = {{"w", {1, 2, 3, 4, 5, 6}}, {"c", {1, 2}}, {"gamma", {1, 4}},
                     {"beta", {0, 1}},          {"mean", {1, 0}}, {"var", {1, 4}}};
   CleanOptions options;
-  options.fold_weights = &weights;
-  clean(m, options);
+  options.weights = &weights;
+  options.fold_weights = true;
+  std::vector<model::DerivedWeight> derived;
+  clean(m, options, &derived);
   REQUIRE(m.graph().node_size() == 1);
   const onnx::NodeProto& gemm = m.graph().node(0);
-  CHECK(weights.scaled[gemm.input(1)] == std::vector<double>{1.0, 2.0});
-  CHECK(weights.inner[gemm.input(1)] == 1);
+  const model::DerivedWeight* w = find_derived(derived, gemm.input(1));
+  REQUIRE(w != nullptr);
+  const auto* scaled = std::get_if<model::DerivedWeight::Scaled>(&w->how);
+  REQUIRE(scaled != nullptr);
+  CHECK(scaled->factors == std::vector<double>{1.0, 2.0});
+  CHECK(scaled->inner == 1);
   CHECK(raw_floats(*initializer(m.graph(), gemm.input(2))) == std::vector<float>{1.0f, 9.0f});  // (2-1)*1+0, 4*2+1
   CHECK(find_attribute(gemm, "beta")->f() == 1.0f);
 }
@@ -709,16 +734,24 @@ g (float[2,5,3] x) => (float[2,5,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}
   FakeWeights weights;
   weights.values = {{"w", std::vector<float>(12, 0.0f)}};
   CleanOptions options;
-  options.fold_weights = &weights;
+  options.weights = &weights;
+  options.fold_weights = true;
   model::OnnxModel t;
   t.proto = m;
-  const CleanReport report = clean_model(t, options);
+  bind_all(t);
+  std::vector<model::DerivedWeight> derived;
+  const CleanReport report = clean_in_place(t, options, &derived);
   CHECK(report.transposes_folded == 1);  // the two identical Transposes merged first
   const auto counts = op_counts(t.proto.graph());
   CHECK(counts.at("MatMul") == 1);      // x @ w.T twice: merged
   CHECK(counts.count("Transpose") == 0);  // the weight's folded; t1 then t2 cancel (fuse_transposes)
-  REQUIRE(weights.permuted.count("w.T") == 1);
-  CHECK(weights.permuted["w.T"] == std::pair<std::string, std::vector<int64_t>>{"w", {1, 0}});
+  REQUIRE(derived.size() == 1);
+  CHECK(derived[0].name == "w.T");
+  CHECK(derived[0].source.initializer == "w");
+  const auto* permuted = std::get_if<model::DerivedWeight::Permuted>(&derived[0].how);
+  REQUIRE(permuted != nullptr);
+  CHECK(permuted->perm == std::vector<int64_t>{1, 0});
+  CHECK(t.weights.empty());  // w's binding went with w
   const onnx::TensorProto* wt = initializer(t.proto.graph(), "w.T");
   REQUIRE(wt != nullptr);
   CHECK(std::vector<int64_t>(wt->dims().begin(), wt->dims().end()) == std::vector<int64_t>{3, 4});
@@ -743,12 +776,15 @@ g (float[2,3] x) => (float[2,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}> {
     FakeWeights weights;
     weights.values = {{"w", std::vector<float>(12, 0.0f)}};
     CleanOptions options;
-    if (variant != 2) options.fold_weights = &weights;  // variant 2: --no-fold
+    options.weights = &weights;
+    options.fold_weights = variant != 2;  // variant 2: --no-fold
     model::OnnxModel t;
     t.proto = m;
-    CHECK(clean_model(t, options).transposes_folded == 0);
+    bind_all(t);
+    std::vector<model::DerivedWeight> derived;
+    CHECK(clean_in_place(t, options, &derived).transposes_folded == 0);
     CHECK(op_counts(t.proto.graph()).at("Transpose") == 1);
-    CHECK(weights.permuted.empty());
+    CHECK(derived.empty());
   }
 }
 
@@ -771,13 +807,21 @@ TEST_CASE("a Cast of an int8 weight to INT4 becomes an INT4 weight packed from t
   FakeWeights weights;
   weights.values = {{"w", std::vector<float>(32, 0.0f)}};
   CleanOptions options;
-  options.pack_weights = &weights;  // fold_weights unset: --no-fold
+  options.weights = &weights;
+  options.pack_weights = true;  // fold_weights unset: --no-fold
   model::OnnxModel t;
   t.proto = int4_cast_model("e = Cast <to = 1> (d)");
-  CHECK(clean_model(t, options).weights_packed == 1);
+  bind_all(t);
+  std::vector<model::DerivedWeight> derived;
+  CHECK(clean_in_place(t, options, &derived).weights_packed == 1);
   CHECK(op_counts(t.proto.graph()).count("Cast") == 1);  // only e's
-  REQUIRE(weights.packed.count("w.int4") == 1);
-  CHECK(weights.packed["w.int4"] == std::pair<std::string, bool>{"w", true});
+  REQUIRE(derived.size() == 1);
+  CHECK(derived[0].name == "w.int4");
+  CHECK(derived[0].source.initializer == "w");
+  const auto* packed = std::get_if<model::DerivedWeight::Packed4Bit>(&derived[0].how);
+  REQUIRE(packed != nullptr);
+  CHECK(packed->is_signed);
+  CHECK(packed->dims.empty());
   const onnx::TensorProto* w4 = initializer(t.proto.graph(), "w.int4");
   REQUIRE(w4 != nullptr);
   CHECK(w4->data_type() == 22);
@@ -791,11 +835,14 @@ TEST_CASE("the Cast to INT4 stays when the weight has another reader or cannot b
     FakeWeights weights;
     if (variant == 0) weights.values = {{"w", std::vector<float>(32, 0.0f)}};  // variant 1: not packable
     CleanOptions options;
-    options.pack_weights = &weights;
+    options.weights = &weights;
+    options.pack_weights = true;
     model::OnnxModel t;
     t.proto = int4_cast_model(variant == 0 ? "e = Cast <to = 1> (w)" : "e = Cast <to = 1> (d)");
-    CHECK(clean_model(t, options).weights_packed == 0);
-    CHECK(weights.packed.empty());
+    bind_all(t);
+    std::vector<model::DerivedWeight> derived;
+    CHECK(clean_in_place(t, options, &derived).weights_packed == 0);
+    CHECK(derived.empty());
     CHECK(initializer(t.proto.graph(), "w") != nullptr);
   }
 }

@@ -231,13 +231,15 @@ inline std::string as_string(const std::vector<uint8_t>& bytes) { return std::st
 
 namespace pt2onnx::emit {
 
-// write_model for a test's model: the warnings of the write are kept on it.
+// write_model for a test's model (no derived weights unless given): the warnings of the write
+// are kept on it.
 inline WriteResult write_model(testing::TestModel& test_model, const archive::Archive& archive,
                                const std::map<std::string, archive::TensorData>& weights,
-                               const std::map<std::string, archive::TensorData>& constants, const WriteOptions& options) {
+                               const std::map<std::string, archive::TensorData>& constants, const WriteOptions& options,
+                               const std::vector<model::DerivedWeight>& derived = {}) {
   model::Diagnostics diagnostics;
-  WriteResult result = write_model(static_cast<model::OnnxModel&>(test_model), archive, weights, constants, options,
-                                   diagnostics);
+  WriteResult result = write_model(static_cast<model::OnnxModel&>(test_model), archive, weights, constants, derived,
+                                   options, diagnostics);
   for (std::string& warning : diagnostics.messages()) test_model.warnings.push_back(std::move(warning));
   return result;
 }

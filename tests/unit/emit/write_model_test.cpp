@@ -571,5 +571,49 @@ TEST_CASE("external mode with only small weights writes no data file") {
   CHECK(translation.warnings.size() == 1);
 }
 
+TEST_CASE("derived weights are written from their sources, after the archive's, also when the source is gone") {
+  TempDir out;
+  const std::vector<float> w = {1, 2, 3, 4, 5, 6};  // [2, 3]
+  std::vector<uint8_t> w_bytes(w.size() * sizeof(float));
+  std::memcpy(w_bytes.data(), w.data(), w_bytes.size());
+  const std::vector<uint8_t> b_bytes = iota_bytes(8);
+  TensorMap weights{{"fc.weight", make_tensor(ir::DType::kFloat32, {2, 3}, std::make_shared<MemoryStorage>(w_bytes, "w0"), {3, 1})},
+                    {"fc.bias", make_tensor(ir::DType::kUInt8, {8}, std::make_shared<MemoryStorage>(b_bytes, "w1"))}};
+  // As clean leaves it: fc.weight scaled per row (its declaration and binding gone), and the
+  // scaled weight's Transpose folded (a derived source: no fqn).
+  testing::TestModel translation = TranslationBuilder()
+                                       .declare("fc.weight.s.T", ir::DType::kFloat32, {3, 2}, "unused")
+                                       .declare("fc.bias", ir::DType::kUInt8, {8}, "fc.bias")
+                                       .declare("fc.weight.s", ir::DType::kFloat32, {2, 3}, "unused")
+                                       .build();
+  translation.weights = {{"fc.bias", "fc.bias", false}};
+  const std::vector<model::DerivedWeight> derived = {
+      {"fc.weight.s", {"fc.weight", "fc.weight", false}, model::DerivedWeight::Scaled{{10.0, 100.0}, 3}},
+      {"fc.weight.s.T", {"fc.weight.s", "", false}, model::DerivedWeight::Permuted{{1, 0}}}};
+
+  WriteResult result = write_model(translation, FakeArchive(), weights, {}, options_for(out / "m.onnx"), derived);
+  CHECK(result.weight_count == 3);
+  const onnx::ModelProto model = load_model(out / "m.onnx");
+  auto floats = [&](const std::string& name) {
+    const std::string& raw = find_initializer(model, name).raw_data();
+    std::vector<float> v(raw.size() / sizeof(float));
+    std::memcpy(v.data(), raw.data(), raw.size());
+    return v;
+  };
+  CHECK(floats("fc.weight.s") == std::vector<float>{10, 20, 30, 400, 500, 600});
+  CHECK(floats("fc.weight.s.T") == std::vector<float>{10, 400, 20, 500, 30, 600});
+  CHECK(find_initializer(model, "fc.bias").raw_data() == as_string(b_bytes));
+
+  // One that cannot be made (an unknown source) is clean-up's error, not the input's.
+  const std::vector<model::DerivedWeight> unknown = {
+      {"fc.weight.s", {"nothing", "nothing", false}, model::DerivedWeight::Scaled{{1.0}, 1}}};
+  const Error error = capture_error([&] {
+    testing::TestModel again = translation;
+    write_model(again, FakeArchive(), weights, {}, options_for(out / "m2.onnx"), unknown);
+  });
+  CHECK(error.code() == ErrorCode::kInternal);
+  CHECK_FALSE(std::filesystem::exists(out / "m2.onnx"));
+}
+
 }  // namespace
 }  // namespace pt2onnx::emit

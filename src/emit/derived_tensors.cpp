@@ -1,0 +1,179 @@
+// The per-channel scaled Storage, the permuted view and the packed tensor of derived weights.
+#include "emit/derived_tensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "common/error.h"
+#include "emit/packed_4bit.h"
+#include "emit/permuted_copy.h"
+#include "emit/tensor_layout.h"
+
+namespace pt2onnx::emit {
+
+namespace {
+
+// Per-channel vectors read in memory are at most this many elements (BatchNorm statistics and
+// biases are one value per channel).
+constexpr int64_t kMaxReadElements = int64_t{1} << 20;
+
+// float32 elements of a contiguous source tensor, element i times factors[(i / inner) % C].
+class ScaledStorage final : public archive::Storage {
+ public:
+  ScaledStorage(archive::TensorData source, std::vector<double> factors, int64_t inner)
+      : source_(std::move(source)), factors_(std::move(factors)), inner_(inner) {}
+
+  uint64_t size() const override { return static_cast<uint64_t>(source_.numel()) * sizeof(float); }
+
+  void read(uint64_t offset, uint64_t n, void* dst) const override {
+    if (offset > size() || n > size() - offset)
+      fail(ErrorCode::kArchive, "folded weight '" + source_.name + "': read past its end");
+    if (n == 0) return;
+    const uint64_t first = offset / sizeof(float);
+    const uint64_t last = (offset + n + sizeof(float) - 1) / sizeof(float);  // exclusive
+    const bool aligned = offset % sizeof(float) == 0 && n % sizeof(float) == 0;
+    std::vector<float> scratch;
+    float* values = static_cast<float*>(dst);
+    if (!aligned) {
+      scratch.resize(last - first);
+      values = scratch.data();
+    }
+    const uint64_t base = static_cast<uint64_t>(source_.storage_offset) * sizeof(float);
+    source_.storage->read(base + first * sizeof(float), (last - first) * sizeof(float), values);
+    // Runs of `inner` elements share a factor; walk them without a division per element.
+    const auto channels = static_cast<uint64_t>(factors_.size());
+    const auto inner = static_cast<uint64_t>(inner_);
+    uint64_t channel = (first / inner) % channels;
+    uint64_t e = first;
+    while (e < last) {
+      const uint64_t run_end = std::min(last, (e / inner + 1) * inner);
+      const double factor = factors_[channel];
+      for (float* v = values + (e - first); v < values + (run_end - first); ++v)
+        *v = static_cast<float>(static_cast<double>(*v) * factor);
+      e = run_end;
+      if (++channel == channels) channel = 0;
+    }
+    if (!aligned) std::memcpy(dst, reinterpret_cast<const uint8_t*>(scratch.data()) + offset % sizeof(float), n);
+  }
+
+  std::optional<uint64_t> file_offset() const override { return std::nullopt; }  // computed, not copied
+  std::string why_not_in_file() const override { return "it is computed from an archive weight (a folded BatchNorm)"; }
+  std::string entry_name() const override {
+    return source_.storage->entry_name() + " (scaled by BatchNorm folding)";
+  }
+
+ private:
+  archive::TensorData source_;
+  std::vector<double> factors_;
+  int64_t inner_;
+};
+
+// Whether emit can write the view at the speed of a plain copy (emit/permuted_copy.h): a dense
+// permutation that fits one block or whose output runs are long enough. A view that is invalid is left for emit to
+// report on the source weight itself.
+bool permutes_at_copy_speed(const archive::TensorData& view) {
+  try {
+    const TensorLayout layout = make_layout(view, view.name);
+    return layout.contiguous || layout.nbytes <= kPermuteBlockBytes ||
+           permuted_run_bytes(layout) >= kMinPermutedRunBytes;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+std::optional<archive::TensorData> derive(const archive::TensorData& source, const model::DerivedWeight::Scaled& how) {
+  if (source.dtype != ir::DType::kFloat32 || !source.is_contiguous() || how.factors.empty() || how.inner <= 0)
+    return std::nullopt;
+  archive::TensorData out;
+  out.name = source.name + " (BatchNorm folded)";
+  out.dtype = source.dtype;
+  out.sizes = source.sizes;
+  out.strides.assign(out.sizes.size(), 1);  // row-major
+  for (size_t d = out.sizes.size(); d-- > 1;) out.strides[d - 1] = out.strides[d] * out.sizes[d];
+  out.storage = std::make_shared<ScaledStorage>(source, how.factors, how.inner);
+  return out;
+}
+
+std::optional<archive::TensorData> derive(const archive::TensorData& source, const model::DerivedWeight::Permuted& how) {
+  const std::vector<int64_t>& perm = how.perm;
+  if (!source.storage || perm.size() != source.sizes.size()) return std::nullopt;
+  std::vector<int64_t> strides = source.strides;
+  if (strides.empty()) {  // none recorded: row-major
+    strides.assign(source.sizes.size(), 1);
+    for (size_t d = strides.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<int64_t>(source.sizes[d], 1);
+  }
+  if (strides.size() != source.sizes.size()) return std::nullopt;
+  archive::TensorData view = source;  // same storage: no bytes are copied or held here
+  view.name = source.name + " (transposed)";
+  std::vector<bool> seen(perm.size(), false);
+  for (size_t i = 0; i < perm.size(); ++i) {
+    const int64_t from = perm[i];
+    if (from < 0 || from >= static_cast<int64_t>(perm.size()) || seen[static_cast<size_t>(from)]) return std::nullopt;
+    seen[static_cast<size_t>(from)] = true;
+    view.sizes[i] = source.sizes[static_cast<size_t>(from)];
+  }
+  view.strides.resize(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) view.strides[i] = strides[static_cast<size_t>(perm[i])];
+  if (!permutes_at_copy_speed(view)) return std::nullopt;  // the Transpose stays a node
+  return view;
+}
+
+std::optional<archive::TensorData> derive(const archive::TensorData& source, const model::DerivedWeight::Packed4Bit& how) {
+  return packed_4bit(source, FourBitPacking{how.is_signed, how.offset_to_unsigned, how.row, how.dims});
+}
+
+// The key a derived weight is bound under: no FQN has a space.
+std::string key_of(const model::DerivedWeight& weight) {
+  const char* prefix = std::visit(
+      [](const auto& how) {
+        using How = std::decay_t<decltype(how)>;
+        if constexpr (std::is_same_v<How, model::DerivedWeight::Scaled>) return "batchnorm-folded ";
+        else if constexpr (std::is_same_v<How, model::DerivedWeight::Permuted>) return "transposed ";
+        else return "packed-4bit ";
+      },
+      weight.how);
+  return prefix + weight.name;
+}
+
+}  // namespace
+
+std::optional<std::vector<float>> read_small_floats(const archive::TensorData& tensor) {
+  if (tensor.dtype != ir::DType::kFloat32 || tensor.numel() > kMaxReadElements) return std::nullopt;
+  const std::vector<uint8_t> bytes = tensor.read_contiguous();
+  std::vector<float> v(bytes.size() / sizeof(float));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
+  return v;
+}
+
+const archive::TensorData* DerivedTensors::source_of(const model::WeightBinding& source) const {
+  if (source.fqn.empty()) {  // derived before
+    auto key = key_of_.find(source.initializer);
+    return key == key_of_.end() ? nullptr : &tensors_.at(key->second);
+  }
+  // Where the binding says first; the other map is a fallback, as write_model looks.
+  const auto& first = source.is_constant ? constants_ : weights_;
+  const auto& second = source.is_constant ? weights_ : constants_;
+  auto found = first.find(source.fqn);
+  if (found != first.end()) return &found->second;
+  found = second.find(source.fqn);
+  return found != second.end() ? &found->second : nullptr;
+}
+
+std::optional<archive::TensorData> DerivedTensors::make(const model::DerivedWeight& weight) const {
+  const archive::TensorData* source = source_of(weight.source);
+  if (!source) return std::nullopt;
+  return std::visit([source](const auto& how) { return derive(*source, how); }, weight.how);
+}
+
+bool DerivedTensors::add(const model::DerivedWeight& weight) {
+  std::optional<archive::TensorData> tensor = make(weight);
+  if (!tensor) return false;
+  std::string key = key_of(weight);
+  tensors_[key] = std::move(*tensor);
+  key_of_[weight.name] = key;
+  bindings_.push_back(model::WeightBinding{weight.name, std::move(key), false});
+  return true;
+}
+
+}  // namespace pt2onnx::emit
