@@ -14,10 +14,11 @@ install(TARGETS pt2onnx_lib ${PT2ONNX_STAGE_LIBRARIES} EXPORT pt2onnx-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(FILES src/pt2onnx.h ${PROJECT_BINARY_DIR}/generated/pt2onnx_version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
-# pt2onnx.h includes the input limits (pt2onnx::limits(), common/limits.h) and the error type they
-# throw; they live under include/pt2onnx/, which the exported targets add to the include path.
-install(FILES src/common/limits.h src/common/error.h src/common/opsets.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pt2onnx/common
-        COMPONENT dev)
+# pt2onnx.h includes the input limits (pt2onnx::limits(), common/limits.h), the error type they
+# throw and the defaults it names (opsets, --hiera functions); they live under include/pt2onnx/,
+# which the exported targets add to the include path.
+install(FILES src/common/limits.h src/common/error.h src/common/opsets.h src/common/function_defaults.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pt2onnx/common COMPONENT dev)
 
 install(DIRECTORY schema/ DESTINATION ${CMAKE_INSTALL_DATADIR}/pt2onnx/schema COMPONENT runtime
         FILES_MATCHING PATTERN "*.schema.json")

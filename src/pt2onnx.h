@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/function_defaults.h"  // kDefaultFunctionDomain, kDefaultFunctionName
 #include "common/limits.h"
 #include "common/opsets.h"  // kMinOpset, kMaxOpset, kDefaultOpset
 #include "pt2onnx_version.h"
@@ -44,8 +45,8 @@ struct ConvertOptions {
   std::vector<std::string> hiera;
   // Domain and name pattern of --hiera functions ("{class}": the class name, "{qualified}": the
   // qualified class with '_' for '.').
-  std::string function_domain = "pt2onnx.hiera";
-  std::string function_name = "{class}";
+  std::string function_domain = kDefaultFunctionDomain;
+  std::string function_name = kDefaultFunctionName;
   // --config: a JSON file (schema/pt2onnx-config.schema.json) whose translation rules apply. Its
   // options are read by options_from_config(); convert() reads only its rules.
   std::filesystem::path config;
@@ -68,10 +69,6 @@ struct ConvertOptions {
   bool strict = false;
   // Called as weights are written, with the bytes written so far and the total (a progress line).
   std::function<void(int64_t done, int64_t total)> on_weight_progress;
-  // The caller exits right after convert() returns (the CLI): the ONNX model, the weights' index
-  // and the archive are then left for the process's exit to reclaim instead of being freed one
-  // allocation at a time (as compilers do; ~2% of converting a 100k-node program).
-  bool leave_to_exit = false;
   // false (--no-fold): inference BatchNorm stays a BatchNormalization node instead of being
   // folded into the Conv/Gemm before it (weights then appear exactly as in the archive).
   bool fold = true;

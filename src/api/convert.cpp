@@ -12,6 +12,7 @@
 #include "api/pipeline_helpers.h"
 #include "api/weights_beside_clean.h"
 #include "archive/archive.h"
+#include "common/bulk_free.h"
 #include "common/error.h"
 #include "config/config.h"
 #include "config/option_table.h"
@@ -229,144 +230,169 @@ ConvertReport convert_all(const ConvertOptions& options, bool list_only) {
   return merged;
 }
 
-ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emit::ModelSet* set) {
-  api::check_opset(options.opset);
-  const std::string input_name = options.input.string();
+// One conversion as its stages see it: what they read (the options, the set of models it belongs
+// to, the input's name for messages) and what they write to (the report with its stage clock,
+// the diagnostics). Each stage takes the previous one's output by move and returns its own.
+struct Conversion {
+  Conversion(const ConvertOptions& o, emit::ModelSet* s) : options(o), set(s), input_name(o.input.string()) {}
+  const ConvertOptions& options;
+  emit::ModelSet* set;  // --all-models: the set this model is written into
+  const std::string input_name;
   ConvertReport report;
-  StageClock clock(report.stages, report.memory);
+  StageClock clock{report.stages, report.memory};
+  model::Diagnostics diagnostics;
+  // Weights referenced inside the archive are its bytes as they are, and so are those several
+  // models share (--all-models: a weight one model would read transposed and another as it is
+  // could not be stored once): nothing is derived then (no folding, no 4-bit packing).
+  bool in_archive() const { return options.external_data == "archive"; }
+  bool derives_weights() const { return !in_archive() && !set; }
+};
 
-  // The config as the caller read it (options_from_config), else read here: once per conversion.
-  std::shared_ptr<const config::Config> config = options.parsed_config;
-  if (!config && !options.config.empty()) config = std::make_shared<const config::Config>(config::load_config(options.config));
-  api::KernelStage kernel_stage(options, list_only);  // --compile: NVRTC and --arch checked before any work
+// The config as the caller read it (options_from_config), else read here: once per conversion.
+std::shared_ptr<const config::Config> read_config(const ConvertOptions& options) {
+  if (options.parsed_config || options.config.empty()) return options.parsed_config;
+  return std::make_shared<const config::Config>(config::load_config(options.config));
+}
 
-  // Output paths are refused before any work (empty, the input itself, a device or FIFO).
-  report.output = options.output.empty() ? std::filesystem::path(options.input).replace_extension(".onnx")
-                                         : options.output;
+// The .onnx path. Output paths are refused before any work (empty, the input itself, a device or
+// FIFO), and so are the options that cannot apply to them.
+std::filesystem::path check_outputs(const Conversion& c) {
+  const ConvertOptions& options = c.options;
+  const std::filesystem::path output =
+      options.output.empty() ? std::filesystem::path(options.input).replace_extension(".onnx") : options.output;
   const std::optional<emit::FileIdentity> input_identity = emit::identity_of(options.input);
-  emit::check_output_path(report.output, input_identity);
+  emit::check_output_path(output, input_identity);
   if (const std::string error = config::external_data_error(options.external_data);
       !options.external_data.empty() && !error.empty())
     fail(ErrorCode::kUsage, "--external-data: " + error);
-  const bool in_archive = options.external_data == "archive";
   if (options.external_data == "file")
-    emit::check_output_path(set ? set->data_path() : report.output.parent_path() / (report.output.filename().string() + ".data"),
+    emit::check_output_path(c.set ? c.set->data_path() : output.parent_path() / (output.filename().string() + ".data"),
                             input_identity, "external data");
-  if (in_archive) static_cast<void>(emit::archive_location(options.input, report.output));  // refused before any work
-  if (options.matmul_nbits && (in_archive || set))
+  if (c.in_archive()) static_cast<void>(emit::archive_location(options.input, output));
+  if (options.matmul_nbits && !c.derives_weights())
     fail(ErrorCode::kUsage, std::string("--matmul-nbits packs 4-bit weights, which ") +
-                                (in_archive ? "--external-data=archive" : "--all-models") +
+                                (c.in_archive() ? "--external-data=archive" : "--all-models") +
                                 " never derives; use --external-data (a file) and convert one model at a time");
+  return output;
+}
 
-  std::unique_ptr<archive::Archive> archive = clock.run("read", [&] {
-    std::unique_ptr<archive::Archive> opened = archive::Archive::open(options.input);
-    report.model = api::choose_model(*opened, options.model);
-    return opened;
-  });
-  report.inputs.push_back(options.input);
-  if (config) report.inputs.push_back(options.config);
+// The model's program, with the dims the user named renamed (and the names, for the ONNX's
+// metadata). Archive errors name the file themselves; the importer's gain it here.
+struct Imported {
+  ir::Program program;
+  std::map<std::string, std::string> dim_names;
+};
 
-  // Archive errors name the file themselves; the importer's gain it here.
-  ir::Program program = clock.run("import", [&] {
-    const std::unique_ptr<ReadOnceText> program_json = archive->model_text(report.model);
+Imported import_model(Conversion& c, const archive::Archive& archive) {
+  Imported out;
+  out.program = c.clock.run("import", [&] {
+    const std::unique_ptr<ReadOnceText> program_json = archive.model_text(c.report.model);
     // Node metadata (stack traces, torch_fn) and the module call graph are read by no later stage: not built.
-    return api::with_context(input_name, [&] {
-      return import::import_program(*program_json, archive->model_entry(report.model), import::kGraphAndSignature);
+    return api::with_context(c.input_name, [&] {
+      return import::import_program(*program_json, archive.model_entry(c.report.model), import::kGraphAndSignature);
     });
   });
-  const std::map<std::string, std::string> dim_names =
-      api::with_context(input_name, [&] { return api::resolve_dim_names(program, options.dim_names); });
-  ir::rename_symbols(program, dim_names);
-  report.nodes_in = static_cast<int64_t>(program.graph.nodes.size());
+  out.dim_names = api::with_context(c.input_name, [&] { return api::resolve_dim_names(out.program, c.options.dim_names); });
+  ir::rename_symbols(out.program, out.dim_names);
+  c.report.nodes_in = static_cast<int64_t>(out.program.graph.nodes.size());
+  return out;
+}
 
-  model::Diagnostics diagnostics;
-  translate::TranslateOptions translate_options;
-  translate_options.opset = options.opset;
-  if (config) translate_options.custom_ops = config->op_rules;
-  translate_options.fuse = options.fuse;
-  translate_options.module_stacks =
-      !options.hiera.empty() || !options.compile.empty() || (config && !config->module_rules.empty());
-  translate::Translated translated = clock.run("translate", [&] {
-    // Without fusion the pass returns a copy of the program: skip it (a 100k-node copy).
-    if (translate_options.fuse && translate_options.opset >= fx_passes::kMinFusedOpset)
-      program = fx_passes::fuse_patterns(program, translate_options).program;
-    return api::with_context(input_name, [&] {
-      return translate::translate_program(std::move(program), translate_options, diagnostics);
+translate::TranslateOptions translate_options(const ConvertOptions& options, const config::Config* config) {
+  translate::TranslateOptions out;
+  out.opset = options.opset;
+  if (config) out.custom_ops = config->op_rules;
+  out.fuse = options.fuse;
+  out.module_stacks = !options.hiera.empty() || !options.compile.empty() || (config && !config->module_rules.empty());
+  return out;
+}
+
+// Fusion, then translation; the model is labelled (producer, the dims the user named) and the
+// config's op rules that matched nothing reported.
+translate::Translated translate_model(Conversion& c, ir::Program&& program, const translate::TranslateOptions& options,
+                                      const std::map<std::string, std::string>& dim_names) {
+  translate::Translated translated = c.clock.run("translate", [&] {
+    // Without fusion the pass returns a copy of the whole program: skip it.
+    if (options.fuse && options.opset >= fx_passes::kMinFusedOpset)
+      program = fx_passes::fuse_patterns(program, options).program;
+    return api::with_context(c.input_name, [&] {
+      return translate::translate_program(std::move(program), options, c.diagnostics);
     });
   });
-  model::OnnxModel& model = translated.model;
-  add_dim_names_metadata(model.proto, dim_names);
-  model.proto.set_producer_version(version());
-  for (size_t i = 0; i < translate_options.custom_ops.size(); ++i)
+  add_dim_names_metadata(translated.model.proto, dim_names);
+  translated.model.proto.set_producer_version(version());
+  for (size_t i = 0; i < options.custom_ops.size(); ++i)
     if (translated.custom_op_hits[i] == 0)
-      diagnostics.warn(model::Stage::kConfig, "config rule " + translate_options.custom_ops[i].origin + " (op " +
-                                                  translate_options.custom_ops[i].op + ") matched no node");
+      c.diagnostics.warn(model::Stage::kConfig, "config rule " + options.custom_ops[i].origin + " (op " +
+                                                    options.custom_ops[i].op + ") matched no node");
+  return translated;
+}
 
-  const hierarchy::HierarchyOptions hiera_options =
-      hierarchy_options(options, config.get(), model.node_modules, diagnostics);
-  if (hiera_options.types.empty()) ir::ModuleStacks().swap(model.node_modules);  // only --hiera reads them
-  // Graph clean-up (clean/), with the weights' index read beside it; BatchNorm folding derives
-  // weights that emit streams from the archive. Weights referenced inside the archive are its
-  // bytes as they are, and so are those several models share (--all-models: a weight one model
-  // would read transposed and another as it is could not be stored once): nothing is derived
-  // then (--no-fold, and weight Transposes stay nodes).
-  auto weights_owner = std::make_unique<api::WeightsBesideClean>(*archive, report.model);
-  api::WeightsBesideClean& weights = *weights_owner;
-  const std::vector<model::DerivedWeight> derived = clock.run("clean", [&] {
-    clean::CleanOptions clean_options;
-    clean_options.hiera_types = hiera_options.types;
-    clean_options.weights = &weights;
-    clean_options.fold_weights = options.fold && !in_archive && !set;
-    clean_options.pack_weights = !in_archive && !set;  // a packed weight is derived too
-    clean_options.matmul_nbits = options.matmul_nbits;
-    clean_options.types = clean::value_type_oracle(translated.value_types);
-    clean::Cleaned cleaned = clean::clean_model(std::move(model), clean_options);
-    model = std::move(cleaned.model);
-    return std::move(cleaned.derived);
+// Graph clean-up (clean/), with the weights' index read beside it; folding and 4-bit packing
+// derive weights that emit streams from the archive.
+clean::Cleaned clean_stage(Conversion& c, model::OnnxModel&& model, const std::vector<std::string>& hiera_types,
+                           api::WeightsBesideClean& weights, const ir::TensorValues& value_types) {
+  return c.clock.run("clean", [&] {
+    clean::CleanOptions options;
+    options.hiera_types = hiera_types;
+    options.weights = &weights;
+    options.fold_weights = c.options.fold && c.derives_weights();
+    options.pack_weights = c.derives_weights();  // a packed weight is derived too
+    options.matmul_nbits = c.options.matmul_nbits;
+    options.types = clean::value_type_oracle(value_types);
+    return clean::clean_model(std::move(model), options);
   });
-  clock.run("read", [&] { weights.tensors(); });  // where the index was taken before: errors keep their order
-  const api::ArchiveTensors& archive_tensors = weights.tensors();
-  if (!hiera_options.types.empty()) {
-    const hierarchy::HierarchyReport folded = clock.run("hierarchy", [&] {
-      return api::with_context(input_name, [&] {
-        return hierarchy::fold_hierarchy(model.proto, model.node_modules, hiera_options);
-      });
-    });
-    for (const std::string& warning : folded.warnings) diagnostics.warn(model::Stage::kHierarchy, warning);
-    clock.run("clean", [&] { clean::clean_functions(model.proto); });
-    if (kernel_stage.active())
-      clock.run("kernels", [&] {
-        api::with_context(input_name, [&] {
-          kernel_stage.prepare(model.proto, translated.value_types, folded, hiera_options.domain);
-        });
-      });
-  }
-  report.nodes_out = model.proto.graph().node_size();
-  report.functions_out = model.proto.functions_size();
+}
 
-  emit::WriteOptions write_options;
-  write_options.output = report.output;
-  write_options.external_data = options.external_data == "file";
-  write_options.reference_archive = in_archive;
-  write_options.model_set = set;
-  write_options.on_progress = options.on_weight_progress;
-  if (list_only) {  // the files the steps below write, decided as they decide
-    report.outputs.push_back(report.output);
-    const emit::OutputPlan plan =
-        emit::plan_outputs(model, archive_tensors.weights, archive_tensors.constants, derived, write_options);
-    for (const std::string& warning : plan.warnings) diagnostics.warn(model::Stage::kEmit, warning);
-    if (!plan.data_file.empty()) report.outputs.push_back(plan.data_file);
-    for (const auto& file : kernel_stage.planned_files(report.output)) report.outputs.push_back(file);
-    report.warnings = diagnostics.messages();
-    return report;
-  }
-  if (options.strict) refuse_warnings(diagnostics.messages());
-  const size_t warnings_before_write = diagnostics.size();
-  const emit::WriteResult written = clock.run("emit", [&] {
+// --hiera: module instances folded into function calls, the functions cleaned, and (--compile)
+// their kernel bundles generated. Without hiera types, the model as it is.
+model::OnnxModel fold_modules(Conversion& c, model::OnnxModel&& model, const hierarchy::HierarchyOptions& options,
+                              api::KernelStage& kernels, const ir::TensorValues& value_types) {
+  if (options.types.empty()) return std::move(model);
+  const hierarchy::HierarchyReport folded = c.clock.run("hierarchy", [&] {
+    return api::with_context(c.input_name, [&] { return hierarchy::fold_hierarchy(model.proto, model.node_modules, options); });
+  });
+  for (const std::string& warning : folded.warnings) c.diagnostics.warn(model::Stage::kHierarchy, warning);
+  c.clock.run("clean", [&] { clean::clean_functions(model.proto); });
+  if (kernels.active())
+    c.clock.run("kernels", [&] {
+      api::with_context(c.input_name, [&] { kernels.prepare(model.proto, value_types, folded, options.domain); });
+    });
+  return std::move(model);
+}
+
+emit::WriteOptions write_options(const Conversion& c) {
+  emit::WriteOptions out;
+  out.output = c.report.output;
+  out.external_data = c.options.external_data == "file";
+  out.reference_archive = c.in_archive();
+  out.model_set = c.set;
+  out.on_progress = c.options.on_weight_progress;
+  return out;
+}
+
+// list_outputs(): the files the writing steps would write, decided as they decide.
+void list_planned_outputs(Conversion& c, const model::OnnxModel& model, const api::ArchiveTensors& tensors,
+                  const std::vector<model::DerivedWeight>& derived, const api::KernelStage& kernels) {
+  c.report.outputs.push_back(c.report.output);
+  const emit::OutputPlan plan = emit::plan_outputs(model, tensors.weights, tensors.constants, derived, write_options(c));
+  for (const std::string& warning : plan.warnings) c.diagnostics.warn(model::Stage::kEmit, warning);
+  if (!plan.data_file.empty()) c.report.outputs.push_back(plan.data_file);
+  for (const auto& file : kernels.planned_files(c.report.output)) c.report.outputs.push_back(file);
+  c.report.warnings = c.diagnostics.messages();
+}
+
+// The ONNX (and its data file), then the kernel bundles. --strict refuses every warning: those of
+// the earlier stages before anything is written, the writer's own by removing what it wrote.
+void write_outputs(Conversion& c, model::OnnxModel& model, const archive::Archive& archive, const api::ArchiveTensors& tensors,
+                   const std::vector<model::DerivedWeight>& derived, api::KernelStage& kernels) {
+  ConvertReport& report = c.report;
+  if (c.options.strict) refuse_warnings(c.diagnostics.messages());
+  const size_t warnings_before_write = c.diagnostics.size();
+  const emit::WriteResult written = c.clock.run("emit", [&] {
     // A weight the archive lacks is the input's fault: name the input.
-    return api::with_context(input_name, [&] {
-      return emit::write_model(model, *archive, archive_tensors.weights, archive_tensors.constants, derived,
-                               write_options, diagnostics);
+    return api::with_context(c.input_name, [&] {
+      return emit::write_model(model, archive, tensors.weights, tensors.constants, derived, write_options(c), c.diagnostics);
     });
   });
   report.external_data = written.external_data;
@@ -374,23 +400,52 @@ ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emi
   report.weight_bytes = written.weight_bytes;
   report.weight_bytes_referenced = written.referenced_bytes;
   report.archive_location = written.archive_location;
-  report.warnings = diagnostics.messages();  // the writer adds its own (e.g. forced external data)
+  report.warnings = c.diagnostics.messages();  // the writer adds its own (e.g. forced external data)
   report.outputs.push_back(report.output);
   if (!report.external_data.empty()) report.outputs.push_back(report.external_data);
-  if (options.strict && report.warnings.size() > warnings_before_write) {
+  if (c.options.strict && report.warnings.size() > warnings_before_write) {
     std::error_code ec;
-    if (!set)  // a set names nothing before all its models are written
+    if (!c.set)  // a set names nothing before all its models are written
       for (const auto& path : report.outputs) std::filesystem::remove(path, ec);
-    refuse_warnings(diagnostics.messages(warnings_before_write));
+    refuse_warnings(c.diagnostics.messages(warnings_before_write));
   }
-  if (kernel_stage.active()) clock.run("kernels", [&] { kernel_stage.write(report); });
+  if (kernels.active()) c.clock.run("kernels", [&] { kernels.write(report); });
   for (const KernelBundleReport& bundle : report.kernel_bundles) report.outputs.push_back(bundle.dir / "manifest.json");
-  if (options.leave_to_exit) {
-    static_cast<void>(new translate::Translated(std::move(translated)));  // a move: the graph is not copied
-    static_cast<void>(weights_owner.release());
-    static_cast<void>(archive.release());
-  }
-  return report;
+}
+
+ConvertReport convert_checked(const ConvertOptions& options, bool list_only, emit::ModelSet* set) {
+  api::check_opset(options.opset);
+  Conversion c(options, set);
+  const std::shared_ptr<const config::Config> config = read_config(options);
+  api::KernelStage kernel_stage(options, list_only);  // --compile: NVRTC and --arch checked before any work
+  c.report.output = check_outputs(c);                  // before any work too
+  std::unique_ptr<archive::Archive> archive = c.clock.run("read", [&] {
+    std::unique_ptr<archive::Archive> opened = archive::Archive::open(options.input);
+    c.report.model = api::choose_model(*opened, options.model);
+    return opened;
+  });
+  c.report.inputs.push_back(options.input);
+  if (config) c.report.inputs.push_back(options.config);
+
+  Imported imported = import_model(c, *archive);
+  translate::Translated translated =
+      translate_model(c, std::move(imported.program), translate_options(options, config.get()), imported.dim_names);
+  const hierarchy::HierarchyOptions hiera_options =
+      hierarchy_options(options, config.get(), translated.model.node_modules, c.diagnostics);
+  if (hiera_options.types.empty()) ir::ModuleStacks().swap(translated.model.node_modules);  // only --hiera reads them
+  auto weights = std::make_unique<api::WeightsBesideClean>(*archive, c.report.model);
+  clean::Cleaned cleaned = clean_stage(c, std::move(translated.model), hiera_options.types, *weights, translated.value_types);
+  c.clock.run("read", [&] { weights->tensors(); });  // where the index was taken before: errors keep their order
+  model::OnnxModel model = fold_modules(c, std::move(cleaned.model), hiera_options, kernel_stage, translated.value_types);
+  c.report.nodes_out = model.proto.graph().node_size();
+  c.report.functions_out = model.proto.functions_size();
+  if (list_only) list_planned_outputs(c, model, weights->tensors(), cleaned.derived, kernel_stage);
+  else write_outputs(c, model, *archive, weights->tensors(), cleaned.derived, kernel_stage);
+  leave_for_exit(model);  // moves: nothing is copied
+  leave_for_exit(translated);
+  leave_for_exit(weights);
+  leave_for_exit(archive);
+  return std::move(c.report);
 }
 
 }  // namespace

@@ -70,8 +70,8 @@ struct ArchiveTensors {
   std::map<std::string, archive::TensorData> constants;
 };
 
-// Reads that index beside the caller (a fifth of the CPU time of a 100k-node conversion: the
-// weights config and one zip entry per tensor), while stages that need none of it run (inspect's
+// Reads that index beside the caller (a large share of a big conversion's CPU time: the weights
+// config and one zip entry per tensor), while stages that need none of it run (inspect's
 // import; convert's clean-up, api/weights_beside_clean.h); get() hands it over, or rethrows its
 // error at the point where the caller would have read it. `archive` must outlive the task.
 class ArchiveTensorsBeside {

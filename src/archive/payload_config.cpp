@@ -256,7 +256,7 @@ class PayloadReader {
   }
 
   // One Storage per blob, so tied weights and views alias. Found by the entry's place in the zip's
-  // directory: a map by name held a copy of every blob's name (~7 MB at 50,000 blobs) while the
+  // directory: a map by name held a copy of every blob's name while the
   // index was built.
   std::shared_ptr<const Storage> blob(const std::string& entry) {
     const std::vector<ZipEntry>& entries = zip_.entries();

@@ -1,6 +1,6 @@
-// The members of a PayloadConfig's "config" object as raw JSON text, found without a DOM: at
-// 25,000 blocks the config is 15 MB, and simdjson's document of it was 33 MB, alive beside the
-// 25 MB index read from it. The reader parses each member's value alone, when it reads it.
+// The members of a PayloadConfig's "config" object as raw JSON text, found without a DOM: a
+// document of a large model's config is about twice its text, and would be alive beside the
+// index read from it. The reader parses each member's value alone, when it reads it.
 #pragma once
 
 #include <optional>

@@ -1,7 +1,7 @@
 // How a storage names itself in messages: the archive file and the entry. Both strings are held
 // once and shared: the file's name by the labels of every entry of its zips, the entry's name by
-// the zip's directory (zip_container.h). A 100k-node program has 50,000 weight entries: a copy of
-// the path each was a tenth of the weights' index, a copy of the entry's name a tenth again.
+// the zip's directory (zip_container.h). A large model has a weight entry per tensor: a copy of
+// the path and of the entry's name each would be a sizeable share of the weights' index.
 #pragma once
 
 #include <memory>

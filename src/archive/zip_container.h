@@ -77,7 +77,7 @@ class ZipContainer {
   std::shared_ptr<const Storage> bytes_;  // the whole zip
   // libzip is opened when an entry first needs it (a DEFLATE one): an archive of STORED entries
   // alone (what torch writes) is read through our own directory, and libzip's copy of it
-  // (~250 B an entry: 12 MB for 50,000 weights) is never made.
+  // (a few hundred bytes an entry) is never made.
   std::shared_ptr<LibzipArchive> libzip() const;
   std::function<std::shared_ptr<LibzipArchive>()> open_libzip_;
   mutable std::once_flag libzip_opened_;

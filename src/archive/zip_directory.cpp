@@ -198,7 +198,7 @@ void apply_zip64_extra(const std::string& extra, ZipEntry& entry, uint64_t& head
 }
 
 // Reads the local headers through a window of the zip: they lie in ascending order between small
-// entries (50k weights of a 100k-node program), so one read serves dozens of them; a pread of
+// entries (a large model's many small weights), so one read serves dozens of them; a pread of
 // each header and each name was most of the directory's cost.
 class WindowReader {
  public:

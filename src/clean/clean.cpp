@@ -9,12 +9,12 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <vector>
 
-#include "common/view_map.h"
 #include "common/view_map.h"
 #include "clean/passes_internal.h"
 #include "ir/sym_expr.h"
-#include "ir/onnx_dtype.h"
+#include "model/lowering.h"
 
 namespace pt2onnx::clean {
 
@@ -30,15 +30,18 @@ constexpr int kMaxRounds = 8;
 class OpCensus {
  public:
   explicit OpCensus(const Body& body) : body_(body) {}
-  bool has(std::initializer_list<std::string_view> ops) {
-    if (stale_) take();
-    for (std::string_view op : ops)
-      if (ops_.find(op) != ops_.end()) return true;
-    return false;
-  }
+  bool has(std::initializer_list<std::string_view> ops) { return has_any(ops.begin(), ops.end()); }
+  bool has(const std::vector<std::string_view>& ops) { return has_any(ops.begin(), ops.end()); }
   void changed(int n) { stale_ = stale_ || n > 0; }
 
  private:
+  template <typename It>
+  bool has_any(It begin, It end) {
+    if (stale_) take();
+    for (It op = begin; op != end; ++op)
+      if (ops_.find(*op) != ops_.end()) return true;
+    return false;
+  }
   void take() {
     ops_.clear();
     const std::string* last = nullptr;  // runs of one op need no lookup
@@ -54,6 +57,33 @@ class OpCensus {
   bool stale_ = true;
 };
 
+// One pass of a clean-up round: the op types it rewrites, as sets of which the scope must hold
+// one op each (none: it runs on any scope; it is skipped, indexes unbuilt, when the census says
+// otherwise), and the report counter its changes add to.
+struct RoundPass {
+  const char* name;
+  std::vector<std::vector<std::string_view>> triggers;
+  int (*run)(Body&);
+  int CleanReport::*counter;
+};
+
+// In the order a round runs them; the dead-node sweep ends each round.
+const std::vector<RoundPass>& round_passes() {
+  static const std::vector<RoundPass> passes = {
+      {"fold_constants", {}, fold_constants, &CleanReport::folded_constants},
+      {"resolve_shape_operands", {{"Gather", "Reshape", "Expand"}}, resolve_shape_operands, &CleanReport::folded_constants},
+      {"drop_identities", {}, drop_identities, &CleanReport::identities},
+      // Only a Reshape of a MatMul/Gemm output starts a chain.
+      {"fold_batched_matmuls", {{"Reshape"}, {"MatMul", "Gemm"}}, fold_batched_matmuls, &CleanReport::merged_nodes},
+      {"compose_reshapes", {{"Reshape"}}, compose_reshapes, &CleanReport::merged_nodes},
+      {"drop_index_wraps", {{"Where"}}, drop_index_wraps, &CleanReport::identities},
+      {"fuse_clamps", {{"Min", "Max"}}, fuse_clamps, &CleanReport::merged_nodes},
+      {"fuse_transposes", {{"Transpose"}}, fuse_transposes, &CleanReport::merged_nodes},
+      {"merge_duplicates", {}, merge_duplicates, &CleanReport::merged_nodes},
+  };
+  return passes;
+}
+
 void clean_body(Body& body, OpCensus& census, CleanReport& report) {
   ReadValues reads;
   bool settled = false;  // a round changed nothing: `reads` is what the last sweep found
@@ -64,17 +94,11 @@ void clean_body(Body& body, OpCensus& census, CleanReport& report) {
       changed += n;
       census.changed(n);
     };
-    count(fold_constants(body), report.folded_constants);
-    count(census.has({"Gather", "Reshape", "Expand"}) ? resolve_shape_operands(body) : 0, report.folded_constants);
-    count(drop_identities(body), report.identities);
-    // Only a Reshape of a MatMul/Gemm output starts a chain.
-    count(census.has({"Reshape"}) && census.has({"MatMul", "Gemm"}) ? fold_batched_matmuls(body) : 0,
-          report.merged_nodes);
-    count(census.has({"Reshape"}) ? compose_reshapes(body) : 0, report.merged_nodes);
-    count(census.has({"Where"}) ? drop_index_wraps(body) : 0, report.identities);
-    count(census.has({"Min", "Max"}) ? fuse_clamps(body) : 0, report.merged_nodes);
-    count(census.has({"Transpose"}) ? fuse_transposes(body) : 0, report.merged_nodes);
-    count(merge_duplicates(body), report.merged_nodes);
+    for (const RoundPass& pass : round_passes()) {
+      const bool triggered = std::all_of(pass.triggers.begin(), pass.triggers.end(),
+                                         [&](const std::vector<std::string_view>& ops) { return census.has(ops); });
+      count(triggered ? pass.run(body) : 0, report.*pass.counter);
+    }
     count(eliminate_dead_nodes(body, &reads), report.dead_nodes);
     settled = changed == 0;
   }
@@ -181,10 +205,10 @@ TypeOracle value_type_oracle(const ir::TensorValues& types) {
     const auto found = values->find(name);
     if (found == values->end()) return std::nullopt;
     const ir::TensorMeta& meta = found->second;
-    // Complex values are stored as real pairs in the ONNX; unknown ones say nothing.
-    if (ir::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
+    const std::optional<int32_t> elem_type = model::onnx_elem_type(meta);
+    if (!elem_type) return std::nullopt;
     ValueType t;
-    t.elem_type = ir::onnx_type(meta.dtype);
+    t.elem_type = *elem_type;
     t.shape_known = true;
     for (const ir::Dim& d : meta.sizes) {
       t.dims.push_back(d.is_static() ? std::optional<int64_t>(d.as_int()) : std::nullopt);

@@ -42,12 +42,6 @@ class KnownTypes {
 
  private:
   friend KnownTypes known_types(const Body& body);
-
-// Whether `count` dims of a from `a_from` and of b from `b_from` are provably equal at run time:
-// each the same static size or the same symbolic expression of the export.
-bool same_dims(const ValueType& a, size_t a_from, const ValueType& b, size_t b_from, size_t count);
-// Same rank and same_dims over all of it.
-bool same_shape(const ValueType& a, const ValueType& b);
   std::map<std::string, ValueType> declared_;
   TypeOracle oracle_;
 };

@@ -153,12 +153,109 @@ void write_text_file(const std::string& path, const std::string& text) {
   }
 }
 
+// The subcommands and their own options (conversion's are the option table's).
+struct Commands {
+  CLI::App* inspect = nullptr;
+  pt2onnx::InspectOptions inspect_options;
+  std::string inspect_input;
+  bool inspect_json = false;
+  CLI::App* ops = nullptr;
+  int ops_opset = 0;
+  bool ops_json = false;
+};
+
+void add_commands(CLI::App& app, Commands& c) {
+  c.inspect = app.add_subcommand(
+      "inspect", "describe a .pt2 archive: versions, modules, inputs and outputs, weights, ops (unsupported marked)");
+  c.inspect->add_option("input", c.inspect_input, "the .pt2 archive")->required()->type_name("FILE");
+  c.inspect->add_option("--model", c.inspect_options.model, "only this model (default: every model)");
+  c.inspect->add_option("--opset", c.inspect_options.opset, "check ops against this ONNX opset")
+      ->default_val(c.inspect_options.opset);
+  c.inspect->add_flag("--json", c.inspect_json,
+                      "print one JSON document (schema/pt2onnx-inspect.schema.json) instead of text");
+  c.inspect->add_option("--config", c.inspect_options.config, "count ops that this config's op rules translate as handled")
+      ->type_name("FILE");
+
+  c.ops = app.add_subcommand("ops", "list every op that has a rule, with the opsets it supports");
+  c.ops->add_option("--opset", c.ops_opset, "only the ops supported at this opset")
+      ->check(CLI::Range(pt2onnx::kMinOpset, pt2onnx::kMaxOpset));
+  c.ops->add_flag("--json", c.ops_json, "print one JSON document (schema/pt2onnx-ops.schema.json) instead of text");
+}
+
+// Parses the command line into the options bound to `app` (`given`, `docs_dir`, the commands')
+// and applies --limit: an exit status when that ends the run (--help, --version, a usage error),
+// else nullopt.
+std::optional<int> parse_command_line(CLI::App& app, const Commands& c, int argc, char** argv,
+                                      const pt2onnx::config::RunOptions& given, const std::string& docs_dir,
+                                      const std::vector<std::string>& limit_flags) {
+  try {
+    app.parse(argc, argv);
+    const bool command = c.inspect->parsed() || c.ops->parsed();
+    if (!command && docs_dir.empty() && given.convert.input.empty() && given.convert.config.empty())
+      throw CLI::RequiredError("input");
+    // Whatever the top-level app parsed belongs to conversion (a command's own options follow it).
+    if (command)
+      for (const CLI::Option* option : app.get_options())
+        if (option->count() > 0 && !pt2onnx::cli::is_limit_option(*option))
+          throw CLI::ValidationError(option->get_name() + " is for conversion, not for " +
+                                     (c.inspect->parsed() ? "inspect" : "ops"));
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "pt2onnx: error: " << one_line(e.what()) << " (see --help)\n";
+    return static_cast<int>(pt2onnx::ErrorCode::kUsage);
+  }
+  if (std::string bad_limit = pt2onnx::cli::apply_limit_flags(limit_flags); !bad_limit.empty()) {
+    std::cerr << "pt2onnx: error: " << one_line(bad_limit) << "\n";
+    return static_cast<int>(pt2onnx::ErrorCode::kUsage);
+  }
+  return std::nullopt;
+}
+
+// How the conversion's memory goes back (common/bulk_free.h): the CLI exits right after it.
+void set_memory_hooks() {
+#ifdef PT2ONNX_WITH_MIMALLOC
+  // mimalloc keeps freed pages resident for a while (its decommit delay, or until the heap is
+  // next collected): those of the IR go back at once, before the weights' index is read.
+  pt2onnx::bulk_free_hook() = [](const std::function<void()>& release) {
+    const long delay = mi_option_get(mi_option_decommit_delay);
+    mi_option_set(mi_option_decommit_delay, 0);
+    release();
+    mi_option_set(mi_option_decommit_delay, delay);
+  };
+#endif
+  pt2onnx::exit_reclaims_memory() = !kUnderAddressSanitizer;  // LeakSanitizer would report what is left
+}
+
+// What a conversion wrote (warnings to stderr); -v adds the counts and the stage clock.
+void print_conversion(const pt2onnx::ConvertReport& report, bool verbose, int opset) {
+  for (const auto& w : report.warnings) std::cerr << "pt2onnx: warning: " << one_line(w) << "\n";
+  for (const pt2onnx::ConvertReport& model : report.per_model.empty() ? std::vector{report} : report.per_model) {
+    std::cout << "wrote " << model.output.string() << " (" << model.nodes_out << " nodes, " << model.weight_count
+              << " weights, " << human_bytes(model.weight_bytes);
+    if (!model.external_data.empty()) std::cout << " in " << model.external_data.filename().string();
+    if (!model.archive_location.empty())
+      std::cout << ", " << human_bytes(model.weight_bytes_referenced) << " referenced in " << model.archive_location;
+    std::cout << ")\n";
+  }
+  if (!report.per_model.empty())
+    std::cout << report.per_model.size() << " models; " << report.shared_weights << " weights ("
+              << human_bytes(report.shared_bytes) << ") shared with an earlier model, stored once\n";
+  for (const auto& b : report.kernel_bundles)
+    std::cout << "wrote " << b.dir.string() << " (" << b.kernels << " kernels, " << human_bytes(b.bytes) << ")\n";
+  if (verbose) {
+    std::cout << "model '" << report.model << "': " << report.nodes_in << " FX nodes -> " << report.nodes_out
+              << " ONNX nodes, " << report.functions_out << " functions, " << report.weight_count << " weights, "
+              << report.warnings.size() << " warnings, opset " << opset << "\n";
+    std::cout << render_stages(report) << "\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // libzip converts each entry's DOS time with mktime(), and glibc's mktime looks at the zone
-  // file again (a stat of /etc/localtime) on every call while TZ is unset: 50,000 stats for an
-  // archive of 50,000 weights. Naming the same default zone lets glibc read it once.
+  // file again (a stat of /etc/localtime) on every call while TZ is unset: a stat per weight of
+  // the archive. Naming the same default zone lets glibc read it once.
   if (std::getenv("TZ") == nullptr) setenv("TZ", ":/etc/localtime", 0);
   CLI::App app{"pt2onnx: convert a PyTorch .pt2 archive (torch.export.save) to ONNX, without Python."};
   app.set_version_flag("--version", std::string("pt2onnx ") + pt2onnx::version());
@@ -171,52 +268,18 @@ int main(int argc, char** argv) {
       ->type_name("DIR")
       ->group("");  // hidden
 
-  CLI::App* inspect_command = app.add_subcommand(
-      "inspect", "describe a .pt2 archive: versions, modules, inputs and outputs, weights, ops (unsupported marked)");
-  pt2onnx::InspectOptions inspect_options;
-  std::string inspect_input;
-  bool inspect_json = false;
-  inspect_command->add_option("input", inspect_input, "the .pt2 archive")->required()->type_name("FILE");
-  inspect_command->add_option("--model", inspect_options.model, "only this model (default: every model)");
-  inspect_command->add_option("--opset", inspect_options.opset, "check ops against this ONNX opset")
-      ->default_val(inspect_options.opset);
-  inspect_command->add_flag("--json", inspect_json,
-                            "print one JSON document (schema/pt2onnx-inspect.schema.json) instead of text");
-  inspect_command->add_option("--config", inspect_options.config,
-                              "count ops that this config's op rules translate as handled")
-      ->type_name("FILE");
-
-  CLI::App* ops_command = app.add_subcommand("ops", "list every op that has a rule, with the opsets it supports");
-  int ops_opset = 0;
-  bool ops_json = false;
-  ops_command->add_option("--opset", ops_opset, "only the ops supported at this opset")
-      ->check(CLI::Range(pt2onnx::kMinOpset, pt2onnx::kMaxOpset));
-  ops_command->add_flag("--json", ops_json, "print one JSON document (schema/pt2onnx-ops.schema.json) instead of text");
+  Commands commands;
+  add_commands(app, commands);
+  CLI::App* inspect_command = commands.inspect;
+  CLI::App* ops_command = commands.ops;
+  pt2onnx::InspectOptions& inspect_options = commands.inspect_options;
   // --limit NAME=N and its aliases (common/limits.h), for conversion and inspect alike.
   std::vector<std::string> limit_flags;
   pt2onnx::cli::add_limit_option(app, limit_flags);
   pt2onnx::cli::add_limit_option(*inspect_command, limit_flags);
 
-  try {
-    app.parse(argc, argv);
-    const bool command = inspect_command->parsed() || ops_command->parsed();
-    if (!command && docs_dir.empty() && given.convert.input.empty() && given.convert.config.empty())
-      throw CLI::RequiredError("input");
-    // Whatever the top-level app parsed belongs to conversion (a command's own options follow it).
-    if (command)
-      for (const CLI::Option* option : app.get_options())
-        if (option->count() > 0 && !pt2onnx::cli::is_limit_option(*option))
-          throw CLI::ValidationError(option->get_name() + " is for conversion, not for " +
-                                     (inspect_command->parsed() ? "inspect" : "ops"));
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "pt2onnx: error: " << one_line(e.what()) << " (see --help)\n";
-    return static_cast<int>(pt2onnx::ErrorCode::kUsage);
-  }
-  if (std::string bad_limit = pt2onnx::cli::apply_limit_flags(limit_flags); !bad_limit.empty()) {
-    std::cerr << "pt2onnx: error: " << one_line(bad_limit) << "\n";
-    return static_cast<int>(pt2onnx::ErrorCode::kUsage);
-  }
+  if (const std::optional<int> status = parse_command_line(app, commands, argc, argv, given, docs_dir, limit_flags))
+    return *status;
   if (!docs_dir.empty()) {
     try {
       pt2onnx::cli::write_docs(app, docs_dir);
@@ -227,14 +290,14 @@ int main(int argc, char** argv) {
     }
   }
   if (ops_command->parsed()) {
-    std::cout << render_ops(ops_opset, ops_json);
+    std::cout << render_ops(commands.ops_opset, commands.ops_json);
     return 0;
   }
   if (app.get_option("--output")->count() > 0 && given.convert.output.empty()) {  // safety: -o '' would write beside the input
     std::cerr << "pt2onnx: error: -o '': the output path is empty; name a file\n";
     return static_cast<int>(pt2onnx::ErrorCode::kUsage);
   }
-  inspect_options.input = inspect_input;
+  inspect_options.input = commands.inspect_input;
 
   // The config's options (read once, here; convert() takes its rules from the same reading), then
   // those given on the command line over them.
@@ -269,7 +332,8 @@ int main(int argc, char** argv) {
     }
     if (inspect_command->parsed()) {
       const pt2onnx::InspectReport inspected = pt2onnx::inspect(inspect_options);
-      std::cout << (inspect_json ? pt2onnx::render_inspect_json(inspected) : pt2onnx::render_inspect_text(inspected));
+      std::cout << (commands.inspect_json ? pt2onnx::render_inspect_json(inspected)
+                                          : pt2onnx::render_inspect_text(inspected));
       return 0;
     }
     if (run.list_outputs) {
@@ -285,44 +349,13 @@ int main(int argc, char** argv) {
     }
     pt2onnx::cli::ProgressLine progress(!run.quiet);
     options.on_weight_progress = [&](int64_t done, int64_t total) { progress.update(done, total); };
-#ifdef PT2ONNX_WITH_MIMALLOC
-    // mimalloc keeps freed pages resident for a while (its decommit delay, 25 ms, or until the
-    // heap is next collected): those of the IR go back at once, before the weights' index is read.
-    pt2onnx::bulk_free_hook() = [](const std::function<void()>& release) {
-      const long delay = mi_option_get(mi_option_decommit_delay);
-      mi_option_set(mi_option_decommit_delay, 0);
-      release();
-      mi_option_set(mi_option_decommit_delay, delay);
-    };
-#endif
-    options.leave_to_exit = !kUnderAddressSanitizer;  // LeakSanitizer would report what is left
+    set_memory_hooks();
     report = pt2onnx::convert(options);
     progress.end();
     options.on_weight_progress = nullptr;
     if (!run.depfile.empty()) write_text_file(run.depfile, pt2onnx::render_depfile(*report));
     for (const auto& r : report->kernels_refused) std::cerr << "pt2onnx: error: no kernel bundle: " << one_line(r) << "\n";
-    if (!run.quiet) {
-      for (const auto& w : report->warnings) std::cerr << "pt2onnx: warning: " << one_line(w) << "\n";
-      for (const pt2onnx::ConvertReport& model : report->per_model.empty() ? std::vector{*report} : report->per_model) {
-        std::cout << "wrote " << model.output.string() << " (" << model.nodes_out << " nodes, " << model.weight_count
-                  << " weights, " << human_bytes(model.weight_bytes);
-        if (!model.external_data.empty()) std::cout << " in " << model.external_data.filename().string();
-        if (!model.archive_location.empty())
-          std::cout << ", " << human_bytes(model.weight_bytes_referenced) << " referenced in " << model.archive_location;
-        std::cout << ")\n";
-      }
-      if (!report->per_model.empty())
-        std::cout << report->per_model.size() << " models; " << report->shared_weights << " weights ("
-                  << human_bytes(report->shared_bytes) << ") shared with an earlier model, stored once\n";
-      for (const auto& b : report->kernel_bundles)
-        std::cout << "wrote " << b.dir.string() << " (" << b.kernels << " kernels, " << human_bytes(b.bytes) << ")\n";
-      if (run.verbose) {
-        std::cout << "model '" << report->model << "': " << report->nodes_in << " FX nodes -> " << report->nodes_out
-                  << " ONNX nodes, " << report->functions_out << " functions, " << report->weight_count
-                  << " weights, " << report->warnings.size() << " warnings, opset " << options.opset << "\n";
-        std::cout << render_stages(*report) << "\n";
-      }
-    }
+    if (!run.quiet) print_conversion(*report, run.verbose, options.opset);
     // A refused --compile type leaves its ONNX written but fails the command (unsupported op).
     return finish(report->kernels_refused.empty() ? 0 : static_cast<int>(pt2onnx::ErrorCode::kUnsupported), "");
   } catch (const pt2onnx::Error& e) {

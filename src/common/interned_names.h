@@ -1,8 +1,8 @@
 // Interned names: each distinct string is kept once, in growing blocks, and given a dense id
 // (0, 1, 2, ... in the order first seen), so that what a caller knows about a name lives in a
-// vector indexed by id. A translation of a 100k-node program names ~250k values: node-based
+// vector indexed by id. A translation names a few values per node: node-based
 // std::unordered_map<std::string, ...> tables of them cost an allocation per name and three
-// cache misses per lookup (bucket, node, heap text), a tenth of converting such a program.
+// cache misses per lookup (bucket, node, heap text).
 #pragma once
 
 #include <algorithm>
@@ -51,8 +51,8 @@ class InternedNames {
 
  private:
   // A name and its hash, kept so that a probe compares bytes only when the hashes agree and a
-  // rehash hashes nothing again. (The hash sits here, not in the slots: 4-byte slots cost a
-  // 100k-node translation 4-6 MB less than 8-byte ones, for the same time.)
+  // rehash hashes nothing again. (The hash sits here, not in the slots: the slots stay 4 bytes,
+  // half the memory of 8-byte ones, for the same time.)
   struct Entry {
     std::string_view text;
     size_t hash;

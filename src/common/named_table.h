@@ -1,7 +1,7 @@
 // A table of values by unique name, in the order they were added, with a hash index over the
 // names: the lookups a std::map<std::string, T> gives (find, count, at, [], emplace) without a
 // tree walk of string comparisons per lookup and an allocation per entry. Graph::tensor_values
-// holds 100,000 entries at 25,000 blocks, added once by the importer and looked up by every stage.
+// holds an entry per value of the graph, added once by the importer and looked up by every stage.
 //
 // Entries live in a std::deque: a reference to one stays valid when others are added (as in a
 // std::map; iterators do not), and there is no removal.

@@ -1,4 +1,4 @@
-// A text that a parser reads once, front to back (the program JSON: 85 MB at 100k nodes), with
+// A text that a parser reads once, front to back (the program JSON, the largest text read), with
 // kPadding readable bytes past its end (simdjson reads up to 64 there), that lets go of what was
 // read: the text and the IR built from it need not be held whole at the same time.
 #pragma once

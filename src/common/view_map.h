@@ -2,7 +2,7 @@
 // that outlives the map, in one open-addressed table: no allocation per entry and one probe run
 // per lookup. What a node-based std::map or std::unordered_map of std::string costs (an allocation
 // and a copy per name, a tree walk of cache misses per lookup) is most of a pass's time when it
-// asks about every value of a 100k-node graph.
+// asks about every value of a large graph.
 #pragma once
 
 #include <cstddef>

@@ -72,7 +72,7 @@ const OpSchema* search_aten_schema(std::string_view target) {
 
 const OpSchema* find_aten_schema(std::string_view target) {
   if (target.starts_with(kTorchOpsPrefix)) target.remove_prefix(kTorchOpsPrefix.size());
-  // Every node asks (100k at a time): one hash lookup instead of a binary search of string
+  // Every node asks: one hash lookup instead of a binary search of string
   // compares, holding what the search finds for each name of the table.
   static const std::unordered_map<std::string_view, const OpSchema*> kIndex = [] {
     std::unordered_map<std::string_view, const OpSchema*> index;

@@ -12,7 +12,7 @@ namespace pt2onnx::import {
 namespace {
 
 // The names are views of the graph's own strings, and the reader's description is made only
-// for a message: these checks read every value of a 100k-node graph.
+// for a message: these checks read every value of the graph.
 void check_graph(const ir::Graph& graph, const std::string& source_name) {
   size_t values = 0;
   for (const ir::Node& node : graph.nodes) values += node.outputs.size();

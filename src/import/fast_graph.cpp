@@ -45,8 +45,8 @@ bool is_null(od::value& value) {
 }
 
 // Strings are read without simdjson's string buffer where they can be: On-Demand unescapes every
-// key and string into one buffer that only grows while a document is walked (81 MB of keys,
-// names and stack traces at 100k nodes, a third of the import's peak). A string without a
+// key and string into one buffer that only grows while a document is walked (every key, name
+// and stack trace of the graph: a large share of the import's peak). A string without a
 // backslash is its own text, viewed in place (the text stays readable: ReadOnceText); one with
 // escapes (stack traces) is unescaped by the same parser into a buffer reused string by string.
 struct StringScratch {

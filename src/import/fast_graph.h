@@ -1,6 +1,6 @@
 // The bulk of a program, graph_module.graph.nodes and .tensor_values (nine tenths of the text of
 // a deep model), read straight from simdjson On-Demand into the IR, without a JsonDoc of them in
-// between: at 25,000 blocks that document was ~95 MB and half of the import time.
+// between: that document would be the import's largest allocation and half of its time.
 //
 // Only the encoding torch writes today is taken this way (unions of one member, no repeated
 // keys, static sizes, the argument kinds of ordinary ops); on anything else, and on every
@@ -29,7 +29,7 @@ struct FastGraph {
   ReadOnceText* text = nullptr;
   bool node_metadata = true;  // false: ir::Node::metadata is not built (import_program.h)
   // false: graph_module.module_call_graph is checked as JSON and not kept in the document
-  // (ImportParts::module_call_graph; at 25,000 blocks its 75,000 entries were ~6 MB there).
+  // (ImportParts::module_call_graph; an entry per module call).
   bool module_call_graph = true;
   // The parser walking the text: strings with escapes are unescaped with it into a buffer of
   // the readers' own (fast_graph.cpp). Null: into the parser's string buffer.

@@ -107,7 +107,7 @@ ir::Program read_program(const JsonNode& root, const std::string& source_name, F
     check_signature(program, source_name);
   }
   if (!parts.module_call_graph) {
-    // not read by the caller: not built (a 100k-node program's is ~12 MB of IR)
+    // not read by the caller: not built (an entry per module call)
   } else if (auto calls = graph_module.find("module_call_graph")) {
     program.module_call_graph = read_module_call_graph(*calls);
   } else if (auto call_spec = graph_module.find("call_spec")) {

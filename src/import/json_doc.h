@@ -1,6 +1,6 @@
 // A compact, read-only JSON document for the program reader: every value is one 16-byte record in
 // a vector, numbered in document order (with its key or index, so a path is derived only when an
-// error needs one), every string is interned once. nlohmann's DOM spent ~7x the text on a 100k-node program
+// error needs one), every string is interned once. nlohmann's DOM spent several times the text
 // (a heap node per value, a std::map per object, a copy of every key); this holds each distinct
 // string once and builds no per-value heap objects.
 #pragma once
@@ -24,7 +24,7 @@ class JsonDoc {
   using Id = uint32_t;
 
   // No parent link: ids follow document order, a container before its members, which is all a
-  // path needs (8 bytes less a value: 30 MB at 25,000 blocks, and as many pages not touched).
+  // path needs (8 bytes less a value, and as many pages not touched).
   struct Value {
     JsonType type = JsonType::kNull;
     uint32_t key = 0;  // in an object: the member key's string id; in an array: the element index

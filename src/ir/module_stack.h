@@ -1,7 +1,7 @@
 // The nn_module_stack of a node: its module frames, outermost first. Held once and shared: the
 // ops of one module call carry the same stack, and so do the ONNX nodes made from each op
-// (--hiera keeps a stack per ONNX node: 150,000 deep copies at 25,000 blocks were a fifth of
-// what such a conversion held).
+// (--hiera keeps a stack per ONNX node: deep copies would be a large share of what a big
+// conversion holds).
 #pragma once
 
 #include <cstddef>

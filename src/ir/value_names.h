@@ -1,5 +1,5 @@
 // The value names of an argument as views of its own strings: for checks that only compare
-// names (every read of a 100k-node graph), with no copy of each.
+// names (every read of every node of the graph), with no copy of each.
 #pragma once
 
 #include <string_view>

@@ -21,6 +21,7 @@
 #include "kernels/kernels.h"
 #include "kernels/sha256.h"
 #include "ir/onnx_dtype.h"
+#include "model/lowering.h"
 
 namespace pt2onnx::kernels {
 
@@ -54,8 +55,10 @@ std::optional<TensorType> lookup_type(const onnx::ModelProto& model, const ir::T
   for (const auto& vi : g.value_info())
     if (vi.name() == name) return type_from_value_info(vi);
   if (auto it = value_types.find(name); it != value_types.end()) {
+    const std::optional<int32_t> elem_type = model::onnx_elem_type(it->second);
+    if (!elem_type) return std::nullopt;
     TensorType t;
-    t.dtype = ir::onnx_type(it->second.dtype);
+    t.dtype = *elem_type;
     for (const auto& d : it->second.sizes) t.shape.push_back(d.is_static() ? ir::sym_int(d.as_int()) : d.as_expr());
     return t;
   }

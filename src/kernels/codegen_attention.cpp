@@ -6,6 +6,7 @@
 // the decomposed path would evaluate them after the GEMM.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "common/error.h"
 #include "kernels/generator.h"
@@ -31,6 +32,35 @@ const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
 
 bool is_op(const onnx::NodeProto& n, const char* op) {
   return n.op_type() == op && (n.domain().empty() || n.domain() == "ai.onnx");
+}
+
+// The online-softmax update both bodies share; `store_weight` writes a key's weight p2_pv.
+std::string online_softmax(int per_lane, const std::string& store_weight) {
+  return render_template("attention_online_softmax",
+                         {{"NL", std::to_string(kLanes)}, {"HALF_LANES", std::to_string(kLanes / 2)},
+                          {"K", std::to_string(kKeys)}, {"PER_LANE", std::to_string(per_lane)},
+                          {"STORE_WEIGHT", "      " + store_weight + "\n"}});
+}
+
+// fp16 / bf16 q', k', v: the tensor-core body around the SIMT one (`simt`, filled from `holes`),
+// for head sizes e and ev; `smem` grows to what it stages.
+std::string attention_mma_body(bool f16, int64_t e, int64_t ev, const Holes& holes, const std::string& simt, int per_lane,
+                               int& smem) {
+  static_assert(kRows == 32 && kKeys == 32 && kLanes == 8, "attention_mma.cu: 2 x 4 m16n8 score tiles, one per warp");
+  const int ep = static_cast<int>((e + 15) / 16 * 16), evp = static_cast<int>((ev + 15) / 16 * 16);
+  const int fw = std::max(kKeys, evp) + 4;
+  Holes mma = holes;
+  mma["EP"] = std::to_string(ep);
+  mma["EVP"] = std::to_string(evp);
+  mma["FW"] = std::to_string(fw);
+  mma["TO_16"] = f16 ? "p2_f2h" : "p2_f2b";
+  mma["ONLINE_SOFTMAX"] =
+      online_softmax(per_lane, "p2_ph[p2_r][p2_g + " + std::to_string(kLanes) + " * u] = " + mma["TO_16"] + "(p2_pv);");
+  mma["MMA"] = f16 ? "p2_mma_f16" : "p2_mma_bf16";
+  mma["SIMT"] = simt;
+  mma.erase("KV_WIDTH");
+  smem = std::max(smem, ((kRows + kKeys) * (ep + 8) + (evp + kRows) * (kKeys + 8)) * 2 + kRows * fw * 4);
+  return render_template("attention_mma", mma);
 }
 
 }  // namespace
@@ -143,139 +173,185 @@ bool Generator::causal_bias(const onnx::NodeProto& add, const std::string& score
          same_dim(cols.shape[0], S);
 }
 
+// The operands of a match and the shapes they prove: q' [bq.., L, E] x k' [bk.., E, S] -> scores
+// [batch.., L, S]; weights x v [bv.., S, Ev].
+struct Generator::AttentionShape {
+  std::string qn, kn, vn;
+  Value vq, vk, vv;
+  SymExpr L, S, Ev;
+  int64_t e = 0, ev = 0;  // the head sizes, static
+  std::vector<SymExpr> bq, bk, bv, batch;
+  std::vector<SymExpr> scores_shape;  // [batch.., L, S]
+};
+
+namespace {
+
+// Whether `name` is a known float scalar equal to `want`, of rank <= `max_rank`.
+bool scalar_is(Generator& gen, const std::string& name, double want, size_t max_rank) {
+  if (name.empty() || !gen.has(name)) return false;
+  const Value& v = gen.value(name);
+  if (!v.floats || v.floats->size() != 1 || v.shape.size() > max_rank) return false;
+  return (*v.floats)[0] == want;
+}
+
+}  // namespace
+
+std::optional<Generator::AttentionShape> Generator::attention_shape(const AttentionMatch& m) {
+  const onnx::NodeProto& mm1 = function_.node(m.scores);
+  const onnx::NodeProto& mm2 = function_.node(m.out);
+  AttentionShape a;
+  a.qn = mm1.input(0);
+  a.kn = mm1.input(1);
+  a.vn = mm2.input(1);
+  if (!has(a.qn) || !has(a.kn) || !has(a.vn)) return std::nullopt;
+  a.vq = value(a.qn);
+  a.vk = value(a.kn);
+  a.vv = value(a.vn);
+  const Value &vq = a.vq, &vk = a.vk, &vv = a.vv;
+  if (!is_float_dtype(vq.dtype) || !is_float_dtype(vk.dtype) || !is_float_dtype(vv.dtype)) return std::nullopt;
+  if (vq.shape.size() < 2 || vk.shape.size() < 2 || vv.shape.size() < 2) return std::nullopt;
+  a.L = vq.shape[vq.shape.size() - 2];
+  const SymExpr E = vq.shape.back();
+  const SymExpr E2 = vk.shape[vk.shape.size() - 2];
+  a.S = vk.shape.back();
+  const SymExpr S2 = vv.shape[vv.shape.size() - 2];
+  a.Ev = vv.shape.back();
+  const auto e = const_value(E), ev = const_value(a.Ev);
+  if (!same_dim(E, E2) || !same_dim(a.S, S2) || !e || !ev || *e < 1 || *e > kMaxHead || *ev < 1 || *ev > kMaxHead)
+    return std::nullopt;
+  a.e = *e;
+  a.ev = *ev;
+  a.bq.assign(vq.shape.begin(), vq.shape.end() - 2);
+  a.bk.assign(vk.shape.begin(), vk.shape.end() - 2);
+  a.bv.assign(vv.shape.begin(), vv.shape.end() - 2);
+  // Batch dims: q' and k' broadcast to `batch`; v may only broadcast into it, not widen it.
+  const size_t rank = std::max(a.bq.size(), a.bk.size());
+  if (a.bv.size() > rank) return std::nullopt;
+  a.batch.resize(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const SymExpr* x = i + a.bq.size() >= rank ? &a.bq[i + a.bq.size() - rank] : nullptr;
+    const SymExpr* y = i + a.bk.size() >= rank ? &a.bk[i + a.bk.size() - rank] : nullptr;
+    if (x && y && !same_dim(*x, *y) && !is_const(*x, 1) && !is_const(*y, 1)) return std::nullopt;
+    a.batch[i] = (!x || (y && is_const(*x, 1))) ? *y : *x;
+  }
+  for (size_t i = 0; i < a.bv.size(); ++i)
+    if (!is_const(a.bv[i], 1) && !same_dim(a.bv[i], a.batch[i + rank - a.bv.size()])) return std::nullopt;
+  a.scores_shape = a.batch;
+  a.scores_shape.push_back(a.L);
+  a.scores_shape.push_back(a.S);
+  return a;
+}
+
+std::optional<std::string> Generator::define_attention_mask(const AttentionMatch& m, const AttentionShape& a) {
+  const size_t srank = a.scores_shape.size();
+  // The raw score exists only inside the kernel, as the float p2_s; the mask node is visited as
+  // the pointwise value it is, reading it.
+  Value raw;
+  raw.dtype = a.vq.dtype;
+  raw.shape = a.scores_shape;
+  raw.load = [](Body&, const Idx&) { return std::string("p2_s"); };
+  std::string masked = function_.node(m.scores).output(0);
+  if (m.mask < 0) {
+    define(masked, raw);
+    return masked;
+  }
+  const onnx::NodeProto& mk = function_.node(m.mask);
+  for (const auto& in : mk.input())
+    if (in != masked && !has(in)) return std::nullopt;
+  if (is_op(mk, "Where")) {
+    if (!scalar_is(*this, mk.input(2), -INFINITY, srank)) return std::nullopt;
+    const Value& cond = value(mk.input(0));
+    if (cond.dtype != TensorProto::BOOL) return std::nullopt;
+  } else {
+    const std::string other = mk.input(0) == masked ? mk.input(1) : mk.input(0);
+    if (!is_float_dtype(value(other).dtype)) return std::nullopt;
+  }
+  define(masked, raw);
+  visit(mk);
+  masked = mk.output(0);
+  const std::vector<SymExpr>& shape = value(masked).shape;
+  bool same = shape.size() == srank;
+  for (size_t i = 0; same && i < srank; ++i) same = same_dim(shape[i], a.scores_shape[i]);
+  if (!same || !is_float_dtype(value(masked).dtype)) return std::nullopt;
+  return masked;
+}
+
+std::optional<bool> Generator::attention_guard(const AttentionMatch& m, size_t srank) {
+  // The guard: Where(min(Cast(Equal(scores, -inf))) over the last axis, 0, weights) is "a row
+  // with every key at -inf gives 0", which is the running max staying -inf.
+  if (m.tail.empty()) return false;
+  const onnx::NodeProto& eq = function_.node(m.tail[0]);
+  const onnx::NodeProto& c1 = function_.node(m.tail[1]);
+  const onnx::NodeProto& rmin = function_.node(m.tail[2]);
+  const onnx::NodeProto& c2 = function_.node(m.tail[3]);
+  const onnx::NodeProto& wh = function_.node(m.tail[4]);
+  if (!scalar_is(*this, eq.input(1), -INFINITY, srank)) return std::nullopt;
+  const auto* to1 = attr(c1, "to");
+  const auto* to2 = attr(c2, "to");
+  if (!to1 || !is_int_dtype(static_cast<int>(to1->i())) || !to2 || to2->i() != TensorProto::BOOL) return std::nullopt;
+  std::vector<int64_t> axes;
+  if (rmin.input_size() > 1 && !rmin.input(1).empty()) {
+    if (!has(rmin.input(1)) || !value(rmin.input(1)).ints) return std::nullopt;
+    for (const auto& x : *value(rmin.input(1)).ints) {
+      const auto c = const_value(x);
+      if (!c) return std::nullopt;
+      axes.push_back(*c);
+    }
+  } else if (const auto* a = attr(rmin, "axes")) {
+    axes.assign(a->ints().begin(), a->ints().end());
+  }
+  const auto* kd = attr(rmin, "keepdims");
+  if (axes.size() != 1 || (axes[0] != -1 && axes[0] != static_cast<int64_t>(srank) - 1) || (kd && kd->i() != 1))
+    return std::nullopt;
+  if (!scalar_is(*this, wh.input(1), 0.0, srank)) return std::nullopt;
+  return true;
+}
+
 bool Generator::emit_attention(const AttentionMatch& m) {
   const onnx::NodeProto& mm1 = function_.node(m.scores);
   const onnx::NodeProto& mm2 = function_.node(m.out);
   const onnx::NodeProto& sm = function_.node(m.softmax);
-  const std::string qn = mm1.input(0), kn = mm1.input(1), vn = mm2.input(1);
-  if (!has(qn) || !has(kn) || !has(vn)) return false;
-  const Value vq = value(qn), vk = value(kn), vv = value(vn);
-  if (!is_float_dtype(vq.dtype) || !is_float_dtype(vk.dtype) || !is_float_dtype(vv.dtype)) return false;
-  if (vq.shape.size() < 2 || vk.shape.size() < 2 || vv.shape.size() < 2) return false;
-  // q' [bq.., L, E] x k' [bk.., E, S] -> scores [batch.., L, S]; weights x v [bv.., S, Ev].
-  const SymExpr L = vq.shape[vq.shape.size() - 2], E = vq.shape.back();
-  const SymExpr E2 = vk.shape[vk.shape.size() - 2], S = vk.shape.back();
-  const SymExpr S2 = vv.shape[vv.shape.size() - 2], Ev = vv.shape.back();
-  const auto e = const_value(E), ev = const_value(Ev);
-  if (!same_dim(E, E2) || !same_dim(S, S2) || !e || !ev || *e < 1 || *e > kMaxHead || *ev < 1 || *ev > kMaxHead) return false;
-  const std::vector<SymExpr> bq(vq.shape.begin(), vq.shape.end() - 2), bk(vk.shape.begin(), vk.shape.end() - 2),
-      bv(vv.shape.begin(), vv.shape.end() - 2);
-  // Batch dims: q' and k' broadcast to `batch`; v may only broadcast into it, not widen it.
-  const size_t rank = std::max(bq.size(), bk.size());
-  if (bv.size() > rank) return false;
-  std::vector<SymExpr> batch(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const SymExpr* x = i + bq.size() >= rank ? &bq[i + bq.size() - rank] : nullptr;
-    const SymExpr* y = i + bk.size() >= rank ? &bk[i + bk.size() - rank] : nullptr;
-    if (x && y && !same_dim(*x, *y) && !is_const(*x, 1) && !is_const(*y, 1)) return false;
-    batch[i] = (!x || (y && is_const(*x, 1))) ? *y : *x;
-  }
-  for (size_t i = 0; i < bv.size(); ++i)
-    if (!is_const(bv[i], 1) && !same_dim(bv[i], batch[i + rank - bv.size()])) return false;
-  std::vector<SymExpr> scores_shape = batch;
-  scores_shape.push_back(L);
-  scores_shape.push_back(S);
-  const size_t srank = scores_shape.size();
-  auto same_shape = [&](const std::vector<SymExpr>& s) {
-    if (s.size() != srank) return false;
-    for (size_t i = 0; i < srank; ++i)
-      if (!same_dim(s[i], scores_shape[i])) return false;
-    return true;
-  };
-  auto scalar_is = [&](const std::string& name, double want) {
-    if (name.empty() || !has(name)) return false;
-    const Value& v = value(name);
-    if (!v.floats || v.floats->size() != 1 || v.shape.size() > srank) return false;
-    return (*v.floats)[0] == want;
-  };
+  const std::optional<AttentionShape> shape = attention_shape(m);
+  if (!shape) return false;
+  const AttentionShape& a = *shape;
+  const size_t srank = a.scores_shape.size();
   // Softmax over the last axis (also what opset < 13's 2-D coercion means for axis = rank - 1).
   {
-    const auto* a = attr(sm, "axis");
-    int64_t axis = a ? a->i() : (opset() >= 13 ? -1 : 1);
+    const auto* at = attr(sm, "axis");
+    int64_t axis = at ? at->i() : (opset() >= 13 ? -1 : 1);
     if (axis < 0) axis += static_cast<int64_t>(srank);
     if (axis != static_cast<int64_t>(srank) - 1) return false;
   }
-  const int dtype = vq.dtype;
-  // The raw score exists only inside the kernel, as the float p2_s; the mask node is visited as
-  // the pointwise value it is, reading it.
-  Value raw;
-  raw.dtype = dtype;
-  raw.shape = scores_shape;
-  raw.load = [](Body&, const Idx&) { return std::string("p2_s"); };
-  std::string masked = mm1.output(0);
-  if (m.mask >= 0) {
-    const onnx::NodeProto& mk = function_.node(m.mask);
-    for (const auto& in : mk.input())
-      if (in != masked && !has(in)) return false;
-    if (is_op(mk, "Where")) {
-      if (!scalar_is(mk.input(2), -INFINITY)) return false;
-      const Value& cond = value(mk.input(0));
-      if (cond.dtype != TensorProto::BOOL) return false;
-    } else {
-      const std::string other = mk.input(0) == masked ? mk.input(1) : mk.input(0);
-      if (!is_float_dtype(value(other).dtype)) return false;
-    }
-    define(masked, raw);
-    visit(mk);
-    masked = mk.output(0);
-    if (!same_shape(value(masked).shape) || !is_float_dtype(value(masked).dtype)) return false;
-  } else {
-    define(masked, raw);
-  }
-  const int masked_dtype = value(masked).dtype;
-  const bool causal = m.mask >= 0 && causal_bias(function_.node(m.mask), mm1.output(0), L, S);
-  // The guard: Where(min(Cast(Equal(scores, -inf))) over the last axis, 0, weights) is "a row
-  // with every key at -inf gives 0", which is the running max staying -inf.
-  bool zero_rows = false;
-  if (!m.tail.empty()) {
-    const onnx::NodeProto& eq = function_.node(m.tail[0]);
-    const onnx::NodeProto& c1 = function_.node(m.tail[1]);
-    const onnx::NodeProto& rmin = function_.node(m.tail[2]);
-    const onnx::NodeProto& c2 = function_.node(m.tail[3]);
-    const onnx::NodeProto& wh = function_.node(m.tail[4]);
-    if (!scalar_is(eq.input(1), -INFINITY)) return false;
-    const auto* to1 = attr(c1, "to");
-    const auto* to2 = attr(c2, "to");
-    if (!to1 || !is_int_dtype(static_cast<int>(to1->i())) || !to2 || to2->i() != TensorProto::BOOL) return false;
-    std::vector<int64_t> axes;
-    if (rmin.input_size() > 1 && !rmin.input(1).empty()) {
-      if (!has(rmin.input(1)) || !value(rmin.input(1)).ints) return false;
-      for (const auto& x : *value(rmin.input(1)).ints) {
-        const auto c = const_value(x);
-        if (!c) return false;
-        axes.push_back(*c);
-      }
-    } else if (const auto* a = attr(rmin, "axes")) {
-      axes.assign(a->ints().begin(), a->ints().end());
-    }
-    const auto* kd = attr(rmin, "keepdims");
-    if (axes.size() != 1 || (axes[0] != -1 && axes[0] != static_cast<int64_t>(srank) - 1) || (kd && kd->i() != 1)) return false;
-    if (!scalar_is(wh.input(1), 0.0)) return false;
-    zero_rows = true;
-  }
+  const int dtype = a.vq.dtype;
+  const std::optional<std::string> masked = define_attention_mask(m, a);
+  if (!masked) return false;
+  const int masked_dtype = value(*masked).dtype;
+  const bool causal = m.mask >= 0 && causal_bias(function_.node(m.mask), mm1.output(0), a.L, a.S);
+  const std::optional<bool> zero_rows = attention_guard(m, srank);
+  if (!zero_rows) return false;
   // Grid: x = batch entry, y = tile of query rows.
-  const SymExpr nb = product(batch);
-  const SymExpr tiles = ir::sym_apply(ir::SymOp::kCeilDiv, {L, ir::sym_int(kRows)});
+  const SymExpr nb = product(a.batch);
+  const SymExpr tiles = ir::sym_apply(ir::SymOp::kCeilDiv, {a.L, ir::sym_int(kRows)});
   if (const_value(tiles) && *const_value(tiles) > 65535) return false;
   if (const_value(nb) && *const_value(nb) > 2147483647) return false;
   // ---- proven: emit ----
   if (!const_value(nb)) preconditions_.push_back(to_manifest(nb) + " <= 2147483647");
   if (!const_value(tiles)) preconditions_.push_back(to_manifest(tiles) + " <= 65535");
-  std::vector<SymExpr> out_shape = batch;
-  out_shape.push_back(L);
-  out_shape.push_back(Ev);
+  std::vector<SymExpr> out_shape = a.batch;
+  out_shape.push_back(a.L);
+  out_shape.push_back(a.Ev);
   const std::string out = mm2.output(0);
   const Dest dest = buffers_.destination(out, dtype, out_shape);
-  const std::string R = std::to_string(kRows), K = std::to_string(kKeys), Es = std::to_string(*e),
-                    EVs = std::to_string(*ev), NL = std::to_string(kLanes);
-  const int kv_width = static_cast<int>(std::max(*e, *ev));
-  const int per_lane = static_cast<int>((*ev + kLanes - 1) / kLanes);
+  const std::string R = std::to_string(kRows), K = std::to_string(kKeys), Es = std::to_string(a.e),
+                    EVs = std::to_string(a.ev), NL = std::to_string(kLanes);
+  const int kv_width = static_cast<int>(std::max(a.e, a.ev));
+  const int per_lane = static_cast<int>((a.ev + kLanes - 1) / kLanes);
   Scope scope;
   auto block = [&](int depth) { return Body::at_depth(scope, depth); };
   Body bi = block(1);
-  const Idx bidx = delinearize(bi, "(long long)blockIdx.x", batch);
+  const Idx bidx = delinearize(bi, "(long long)blockIdx.x", a.batch);
   auto with_batch = [&](const std::vector<SymExpr>& bshape, const std::string& r, const std::string& c) {
-    Idx idx = broadcast_index(bidx, batch, bshape);
+    Idx idx = broadcast_index(bidx, a.batch, bshape);
     idx.push_back(r);
     idx.push_back(c);
     return idx;
@@ -287,75 +363,48 @@ bool Generator::emit_attention(const AttentionMatch& m) {
     x.line("p2_v = " + convert(load(x, name, with_batch(bshape, r, c)), v.dtype, TensorProto::FLOAT) + ";");
     return x.code;
   };
-  const std::string load_q = load_operand(3, qn, vq, bq, "p2_qi", "p2_qe");
-  const std::string load_k = load_operand(4, kn, vk, bk, "p2_ke", "p2_kj");
+  const std::string load_q = load_operand(3, a.qn, a.vq, a.bq, "p2_qi", "p2_qe");
+  const std::string load_k = load_operand(4, a.kn, a.vk, a.bk, "p2_ke", "p2_kj");
   Body score = block(4);
   {
     Idx sidx = bidx;
     sidx.push_back("p2_i");
     sidx.push_back("p2_j");
-    score.line("p2_x = " + convert(load(score, masked, sidx), masked_dtype, TensorProto::FLOAT) + ";");
+    score.line("p2_x = " + convert(load(score, *masked, sidx), masked_dtype, TensorProto::FLOAT) + ";");
   }
-  const std::string load_v = load_operand(4, vn, vv, bv, "p2_vj", "p2_ve");
+  const std::string load_v = load_operand(4, a.vn, a.vv, a.bv, "p2_vj", "p2_ve");
   Body st = block(2);
   {
     Idx oidx = bidx;
     oidx.push_back("p2_i");
     oidx.push_back("p2_e");
     // A row with no finite score: the guard's 0, or the NaN the unguarded softmax gives.
-    const std::string r = std::string("(p2_empty ? ") + (zero_rows ? "0.0f" : "P2_NAN") + " : p2_o[w] / p2_sum)";
+    const std::string r = std::string("(p2_empty ? ") + (*zero_rows ? "0.0f" : "P2_NAN") + " : p2_o[w] / p2_sum)";
     st.line(dest.pointer + "[" + linear_index(oidx, out_shape) + "] = " + store_converted(r, TensorProto::FLOAT, dest.storage_dtype) + ";");
   }
   // Keys past this tile's last row are -inf for every row: they would add exp(-inf) = 0.
   const std::string jend = causal ? "  const long long p2_jend = p2_min(p2_S, p2_i0 + " + R + ");  // causal: key j <= row i\n"
                                   : std::string("  const long long p2_jend = p2_S;\n");
-  // The online-softmax update both bodies share; `store_weight` writes a key's weight p2_pv.
-  auto online_softmax = [&](const std::string& store_weight) {
-    return render_template("attention_online_softmax",
-                           {{"NL", NL}, {"HALF_LANES", std::to_string(kLanes / 2)}, {"K", K},
-                            {"PER_LANE", std::to_string(per_lane)}, {"STORE_WEIGHT", "      " + store_weight + "\n"}});
-  };
   const Holes holes{{"R", R}, {"K", K}, {"E", Es}, {"EV", EVs}, {"NL", NL}, {"KV_WIDTH", std::to_string(kv_width)},
                     {"PER_LANE", std::to_string(per_lane)},
-                    {"ONLINE_SOFTMAX", online_softmax("p2_p[p2_r][p2_g + " + NL + " * u] = p2_pv;")},
-                    {"L", to_c(L)}, {"S", to_c(S)}, {"BATCH_INDEX", bi.code}, {"JEND", jend},
+                    {"ONLINE_SOFTMAX", online_softmax(per_lane, "p2_p[p2_r][p2_g + " + NL + " * u] = p2_pv;")},
+                    {"L", to_c(a.L)}, {"S", to_c(a.S)}, {"BATCH_INDEX", bi.code}, {"JEND", jend},
                     {"LOAD_Q", load_q}, {"LOAD_K", load_k}, {"SCORE", score.code}, {"LOAD_V", load_v}, {"STORE", st.code}};
   std::string body = render_template("attention_simt", holes);
-  int smem = (kRows * (static_cast<int>(*e) + 1) + kKeys * (kv_width + 1) + kRows * (kKeys + 1)) * 4;
+  int smem = (kRows * (static_cast<int>(a.e) + 1) + kKeys * (kv_width + 1) + kRows * (kKeys + 1)) * 4;
   // fp16 / bf16 q', k', v: both products on tensor cores on sm_80+ (the SIMT body elsewhere).
-  if (vq.dtype == vk.dtype && vq.dtype == vv.dtype &&
-      (vq.dtype == TensorProto::FLOAT16 || vq.dtype == TensorProto::BFLOAT16)) {
-    static_assert(kRows == 32 && kKeys == 32 && kLanes == 8, "attention_mma.cu: 2 x 4 m16n8 score tiles, one per warp");
-    const bool f16 = vq.dtype == TensorProto::FLOAT16;
-    const int ep = static_cast<int>((*e + 15) / 16 * 16), evp = static_cast<int>((*ev + 15) / 16 * 16);
-    const int fw = std::max(kKeys, evp) + 4;
-    Holes mma = holes;
-    mma["EP"] = std::to_string(ep);
-    mma["EVP"] = std::to_string(evp);
-    mma["FW"] = std::to_string(fw);
-    mma["TO_16"] = f16 ? "p2_f2h" : "p2_f2b";
-    mma["ONLINE_SOFTMAX"] = online_softmax("p2_ph[p2_r][p2_g + " + NL + " * u] = " + mma["TO_16"] + "(p2_pv);");
-    mma["MMA"] = f16 ? "p2_mma_f16" : "p2_mma_bf16";
-    mma["SIMT"] = body;
-    mma.erase("KV_WIDTH");
-    body = render_template("attention_mma", mma);
-    smem = std::max(smem, ((kRows + kKeys) * (ep + 8) + (evp + kRows) * (kKeys + 8)) * 2 + kRows * fw * 4);
-  }
+  if (a.vq.dtype == a.vk.dtype && a.vq.dtype == a.vv.dtype &&
+      (a.vq.dtype == TensorProto::FLOAT16 || a.vq.dtype == TensorProto::BFLOAT16))
+    body = attention_mma_body(a.vq.dtype == TensorProto::FLOAT16, a.e, a.ev, holes, body, per_lane, smem);
   std::string computes = "attention (";
   for (int n : m.deferred()) computes += function_.node(n).op_type() + ", ";
   computes += "MatMul) -> " + out;
   add_kernel(computes, dest.pointer, scope, body, smem, {to_manifest(nb), to_manifest(tiles), "1"});
   define_stored(out, dtype, out_shape, dest);
   // The scores, weights and guard values exist only inside the kernel.
-  for (int n : m.deferred()) {
-    const std::string g = function_.node(n).output(0);
-    Value v;
-    if (has(g)) v = value(g);
-    v.load = [g](Body&, const Idx&) -> std::string {
-      fail(ErrorCode::kInternal, "--compile: value " + g + " was fused into an attention kernel but is read again");
-    };
-    define(g, v);
-  }
+  std::vector<std::string> gone;
+  for (int n : m.deferred()) gone.push_back(function_.node(n).output(0));
+  hide_fused(gone, "an attention kernel");
   return true;
 }
 

@@ -9,7 +9,36 @@ namespace pt2onnx::kernels::detail {
 using onnx::TensorProto;
 
 namespace {
+
 constexpr int kBlock = Renderer::kBlock;
+
+// Which dims of the input a row-wise op reduces, and the shapes that follow: a row per kept index,
+// the reduced dims its columns.
+struct RowShape {
+  std::vector<bool> reduced;
+  std::vector<SymExpr> kept, red, out_shape;
+};
+
+RowShape row_shape(const Generator& gen, const onnx::NodeProto& node, Generator::RowOp op, const std::vector<SymExpr>& shape,
+                   const std::vector<int64_t>& axes, bool keepdims) {
+  const int rank = static_cast<int>(shape.size());
+  RowShape r;
+  r.reduced.assign(static_cast<size_t>(rank), false);
+  for (int64_t a : axes) {
+    const int64_t axis = a < 0 ? a + rank : a;
+    if (axis < 0 || axis >= rank) gen.unsupported(node, "axis " + std::to_string(a) + " out of range");
+    r.reduced[static_cast<size_t>(axis)] = true;
+  }
+  for (int i = 0; i < rank; ++i) {
+    (r.reduced[static_cast<size_t>(i)] ? r.red : r.kept).push_back(shape[static_cast<size_t>(i)]);
+    if (!r.reduced[static_cast<size_t>(i)]) r.out_shape.push_back(shape[static_cast<size_t>(i)]);
+    else if (keepdims) r.out_shape.push_back(ir::sym_int(1));
+  }
+  using RowOp = Generator::RowOp;
+  if (op == RowOp::kSoftmax || op == RowOp::kLogSoftmax || op == RowOp::kLayerNorm) r.out_shape = shape;  // elementwise out
+  return r;
+}
+
 }  // namespace
 
 void Generator::emit_rowwise(const onnx::NodeProto& node, RowOp op, const std::string& x, const std::vector<int64_t>& axes_in,
@@ -17,20 +46,9 @@ void Generator::emit_rowwise(const onnx::NodeProto& node, RowOp op, const std::s
                              double epsilon) {
   const Value vx = value(x);
   const int rank = static_cast<int>(vx.shape.size());
-  std::vector<bool> reduced(static_cast<size_t>(rank), false);
-  for (int64_t a : axes_in) {
-    const int64_t axis = a < 0 ? a + rank : a;
-    if (axis < 0 || axis >= rank) unsupported(node, "axis " + std::to_string(a) + " out of range");
-    reduced[static_cast<size_t>(axis)] = true;
-  }
-  std::vector<SymExpr> kept, red, out_shape;
-  for (int i = 0; i < rank; ++i) {
-    (reduced[static_cast<size_t>(i)] ? red : kept).push_back(vx.shape[static_cast<size_t>(i)]);
-    if (!reduced[static_cast<size_t>(i)]) out_shape.push_back(vx.shape[static_cast<size_t>(i)]);
-    else if (keepdims) out_shape.push_back(ir::sym_int(1));
-  }
-  const bool elementwise_out = op == RowOp::kSoftmax || op == RowOp::kLogSoftmax || op == RowOp::kLayerNorm;
-  if (elementwise_out) out_shape = vx.shape;
+  const RowShape rows_of = row_shape(*this, node, op, vx.shape, axes_in, keepdims);
+  const std::vector<bool>& reduced = rows_of.reduced;
+  const std::vector<SymExpr> &kept = rows_of.kept, &red = rows_of.red, &out_shape = rows_of.out_shape;
   const int out_dtype = vx.dtype;
   // Integer and bool inputs reduce exactly in int64 (sum, max, min only).
   const bool fl = is_float_dtype(vx.dtype);

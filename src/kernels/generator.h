@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -63,11 +64,29 @@ class Generator {
     return renderer_.add_kernel(computes, dest_pointer, scope, body_code, smem_bytes, std::move(grid));
   }
   void emit_copy(const std::string& value_name, const Dest& dest, const std::string& computes);
+  // emit_gemm's steps (codegen_gemm.cpp): the operands' logical shapes; the pointwise chain fused
+  // as its epilogue (`last` its final value); a cp.async tile copy of an operand.
+  struct GemmShape;
+  struct GemmAsync;
+  GemmShape gemm_shape(const onnx::NodeProto& node, const Value& va, const Value& vb, bool trans_a, bool trans_b) const;
+  std::vector<int> gemm_epilogue(const std::string& out, int dtype, const std::vector<SymExpr>& out_shape, std::string& last);
+  std::string gemm_async_copy(Scope& scope, const GemmAsync& copy, const Value& v, const Idx& idx, bool is_a, bool trans,
+                              const std::string& tile) const;
+  // Redefines values that exist only inside a fused kernel (`into`: "a GEMM epilogue") so that a
+  // later read fails as the internal error it would be.
+  void hide_fused(const std::vector<std::string>& names, const std::string& into);
   // Structural matches (node kinds, operand positions, single consumers); no values needed.
   std::vector<AttentionMatch> find_attention() const;
   // One flash-style kernel for a match, once every operand is defined; false (nothing emitted,
   // nothing defined that a fallback would not redefine) when the values do not prove the form.
   bool emit_attention(const AttentionMatch& m);
+  // emit_attention's steps (codegen_attention.cpp), each nullopt when the values do not prove the
+  // form: the operands' shapes; the scores (and mask) defined as values read inside the kernel,
+  // giving the masked scores' name; the all-masked-row guard (true: present and proven).
+  struct AttentionShape;
+  std::optional<AttentionShape> attention_shape(const AttentionMatch& m);
+  std::optional<std::string> define_attention_mask(const AttentionMatch& m, const AttentionShape& shape);
+  std::optional<bool> attention_guard(const AttentionMatch& m, size_t scores_rank);
   // Whether `add` adds the causal 0/-inf bias of [L, S] to `scores` (keys past a row are -inf).
   bool causal_bias(const onnx::NodeProto& add, const std::string& scores, const SymExpr& L, const SymExpr& S);
   // Visits `node`, inlining it when it calls a function of the library.

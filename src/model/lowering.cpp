@@ -30,4 +30,9 @@ std::vector<int64_t> lowered_dims(ir::DType dtype, const std::vector<int64_t>& s
   return out;
 }
 
+std::optional<int32_t> onnx_elem_type(const ir::TensorMeta& meta) {
+  if (ir::is_complex(meta.dtype) || meta.dtype == ir::DType::kUnknown) return std::nullopt;
+  return ir::onnx_type(meta.dtype);
+}
+
 }  // namespace pt2onnx::model

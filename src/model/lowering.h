@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ir/program.h"
@@ -23,5 +24,10 @@ ir::DType complex_component(ir::DType complex);
 ir::TensorMeta lowered_meta(const ir::TensorMeta& meta);
 // The dims of a weight of dtype `dtype` and `sizes` as the ONNX declares it (a trailing 2 for complex).
 std::vector<int64_t> lowered_dims(ir::DType dtype, const std::vector<int64_t>& sizes);
+// The ONNX element type of a value whose export meta is `meta`, where the meta is its ONNX type as
+// it stands (its sizes are then the value's dims, static or symbolic): the one reading for stages
+// that ask about values the ONNX does not annotate (clean-up's oracle, the kernels' call sites).
+// nullopt for a complex value (real pairs, above) and an unknown dtype.
+std::optional<int32_t> onnx_elem_type(const ir::TensorMeta& meta);
 
 }  // namespace pt2onnx::model

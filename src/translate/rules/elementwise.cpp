@@ -618,9 +618,8 @@ RuleResult add_scaled_combination(EmitContext& ctx, const ir::Node& node, std::s
 RuleResult aten_addcmul(EmitContext& ctx, const ir::Node& node) { return add_scaled_combination(ctx, node, "Mul"); }
 RuleResult aten_addcdiv(EmitContext& ctx, const ir::Node& node) { return add_scaled_combination(ctx, node, "Div"); }
 
-}  // namespace
-
-void register_elementwise_rules(RuleTable& t) {
+// add, sub, rsub, mul, div and the integer divisions, with their in-place and Scalar overloads.
+void add_arithmetic_rules(RuleTable& t) {
   t.add("aten.add.Tensor", aten_add_tensor);
   t.add("aten.add.Scalar", aten_add_tensor);
   t.add("aten.add_.Tensor", aten_add_tensor);
@@ -647,7 +646,10 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.remainder.Scalar", aten_remainder);
   t.add("aten.fmod.Tensor", aten_fmod);
   t.add("aten.fmod.Scalar", aten_fmod);
+}
 
+// One-operand math.
+void add_unary_rules(RuleTable& t) {
   t.add("aten.neg.default", aten_neg);
   t.add("aten.abs.default", aten_abs);
   t.add("aten.exp.default", aten_exp);
@@ -679,7 +681,10 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.expm1.default", aten_expm1);
   t.add("aten.isnan.default", aten_isnan);
   t.add("aten.isinf.default", aten_isinf);
+}
 
+// Powers, maxima, minima and clamps.
+void add_power_and_bound_rules(RuleTable& t) {
   t.add("aten.pow.Tensor_Scalar", aten_pow_tensor_scalar);
   t.add("aten.pow.Tensor_Tensor", aten_pow_tensor_tensor);
   t.add("aten.pow.Scalar", aten_pow_scalar);
@@ -699,7 +704,10 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.clamp_max.default", aten_clamp_max);
   t.add("aten.clamp_min.Tensor", aten_clamp_min);  // clamp_min.Tensor(Tensor self, Tensor min)
   t.add("aten.clamp_max.Tensor", aten_clamp_max);
+}
 
+// Comparisons, logical and bitwise ops.
+void add_comparison_and_logic_rules(RuleTable& t) {
   t.add("aten.eq.Tensor", aten_eq);
   t.add("aten.eq.Scalar", aten_eq);
   t.add("aten.ne.Tensor", aten_ne);
@@ -726,7 +734,10 @@ void register_elementwise_rules(RuleTable& t) {
   for (const auto& [op, fn] : bitwise)
     for (const char* overload : {".Tensor", ".Scalar"})
       t.add(std::string(op) + overload, fn, "integer bitwise ops need opset 18");
+}
 
+// fill, where and masked_fill.
+void add_fill_and_select_rules(RuleTable& t) {
   t.add("aten.fill.Scalar", aten_fill);
   t.add("aten.fill.Tensor", aten_fill);
   t.add("aten.fill_.Scalar", aten_fill);
@@ -741,8 +752,10 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.masked_fill.Tensor", aten_masked_fill);
   t.add("aten.masked_fill_.Scalar", aten_masked_fill);
   t.add("aten.masked_fill_.Tensor", aten_masked_fill);
+}
 
-  // Composite math functions.
+// Composite math functions.
+void add_composite_rules(RuleTable& t) {
   t.add("aten.frac.default", aten_frac);
   t.add("aten.sinc.default", aten_sinc);
   t.add("aten.special_sinc.default", aten_sinc);
@@ -776,6 +789,17 @@ void register_elementwise_rules(RuleTable& t) {
   t.add("aten.lerp.Tensor", aten_lerp);
   t.add("aten.addcmul.default", aten_addcmul);
   t.add("aten.addcdiv.default", aten_addcdiv);
+}
+
+}  // namespace
+
+void register_elementwise_rules(RuleTable& t) {
+  add_arithmetic_rules(t);
+  add_unary_rules(t);
+  add_power_and_bound_rules(t);
+  add_comparison_and_logic_rules(t);
+  add_fill_and_select_rules(t);
+  add_composite_rules(t);
 }
 
 }  // namespace pt2onnx::translate

@@ -2,22 +2,16 @@
 #include <doctest/doctest.h>
 
 #include "clean/clean.h"
+#include "ir/static_meta.h"
 
 namespace pt2onnx::clean {
 namespace {
 
-ir::TensorMeta meta(ir::DType dtype, std::vector<int64_t> sizes) {
-  ir::TensorMeta m;
-  m.dtype = dtype;
-  for (int64_t s : sizes) m.sizes.push_back(ir::Dim{s});
-  return m;
-}
-
 TEST_CASE("value_type_oracle answers for the values it holds, with ONNX element types and static dims") {
   ir::TensorValues values;
-  values.emplace("x", meta(ir::DType::kFloat32, {2, 3}));
-  values.emplace("mask", meta(ir::DType::kBool, {3}));
-  values.emplace("z", meta(ir::DType::kComplex64, {3}));
+  values.emplace("x", ir::static_meta(ir::DType::kFloat32, {2, 3}));
+  values.emplace("mask", ir::static_meta(ir::DType::kBool, {3}));
+  values.emplace("z", ir::static_meta(ir::DType::kComplex64, {3}));
   const TypeOracle types = value_type_oracle(values);
   REQUIRE(types("mask").has_value());
   CHECK(types("mask")->elem_type == onnx::TensorProto_DataType_BOOL);

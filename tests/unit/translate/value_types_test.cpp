@@ -2,16 +2,10 @@
 #include <doctest/doctest.h>
 
 #include "translate/translate_with_rules.h"
+#include "ir/static_meta.h"
 
 namespace pt2onnx::translate {
 namespace {
-
-ir::TensorMeta meta(ir::DType dtype, std::vector<int64_t> sizes) {
-  ir::TensorMeta m;
-  m.dtype = dtype;
-  for (int64_t s : sizes) m.sizes.push_back(ir::Dim{s});
-  return m;
-}
 
 ir::InputSpec input(ir::InputKind kind, const std::string& placeholder, const std::string& target) {
   return ir::InputSpec{kind, ir::TensorArg{placeholder}, target};
@@ -26,8 +20,8 @@ TEST_CASE("value_types drops the tensor values of weight placeholders and keeps 
       input(ir::InputKind::kUserInput, "x", "x"),
   };
   for (const char* name : {"p_fc_weight", "x", "b_running_mean", "linear", "c_lifted_tensor_0", "relu"})
-    program.graph.tensor_values.emplace(name, meta(ir::DType::kFloat32, {2, 3}));
-  program.graph.tensor_values.emplace("mask", meta(ir::DType::kBool, {3}));
+    program.graph.tensor_values.emplace(name, ir::static_meta(ir::DType::kFloat32, {2, 3}));
+  program.graph.tensor_values.emplace("mask", ir::static_meta(ir::DType::kBool, {3}));
 
   const ir::TensorValues kept = value_types(std::move(program));
   std::vector<std::string> names;
