@@ -1,7 +1,7 @@
-// The weights' index for convert(), read on a second thread beside the clean-up stage. At ~470
-// bytes a tensor (names, sizes, a storage and its CRC check each: 23 MB at 50,000 tensors; 740
-// when this was written), read beside import and translate as before, it stood in the peak of a
-// large conversion, at the end of translate where the IR and the ONNX graph are alive together.
+// The weights' index for convert(), read on a second thread beside the clean-up stage. It holds a
+// few hundred bytes a tensor (names, sizes, a storage and its CRC check each); read beside import
+// and translate, it would stand in the peak of a large conversion, at the end of translate where
+// the IR and the ONNX graph are alive together.
 // Started once the IR is cut to its value types, it runs while clean-up does; clean-up waits for
 // it only where it reads a weight (BatchNorm and Transpose folding, 4-bit packing), and convert()
 // takes it right after clean-up, before anything else can fail, so that its errors come in the

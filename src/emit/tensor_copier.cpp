@@ -20,8 +20,8 @@ namespace pt2onnx::emit {
 
 namespace {
 
-// Large enough that read/write syscalls cost little next to the copy itself (the design notes
-// measured 8 MiB chunks), small enough to keep peak memory far below the 200 MB target.
+// Large enough that read/write syscalls cost little next to the copy itself, small enough to
+// keep a chunk a small part of peak memory.
 constexpr size_t kCopyChunkBytes = size_t{8} << 20;
 // copy_file_range takes a size_t, but kernels cap one call near 2 GiB anyway.
 constexpr uint64_t kMaxCopyPerCall = uint64_t{1} << 30;
@@ -141,8 +141,8 @@ void TensorCopier::copy_from_archive(uint64_t archive_offset, uint64_t n, int ou
 }
 
 // Copies through read-only mappings of the archive: pwrite copies each window straight from the
-// page cache, one copy as copy_file_range makes (read+write through a buffer makes two: 1.3-1.5 s
-// against 0.9-1.0 s for 1 GB to tmpfs). A window the kernel will not map goes through the buffer.
+// page cache, one copy as copy_file_range makes (read+write through a buffer makes two). A window
+// the kernel will not map goes through the buffer.
 void TensorCopier::copy_in_user_space(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                                       const std::filesystem::path& out_path, const archive::Storage& storage) {
   uint64_t written = 0;

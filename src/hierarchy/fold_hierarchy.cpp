@@ -52,7 +52,7 @@ void release_contents(Nodes& nodes, const std::vector<size_t>& members, const Ch
 
 // The node names a call's name could collide with. fresh_name() names a call after its
 // instance's module path (the type's name for the root), or that with "_<k>": no other name is
-// ever asked about, and a table of every node name held ~8 MB through a 100k-node fold.
+// ever asked about, and a table of every node name would be held through the whole fold.
 void add_colliding_node_names(const Nodes& nodes, const ModuleStacks& stacks, const std::vector<std::string>& types,
                               NameSet& node_names) {
   ViewSet bases;  // views the frames' paths and `types`
@@ -89,8 +89,8 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
     cheap = cheap_values(state.nodes, state.graph_inputs, state.graph_outputs);  // the nodes moved
   }
   // Per value: the instance (-1: none) of its first reader, and whether readers lie in more than
-  // one; readers that borrow a copy do not count. By the value's id in state.value_names (a
-  // table keyed by name cost 15 MB at 25,000 instances); a read of a name no node, input or
+  // one; readers that borrow a copy do not count. By the value's id in state.value_names (not a
+  // second table keyed by name); a read of a name no node, input or
   // initializer makes (none in a valid graph) goes to `unnamed_readers`, whose keys view the
   // nodes' input names, unchanged until contract_instances.
   struct Readers {
@@ -211,8 +211,8 @@ HierarchyReport fold_hierarchy(onnx::ModelProto& model, ir::ModuleStacks& node_m
   GraphState state;
   state.nodes.Swap(graph.mutable_node());  // and back at the end
   state.stacks = std::move(node_modules);
-  // Room for every value name and an eighth more (copies of cheap nodes add some): twice the
-  // node count, as before, held ~4 MB more on a 100k-node graph for names never added.
+  // Room for every value name and an eighth more (copies of cheap nodes add some), not a guess
+  // from the node count that would hold room for names never added.
   size_t value_count = static_cast<size_t>(graph.input_size() + graph.initializer_size());
   for (const auto& node : state.nodes) value_count += static_cast<size_t>(node.output_size());
   state.value_names.reserve(value_count + value_count / 8);

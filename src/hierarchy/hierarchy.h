@@ -17,12 +17,13 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "common/function_defaults.h"
 #include "ir/program.h"
 
 namespace pt2onnx::hierarchy {
 
 // The domain of the functions made by --hiera (and of their call nodes).
-inline constexpr const char* kDefaultDomain = "pt2onnx.hiera";
+inline constexpr const char* kDefaultDomain = kDefaultFunctionDomain;
 
 // A module type replaced by one custom node per instance (for runtimes that bring a plugin): its
 // inputs and outputs are the instance's boundary, in the order a --hiera function would take them.
@@ -40,7 +41,7 @@ struct HierarchyOptions {
   std::string domain = kDefaultDomain;
   // Function names: "{class}" is the class name, "{qualified}" the qualified one with '_' for '.';
   // the result is reduced to [A-Za-z0-9_] and kept clear of standard op names.
-  std::string function_name = "{class}";
+  std::string function_name = kDefaultFunctionName;
   // Types (spelled as in `types`) folded into opaque nodes rather than function calls.
   std::map<std::string, OpaqueModule> opaque;
 };

@@ -21,8 +21,8 @@ int deepest_match(const std::string& wanted, const ModuleStacks& stacks);
 
 struct Instance {
   std::string path;                      // module path of the matched frame
-  // The stack of the first member, shared with it (a copy of its outer frames per instance cost
-  // ~5 MB at 25,000 instances), and how many of its frames reach down to the matched one.
+  // The stack of the first member, shared with it (not a copy of its outer frames per
+  // instance), and how many of its frames reach down to the matched one.
   ir::ModuleStack first_stack;
   size_t depth = 0;
   std::vector<size_t> nodes;             // member node indices, ascending

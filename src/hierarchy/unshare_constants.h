@@ -24,8 +24,8 @@
 namespace pt2onnx::hierarchy {
 
 // Value and node names of a graph: looked up and added to, never listed or removed. Each is held
-// once in InternedNames' text blocks (a 100k-node graph has ~600k value and node names; a
-// std::unordered_set<std::string> of them cost two allocations a name and ~40 MB).
+// once in InternedNames' text blocks: a large graph has several names a node, and a
+// std::unordered_set<std::string> costs two allocations a name.
 class NameSet {
  public:
   using Id = InternedNames::Id;

@@ -1,7 +1,7 @@
-// ONNX nodes held serialized while the IR they come from is still alive. A NodeProto costs about
-// 500 bytes in memory (the message, then a heap string for its name, op type, doc string and every
-// input and output) and about 130 serialized: at 150,000 nodes that is the difference between the
-// IR and the ONNX graph fitting together in 200 MB or not. The driver packs the nodes of the FX
+// ONNX nodes held serialized while the IR they come from is still alive. A NodeProto in memory is
+// the message plus a heap string for its name, op type, doc string and every input and output,
+// several times its serialized size, and in a large program the IR and the ONNX graph are alive
+// together at the end of translation. The driver packs the nodes of the FX
 // nodes it has finished and convert() unpacks them once the IR is released.
 #pragma once
 
@@ -35,7 +35,7 @@ class PackedNodes {
 
  private:
   // Each node: a byte of what was left out (below), its length, its message. A new block past
-  // kBlockBytes, so the buffer never doubles (and copies) a 20 MB string.
+  // kBlockBytes, so the buffer never doubles (and copies) one large string.
   static constexpr size_t kBlockBytes = size_t{1} << 20;
   // What the driver repeats is left out of the message and put back when it is decoded: the
   // name "node_<first output>" (append_node's), and a doc string equal to the previous packed

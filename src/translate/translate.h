@@ -23,7 +23,7 @@ struct TranslateOptions {
   // what the program computes (fuse_patterns.h); false (--no-fuse): always the decomposed forms.
   bool fuse = true;
   // Whether the model's node_modules are filled: only module folding (--hiera, --compile, config
-  // module rules) reads them, and at 100k nodes they are a module stack copied per ONNX node.
+  // module rules) reads them, and they are a module stack copied per ONNX node.
   bool module_stacks = true;
   // Null (convert): the first refusal throws. Given (inspect): every refusal the translation
   // meets is appended here and it carries on past the refused part (a refused node's outputs

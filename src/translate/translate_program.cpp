@@ -300,7 +300,7 @@ Translated translate_impl(const ir::Program& program, const TranslateOptions& op
                 "opset " + std::to_string(options.opset) + " is not supported (supported: " + std::to_string(kMinOpset) +
                     " to " + std::to_string(kMaxOpset) + ")");
   const Liveness liveness = analyze_liveness(program);
-  // One scan of the tensor values for the check and the translation (100k of them at 25,000 blocks).
+  // One scan of the tensor values for the check and the translation (there are as many as nodes).
   const ComplexNodes complex_nodes(program.graph.tensor_values);
   Refusals* const refusals = options.refusals;
   // Collecting refusals, the ops no rule handles are the caller's to list (inspect's histogram).
