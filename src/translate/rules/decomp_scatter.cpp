@@ -1,5 +1,6 @@
 // Index-driven reductions and unpooling: index_reduce (prod, mean, amax, amin) as ONNX
-// ScatterElements with a reduction, max_unpool2d/3d as a scatter into flattened planes, and
+// ScatterElements with a reduction, max_unpool2d/3d as a scatter into flattened planes, the
+// max_pool2d/3d backward (gradients added at the pooled indices), and
 // adaptive_max_pool1d/2d/3d (values and torch's flat per-plane indices) reduced one spatial axis
 // at a time over torch's windows [floor(i L / O), ceil((i + 1) L / O)).
 #include <cmath>
@@ -94,6 +95,30 @@ RuleResult max_unpool(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.reshape(out, ctx.concat({lead, ctx.const_i64s(out_size)}, 0)));
 }
 
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride,
+//     int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor; the 3d form alike:
+// zeros shaped like self with each gradient added at its flat index within its plane (a window
+// maximum picked by several windows gathers all their gradients, as torch accumulates).
+RuleResult max_pool_backward(EmitContext& ctx, const ir::Node& node, int64_t spatial) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(rank == spatial + 1 || rank == spatial + 2, ErrorCode::kUnsupported,
+                "max_pool backward of an input of rank " + std::to_string(rank));
+  const std::string self = args.tensor("self");
+  const DType type = args.dtype_of("self");
+  const std::string lead = ctx.shape_slice(self, 0, rank - spatial);
+  const std::string plane = ctx.reduce("ReduceProd", ctx.shape_slice(self, rank - spatial, rank), std::vector<int64_t>{0}, true);
+  const std::string flat_shape = ctx.concat({lead, plane}, 0);
+  const std::string out_flat = ctx.concat({lead, ctx.const_i64s({-1})}, 0);
+  const std::string grad = ctx.reshape(cast_if_needed(ctx, args.tensor("grad_output"), args.dtype_of("grad_output"), type), out_flat);
+  const std::string indices = ctx.reshape(cast_if_needed(ctx, args.tensor("indices"), args.dtype_of("indices"), DType::kInt64), out_flat);
+  const std::string zeros = ctx.emit("Expand", {ctx.const_scalar(0, type), flat_shape});
+  const std::string out = ctx.emit("ScatterElements", {zeros, indices, grad}, {Attr("axis", rank - spatial), Attr("reduction", "add")});
+  return emitted(ctx, ctx.reshape(out, ctx.shape_of(self)));
+}
+RuleResult aten_max_pool2d_backward(EmitContext& ctx, const ir::Node& node) { return max_pool_backward(ctx, node, 2); }
+RuleResult aten_max_pool3d_backward(EmitContext& ctx, const ir::Node& node) { return max_pool_backward(ctx, node, 3); }
+
 // adaptive_max_pool1d/2d/3d(Tensor self, int[k] output_size) -> (Tensor, Tensor): the max of each
 // window and its flat index within the input plane, the first in row-major order on ties (as
 // torch scans). Max and its position separate by axis: the last spatial axis is reduced first,
@@ -142,6 +167,8 @@ void register_decomp_scatter_rules(RuleTable& t) {
   t.add("aten.index_reduce.default", aten_index_reduce);
   t.add("aten.max_unpool2d.default", max_unpool);
   t.add("aten.max_unpool3d.default", max_unpool);
+  t.add("aten.max_pool2d_with_indices_backward.default", aten_max_pool2d_backward);
+  t.add("aten.max_pool3d_with_indices_backward.default", aten_max_pool3d_backward);
   t.add("aten.adaptive_max_pool1d.default", aten_adaptive_max_pool);
   t.add("aten.adaptive_max_pool2d.default", aten_adaptive_max_pool);
   t.add("aten.adaptive_max_pool3d.default", aten_adaptive_max_pool);
