@@ -1,8 +1,8 @@
 // Inverses and linear solves ONNX has no op for, through one Gauss-Jordan elimination with partial
 // pivoting in float64, unrolled over the static matrix size (at most 32): linalg_inv(_ex),
 // linalg_solve(_ex), linalg_matrix_power (negative powers through the inverse), linalg_tensorinv,
-// linalg_tensorsolve, cholesky_inverse/cholesky_solve (from the factor) and the triangular solves.
-// Results are cast back to the input's type.
+// linalg_tensorsolve, cholesky_inverse/cholesky_solve (from the factor) and the triangular solves;
+// and the Cholesky factorization, column by column. Results are cast back to the input's type.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -328,9 +328,59 @@ RuleResult aten_linalg_solve_triangular(EmitContext& ctx, const ir::Node& node) 
   return emitted(ctx, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype()));
 }
 
+// The Cholesky factor L (lower, A = L L^T) of the float64 matrices `a` [..., n, n], column by
+// column from a's lower triangle: c = a[:, j] - L L[j, :]^T, L[j, j] = sqrt(c[j]), L[i > j, j] =
+// c[i] / L[j, j]. `info` (when asked): 0, or 1 + the first column whose c[j] is not positive.
+Inverse cholesky64(EmitContext& ctx, const std::string& a, int64_t n, bool with_info) {
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  const std::string last = ctx.const_i64s({-1}), second_last = ctx.const_i64s({-2});
+  auto slice = [&](const std::string& v, int64_t begin, const std::string& axis) {
+    return ctx.emit("Slice", {v, ctx.const_i64s({begin}), ctx.const_i64s({begin + 1}), axis});
+  };
+  std::string l = ctx.emit("Expand", {c(0), ctx.shape_of(a)});
+  std::string info = with_info ? ctx.emit("Expand", {ctx.const_i64(0), ctx.shape_of(slice(slice(a, 0, last), 0, second_last))}) : "";
+  for (int64_t j = 0; j < n; ++j) {
+    const std::string row = slice(l, j, second_last);                                   // [..., 1, n]
+    const std::string dots = ctx.reduce("ReduceSum", ctx.emit("Mul", {l, row}), std::vector<int64_t>{-1}, true);  // [..., n, 1]
+    const std::string column = ctx.emit("Sub", {slice(a, j, last), dots});
+    const std::string diagonal = slice(column, j, second_last);                         // [..., 1, 1]
+    if (with_info)
+      info = ctx.emit("Where", {ctx.emit("And", {ctx.emit("Equal", {info, ctx.const_i64(0)}), ctx.emit("Not", {ctx.emit("Greater", {diagonal, c(0)})})}),
+                                ctx.const_i64(j + 1), info});
+    const std::string root = ctx.emit("Sqrt", {diagonal});
+    std::vector<bool> below(static_cast<size_t>(n)), at(static_cast<size_t>(n)), column_j(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      below[static_cast<size_t>(i)] = i > j;
+      at[static_cast<size_t>(i)] = i == j;
+      column_j[static_cast<size_t>(i)] = i == j;
+    }
+    const std::string fresh = ctx.emit("Where", {bool_constant(ctx, below, {n, 1}, "rows_below"), ctx.emit("Div", {column, root}),
+                                                 ctx.emit("Where", {bool_constant(ctx, at, {n, 1}, "row_is"), root, c(0)})});
+    l = ctx.emit("Where", {bool_constant(ctx, column_j, {1, n}, "column_is"), fresh, l});
+  }
+  return {l, info};
+}
+
+// linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor; linalg_cholesky_ex(Tensor self, *,
+// bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info). The upper factor is the
+// transposed lower factor of self's transpose (so that it reads self's upper triangle, as torch).
+RuleResult aten_linalg_cholesky(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const Square a = square64(ctx, args, "self");
+  const bool upper = args.bool_or("upper", false);
+  Inverse factor{a.value, ""};
+  if (a.n > 0) factor = cholesky64(ctx, upper ? transposed(ctx, a.value, a.rank) : a.value, a.n, wants_info(ctx));
+  const std::string l = upper && a.n > 0 ? transposed(ctx, factor.value, a.rank) : factor.value;
+  ctx.set_output(0, cast_if_needed(ctx, l, DType::kFloat64, args.out_dtype(0)));
+  set_info(ctx, args, "self", factor);
+  return RuleResult::kEmitted;
+}
+
 }  // namespace
 
 void register_decomp_linalg_rules(RuleTable& t) {
+  t.add("aten.linalg_cholesky.default", aten_linalg_cholesky);
+  t.add("aten.linalg_cholesky_ex.default", aten_linalg_cholesky);
   t.add("aten.linalg_inv.default", aten_linalg_inv);
   t.add("aten.linalg_inv_ex.default", aten_linalg_inv);
   t.add("aten.linalg_solve.default", aten_linalg_solve);
