@@ -2,8 +2,11 @@
 // pivoting in float64, unrolled over the static matrix size (at most 32): linalg_inv(_ex),
 // linalg_solve(_ex), linalg_matrix_power (negative powers through the inverse), linalg_tensorinv,
 // linalg_tensorsolve, cholesky_inverse/cholesky_solve (from the factor) and the triangular solves;
-// and the Cholesky factorization, column by column. Results are cast back to the input's type.
+// the Cholesky factorization, column by column; and LU with partial pivoting (linalg_lu,
+// linalg_lu_factor(_ex), _lu_with_info, lu_unpack, lu_solve, linalg_lu_solve, linalg_slogdet).
+// Results are cast back to the input's type.
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -376,9 +379,239 @@ RuleResult aten_linalg_cholesky(EmitContext& ctx, const ir::Node& node) {
   return RuleResult::kEmitted;
 }
 
+// ---- LU with partial pivoting ---------------------------------------------------------------------
+
+// The static sizes m, n of the matrices [..., m, n] of argument `name`.
+std::pair<int64_t, int64_t> matrix_sizes(const ArgReader& args, const std::string& name) {
+  const ir::TensorMeta& meta = args.meta(name);
+  const size_t rank = meta.sizes.size();
+  PT2ONNX_CHECK(rank >= 2 && meta.sizes[rank - 2].is_static() && meta.sizes[rank - 1].is_static(), ErrorCode::kUnsupported,
+                "a matrix argument '" + name + "' of rank below 2 or of symbolic size");
+  const int64_t m = meta.sizes[rank - 2].as_int(), n = meta.sizes[rank - 1].as_int();
+  PT2ONNX_CHECK(std::min(m, n) <= kMaxUnrolled, ErrorCode::kUnsupported,
+                "an LU factorization of more than " + std::to_string(kMaxUnrolled) + " columns (the elimination is unrolled)");
+  return {m, n};
+}
+
+std::string bool_mask(EmitContext& ctx, int64_t rows, int64_t cols, const std::function<bool(int64_t, int64_t)>& keep, const std::string& base) {
+  std::vector<bool> v(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) v[static_cast<size_t>(i * cols + j)] = keep(i, j);
+  return bool_constant(ctx, v, {rows, cols}, base);
+}
+
+// The rows r of `order` [..., m] for a swap of rows i and p ([..., 1]): p at i, i at p, r elsewhere.
+std::string swap_order(EmitContext& ctx, const std::string& rows, int64_t i, const std::string& p) {
+  const std::string ii = ctx.const_i64(i);
+  return ctx.emit("Where", {ctx.emit("Equal", {rows, ii}), p, ctx.emit("Where", {ctx.emit("Equal", {rows, p}), ii, rows})});
+}
+
+struct Lu {
+  std::string packed;  // [..., m, n] float64: L's multipliers below the diagonal, U on and above
+  std::string pivots;  // [..., k] int64, 1-based (LAPACK's ipiv)
+  std::string order;   // [..., m] int64: A[order] = L U
+  std::string info;    // [..., 1, 1] int64 (0, or 1 + the first zero pivot)
+};
+
+// Gaussian elimination with partial pivoting of the float64 matrices `a` [..., m, n], k = min(m, n)
+// columns: the pivot the largest magnitude at or below the diagonal, the rows swapped, the
+// multipliers stored below it and the rows below reduced.
+Lu lu64(EmitContext& ctx, const std::string& a, int64_t m, int64_t n) {
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  const std::string last = ctx.const_i64s({-1}), second_last = ctx.const_i64s({-2});
+  auto slice = [&](const std::string& v, int64_t begin, const std::string& axis) {
+    return ctx.emit("Slice", {v, ctx.const_i64s({begin}), ctx.const_i64s({begin + 1}), axis});
+  };
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < m; ++i) ids.push_back(i);
+  const std::string rows = ctx.const_i64s(ids);
+  const std::string column_shape = ctx.shape_of(slice(a, 0, last));  // [..., m, 1]
+  std::string order = ctx.squeeze(ctx.emit("Expand", {ctx.unsqueeze(rows, {-1}), column_shape}), {-1});
+  std::string info = ctx.emit("Expand", {ctx.const_i64(0), ctx.shape_of(slice(slice(a, 0, last), 0, second_last))});
+  std::string lu = a;
+  std::vector<std::string> pivots;
+  for (int64_t j = 0; j < std::min(m, n); ++j) {
+    const std::string column = ctx.squeeze(slice(lu, j, last), {-1});
+    const std::string from = bool_mask(ctx, 1, m, [&](int64_t, int64_t i) { return i >= j; }, "rows_from");
+    const std::string candidates = ctx.emit("Where", {ctx.squeeze(from, {0}), ctx.emit("Abs", {column}), c(-1)});
+    const std::string p = ctx.emit("ArgMax", {candidates}, {Attr("axis", -1), Attr("keepdims", 1)});
+    const std::string swap = swap_order(ctx, rows, j, p);
+    lu = ctx.emit("GatherElements", {lu, ctx.emit("Expand", {ctx.unsqueeze(swap, {-1}), ctx.shape_of(lu)})}, {Attr("axis", -2)});
+    order = ctx.emit("GatherElements", {order, swap}, {Attr("axis", -1)});
+    pivots.push_back(ctx.emit("Add", {p, ctx.const_i64(1)}));
+    const std::string pivot_row = slice(lu, j, second_last), pivot = slice(pivot_row, j, last);
+    info = ctx.emit("Where", {ctx.emit("And", {ctx.emit("Equal", {info, ctx.const_i64(0)}), ctx.emit("Equal", {pivot, c(0)})}),
+                              ctx.const_i64(j + 1), info});
+    const std::string factors = ctx.emit("Div", {slice(lu, j, last), pivot});  // [..., m, 1]
+    const std::string reduced = ctx.emit("Sub", {lu, ctx.emit("Mul", {factors, pivot_row})});
+    // Rows below the pivot: the multiplier in column j, the reduced row right of it, the earlier
+    // multipliers kept left of it.
+    const std::string in_column = bool_mask(ctx, 1, n, [&](int64_t, int64_t col) { return col == j; }, "column_is");
+    const std::string after = bool_mask(ctx, 1, n, [&](int64_t, int64_t col) { return col > j; }, "columns_after");
+    const std::string below = bool_mask(ctx, m, 1, [&](int64_t i, int64_t) { return i > j; }, "rows_below");
+    const std::string row = ctx.emit("Where", {after, reduced, ctx.emit("Where", {in_column, factors, lu})});
+    lu = ctx.emit("Where", {below, row, lu});
+  }
+  const std::string all_pivots = pivots.empty() ? ctx.emit("Expand", {ctx.const_i64(0), ctx.shape_slice(order, 0, -1)})
+                                                : ctx.concat(pivots, -1);
+  return {lu, all_pivots, order, info};
+}
+
+// The row order [..., m] of LAPACK pivots [..., k] (1-based, applied as swaps in turn).
+std::string order_of_pivots(EmitContext& ctx, const std::string& pivots, int64_t m, int64_t k) {
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < m; ++i) ids.push_back(i);
+  const std::string rows = ctx.const_i64s(ids);
+  const std::string batch = ctx.shape_slice(pivots, 0, -1);
+  std::string order = ctx.emit("Expand", {rows, ctx.concat({batch, ctx.const_i64s({m})}, 0)});
+  const std::string p0 = ctx.emit("Sub", {pivots, ctx.const_i64(1)});
+  for (int64_t i = 0; i < k; ++i) {
+    const std::string p = ctx.emit("Slice", {p0, ctx.const_i64s({i}), ctx.const_i64s({i + 1}), ctx.const_i64s({-1})});
+    order = ctx.emit("GatherElements", {order, swap_order(ctx, rows, i, p)}, {Attr("axis", -1)});
+  }
+  return order;
+}
+
+// P [..., m, m] with A = P L U for A[order] = L U: P[i, j] = (order[j] == i), float64.
+std::string permutation_matrix(EmitContext& ctx, const std::string& order, int64_t m) {
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < m; ++i) ids.push_back(i);
+  const std::string column = ctx.reshape(ctx.const_i64s(ids), ctx.const_i64s({m, 1}));
+  return ctx.cast(ctx.emit("Equal", {column, ctx.unsqueeze(order, {-2})}), DType::kFloat64);
+}
+
+// L [..., m, k] (unit lower) and U [..., k, n] (upper) of packed factors.
+std::pair<std::string, std::string> unpack_lu(EmitContext& ctx, const std::string& packed, int64_t m, int64_t n) {
+  const int64_t k = std::min(m, n);
+  const std::string last = ctx.const_i64s({-1}), second_last = ctx.const_i64s({-2}), zero = ctx.const_i64s({0});
+  const std::string left = ctx.emit("Slice", {packed, zero, ctx.const_i64s({k}), last});
+  const std::string top = ctx.emit("Slice", {packed, zero, ctx.const_i64s({k}), second_last});
+  std::vector<double> unit(static_cast<size_t>(m * k), 0.0);
+  for (int64_t i = 0; i < k; ++i) unit[static_cast<size_t>(i * k + i)] = 1.0;
+  const std::string l = ctx.emit("Where", {bool_mask(ctx, m, k, [](int64_t i, int64_t j) { return i > j; }, "strictly_lower"), left,
+                                           f64_constant(ctx, unit, {m, k}, "unit_diagonal")});
+  const std::string u = ctx.emit("Where", {bool_mask(ctx, k, n, [](int64_t i, int64_t j) { return j >= i; }, "upper"), top,
+                                           ctx.const_scalar(0, DType::kFloat64)});
+  return {l, u};
+}
+
+// linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots); linalg_lu_factor_ex
+// and _lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) add info. Pivots and info int32.
+RuleResult aten_lu_factor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string name = args.has("A") ? "A" : "self";
+  PT2ONNX_CHECK(args.bool_or("pivot", true), ErrorCode::kUnsupported, "an LU factorization without pivoting");
+  const auto [m, n] = matrix_sizes(args, name);
+  const Lu lu = lu64(ctx, cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), DType::kFloat64), m, n);
+  ctx.set_output(0, cast_if_needed(ctx, lu.packed, DType::kFloat64, args.out_dtype(0)));
+  if (ctx.output_used(1)) ctx.set_output(1, cast_if_needed(ctx, lu.pivots, DType::kInt64, args.out_dtype(1)));
+  if (ctx.output_count() > 2 && ctx.output_used(2))
+    ctx.set_output(2, cast_if_needed(ctx, ctx.squeeze(lu.info, {-2, -1}), DType::kInt64, args.out_dtype(2)));
+  return RuleResult::kEmitted;
+}
+
+// linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U) with A = P L U.
+RuleResult aten_linalg_lu(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(args.bool_or("pivot", true), ErrorCode::kUnsupported, "an LU factorization without pivoting");
+  const auto [m, n] = matrix_sizes(args, "A");
+  const Lu lu = lu64(ctx, cast_if_needed(ctx, args.tensor("A"), args.dtype_of("A"), DType::kFloat64), m, n);
+  const auto [l, u] = unpack_lu(ctx, lu.packed, m, n);
+  const DType type = args.out_dtype(0);
+  ctx.set_output(0, cast_if_needed(ctx, permutation_matrix(ctx, lu.order, m), DType::kFloat64, type));
+  ctx.set_output(1, cast_if_needed(ctx, l, DType::kFloat64, type));
+  ctx.set_output(2, cast_if_needed(ctx, u, DType::kFloat64, type));
+  return RuleResult::kEmitted;
+}
+
+// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (P, L, U)
+RuleResult aten_lu_unpack(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(args.bool_or("unpack_data", true) && args.bool_or("unpack_pivots", true), ErrorCode::kUnsupported,
+                "lu_unpack without unpacking data or pivots (torch returns empty tensors there)");
+  const auto [m, n] = matrix_sizes(args, "LU_data");
+  const std::string packed = cast_if_needed(ctx, args.tensor("LU_data"), args.dtype_of("LU_data"), DType::kFloat64);
+  const std::string pivots = cast_if_needed(ctx, args.tensor("LU_pivots"), args.dtype_of("LU_pivots"), DType::kInt64);
+  const auto [l, u] = unpack_lu(ctx, packed, m, n);
+  const DType type = args.out_dtype(0);
+  ctx.set_output(0, cast_if_needed(ctx, permutation_matrix(ctx, order_of_pivots(ctx, pivots, m, std::min(m, n)), m), DType::kFloat64, type));
+  ctx.set_output(1, cast_if_needed(ctx, l, DType::kFloat64, type));
+  ctx.set_output(2, cast_if_needed(ctx, u, DType::kFloat64, type));
+  return RuleResult::kEmitted;
+}
+
+// The inverse of A = P L U from packed square factors and pivots.
+std::string inverse_from_lu(EmitContext& ctx, const ArgReader& args, const std::string& data, const std::string& pivots_name) {
+  const int64_t n = square_size(args, data);
+  const std::string packed = cast_if_needed(ctx, args.tensor(data), args.dtype_of(data), DType::kFloat64);
+  if (n == 0) return packed;
+  const std::string pivots = cast_if_needed(ctx, args.tensor(pivots_name), args.dtype_of(pivots_name), DType::kInt64);
+  const auto [l, u] = unpack_lu(ctx, packed, n, n);
+  const std::string p = permutation_matrix(ctx, order_of_pivots(ctx, pivots, n, n), n);
+  return inverse64(ctx, ctx.emit("MatMul", {p, ctx.emit("MatMul", {l, u})}), n).value;
+}
+
+// lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor: X with A X = self.
+RuleResult aten_lu_solve(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string inv = inverse_from_lu(ctx, args, "LU_data", "LU_pivots");
+  const std::string b = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
+  return emitted(ctx, cast_if_needed(ctx, ctx.emit("MatMul", {inv, b}), DType::kFloat64, args.out_dtype()));
+}
+
+// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor:
+// X with op(A) X = B (X op(A) = B when not left), op the transpose when `adjoint` (real tensors).
+RuleResult aten_linalg_lu_solve(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  std::string inv = inverse_from_lu(ctx, args, "LU", "pivots");
+  if (args.bool_or("adjoint", false)) inv = transposed(ctx, inv, args.rank_of("LU"));
+  const std::string b = cast_if_needed(ctx, args.tensor("B"), args.dtype_of("B"), DType::kFloat64);
+  const std::string x = args.bool_or("left", true) ? ctx.emit("MatMul", {inv, b}) : ctx.emit("MatMul", {b, inv});
+  return emitted(ctx, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype()));
+}
+
+// linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet) from the LU factors: the product of
+// U's diagonal signs times the parity of the row swaps, the sum of log|U_ii| (sign 0 and -inf
+// when singular, as torch gives; 1 and 0 for an empty matrix).
+RuleResult aten_linalg_slogdet_lu(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t n = square_size(args, "A");
+  const std::string a = cast_if_needed(ctx, args.tensor("A"), args.dtype_of("A"), DType::kFloat64);
+  std::string diagonal, swaps;
+  if (n == 0) {
+    diagonal = ctx.emit("Expand", {ctx.const_scalar(1, DType::kFloat64), ctx.concat({ctx.shape_slice(a, 0, -2), ctx.const_i64s({1})}, 0)});
+    swaps = ctx.emit("Expand", {ctx.const_i64(0), ctx.shape_slice(a, 0, -2)});
+  } else {
+    const Lu lu = lu64(ctx, a, n, n);
+    diagonal = ctx.reduce("ReduceSum", ctx.emit("Where", {bool_mask(ctx, n, n, [](int64_t i, int64_t j) { return i == j; }, "diagonal"),
+                                                          lu.packed, ctx.const_scalar(0, DType::kFloat64)}),
+                          std::vector<int64_t>{-1}, false);
+    std::vector<int64_t> own;
+    for (int64_t i = 1; i <= n; ++i) own.push_back(i);
+    swaps = ctx.reduce("ReduceSum", ctx.cast(ctx.emit("Not", {ctx.emit("Equal", {lu.pivots, ctx.const_i64s(own)})}), DType::kInt64),
+                       std::vector<int64_t>{-1}, false);
+  }
+  const std::string parity = ctx.emit("Sub", {ctx.const_scalar(1, DType::kFloat64),
+                                              ctx.emit("Mul", {ctx.cast(ctx.emit("Mod", {swaps, ctx.const_i64(2)}), DType::kFloat64),
+                                                               ctx.const_scalar(2, DType::kFloat64)})});
+  const std::string sign = ctx.emit("Mul", {ctx.reduce("ReduceProd", ctx.emit("Sign", {diagonal}), std::vector<int64_t>{-1}, false), parity});
+  const std::string logabs = ctx.reduce("ReduceSum", ctx.emit("Log", {ctx.emit("Abs", {diagonal})}), std::vector<int64_t>{-1}, false);
+  ctx.set_output(0, cast_if_needed(ctx, sign, DType::kFloat64, args.out_dtype(0)));
+  ctx.set_output(1, cast_if_needed(ctx, logabs, DType::kFloat64, args.out_dtype(1)));
+  return RuleResult::kEmitted;
+}
+
 }  // namespace
 
 void register_decomp_linalg_rules(RuleTable& t) {
+  t.add("aten.linalg_lu_factor.default", aten_lu_factor);
+  t.add("aten.linalg_lu_factor_ex.default", aten_lu_factor);
+  t.add("aten._lu_with_info.default", aten_lu_factor);
+  t.add("aten.linalg_lu.default", aten_linalg_lu);
+  t.add("aten.lu_unpack.default", aten_lu_unpack);
+  t.add("aten.lu_solve.default", aten_lu_solve);
+  t.add("aten.linalg_lu_solve.default", aten_linalg_lu_solve);
+  t.add("aten.linalg_slogdet.default", aten_linalg_slogdet_lu);
   t.add("aten.linalg_cholesky.default", aten_linalg_cholesky);
   t.add("aten.linalg_cholesky_ex.default", aten_linalg_cholesky);
   t.add("aten.linalg_inv.default", aten_linalg_inv);
