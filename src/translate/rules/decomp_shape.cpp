@@ -2,7 +2,7 @@
 // list, diagflat, linalg_diagonal, diagonal_scatter, linalg_vecdot, linalg_multi_dot, sum_to_size,
 // take_along_dim, linalg_vander, combinations (index lists built at conversion), and the backward
 // forms _softmax_backward_data and native_dropout_backward; conj_physical of a real tensor;
-// _chunk_cat (padded chunks side by side).
+// _chunk_cat (padded chunks side by side), resize_/resize_as_ to as many elements.
 #include <algorithm>
 #include <functional>
 #include <numeric>
@@ -315,6 +315,23 @@ RuleResult aten_chunk_cat(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.concat(views, dim + 1));
 }
 
+// resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!);
+// resize_as_(Tensor(a!) self, Tensor the_template, ...) to the template's shape, where the element
+// count stays: self in the new shape (growing leaves elements uninitialized in torch; shrinking is
+// refused too, unchecked). Static sizes; later readers of self read the resized tensor, as the op
+// works in place.
+RuleResult aten_resize(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::vector<int64_t> from = static_sizes(args.meta("self"), "resize_");
+  const std::vector<int64_t> to = args.has("the_template") ? static_sizes(args.meta("the_template"), "resize_as_") : args.ints("size");
+  const int64_t have = std::accumulate(from.begin(), from.end(), int64_t{1}, std::multiplies<>());
+  const int64_t want = std::accumulate(to.begin(), to.end(), int64_t{1}, std::multiplies<>());
+  PT2ONNX_CHECK(want == have, ErrorCode::kUnsupported, "resize_ to another element count (torch leaves new elements uninitialized)");
+  const std::string out = ctx.emit("Reshape", {args.tensor("self"), ctx.const_i64s(to)}, {Attr("allowzero", 1)});
+  ctx.bind(args.tensor_fx("self"), out);
+  return emitted(ctx, out);
+}
+
 }  // namespace
 
 void register_decomp_shape_rules(RuleTable& t) {
@@ -334,6 +351,8 @@ void register_decomp_shape_rules(RuleTable& t) {
   t.add("aten.native_dropout_backward.default", aten_native_dropout_backward);
   t.add("aten.conj_physical.default", aten_conj_physical_real);
   t.add("aten._chunk_cat.default", aten_chunk_cat);
+  t.add("aten.resize_.default", aten_resize);
+  t.add("aten.resize_as_.default", aten_resize);
 }
 
 }  // namespace pt2onnx::translate
