@@ -3,7 +3,8 @@
 // linalg_solve(_ex), linalg_matrix_power (negative powers through the inverse), linalg_tensorinv,
 // linalg_tensorsolve, cholesky_inverse/cholesky_solve (from the factor) and the triangular solves;
 // the Cholesky factorization, column by column; and LU with partial pivoting (linalg_lu,
-// linalg_lu_factor(_ex), _lu_with_info, lu_unpack, lu_solve, linalg_lu_solve, linalg_slogdet).
+// linalg_lu_factor(_ex), _lu_with_info, lu_unpack, lu_solve, linalg_lu_solve, linalg_slogdet);
+// Householder QR as LAPACK computes it (geqrf, linalg_qr, linalg_householder_product, ormqr).
 // Results are cast back to the input's type.
 #include <algorithm>
 #include <functional>
@@ -601,9 +602,163 @@ RuleResult aten_linalg_slogdet_lu(EmitContext& ctx, const ir::Node& node) {
   return RuleResult::kEmitted;
 }
 
+// ---- Householder QR ------------------------------------------------------------------------------
+
+// The reflector vectors v_i [..., m, 1] of packed factors (1 at row i, the column's entries below,
+// zeros above), i < count.
+std::string reflector(EmitContext& ctx, const std::string& packed, int64_t m, int64_t i) {
+  const std::string column = ctx.emit("Slice", {packed, ctx.const_i64s({i}), ctx.const_i64s({i + 1}), ctx.const_i64s({-1})});
+  const std::string below = bool_mask(ctx, m, 1, [&](int64_t r, int64_t) { return r > i; }, "rows_below");
+  const std::string at = bool_mask(ctx, m, 1, [&](int64_t r, int64_t) { return r == i; }, "row_is");
+  const std::string zero = ctx.const_scalar(0, DType::kFloat64), one = ctx.const_scalar(1, DType::kFloat64);
+  return ctx.emit("Where", {at, one, ctx.emit("Where", {below, column, zero})});
+}
+
+// H_0 H_1 ... H_{k-1} q for H_i = I - tau_i v_i v_i^T (LAPACK's orgqr/ormqr product), applied to
+// the float64 matrices `q` [..., m, c] from the last reflector to the first.
+std::string apply_reflectors(EmitContext& ctx, const std::string& packed, const std::string& tau, int64_t m, int64_t k, std::string q,
+                             bool transpose) {
+  for (int64_t step = 0; step < k; ++step) {
+    const int64_t i = transpose ? step : k - 1 - step;  // Q^T q = H_{k-1} ... H_0 q
+    const std::string v = reflector(ctx, packed, m, i);
+    const std::string t = ctx.unsqueeze(ctx.emit("Slice", {tau, ctx.const_i64s({i}), ctx.const_i64s({i + 1}), ctx.const_i64s({-1})}), {-1});
+    const std::string w = ctx.reduce("ReduceSum", ctx.emit("Mul", {v, q}), std::vector<int64_t>{-2}, true);  // v^T q, [..., 1, c]
+    q = ctx.emit("Sub", {q, ctx.emit("Mul", {ctx.emit("Mul", {t, v}), w})});
+  }
+  return q;
+}
+
+// The first `cols` columns of the m x m identity, expanded to the batch of `like` (float64).
+std::string identity_columns(EmitContext& ctx, const std::string& like, int64_t m, int64_t cols) {
+  std::vector<double> eye(static_cast<size_t>(m * cols), 0.0);
+  for (int64_t i = 0; i < std::min(m, cols); ++i) eye[static_cast<size_t>(i * cols + i)] = 1.0;
+  const std::string batch = ctx.shape_slice(like, 0, -2);
+  return ctx.emit("Expand", {f64_constant(ctx, eye, {m, cols}, "identity"), ctx.concat({batch, ctx.const_i64s({m, cols})}, 0)});
+}
+
+struct Qr {
+  std::string packed;  // [..., m, n]: R on and above the diagonal, the reflectors below
+  std::string tau;     // [..., k]
+};
+
+// LAPACK's geqrf (dgeqr2's unblocked order) in float64: for each column i < min(m, n), dlarfg's
+// reflector of x = a[i:, i] (beta = -sign(alpha) |x|, tau = (beta - alpha) / beta, v = x[1:] /
+// (alpha - beta); tau = 0 when x[1:] is zero), applied to the columns right of i.
+Qr geqrf64(EmitContext& ctx, std::string a, int64_t m, int64_t n) {
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  const std::string last = ctx.const_i64s({-1}), second_last = ctx.const_i64s({-2});
+  std::vector<std::string> taus;
+  for (int64_t i = 0; i < std::min(m, n); ++i) {
+    const std::string column = ctx.emit("Slice", {a, ctx.const_i64s({i}), ctx.const_i64s({i + 1}), last});  // [..., m, 1]
+    const std::string alpha = ctx.emit("Slice", {column, ctx.const_i64s({i}), ctx.const_i64s({i + 1}), second_last});
+    const std::string below = bool_mask(ctx, m, 1, [&](int64_t r, int64_t) { return r > i; }, "rows_below");
+    const std::string lower = ctx.emit("Where", {below, column, c(0)});
+    const std::string xnorm = ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {lower, lower}), std::vector<int64_t>{-2}, true)});
+    const std::string zero = ctx.emit("Equal", {xnorm, c(0)});
+    const std::string norm = ctx.emit("Sqrt", {ctx.emit("Add", {ctx.emit("Mul", {alpha, alpha}), ctx.emit("Mul", {xnorm, xnorm})})});
+    const std::string beta_raw = ctx.emit("Mul", {ctx.emit("Where", {ctx.emit("GreaterOrEqual", {alpha, c(0)}), c(-1), c(1)}), norm});
+    const std::string safe_beta = ctx.emit("Where", {zero, c(1), beta_raw});
+    const std::string tau = ctx.emit("Where", {zero, c(0), ctx.emit("Div", {ctx.emit("Sub", {beta_raw, alpha}), safe_beta})});
+    const std::string scale = ctx.emit("Where", {zero, c(0), ctx.emit("Reciprocal", {ctx.emit("Where", {zero, c(1), ctx.emit("Sub", {alpha, beta_raw})})})});
+    const std::string beta = ctx.emit("Where", {zero, alpha, beta_raw});
+    const std::string at = bool_mask(ctx, m, 1, [&](int64_t r, int64_t) { return r == i; }, "row_is");
+    const std::string v = ctx.emit("Where", {at, c(1), ctx.emit("Mul", {lower, scale})});
+    const std::string w = ctx.reduce("ReduceSum", ctx.emit("Mul", {v, a}), std::vector<int64_t>{-2}, true);
+    const std::string updated = ctx.emit("Sub", {a, ctx.emit("Mul", {ctx.emit("Mul", {tau, v}), w})});
+    const std::string new_column = ctx.emit("Where", {at, beta, ctx.emit("Where", {below, v, column})});
+    const std::string right = bool_mask(ctx, 1, n, [&](int64_t, int64_t j) { return j > i; }, "columns_after");
+    const std::string is_i = bool_mask(ctx, 1, n, [&](int64_t, int64_t j) { return j == i; }, "column_is");
+    a = ctx.emit("Where", {right, updated, ctx.emit("Where", {is_i, new_column, a})});
+    taus.push_back(ctx.squeeze(tau, {-1}));
+  }
+  const std::string tau = taus.empty() ? ctx.emit("Expand", {c(0), ctx.concat({ctx.shape_slice(a, 0, -2), ctx.const_i64s({0})}, 0)})
+                                       : ctx.concat(taus, -1);
+  return {a, tau};
+}
+
+// geqrf(Tensor self) -> (Tensor a, Tensor tau)
+RuleResult aten_geqrf(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [m, n] = matrix_sizes(args, "self");
+  const Qr qr = geqrf64(ctx, cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64), m, n);
+  ctx.set_output(0, cast_if_needed(ctx, qr.packed, DType::kFloat64, args.out_dtype(0)));
+  if (ctx.output_used(1)) ctx.set_output(1, cast_if_needed(ctx, qr.tau, DType::kFloat64, args.out_dtype(1)));
+  return RuleResult::kEmitted;
+}
+
+// linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R): geqrf, then Q as the reflectors'
+// product on the identity's first k (reduced) or m (complete) columns, R the upper triangle of the
+// first k (reduced) or m rows; mode "r" gives an empty Q, as torch.
+RuleResult aten_linalg_qr(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string mode = args.string_or("mode", "reduced");
+  PT2ONNX_CHECK(mode == "reduced" || mode == "complete" || mode == "r", ErrorCode::kUnsupported, "linalg_qr of mode '" + mode + "'");
+  const auto [m, n] = matrix_sizes(args, "A");
+  const int64_t k = std::min(m, n);
+  const Qr qr = geqrf64(ctx, cast_if_needed(ctx, args.tensor("A"), args.dtype_of("A"), DType::kFloat64), m, n);
+  const DType type = args.out_dtype(0);
+  const int64_t q_cols = mode == "complete" ? m : k, r_rows = mode == "complete" ? m : k;
+  if (ctx.output_used(0)) {
+    if (mode == "r") {
+      onnx::TensorProto empty;
+      empty.set_data_type(onnx_dtype(type));
+      empty.add_dims(0);
+      ctx.set_output(0, ctx.const_tensor(std::move(empty), "empty"));
+    } else {
+      const std::string q = apply_reflectors(ctx, qr.packed, qr.tau, m, k, identity_columns(ctx, qr.packed, m, q_cols), false);
+      ctx.set_output(0, cast_if_needed(ctx, q, DType::kFloat64, type));
+    }
+  }
+  const std::string rows = ctx.emit("Slice", {qr.packed, ctx.const_i64s({0}), ctx.const_i64s({r_rows}), ctx.const_i64s({-2})});
+  const std::string r = ctx.emit("Where", {bool_mask(ctx, r_rows, n, [](int64_t i, int64_t j) { return j >= i; }, "upper"), rows,
+                                           ctx.const_scalar(0, DType::kFloat64)});
+  ctx.set_output(1, cast_if_needed(ctx, r, DType::kFloat64, args.out_dtype(1)));
+  return RuleResult::kEmitted;
+}
+
+// linalg_householder_product(Tensor input, Tensor tau) -> Tensor: H_0 ... H_{k-1} on the first n
+// columns of the m x m identity (orgqr), k = tau's length.
+RuleResult aten_householder_product(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [m, n] = matrix_sizes(args, "input");
+  const ir::Dim& count = args.meta("tau").sizes.back();
+  PT2ONNX_CHECK(count.is_static() && count.as_int() <= kMaxUnrolled, ErrorCode::kUnsupported, "householder_product of a symbolic or large tau");
+  const std::string packed = cast_if_needed(ctx, args.tensor("input"), args.dtype_of("input"), DType::kFloat64);
+  const std::string tau = cast_if_needed(ctx, args.tensor("tau"), args.dtype_of("tau"), DType::kFloat64);
+  const std::string q = apply_reflectors(ctx, packed, tau, m, count.as_int(), identity_columns(ctx, packed, m, n), false);
+  return emitted(ctx, cast_if_needed(ctx, q, DType::kFloat64, args.out_dtype()));
+}
+
+// ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor:
+// op(Q) input3 (left) or input3 op(Q), Q = H_0 ... H_{k-1} of the reflectors in self and tau input2.
+RuleResult aten_ormqr(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [m, n] = matrix_sizes(args, "self");
+  (void)n;
+  const ir::Dim& count = args.meta("input2").sizes.back();
+  PT2ONNX_CHECK(count.is_static() && count.as_int() <= kMaxUnrolled, ErrorCode::kUnsupported, "ormqr of a symbolic or large tau");
+  const std::string packed = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
+  const std::string tau = cast_if_needed(ctx, args.tensor("input2"), args.dtype_of("input2"), DType::kFloat64);
+  const std::string other = cast_if_needed(ctx, args.tensor("input3"), args.dtype_of("input3"), DType::kFloat64);
+  const bool left = args.bool_or("left", true), transpose = args.bool_or("transpose", false);
+  std::string x;
+  if (left) {
+    x = apply_reflectors(ctx, packed, tau, m, count.as_int(), other, transpose);
+  } else {
+    // other op(Q) = (op(Q)^T other^T)^T
+    const int64_t rank = args.rank_of("input3");
+    x = transposed(ctx, apply_reflectors(ctx, packed, tau, m, count.as_int(), transposed(ctx, other, rank), !transpose), rank);
+  }
+  return emitted(ctx, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype()));
+}
+
 }  // namespace
 
 void register_decomp_linalg_rules(RuleTable& t) {
+  t.add("aten.geqrf.default", aten_geqrf);
+  t.add("aten.linalg_qr.default", aten_linalg_qr);
+  t.add("aten.linalg_householder_product.default", aten_householder_product);
+  t.add("aten.ormqr.default", aten_ormqr);
   t.add("aten.linalg_lu_factor.default", aten_lu_factor);
   t.add("aten.linalg_lu_factor_ex.default", aten_lu_factor);
   t.add("aten._lu_with_info.default", aten_lu_factor);
