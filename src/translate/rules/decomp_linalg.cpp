@@ -4,10 +4,12 @@
 // linalg_tensorsolve, cholesky_inverse/cholesky_solve (from the factor) and the triangular solves;
 // the Cholesky factorization, column by column; and LU with partial pivoting (linalg_lu,
 // linalg_lu_factor(_ex), _lu_with_info, lu_unpack, lu_solve, linalg_lu_solve, linalg_slogdet);
-// Householder QR as LAPACK computes it (geqrf, linalg_qr, linalg_householder_product, ormqr).
-// Results are cast back to the input's type.
+// Householder QR as LAPACK computes it (geqrf, linalg_qr, linalg_householder_product, ormqr); the
+// singular values by one-sided Jacobi sweeps (linalg_svdvals, linalg_pinv, pinverse,
+// linalg_matrix_rank, linalg_cond). Results are cast back to the input's type.
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
+#include "translate/subgraph_body.h"
 
 namespace pt2onnx::translate {
 
@@ -752,9 +755,192 @@ RuleResult aten_ormqr(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype()));
 }
 
+// ---- singular values: one-sided Jacobi ----------------------------------------------------------
+
+constexpr int64_t kMaxJacobi = 16;  // columns; a sweep is n (n - 1) / 2 rotations of about 30 nodes
+constexpr int64_t kJacobiSweeps = 12;
+
+onnx::ValueInfoProto body_value(const std::string& name, bool scalar = false, DType type = DType::kFloat64) {
+  onnx::ValueInfoProto info;
+  info.set_name(name);
+  info.mutable_type()->mutable_tensor_type()->set_elem_type(onnx_dtype(type));
+  if (scalar) info.mutable_type()->mutable_tensor_type()->mutable_shape();
+  return info;
+}
+
+struct Jacobi {
+  std::string b;  // A V [..., m, n]: orthogonal columns, their norms the singular values
+  std::string v;  // [..., n, n] orthogonal
+};
+
+// Hestenes' one-sided Jacobi on the float64 matrices `a` [..., m, n] (m >= n): each sweep rotates
+// every column pair (p, q) of B = A V so that they become orthogonal (t = sign(z) / (|z| +
+// sqrt(1 + z^2)), z = (|b_q|^2 - |b_p|^2) / (2 b_p.b_q); no rotation where b_p.b_q = 0), the same
+// rotation accumulated in V. A Loop runs 12 sweeps (the method converges quadratically: a handful
+// suffice for 16 columns, further sweeps change nothing).
+Jacobi jacobi64(EmitContext& ctx, const std::string& a, int64_t n) {
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  onnx::GraphProto body;
+  body.set_name(ctx.fresh_name("jacobi_sweep"));
+  const std::string iter = ctx.fresh_name("i"), cond = ctx.fresh_name("cond"), b_in = ctx.fresh_name("b"), v_in = ctx.fresh_name("v");
+  *body.add_input() = body_value(iter, true, DType::kInt64);
+  *body.add_input() = body_value(cond, true, DType::kBool);
+  *body.add_input() = body_value(b_in);
+  *body.add_input() = body_value(v_in);
+  auto step = [&](const std::string& op, const std::vector<std::string>& in) { return append_body_node(ctx, body, op, in); };
+  auto column = [&](const std::string& x, int64_t j) {
+    return step("Slice", {x, ctx.const_i64s({j}), ctx.const_i64s({j + 1}), ctx.const_i64s({-1})});
+  };
+  auto dot = [&](const std::string& x, const std::string& y) { return step("ReduceSum", {step("Mul", {x, y}), ctx.const_i64s({-2})}); };
+  std::string b = b_in, v = v_in;
+  for (int64_t p = 0; p < n; ++p)
+    for (int64_t q = p + 1; q < n; ++q) {
+      const std::string bp = column(b, p), bq = column(b, q);
+      const std::string alpha = dot(bp, bp), beta = dot(bq, bq), gamma = dot(bp, bq);
+      const std::string none = step("Equal", {gamma, c(0)});
+      const std::string z = step("Div", {step("Sub", {beta, alpha}), step("Mul", {step("Where", {none, c(1), gamma}), c(2)})});
+      const std::string sign = step("Where", {step("Less", {z, c(0)}), c(-1), c(1)});
+      const std::string t_raw = step("Div", {sign, step("Add", {step("Abs", {z}), step("Sqrt", {step("Add", {c(1), step("Mul", {z, z})})})})});
+      const std::string t = step("Where", {none, c(0), t_raw});
+      const std::string cs = step("Reciprocal", {step("Sqrt", {step("Add", {c(1), step("Mul", {t, t})})})});
+      const std::string sn = step("Mul", {cs, t});
+      const std::string is_p = bool_mask(ctx, 1, n, [&](int64_t, int64_t j) { return j == p; }, "column_is");
+      const std::string is_q = bool_mask(ctx, 1, n, [&](int64_t, int64_t j) { return j == q; }, "column_is");
+      auto rotate = [&](const std::string& x, const std::string& xp, const std::string& xq) {
+        const std::string new_p = step("Sub", {step("Mul", {cs, xp}), step("Mul", {sn, xq})});
+        const std::string new_q = step("Add", {step("Mul", {sn, xp}), step("Mul", {cs, xq})});
+        return step("Where", {is_p, new_p, step("Where", {is_q, new_q, x})});
+      };
+      b = rotate(b, bp, bq);
+      v = rotate(v, column(v, p), column(v, q));
+    }
+  *body.add_output() = body_value(step("Identity", {cond}), true, DType::kBool);
+  *body.add_output() = body_value(b);
+  *body.add_output() = body_value(v);
+  const std::string eye = ctx.emit("Expand", {identity64(ctx, n), ctx.concat({ctx.shape_slice(a, 0, -2), ctx.const_i64s({n, n})}, 0)});
+  const std::vector<std::string> loop = ctx.emit("Loop", {ctx.const_i64(kJacobiSweeps), "", a, eye}, {Attr("body", std::move(body))}, 2);
+  return {loop[0], loop[1]};
+}
+
+struct Svd {
+  std::string values;  // [..., k] descending (k = min(m, n))
+  std::string b, v;    // Jacobi's factors of A, or of A^T when A is wide (m < n)
+  bool wide = false;
+};
+
+// The singular values of argument `name` (float64, static sizes, at most 16 on the smaller side).
+Svd svd_of(EmitContext& ctx, const ArgReader& args, const std::string& name) {
+  const auto [m, n] = matrix_sizes(args, name);
+  const bool wide = m < n;
+  const int64_t k = std::min(m, n);
+  PT2ONNX_CHECK(k <= kMaxJacobi, ErrorCode::kUnsupported,
+                "singular values of matrices with more than " + std::to_string(kMaxJacobi) + " rows and columns (unrolled Jacobi sweeps)");
+  std::string a = cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), DType::kFloat64);
+  if (args.bool_or("hermitian", false) && k > 0) {
+    // torch reads a hermitian matrix through eigh, from its lower triangle alone.
+    const std::string lower = bool_mask(ctx, m, n, [](int64_t i, int64_t j) { return i >= j; }, "lower");
+    a = ctx.emit("Where", {lower, a, transposed(ctx, a, args.rank_of(name))});
+  }
+  if (wide) a = transposed(ctx, a, args.rank_of(name));
+  if (k == 0) {
+    const std::string empty = ctx.emit("Expand", {ctx.const_scalar(0, DType::kFloat64), ctx.concat({ctx.shape_slice(a, 0, -2), ctx.const_i64s({0})}, 0)});
+    return {empty, a, a, wide};
+  }
+  const Jacobi j = jacobi64(ctx, a, k);
+  const std::string norms = ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {j.b, j.b}), std::vector<int64_t>{-2}, false)});
+  const std::string sorted = ctx.emit("TopK", {norms, ctx.const_i64s({k})}, {Attr("axis", -1), Attr("largest", 1), Attr("sorted", 1)}, 2)[0];
+  return {sorted, j.b, j.v, wide};
+}
+
+// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+RuleResult aten_linalg_svdvals(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, cast_if_needed(ctx, svd_of(ctx, args, "A").values, DType::kFloat64, args.out_dtype()));
+}
+
+// torch's cutoff max(atol, rtol * sigma_max) [..., 1] for pinv and matrix_rank: rtol defaults to
+// eps * max(m, n) of the input's dtype when atol is absent (or zero), else to 0.
+std::string cutoff(EmitContext& ctx, const ArgReader& args, const std::string& name, const Svd& svd) {
+  const auto [m, n] = matrix_sizes(args, name);
+  const double eps = args.dtype_of(name) == DType::kFloat64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+  auto value = [&](const std::string& arg) -> std::optional<std::string> {
+    if (!args.has(arg)) return std::nullopt;
+    if (args.is_tensor(arg)) return ctx.unsqueeze(cast_if_needed(ctx, args.tensor(arg), args.dtype_of(arg), DType::kFloat64), {-1});
+    return ctx.const_scalar(args.get_float(arg), DType::kFloat64);
+  };
+  std::optional<std::string> atol = value("atol"), rtol = value("rtol");
+  if (args.has("rcond")) rtol = value("rcond");
+  const std::string zero = ctx.const_scalar(0, DType::kFloat64);
+  const std::string default_rtol = ctx.const_scalar(eps * static_cast<double>(std::max(m, n)), DType::kFloat64);
+  if (!rtol) rtol = atol ? ctx.emit("Where", {ctx.emit("Greater", {*atol, zero}), zero, default_rtol}) : default_rtol;
+  const std::string largest = ctx.emit("Slice", {svd.values, ctx.const_i64s({0}), ctx.const_i64s({1}), ctx.const_i64s({-1})});
+  const std::string relative = ctx.emit("Mul", {*rtol, largest});
+  return atol ? ctx.emit("Max", {*atol, relative}) : relative;
+}
+
+// linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)
+// and the float/rcond forms, pinverse(Tensor self, float rcond=1e-15): V diag(w) B^T with B = A V,
+// w = 1 / sigma^2 where sigma > the cutoff, else 0 (transposed for a wide A). hermitian: of the
+// symmetric matrix of self's lower triangle (its singular values are its eigenvalues' magnitudes).
+RuleResult aten_linalg_pinv(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [m, n] = matrix_sizes(args, "self");
+  const int64_t rank = args.rank_of("self");
+  const Svd svd = svd_of(ctx, args, "self");
+  if (std::min(m, n) == 0) {  // [..., n, m] of zeros
+    const std::string shape = ctx.concat({ctx.shape_slice(args.tensor("self"), 0, -2), ctx.const_i64s({n, m})}, 0);
+    return emitted(ctx, ctx.emit("Expand", {ctx.const_scalar(0, args.out_dtype()), shape}));
+  }
+  const std::string norms2 = ctx.reduce("ReduceSum", ctx.emit("Mul", {svd.b, svd.b}), std::vector<int64_t>{-2}, true);  // [..., 1, k]
+  const std::string tol = ctx.unsqueeze(cutoff(ctx, args, "self", svd), {-1});                                          // [..., 1, 1]
+  const std::string keep = ctx.emit("Greater", {ctx.emit("Sqrt", {norms2}), tol});
+  const std::string w = ctx.emit("Where", {keep, ctx.emit("Reciprocal", {ctx.emit("Where", {keep, norms2, ctx.const_scalar(1, DType::kFloat64)})}),
+                                           ctx.const_scalar(0, DType::kFloat64)});
+  std::string pinv = ctx.emit("MatMul", {ctx.emit("Mul", {svd.v, w}), transposed(ctx, svd.b, rank)});  // [..., k', rows]
+  if (svd.wide) pinv = transposed(ctx, pinv, rank);
+  return emitted(ctx, cast_if_needed(ctx, pinv, DType::kFloat64, args.out_dtype()));
+}
+
+// linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool
+// hermitian=False) -> Tensor and the float form: the singular values above the cutoff, counted.
+RuleResult aten_linalg_matrix_rank(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string name = args.has("input") ? "input" : "self";
+  const Svd svd = svd_of(ctx, args, name);
+  const auto [m, n] = matrix_sizes(args, name);
+  if (std::min(m, n) == 0)
+    return emitted(ctx, ctx.emit("Expand", {ctx.const_i64(0), ctx.shape_slice(args.tensor(name), 0, -2)}));
+  const std::string above = ctx.emit("Greater", {svd.values, cutoff(ctx, args, name, svd)});
+  const std::string count = ctx.reduce("ReduceSum", ctx.cast(above, DType::kInt64), std::vector<int64_t>{-1}, false);
+  return emitted(ctx, cast_if_needed(ctx, count, DType::kInt64, args.out_dtype()));
+}
+
+// linalg_cond(Tensor self, Scalar? p=None) -> Tensor for p None or +-2: sigma_max / sigma_min (or
+// its inverse for -2); other orders are the norm rules' (declined).
+RuleResult aten_linalg_cond(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  double p = 2;
+  if (args.has("p")) p = args.scalar_number("p");
+  if (p != 2 && p != -2) return RuleResult::kDeclined;
+  const Svd svd = svd_of(ctx, args, "self");
+  const auto [m, n] = matrix_sizes(args, "self");
+  const int64_t k = std::min(m, n);
+  PT2ONNX_CHECK(k > 0, ErrorCode::kUnsupported, "linalg_cond of an empty matrix");
+  auto at = [&](int64_t i) { return ctx.emit("Slice", {svd.values, ctx.const_i64s({i}), ctx.const_i64s({i + 1}), ctx.const_i64s({-1})}); };
+  std::string ratio = p == 2 ? ctx.emit("Div", {at(0), at(k - 1)}) : ctx.emit("Div", {at(k - 1), at(0)});
+  return emitted(ctx, cast_if_needed(ctx, ctx.squeeze(ratio, {-1}), DType::kFloat64, args.out_dtype()));
+}
+
 }  // namespace
 
 void register_decomp_linalg_rules(RuleTable& t) {
+  t.add("aten.linalg_svdvals.default", aten_linalg_svdvals);
+  t.add("aten.linalg_pinv.atol_rtol_tensor", aten_linalg_pinv);
+  t.add("aten.linalg_pinv.atol_rtol_float", aten_linalg_pinv);
+  t.add("aten.pinverse.default", aten_linalg_pinv);
+  t.add("aten.linalg_matrix_rank.atol_rtol_tensor", aten_linalg_matrix_rank);
+  t.add("aten.linalg_matrix_rank.atol_rtol_float", aten_linalg_matrix_rank);
+  t.add("aten.linalg_cond.default", aten_linalg_cond, "orders other than None and +-2 are not the singular values'");
   t.add("aten.geqrf.default", aten_geqrf);
   t.add("aten.linalg_qr.default", aten_linalg_qr);
   t.add("aten.linalg_householder_product.default", aten_householder_product);
