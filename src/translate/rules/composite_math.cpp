@@ -581,8 +581,15 @@ RuleResult aten_renorm(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Mul", {x, factor}));
 }
 
-// A matrix norm's ord: "fro" (also when absent), or a number. "nuc" and the spectral +-2 need an
-// SVD, which ONNX lacks: refused by name.
+// Whether a matrix norm's ord needs the singular values ("nuc", +-2): decomp_linalg.cpp's rules
+// take those, these decline them.
+bool singular_value_ord(const ArgReader& args) {
+  if (!args.has("ord")) return false;
+  if (const auto* text = std::get_if<std::string>(&args.arg("ord"))) return *text == "nuc";
+  return std::abs(args.scalar_number("ord")) == 2;
+}
+
+// A matrix norm's ord: "fro" (also when absent), or a number (other orders refused by name).
 std::optional<double> matrix_ord(const ArgReader& args) {
   if (!args.has("ord")) return std::nullopt;
   if (const auto* text = std::get_if<std::string>(&args.arg("ord"))) {
@@ -608,6 +615,7 @@ std::string matrix_norm(EmitContext& ctx, const std::string& x, std::optional<do
 // linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None); .str_ord
 RuleResult aten_linalg_matrix_norm(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  if (singular_value_ord(args)) return RuleResult::kDeclined;
   const int64_t rank = args.rank_of("self");
   const std::vector<int64_t> dims = args.has("dim") ? normalize_dims(args.ints("dim"), rank) : std::vector<int64_t>{rank - 2, rank - 1};
   PT2ONNX_CHECK(dims.size() == 2, ErrorCode::kUnsupported, "a matrix norm over other than two dims");
@@ -631,6 +639,7 @@ RuleResult aten_linalg_norm(EmitContext& ctx, const ir::Node& node) {
     for (int64_t i = 0; i < rank; ++i) all.push_back(i);
     return all;
   }();
+  if (over.size() == 2 && singular_value_ord(args)) return RuleResult::kDeclined;
   if (over.size() == 2) return emitted(ctx, matrix_norm(ctx, x, matrix_ord(args), over[0], over[1], keep));
   PT2ONNX_CHECK(over.size() == 1 && std::get_if<std::string>(&args.arg("ord")) == nullptr, ErrorCode::kUnsupported,
                 "linalg_norm with an ord over other than one or two dims");
@@ -942,10 +951,11 @@ void register_composite_math_rules(RuleTable& t) {
   t.add("aten.float_power.Scalar", aten_float_power);
   t.add("aten.cumprod.default", aten_cumprod);
   t.add("aten.renorm.default", aten_renorm);
-  t.add("aten.linalg_matrix_norm.default", aten_linalg_matrix_norm);
-  t.add("aten.linalg_matrix_norm.str_ord", aten_linalg_matrix_norm);
-  t.add("aten.linalg_norm.default", aten_linalg_norm);
-  t.add("aten.linalg_norm.ord_str", aten_linalg_norm);
+  constexpr std::string_view kSvdOrds = "ords nuc and +-2 are decomp_linalg.cpp's";
+  t.add("aten.linalg_matrix_norm.default", aten_linalg_matrix_norm, kSvdOrds);
+  t.add("aten.linalg_matrix_norm.str_ord", aten_linalg_matrix_norm, kSvdOrds);
+  t.add("aten.linalg_norm.default", aten_linalg_norm, kSvdOrds);
+  t.add("aten.linalg_norm.ord_str", aten_linalg_norm, kSvdOrds);
   t.add("aten.hardshrink.default", aten_hardshrink);
   t.add("aten.softshrink.default", aten_softshrink);
   t.add("aten.threshold.default", aten_threshold);

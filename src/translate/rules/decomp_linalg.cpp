@@ -6,7 +6,8 @@
 // linalg_lu_factor(_ex), _lu_with_info, lu_unpack, lu_solve, linalg_lu_solve, linalg_slogdet);
 // Householder QR as LAPACK computes it (geqrf, linalg_qr, linalg_householder_product, ormqr); the
 // singular values by one-sided Jacobi sweeps (linalg_svdvals, linalg_pinv, pinverse,
-// linalg_matrix_rank, linalg_cond). Results are cast back to the input's type.
+// linalg_matrix_rank, linalg_cond, the nuclear and spectral matrix norms). Results are cast back
+// to the input's type.
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -828,20 +829,14 @@ struct Svd {
   bool wide = false;
 };
 
-// The singular values of argument `name` (float64, static sizes, at most 16 on the smaller side).
-Svd svd_of(EmitContext& ctx, const ArgReader& args, const std::string& name) {
-  const auto [m, n] = matrix_sizes(args, name);
+// The singular values of the float64 matrices `a` [..., m, n] of rank `rank` (static sizes, at
+// most 16 on the smaller side).
+Svd svd64(EmitContext& ctx, std::string a, int64_t m, int64_t n, int64_t rank) {
   const bool wide = m < n;
   const int64_t k = std::min(m, n);
   PT2ONNX_CHECK(k <= kMaxJacobi, ErrorCode::kUnsupported,
                 "singular values of matrices with more than " + std::to_string(kMaxJacobi) + " rows and columns (unrolled Jacobi sweeps)");
-  std::string a = cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), DType::kFloat64);
-  if (args.bool_or("hermitian", false) && k > 0) {
-    // torch reads a hermitian matrix through eigh, from its lower triangle alone.
-    const std::string lower = bool_mask(ctx, m, n, [](int64_t i, int64_t j) { return i >= j; }, "lower");
-    a = ctx.emit("Where", {lower, a, transposed(ctx, a, args.rank_of(name))});
-  }
-  if (wide) a = transposed(ctx, a, args.rank_of(name));
+  if (wide) a = transposed(ctx, a, rank);
   if (k == 0) {
     const std::string empty = ctx.emit("Expand", {ctx.const_scalar(0, DType::kFloat64), ctx.concat({ctx.shape_slice(a, 0, -2), ctx.const_i64s({0})}, 0)});
     return {empty, a, a, wide};
@@ -850,6 +845,60 @@ Svd svd_of(EmitContext& ctx, const ArgReader& args, const std::string& name) {
   const std::string norms = ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {j.b, j.b}), std::vector<int64_t>{-2}, false)});
   const std::string sorted = ctx.emit("TopK", {norms, ctx.const_i64s({k})}, {Attr("axis", -1), Attr("largest", 1), Attr("sorted", 1)}, 2)[0];
   return {sorted, j.b, j.v, wide};
+}
+
+// svd64 of argument `name`; `hermitian`: of the symmetric matrix of its lower triangle, as torch
+// reads a hermitian matrix through eigh.
+Svd svd_of(EmitContext& ctx, const ArgReader& args, const std::string& name) {
+  const auto [m, n] = matrix_sizes(args, name);
+  std::string a = cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), DType::kFloat64);
+  if (args.bool_or("hermitian", false) && std::min(m, n) > 0) {
+    const std::string lower = bool_mask(ctx, m, n, [](int64_t i, int64_t j) { return i >= j; }, "lower");
+    a = ctx.emit("Where", {lower, a, transposed(ctx, a, args.rank_of(name))});
+  }
+  return svd64(ctx, a, m, n, args.rank_of(name));
+}
+
+// linalg_matrix_norm / linalg_norm of ord "nuc" (the singular values' sum), 2 (the largest) or -2
+// (the smallest) over two dims (linalg_norm: over its dims, or a 2-D tensor's); other orders are
+// composite_math.cpp's (declined here). An empty matrix gives 0 for nuc and 2.
+RuleResult aten_singular_value_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (!args.has("ord")) return RuleResult::kDeclined;
+  double ord = 0;  // 0: nuc
+  if (const auto* text = std::get_if<std::string>(&args.arg("ord"))) {
+    if (*text != "nuc") return RuleResult::kDeclined;
+  } else {
+    ord = args.scalar_number("ord");
+    if (std::abs(ord) != 2) return RuleResult::kDeclined;
+  }
+  const int64_t rank = args.rank_of("self");
+  if (!args.has("dim") && rank != 2) return RuleResult::kDeclined;
+  std::vector<int64_t> dims = args.has("dim") ? normalize_dims(args.ints("dim"), rank) : std::vector<int64_t>{0, 1};
+  if (dims.size() != 2) return RuleResult::kDeclined;
+  const ir::TensorMeta& meta = args.meta("self");
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != dims[0] && i != dims[1]) perm.push_back(i);
+  perm.push_back(dims[0]);
+  perm.push_back(dims[1]);
+  const ir::Dim& rows = meta.sizes[static_cast<size_t>(dims[0])];
+  const ir::Dim& cols = meta.sizes[static_cast<size_t>(dims[1])];
+  PT2ONNX_CHECK(rows.is_static() && cols.is_static(), ErrorCode::kUnsupported, "a spectral or nuclear norm over symbolic sizes");
+  const int64_t m = rows.as_int(), n = cols.as_int(), k = std::min(m, n);
+  PT2ONNX_CHECK(k > 0 || ord != -2, ErrorCode::kUnsupported, "a norm of ord -2 of an empty matrix");
+  std::string a = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
+  bool moved = false;
+  for (int64_t i = 0; i < rank; ++i) moved = moved || perm[static_cast<size_t>(i)] != i;
+  if (moved) a = ctx.transpose(a, perm);
+  const Svd svd = svd64(ctx, a, m, n, rank);
+  std::string value;
+  if (k == 0) value = ctx.reduce("ReduceSum", svd.values, std::vector<int64_t>{-1}, false);  // zeros of the batch shape
+  else if (ord == 0) value = ctx.reduce("ReduceSum", svd.values, std::vector<int64_t>{-1}, false);
+  else value = ctx.squeeze(ctx.emit("Slice", {svd.values, ctx.const_i64s({ord > 0 ? 0 : k - 1}), ctx.const_i64s({ord > 0 ? 1 : k}),
+                                              ctx.const_i64s({-1})}), {-1});
+  if (args.bool_or("keepdim", false)) value = ctx.unsqueeze(value, {std::min(dims[0], dims[1]), std::max(dims[0], dims[1])});
+  return emitted(ctx, cast_if_needed(ctx, value, DType::kFloat64, args.out_dtype()));
 }
 
 // linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
@@ -935,6 +984,11 @@ RuleResult aten_linalg_cond(EmitContext& ctx, const ir::Node& node) {
 
 void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_svdvals.default", aten_linalg_svdvals);
+  constexpr std::string_view kOtherOrds = "ords other than nuc and +-2 are composite_math.cpp's";
+  t.add("aten.linalg_matrix_norm.default", aten_singular_value_norm, kOtherOrds);
+  t.add("aten.linalg_matrix_norm.str_ord", aten_singular_value_norm, kOtherOrds);
+  t.add("aten.linalg_norm.default", aten_singular_value_norm, kOtherOrds);
+  t.add("aten.linalg_norm.ord_str", aten_singular_value_norm, kOtherOrds);
   t.add("aten.linalg_pinv.atol_rtol_tensor", aten_linalg_pinv);
   t.add("aten.linalg_pinv.atol_rtol_float", aten_linalg_pinv);
   t.add("aten.pinverse.default", aten_linalg_pinv);
