@@ -394,7 +394,7 @@ std::pair<int64_t, int64_t> matrix_sizes(const ArgReader& args, const std::strin
                 "a matrix argument '" + name + "' of rank below 2 or of symbolic size");
   const int64_t m = meta.sizes[rank - 2].as_int(), n = meta.sizes[rank - 1].as_int();
   PT2ONNX_CHECK(std::min(m, n) <= kMaxUnrolled, ErrorCode::kUnsupported,
-                "an LU factorization of more than " + std::to_string(kMaxUnrolled) + " columns (the elimination is unrolled)");
+                "a factorization of matrices with more than " + std::to_string(kMaxUnrolled) + " rows and columns (the elimination is unrolled)");
   return {m, n};
 }
 
