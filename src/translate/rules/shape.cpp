@@ -658,14 +658,14 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t>& pad, int64_t rank) {
 std::string circular_pad_by_concat(EmitContext& ctx, std::string x, const std::vector<int64_t>& pads, int64_t rank) {
   for (int64_t axis = 0; axis < rank; ++axis) {
     int64_t begin = pads[static_cast<size_t>(axis)], end = pads[static_cast<size_t>(rank + axis)];
-    const std::string axes = ctx.const_i64s({axis});
     if (begin < 0 || end < 0) {
       const int64_t from = std::max<int64_t>(-begin, 0), to = end < 0 ? end : kInt64Max;
-      x = ctx.emit("Slice", {x, ctx.const_i64s({from}), ctx.const_i64s({to}), axes});
+      x = ctx.emit("Slice", {x, ctx.const_i64s({from}), ctx.const_i64s({to}), ctx.const_i64s({axis})});
       begin = std::max<int64_t>(begin, 0);
       end = std::max<int64_t>(end, 0);
     }
     if (begin == 0 && end == 0) continue;
+    const std::string axes = ctx.const_i64s({axis});
     std::vector<std::string> parts;
     if (begin > 0) parts.push_back(ctx.emit("Slice", {x, ctx.const_i64s({-begin}), ctx.const_i64s({kInt64Max}), axes}));
     parts.push_back(x);
