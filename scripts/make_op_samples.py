@@ -1780,6 +1780,34 @@ class ComplexToDevice(_ComplexTable):
         return torch.view_as_real(xc * self.freqs.to(x.device)).flatten(-2)
 
 
+@case("aten_aliases", lambda g: (randn(g, 3, 4), randn(g, 3, 4), randint(g, -4, 6, 3, 4), torch.tensor([2, 0, 1])),
+      irs=("default",))
+class AtenAliases(nn.Module):
+    """arccos/arcsin/arctan(h), absolute, negative, not_equal, clip.Tensor, zeta/xlog1py/bitwise/remainder with a Scalar, where(cond), split.sizes, repeat_interleave.Tensor."""
+
+    def forward(self, x, y, i, r):
+        a = x.abs() * 0.5
+        return (aten.arccos.default(a), aten.arcsin.default(a), aten.arctan.default(x), aten.arccosh.default(a + 1.5),
+                aten.arcsinh.default(x), aten.arctanh.default(a * 0.9), aten.absolute.default(x), aten.negative.default(x),
+                aten.not_equal.Scalar(i, 1), aten.not_equal.Tensor(x.round(), y.round()), aten.clip.Tensor(x, y, None),
+                aten.clip.Tensor(x, None, y), aten.special_zeta.self_scalar(2.0, a + 1), aten.special_zeta.other_scalar(a + 2, 1.5),
+                aten.special_xlog1py.self_scalar(2.0, a), aten.special_xlog1py.other_scalar(x, 0.5),
+                aten.bitwise_and.Scalar_Tensor(6, i), aten.bitwise_or.Scalar_Tensor(5, i), aten.bitwise_xor.Scalar_Tensor(3, i),
+                aten.remainder.Scalar_Tensor(5, i.abs() + 1), *aten.where.default(i > 1), *aten.split.sizes(x, [1, 3], 1),
+                aten.repeat_interleave.Tensor(r))
+
+
+@case("batch_norm_forms", lambda g: (randn(g, 4, 3, 5), randn(g, 3), randn(g, 3), randn(g, 3),
+                                     torch.rand(3, generator=g) + 0.5), irs=("default",))
+class BatchNormForms(nn.Module):
+    """_batch_norm_no_update (its empty saved statistics) and _batch_norm_with_update_functional (saved mean/rstd, new running statistics)."""
+
+    def forward(self, x, w, b, rm, rv):
+        o = aten._batch_norm_no_update.default(x, w, b, rm, rv, 0.1, 1e-5)
+        f = aten._batch_norm_with_update_functional.default(x, w, b, rm, rv, 0.1, 1e-5)
+        return o[0], o[1], o[2], f[0], f[1], f[2], f[4], f[5]
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

@@ -63,6 +63,27 @@ void register_alias_rules(RuleTable& t) {
       {"aten.resolve_conj.default", "aten.alias.default"},
       {"aten.resolve_neg.default", "aten.alias.default"},
       {"aten.special_polygamma.default", "aten.polygamma.default"},
+      // More NumPy-style names, and the Scalar_Tensor / *_scalar forms of rules that read both
+      // operands as tensor-or-Scalar (operand_as); same argument names.
+      {"aten.arccos.default", "aten.acos.default"},
+      {"aten.arccosh.default", "aten.acosh.default"},
+      {"aten.arcsin.default", "aten.asin.default"},
+      {"aten.arcsinh.default", "aten.asinh.default"},
+      {"aten.arctan.default", "aten.atan.default"},
+      {"aten.arctanh.default", "aten.atanh.default"},
+      {"aten.absolute.default", "aten.abs.default"},
+      {"aten.negative.default", "aten.neg.default"},
+      {"aten.not_equal.Scalar", "aten.ne.Scalar"},
+      {"aten.not_equal.Tensor", "aten.ne.Tensor"},
+      {"aten.clip.Tensor", "aten.clamp.Tensor"},
+      {"aten.special_zeta.self_scalar", "aten.special_zeta.default"},
+      {"aten.special_zeta.other_scalar", "aten.special_zeta.default"},
+      {"aten.special_xlog1py.self_scalar", "aten.special_xlog1py.default"},
+      {"aten.special_xlog1py.other_scalar", "aten.special_xlog1py.default"},
+      {"aten.bitwise_and.Scalar_Tensor", "aten.bitwise_and.Tensor"},
+      {"aten.bitwise_or.Scalar_Tensor", "aten.bitwise_or.Tensor"},
+      {"aten.bitwise_xor.Scalar_Tensor", "aten.bitwise_xor.Tensor"},
+      {"aten.remainder.Scalar_Tensor", "aten.remainder.Tensor"},
   };
   for (const auto& [alias, original] : aliases)
     if (const std::vector<Rule>* rules = t.find(original))

@@ -21,6 +21,7 @@ struct AttentionArgs {
   bool is_causal = false;
   std::optional<double> scale;
   bool enable_gqa = false;
+  bool logsumexp = false;  // output 1 is the logsumexp of each query's scaled, masked scores
 };
 
 // k or v with its heads repeated to `query_heads` (repeat_interleave along dim -3).
@@ -102,7 +103,12 @@ RuleResult emit_attention(EmitContext& ctx, const ArgReader& args, const Attenti
     weights = ctx.emit("Where", {all_masked, ctx.const_scalar(0, type), weights});
   }
   ctx.set_output(0, ctx.emit("MatMul", {weights, value}));
-  for (size_t i = 1; i < ctx.output_count(); ++i)
+  size_t first_unset = 1;
+  if (a.logsumexp && ctx.output_count() > 1) {
+    if (ctx.output_used(1)) ctx.set_output(1, ctx.reduce("ReduceLogSumExp", scores, std::vector<int64_t>{-1}, false));
+    first_unset = 2;
+  }
+  for (size_t i = first_unset; i < ctx.output_count(); ++i)
     PT2ONNX_CHECK(!ctx.output_used(i), ErrorCode::kUnsupported,
                   "output " + std::to_string(i) + " of a fused attention op (logsumexp, seeds...) is used");
   return RuleResult::kEmitted;
@@ -123,10 +129,11 @@ RuleResult aten_scaled_dot_product_attention(EmitContext& ctx, const ir::Node& n
 
 // _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0,
 //     bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+// The logsumexp is [..., L] over the key axis, as torch's CPU kernel saves it for the backward.
 RuleResult aten_sdpa_flash_for_cpu(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   warn_dropout(ctx, args, node);
-  return emit_attention(ctx, args, {"attn_mask", args.bool_or("is_causal", false), args.optional_float("scale"), false});
+  return emit_attention(ctx, args, {"attn_mask", args.bool_or("is_causal", false), args.optional_float("scale"), false, true});
 }
 
 // _scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias,

@@ -174,6 +174,21 @@ RuleResult aten_tensor_split_indices(EmitContext& ctx, const ir::Node& node) {
   return slices_between(ctx, args.tensor("self"), dim, bounds);
 }
 
+// tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0)
+//   -> Tensor(a)[]: a 0-D integer tensor is the section count, a 1-D one the indices, read at run time.
+RuleResult aten_tensor_split_tensor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t dim = normalize_dim(args.int_or("dim", 0), args.rank_of("self"));
+  const std::string name = "tensor_indices_or_sections";
+  const std::string t = cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), DType::kInt64);
+  if (args.rank_of(name) == 0) return split_sections(ctx, args, dim, t);
+  PT2ONNX_CHECK(args.rank_of(name) == 1, ErrorCode::kUnsupported, "tensor_split by a tensor of rank above 1");
+  std::vector<std::string> bounds;
+  for (size_t i = 0; i + 1 < ctx.output_count(); ++i)
+    bounds.push_back(ctx.emit("Gather", {t, ctx.const_i64(static_cast<int64_t>(i))}, {Attr("axis", 0)}));
+  return slices_between(ctx, args.tensor("self"), dim, bounds);
+}
+
 // hsplit/vsplit/dsplit: tensor_split along dim 1 (dim 0 for 1-D hsplit), 0 and 2.
 // hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]; hsplit.array(Tensor(a -> *) self, int[] indices)
 int64_t hsplit_dim(const ArgReader& args) { return args.rank_of("self") == 1 ? 0 : 1; }
@@ -315,15 +330,23 @@ RuleResult aten_diag(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Slice", {sums, ctx.const_i64s({0}), end, ctx.const_i64s({0})}));
 }
 
-// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor, for dims that are the
-// result's last two (dim1 before dim2), as every caller we know writes them.
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor: the matrices built in
+// the result's last two dims (rows, then columns), then moved to dim1 (rows) and dim2 (columns).
 RuleResult aten_diag_embed(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t rank = args.rank_of("self");
   PT2ONNX_CHECK(rank >= 1, ErrorCode::kUnsupported, "diag_embed of a 0-d tensor");
   const int64_t dim1 = normalize_dim(args.int_or("dim1", -2), rank + 1), dim2 = normalize_dim(args.int_or("dim2", -1), rank + 1);
-  PT2ONNX_CHECK(dim1 == rank - 1 && dim2 == rank, ErrorCode::kUnsupported, "diag_embed into dims other than the last two");
-  return emitted(ctx, embed_diagonal(ctx, args.tensor("self"), rank, args.int_or("offset", 0), args.dtype_of("self")));
+  PT2ONNX_CHECK(dim1 != dim2, ErrorCode::kUnsupported, "diag_embed with dim1 equal to dim2");
+  const std::string embedded = embed_diagonal(ctx, args.tensor("self"), rank, args.int_or("offset", 0), args.dtype_of("self"));
+  if (dim1 == rank - 1 && dim2 == rank) return emitted(ctx, embedded);
+  std::vector<int64_t> perm(static_cast<size_t>(rank + 1), -1);
+  perm[static_cast<size_t>(dim1)] = rank - 1;
+  perm[static_cast<size_t>(dim2)] = rank;
+  int64_t next = 0;
+  for (int64_t& p : perm)
+    if (p < 0) p = next++;
+  return emitted(ctx, ctx.transpose(embedded, perm));
 }
 
 // vander(Tensor x, int? N=None, bool increasing=False) -> Tensor: columns x^(N-1) ... x^0 (or rising)
@@ -465,6 +488,7 @@ void register_composite_shape_rules(RuleTable& t) {
   t.add("aten.cartesian_prod.default", aten_cartesian_prod);
   t.add("aten.tensor_split.sections", aten_tensor_split_sections);
   t.add("aten.tensor_split.indices", aten_tensor_split_indices);
+  t.add("aten.tensor_split.tensor_indices_or_sections", aten_tensor_split_tensor);
   t.add("aten.hsplit.int", aten_hsplit);
   t.add("aten.hsplit.array", aten_hsplit);
   t.add("aten.vsplit.int", aten_vsplit);

@@ -174,14 +174,18 @@ struct PoolWindows {
   int64_t ceil_mode = 0;
 };
 
+// `floor_only`: always floor mode (explicit end pads where torch's windows need them), so that
+// every window lies inside the padded input; refused for symbolic sizes in ceil mode.
 PoolWindows pool_windows(const ir::TensorMeta& meta, size_t spatial, const std::vector<int64_t>& kernel,
                          const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-                         const std::vector<int64_t>& dilation, bool ceil_mode) {
+                         const std::vector<int64_t>& dilation, bool ceil_mode, bool floor_only = false) {
   PoolWindows w{symmetric_pads(padding), ceil_mode ? 1 : 0};
   if (!ceil_mode) return w;
   const size_t first = meta.sizes.size() - spatial;
   std::vector<int64_t> torch_out, floor_out, ceil_out;
   for (size_t i = 0; i < spatial; ++i) {
+    PT2ONNX_CHECK(!floor_only || meta.sizes[first + i].is_static(), ErrorCode::kUnsupported,
+                  "pooling in ceil mode over a symbolic size with divisor_override");
     if (!meta.sizes[first + i].is_static()) return w;  // symbolic: trust ONNX's ceil mode
     const int64_t in = meta.sizes[first + i].as_int();
     const int64_t span = in + 2 * padding[i] - (dilation[i] * (kernel[i] - 1) + 1);
@@ -193,7 +197,7 @@ PoolWindows pool_windows(const ir::TensorMeta& meta, size_t spatial, const std::
     ceil_out.push_back(ceil_size);
   }
   if (torch_out == floor_out) return PoolWindows{symmetric_pads(padding), 0};
-  if (torch_out == ceil_out) return w;
+  if (torch_out == ceil_out && !floor_only) return w;
   PoolWindows explicit_pads{symmetric_pads(padding), 0};
   for (size_t i = 0; i < spatial; ++i) {
     const int64_t in = meta.sizes[first + i].as_int();
@@ -238,9 +242,13 @@ RuleResult aten_max_pool(EmitContext& ctx, const ir::Node& node) {
 
 // avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False,
 //            bool count_include_pad=True, int? divisor_override=None) -> Tensor; also 1d/3d
+// With divisor_override each window's sum (padding adds zeros) is divided by the divisor instead:
+// in floor mode with end pads for torch's windows every window lies inside the padded input, so
+// AveragePool counting the padding divides by the kernel's volume, and times that it is the sum.
 RuleResult aten_avg_pool(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  PT2ONNX_CHECK(!args.has("divisor_override"), ErrorCode::kUnsupported, "avg_pool with divisor_override");
+  const std::optional<int64_t> divisor = args.optional_int("divisor_override");
+  PT2ONNX_CHECK(divisor != 0, ErrorCode::kUnsupported, "avg_pool with divisor_override 0");
   const size_t spatial = pool_spatial(node);
   const std::vector<int64_t> kernel = spatial_ints(args, "kernel_size", spatial, 1);
   std::vector<int64_t> stride = args.has("stride") ? args.ints("stride") : std::vector<int64_t>{};
@@ -248,11 +256,17 @@ RuleResult aten_avg_pool(EmitContext& ctx, const ir::Node& node) {
   const std::vector<int64_t> padding = spatial_ints(args, "padding", spatial, 0);
   BatchGuard batch{args.rank_of("self") == static_cast<int64_t>(spatial) + 1};
   const PoolWindows w = pool_windows(args.meta("self"), spatial, kernel, stride, padding, std::vector<int64_t>(spatial, 1),
-                                     args.bool_or("ceil_mode", false));
-  const std::string y = ctx.emit("AveragePool", {batch.add(ctx, args.tensor("self"))},
-                                 {Attr("kernel_shape", kernel), Attr("strides", stride), Attr("pads", w.pads),
-                                  Attr("ceil_mode", w.ceil_mode),
-                                  Attr("count_include_pad", args.bool_or("count_include_pad", true) ? 1 : 0)});
+                                     args.bool_or("ceil_mode", false), divisor.has_value());
+  const bool count_pad = divisor.has_value() || args.bool_or("count_include_pad", true);
+  std::string y = ctx.emit("AveragePool", {batch.add(ctx, args.tensor("self"))},
+                           {Attr("kernel_shape", kernel), Attr("strides", stride), Attr("pads", w.pads),
+                            Attr("ceil_mode", w.ceil_mode), Attr("count_include_pad", count_pad ? 1 : 0)});
+  if (divisor) {
+    int64_t volume = 1;
+    for (int64_t k : kernel) volume *= k;
+    const double factor = static_cast<double>(volume) / static_cast<double>(*divisor);
+    y = ctx.emit("Mul", {y, ctx.const_scalar(factor, args.dtype_of("self"))});
+  }
   return emitted(ctx, batch.finish(ctx, y));
 }
 

@@ -1,7 +1,7 @@
 // Order statistics ONNX has no op for, through a TopK sort with NaN last: median and nanmedian
 // (values and indices), kthvalue, quantile and nanquantile (torch's interpolations); and the
 // running extremes cummax/cummin, as a masked reduction over the prefix (quadratic in the scanned
-// dim's length).
+// dim's length); mode by counting equal pairs.
 #include <cmath>
 #include <limits>
 
@@ -260,6 +260,47 @@ RuleResult running_extreme(EmitContext& ctx, const ir::Node& node, bool max) {
 RuleResult aten_cummax(EmitContext& ctx, const ir::Node& node) { return running_extreme(ctx, node, true); }
 RuleResult aten_cummin(EmitContext& ctx, const ir::Node& node) { return running_extreme(ctx, node, false); }
 
+// mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices): the most
+// frequent value along dim, the smallest of those equally frequent, and the last index holding it
+// (torch's CPU kernel scans the sorted (value, index) pairs). Counts come from a [.., i, j, ..]
+// comparison (quadratic in the dim's length); NaNs count as equal to each other. Where NaN is the
+// mode, torch's index is wherever its sort put a NaN; ours is the last NaN.
+RuleResult aten_mode(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const int64_t rank = args.rank_of("self");
+  const std::string x = args.tensor("self");
+  if (rank == 0) {
+    ctx.set_output(0, x);
+    if (ctx.output_used(1)) ctx.set_output(1, ctx.const_i64(0));
+    return RuleResult::kEmitted;
+  }
+  const int64_t axis = normalize_dim(args.int_or("dim", -1), rank);
+  const bool keep = args.bool_or("keepdim", false);
+  const std::string xi = ctx.unsqueeze(x, {axis + 1}), xj = ctx.unsqueeze(x, {axis});
+  std::string same = ctx.emit("Equal", {xi, xj});
+  std::string key = x;  // NaN read as +inf for the "smallest" choice
+  if (is_floating(type)) {
+    same = ctx.emit("Or", {same, ctx.emit("And", {ctx.emit("IsNaN", {xi}), ctx.emit("IsNaN", {xj})})});
+    key = ctx.emit("Where", {ctx.emit("IsNaN", {x}), ctx.const_scalar(INFINITY, type), x});
+  }
+  const std::string counts = ctx.reduce("ReduceSum", ctx.cast(same, DType::kInt32), std::vector<int64_t>{axis + 1}, false);
+  const std::string frequent = ctx.emit("Equal", {counts, ctx.reduce("ReduceMax", counts, std::vector<int64_t>{axis}, true)});
+  // The smallest key among the most frequent (others stand in as the slice's largest key).
+  const std::string filler = ctx.reduce("ReduceMax", key, std::vector<int64_t>{axis}, true);
+  const std::string best = ctx.reduce("ReduceMin", ctx.emit("Where", {frequent, key, filler}), std::vector<int64_t>{axis}, true);
+  const std::string hit = ctx.emit("And", {frequent, ctx.emit("Equal", {key, best})});
+  std::vector<int64_t> position_shape = {-1};
+  position_shape.resize(static_cast<size_t>(rank - axis), 1);
+  const std::string positions = ctx.reshape(ctx.emit("Range", {ctx.const_i64(0), ctx.dim_of(x, axis), ctx.const_i64(1)}),
+                                            ctx.const_i64s(position_shape));
+  const std::string index = ctx.reduce("ReduceMax", ctx.emit("Where", {hit, positions, ctx.const_i64(-1)}), std::vector<int64_t>{axis}, true);
+  const std::string value = ctx.emit("GatherElements", {x, index}, {Attr("axis", axis)});
+  ctx.set_output(0, keep ? value : ctx.squeeze(value, {axis}));
+  if (ctx.output_used(1)) ctx.set_output(1, keep ? index : ctx.squeeze(index, {axis}));
+  return RuleResult::kEmitted;
+}
+
 }  // namespace
 
 void register_decomp_order_rules(RuleTable& t) {
@@ -274,6 +315,7 @@ void register_decomp_order_rules(RuleTable& t) {
   t.add("aten.nanquantile.scalar", aten_nanquantile);
   t.add("aten.cummax.default", aten_cummax);
   t.add("aten.cummin.default", aten_cummin);
+  t.add("aten.mode.default", aten_mode);
 }
 
 }  // namespace pt2onnx::translate

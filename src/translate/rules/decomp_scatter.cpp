@@ -1,9 +1,11 @@
 // Index-driven reductions and unpooling: index_reduce (prod, mean, amax, amin) as ONNX
-// ScatterElements with a reduction, max_unpool2d/3d as a scatter into flattened planes, and
+// ScatterElements with a reduction, max_unpool2d/3d as a scatter into flattened planes, the
+// max_pool2d/3d backward (gradients added at the pooled indices), and
 // adaptive_max_pool1d/2d/3d (values and torch's flat per-plane indices) reduced one spatial axis
 // at a time over torch's windows [floor(i L / O), ceil((i + 1) L / O)).
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -94,6 +96,95 @@ RuleResult max_unpool(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.reshape(out, ctx.concat({lead, ctx.const_i64s(out_size)}, 0)));
 }
 
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride,
+//     int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor; the 3d form alike:
+// zeros shaped like self with each gradient added at its flat index within its plane (a window
+// maximum picked by several windows gathers all their gradients, as torch accumulates).
+RuleResult max_pool_backward(EmitContext& ctx, const ir::Node& node, int64_t spatial) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(rank == spatial + 1 || rank == spatial + 2, ErrorCode::kUnsupported,
+                "max_pool backward of an input of rank " + std::to_string(rank));
+  const std::string self = args.tensor("self");
+  const DType type = args.dtype_of("self");
+  const std::string lead = ctx.shape_slice(self, 0, rank - spatial);
+  const std::string plane = ctx.reduce("ReduceProd", ctx.shape_slice(self, rank - spatial, rank), std::vector<int64_t>{0}, true);
+  const std::string flat_shape = ctx.concat({lead, plane}, 0);
+  const std::string out_flat = ctx.concat({lead, ctx.const_i64s({-1})}, 0);
+  const std::string grad = ctx.reshape(cast_if_needed(ctx, args.tensor("grad_output"), args.dtype_of("grad_output"), type), out_flat);
+  const std::string indices = ctx.reshape(cast_if_needed(ctx, args.tensor("indices"), args.dtype_of("indices"), DType::kInt64), out_flat);
+  const std::string zeros = ctx.emit("Expand", {ctx.const_scalar(0, type), flat_shape});
+  const std::string out = ctx.emit("ScatterElements", {zeros, indices, grad}, {Attr("axis", rank - spatial), Attr("reduction", "add")});
+  return emitted(ctx, ctx.reshape(out, ctx.shape_of(self)));
+}
+RuleResult aten_max_pool2d_backward(EmitContext& ctx, const ir::Node& node) { return max_pool_backward(ctx, node, 2); }
+RuleResult aten_max_pool3d_backward(EmitContext& ctx, const ir::Node& node) { return max_pool_backward(ctx, node, 3); }
+
+// segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None,
+//     int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor: consecutive segments of data
+// along axis (lengths, or offsets' differences; per leading index when batched) reduced by sum,
+// mean, max, min or prod, `initial` taking part in each (mean divides it too); an empty segment
+// gives initial, else 0, 1, -inf, +inf or NaN. Through a [..., S, N] membership mask (quadratic
+// in N); NaN propagates through max and min, as torch's kernel does.
+RuleResult aten_segment_reduce(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string reduce = args.string_or("reduce", "");
+  PT2ONNX_CHECK(reduce == "sum" || reduce == "mean" || reduce == "max" || reduce == "min" || reduce == "prod", ErrorCode::kUnsupported,
+                "segment_reduce with reduce '" + reduce + "'");
+  PT2ONNX_CHECK(!args.has("indices") && (args.has("lengths") || args.has("offsets")), ErrorCode::kUnsupported,
+                "segment_reduce by indices (only lengths or offsets)");
+  const DType type = args.dtype_of("data");
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "segment_reduce of a non-floating tensor");
+  const int64_t rank = args.rank_of("data");
+  const int64_t axis = normalize_dim(args.int_or("axis", 0), rank);
+  const std::string data = args.tensor("data");
+  auto c = [&](double v) { return ctx.const_scalar(v, type); };
+  const std::string last = ctx.const_i64s({-1});
+  std::string lengths, starts;
+  if (args.has("lengths")) {
+    lengths = cast_if_needed(ctx, args.tensor("lengths"), args.dtype_of("lengths"), DType::kInt64);
+    starts = ctx.emit("CumSum", {lengths, ctx.const_i64(-1)}, {Attr("exclusive", 1)});
+  } else {
+    const std::string offsets = cast_if_needed(ctx, args.tensor("offsets"), args.dtype_of("offsets"), DType::kInt64);
+    starts = ctx.emit("Slice", {offsets, ctx.const_i64s({0}), last, last});
+    lengths = ctx.emit("Sub", {ctx.emit("Slice", {offsets, ctx.const_i64s({1}), ctx.const_i64s({std::numeric_limits<int64_t>::max()}), last}), starts});
+  }
+  const std::string positions = ctx.emit("Range", {ctx.const_i64(0), ctx.dim_of(data, axis), ctx.const_i64(1)});  // [N]
+  const std::string start_col = ctx.unsqueeze(starts, {-1});                                                      // [..., S, 1]
+  std::string member = ctx.emit("And", {ctx.emit("GreaterOrEqual", {positions, start_col}),
+                                        ctx.emit("Less", {positions, ctx.emit("Add", {start_col, ctx.unsqueeze(lengths, {-1})})})});
+  std::vector<int64_t> trailing;
+  for (int64_t i = axis + 2; i < rank + 1; ++i) trailing.push_back(i);
+  if (!trailing.empty()) member = ctx.unsqueeze(member, trailing);  // [..., S, N, 1...]
+  const std::string values = ctx.unsqueeze(data, {axis});          // [..., 1, N, rest...]
+  const std::vector<int64_t> over = {axis + 1};
+  const double fill = reduce == "prod" ? 1 : reduce == "max" ? -INFINITY : reduce == "min" ? INFINITY : 0;
+  const std::string op = reduce == "prod" ? "ReduceProd" : reduce == "max" ? "ReduceMax" : reduce == "min" ? "ReduceMin" : "ReduceSum";
+  std::string out = ctx.reduce(op, ctx.emit("Where", {member, values, c(fill)}), over, false);  // [..., S, rest...]
+  const bool has_initial = args.has("initial");
+  const std::string initial = has_initial ? args.scalar("initial", type) : "";
+  if (has_initial) {
+    if (reduce == "sum" || reduce == "mean") out = ctx.emit("Add", {out, initial});
+    if (reduce == "prod") out = ctx.emit("Mul", {out, initial});
+    if (reduce == "max") out = ctx.emit("Max", {out, initial});
+    if (reduce == "min") out = ctx.emit("Min", {out, initial});
+  }
+  if (reduce == "mean") {
+    std::string count = ctx.cast(lengths, type);  // [..., S], shaped to broadcast over out's trailing dims
+    std::vector<int64_t> rest_axes;
+    for (int64_t i = axis + 1; i < rank; ++i) rest_axes.push_back(i);
+    if (!rest_axes.empty()) count = ctx.unsqueeze(count, rest_axes);
+    out = ctx.emit("Div", {out, count});
+    if (has_initial) out = ctx.emit("Where", {ctx.emit("Equal", {count, c(0)}), initial, out});
+  }
+  if (reduce == "max" || reduce == "min") {
+    const std::string nan = ctx.emit("And", {member, ctx.emit("IsNaN", {values})});
+    const std::string any_nan = ctx.cast(ctx.reduce("ReduceMax", ctx.cast(nan, DType::kInt32), over, false), DType::kBool);
+    out = ctx.emit("Where", {any_nan, c(NAN), out});
+  }
+  return emitted(ctx, out);
+}
+
 // adaptive_max_pool1d/2d/3d(Tensor self, int[k] output_size) -> (Tensor, Tensor): the max of each
 // window and its flat index within the input plane, the first in row-major order on ties (as
 // torch scans). Max and its position separate by axis: the last spatial axis is reduced first,
@@ -142,6 +233,9 @@ void register_decomp_scatter_rules(RuleTable& t) {
   t.add("aten.index_reduce.default", aten_index_reduce);
   t.add("aten.max_unpool2d.default", max_unpool);
   t.add("aten.max_unpool3d.default", max_unpool);
+  t.add("aten.max_pool2d_with_indices_backward.default", aten_max_pool2d_backward);
+  t.add("aten.max_pool3d_with_indices_backward.default", aten_max_pool3d_backward);
+  t.add("aten.segment_reduce.default", aten_segment_reduce);
   t.add("aten.adaptive_max_pool1d.default", aten_adaptive_max_pool);
   t.add("aten.adaptive_max_pool2d.default", aten_adaptive_max_pool);
   t.add("aten.adaptive_max_pool3d.default", aten_adaptive_max_pool);

@@ -1,7 +1,8 @@
 // Shape and small linear-algebra composites the default IR keeps: atleast_Nd of a tensor
 // list, diagflat, linalg_diagonal, diagonal_scatter, linalg_vecdot, linalg_multi_dot, sum_to_size,
 // take_along_dim, linalg_vander, combinations (index lists built at conversion), and the backward
-// forms _softmax_backward_data and native_dropout_backward; conj_physical of a real tensor.
+// forms _softmax_backward_data and native_dropout_backward; conj_physical of a real tensor;
+// _chunk_cat (padded chunks side by side), resize_/resize_as_ to as many elements.
 #include <algorithm>
 #include <functional>
 #include <numeric>
@@ -283,6 +284,54 @@ RuleResult aten_conj_physical_real(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, args.tensor("self"));
 }
 
+// _chunk_cat(Tensor[] tensors, int dim, int num_chunks) -> Tensor: each tensor zero-padded along
+// dim to a multiple of num_chunks, viewed as [*leading, num_chunks, -1], and the views
+// concatenated along dim + 1 (torch's decomposition). Static sizes along dim.
+RuleResult aten_chunk_cat(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t chunks = args.get_int("num_chunks");
+  PT2ONNX_CHECK(chunks >= 1, ErrorCode::kUnsupported, "_chunk_cat with num_chunks below 1");
+  const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors"));
+  PT2ONNX_CHECK(list != nullptr && !list->names.empty(), ErrorCode::kUnsupported, "_chunk_cat without a tensor list");
+  std::vector<std::string> views;
+  int64_t dim = args.get_int("dim");
+  for (const std::string& name : list->names) {
+    const ir::TensorMeta* meta = ctx.meta(name);
+    PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "_chunk_cat of a tensor without metadata");
+    const int64_t rank = static_cast<int64_t>(meta->sizes.size());
+    const int64_t d = normalize_dim(dim, rank);
+    const ir::Dim& size = meta->sizes[static_cast<size_t>(d)];
+    PT2ONNX_CHECK(size.is_static(), ErrorCode::kUnsupported, "_chunk_cat along a symbolic size");
+    const int64_t padded = (size.as_int() + chunks - 1) / chunks * chunks;
+    std::string t = ctx.value_of(name);
+    if (padded != size.as_int()) {
+      std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+      pads[static_cast<size_t>(rank + d)] = padded - size.as_int();
+      t = ctx.emit("Pad", {t, ctx.const_i64s(pads)});
+    }
+    views.push_back(ctx.reshape(t, ctx.concat({ctx.shape_slice(t, 0, d), ctx.const_i64s({chunks, -1})}, 0)));
+    dim = d;
+  }
+  return emitted(ctx, ctx.concat(views, dim + 1));
+}
+
+// resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!);
+// resize_as_(Tensor(a!) self, Tensor the_template, ...) to the template's shape, where the element
+// count stays: self in the new shape (growing leaves elements uninitialized in torch; shrinking is
+// refused too, unchecked). Static sizes; later readers of self read the resized tensor, as the op
+// works in place.
+RuleResult aten_resize(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::vector<int64_t> from = static_sizes(args.meta("self"), "resize_");
+  const std::vector<int64_t> to = args.has("the_template") ? static_sizes(args.meta("the_template"), "resize_as_") : args.ints("size");
+  const int64_t have = std::accumulate(from.begin(), from.end(), int64_t{1}, std::multiplies<>());
+  const int64_t want = std::accumulate(to.begin(), to.end(), int64_t{1}, std::multiplies<>());
+  PT2ONNX_CHECK(want == have, ErrorCode::kUnsupported, "resize_ to another element count (torch leaves new elements uninitialized)");
+  const std::string out = ctx.emit("Reshape", {args.tensor("self"), ctx.const_i64s(to)}, {Attr("allowzero", 1)});
+  ctx.bind(args.tensor_fx("self"), out);
+  return emitted(ctx, out);
+}
+
 }  // namespace
 
 void register_decomp_shape_rules(RuleTable& t) {
@@ -301,6 +350,9 @@ void register_decomp_shape_rules(RuleTable& t) {
   t.add("aten._softmax_backward_data.default", aten_softmax_backward_data);
   t.add("aten.native_dropout_backward.default", aten_native_dropout_backward);
   t.add("aten.conj_physical.default", aten_conj_physical_real);
+  t.add("aten._chunk_cat.default", aten_chunk_cat);
+  t.add("aten.resize_.default", aten_resize);
+  t.add("aten.resize_as_.default", aten_resize);
 }
 
 }  // namespace pt2onnx::translate

@@ -1,6 +1,6 @@
 // Special functions ONNX lacks, computed in float64 from their series: polygamma of order >= 1
 // (through the Hurwitz zeta), special_zeta, the modified Bessel functions i0/i1 and their scaled
-// forms, spherical_bessel_j0, and frexp. Each result is cast back to the input's floating type.
+// forms, the Bessel functions J0/J1/Y0/Y1 and K0/K1 (scaled too), spherical_bessel_j0, and frexp. Each result is cast back to the input's floating type.
 #include <array>
 #include <cmath>
 #include <limits>
@@ -159,6 +159,191 @@ RuleResult aten_i0e(EmitContext& ctx, const ir::Node& node) { return bessel_i_ru
 RuleResult aten_i1(EmitContext& ctx, const ir::Node& node) { return bessel_i_rule(ctx, node, 1, false); }
 RuleResult aten_i1e(EmitContext& ctx, const ir::Node& node) { return bessel_i_rule(ctx, node, 1, true); }
 
+// ---- Bessel functions of order 0 and 1: J, Y and K ----------------------------------------------
+
+constexpr double kEulerGamma = 0.5772156649015329;
+
+// The harmonic number H_k = 1 + 1/2 + ... + 1/k (H_0 = 0).
+double harmonic(int k) {
+  double h = 0;
+  for (int j = 1; j <= k; ++j) h += 1.0 / j;
+  return h;
+}
+
+// sum_{k=0..terms} weight(k) T_k with T_0 = 1 and T_k = T_{k-1} y / (k (k + nu)), that is
+// y^k nu! / (k! (k + nu)!), in float64. Running products, so that every constant is of moderate
+// size (onnxruntime merges float64 constants that are equal as floats; 1/(k!)^2 underflows there).
+template <typename Weight>
+std::string bessel_series(EmitContext& ctx, const std::string& y, int nu, int terms, Weight weight) {
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  std::string term = c(1), sum = c(weight(0));
+  for (int k = 1; k <= terms; ++k) {
+    term = ctx.emit("Mul", {term, ctx.emit("Mul", {y, c(1.0 / (static_cast<double>(k) * (k + nu)))})});
+    const double w = weight(k);
+    if (w != 0) sum = ctx.emit("Add", {sum, w == 1 ? term : ctx.emit("Mul", {term, c(w)})});
+  }
+  return sum;
+}
+
+// Hankel's expansion of J_nu and Y_nu (nu = 0, 1) at x >= 12: sqrt(2 / (pi x)) times
+// P cos(chi) - Q sin(chi) and P sin(chi) + Q cos(chi), chi = x - (nu / 2 + 1/4) pi, with P and Q to
+// the terms a_22 / x^22 and a_23 / x^23 (near the smallest ones, about 2x: the series diverges
+// beyond).
+std::pair<std::string, std::string> hankel_jy(EmitContext& ctx, const std::string& x, int nu) {
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  constexpr int kTerms = 12;
+  std::vector<double> a = {1.0};  // a_k = prod_{j<=k} (4 nu^2 - (2j - 1)^2) / (k! 8^k)
+  for (int k = 1; k < 2 * kTerms; ++k) a.push_back(a.back() * (4.0 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k));
+  std::vector<double> p, q;
+  for (int k = 0; k < kTerms; ++k) {
+    p.push_back((k % 2 ? -1 : 1) * a[static_cast<size_t>(2 * k)]);
+    q.push_back((k % 2 ? -1 : 1) * a[static_cast<size_t>(2 * k + 1)]);
+  }
+  const std::string inv = ctx.emit("Reciprocal", {x}), inv2 = ctx.emit("Mul", {inv, inv});
+  const std::string big_p = polynomial(ctx, p, inv2), big_q = ctx.emit("Mul", {polynomial(ctx, q, inv2), inv});
+  const std::string chi = ctx.emit("Sub", {x, c((nu / 2.0 + 0.25) * std::numbers::pi)});
+  const std::string cos = ctx.emit("Cos", {chi}), sin = ctx.emit("Sin", {chi});
+  const std::string scale = ctx.emit("Sqrt", {ctx.emit("Div", {c(2 / std::numbers::pi), x})});
+  const std::string j = ctx.emit("Sub", {ctx.emit("Mul", {big_p, cos}), ctx.emit("Mul", {big_q, sin})});
+  const std::string y = ctx.emit("Add", {ctx.emit("Mul", {big_p, sin}), ctx.emit("Mul", {big_q, cos})});
+  return {ctx.emit("Mul", {scale, j}), ctx.emit("Mul", {scale, y})};
+}
+
+constexpr double kBesselCut = 12;  // power series below, Hankel's expansion above
+constexpr int kBesselTerms = 34;   // (x^2/4)^k / (k!)^2 < 1e-18 of the sum by k = 34 at x = 12
+
+// J_nu(|x|) by the power series (x/2)^nu sum T_k at y = -x^2/4 below the cut.
+std::string bessel_j_small(EmitContext& ctx, const std::string& ax, int nu) {
+  const std::string y = ctx.emit("Neg", {ctx.emit("Mul", {ctx.emit("Mul", {ax, ax}), ctx.const_scalar(0.25, DType::kFloat64)})});
+  const std::string sum = bessel_series(ctx, y, nu, kBesselTerms, [](int) { return 1.0; });
+  return nu == 0 ? sum : ctx.emit("Mul", {sum, ctx.emit("Mul", {ax, ctx.const_scalar(0.5, DType::kFloat64)})});
+}
+
+// special_bessel_j0/j1(Tensor self) -> Tensor: J_nu(x), even (nu = 0) or odd (nu = 1); NaN at
+// +-inf, as torch gives. Measured against mpmath on 1,500 points of [-60, 60]: at most 8.7e-13
+// absolute, 2.3e-11 relative where |J| > 1e-3 (torch's own float64 kernel is 4e-7 off near x = 5).
+RuleResult bessel_j_rule(EmitContext& ctx, const ir::Node& node, int nu) {
+  ArgReader args(ctx, node);
+  const DType out = result_dtype(args, float_result(args, "self"));
+  const std::string x = in_f64(ctx, args, "self");
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  const std::string ax = ctx.emit("Abs", {x});
+  const std::string large = hankel_jy(ctx, ctx.emit("Max", {ax, c(kBesselCut)}), nu).first;
+  std::string value = ctx.emit("Where", {ctx.emit("Less", {ax, c(kBesselCut)}), bessel_j_small(ctx, ax, nu), large});
+  if (nu == 1) value = ctx.emit("Where", {ctx.emit("Less", {x, c(0)}), ctx.emit("Neg", {value}), value});
+  value = ctx.emit("Where", {ctx.emit("IsInf", {x}), c(NAN), value});
+  return emitted(ctx, cast_if_needed(ctx, value, DType::kFloat64, out));
+}
+RuleResult aten_bessel_j0(EmitContext& ctx, const ir::Node& node) { return bessel_j_rule(ctx, node, 0); }
+RuleResult aten_bessel_j1(EmitContext& ctx, const ir::Node& node) { return bessel_j_rule(ctx, node, 1); }
+
+// special_bessel_y0/y1(Tensor self) -> Tensor: Y_nu(x) for x > 0 by the series with logarithm
+// (Abramowitz and Stegun 9.1.11) below the cut, Hankel's expansion above; -inf at 0, NaN for x < 0
+// and at +inf, as torch gives. Measured against mpmath on 900 points of (0, 60]: relative error
+// at most 1.2e-10 where |Y| > 1e-3.
+RuleResult bessel_y_rule(EmitContext& ctx, const ir::Node& node, int nu) {
+  ArgReader args(ctx, node);
+  const DType out = result_dtype(args, float_result(args, "self"));
+  const std::string x = in_f64(ctx, args, "self");
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  const std::string pos = ctx.emit("Max", {x, c(1e-300)});  // the small branch away from log(0)
+  const std::string y = ctx.emit("Neg", {ctx.emit("Mul", {ctx.emit("Mul", {pos, pos}), c(0.25)})});
+  const std::string log_half = ctx.emit("Log", {ctx.emit("Mul", {pos, c(0.5)})});
+  std::string small;
+  if (nu == 0) {
+    // (2/pi) ((log(x/2) + gamma) J0 - sum H_k T_k)
+    const std::string lead = ctx.emit("Mul", {ctx.emit("Add", {log_half, c(kEulerGamma)}), bessel_j_small(ctx, pos, 0)});
+    small = ctx.emit("Mul", {ctx.emit("Sub", {lead, bessel_series(ctx, y, 0, kBesselTerms, harmonic)}), c(2 / std::numbers::pi)});
+  } else {
+    // -2/(pi x) + (2/pi) log(x/2) J1 - (x / 2pi) sum (H_k + H_{k+1} - 2 gamma) T_k
+    const std::string sum = bessel_series(ctx, y, 1, kBesselTerms, [](int k) { return harmonic(k) + harmonic(k + 1) - 2 * kEulerGamma; });
+    small = ctx.emit("Sub", {ctx.emit("Mul", {ctx.emit("Mul", {log_half, bessel_j_small(ctx, pos, 1)}), c(2 / std::numbers::pi)}),
+                             ctx.emit("Add", {ctx.emit("Div", {c(2 / std::numbers::pi), pos}),
+                                              ctx.emit("Mul", {ctx.emit("Mul", {pos, sum}), c(0.5 / std::numbers::pi)})})});
+  }
+  const std::string large = hankel_jy(ctx, ctx.emit("Max", {x, c(kBesselCut)}), nu).second;
+  std::string value = ctx.emit("Where", {ctx.emit("Less", {x, c(kBesselCut)}), small, large});
+  value = ctx.emit("Where", {ctx.emit("Equal", {x, c(0)}), c(-INFINITY), value});
+  value = ctx.emit("Where", {ctx.emit("Or", {ctx.emit("Less", {x, c(0)}), ctx.emit("IsInf", {x})}), c(NAN), value});
+  return emitted(ctx, cast_if_needed(ctx, value, DType::kFloat64, out));
+}
+RuleResult aten_bessel_y0(EmitContext& ctx, const ir::Node& node) { return bessel_y_rule(ctx, node, 0); }
+RuleResult aten_bessel_y1(EmitContext& ctx, const ir::Node& node) { return bessel_y_rule(ctx, node, 1); }
+
+// A 1-D float64 constant.
+std::string f64_vector(EmitContext& ctx, const std::vector<double>& v, const std::string& base) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto_DataType_DOUBLE);
+  t.add_dims(static_cast<int64_t>(v.size()));
+  for (double d : v) t.add_double_data(d);
+  return ctx.const_tensor(std::move(t), base);
+}
+
+// K_nu(x) e^x (nu = 0, 1) for x > 0, in float64: below 2 the series with logarithm (Abramowitz
+// and Stegun 9.6.11, through I_nu's series: all terms positive); in [2, 20) the trapezoid rule on
+// e^x K_nu(x) = int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt with step 1/8 to t = 4 (the
+// integrand is analytic and decays doubly exponentially: the rule's error is below 1e-16 there);
+// from 20 on the asymptotic series sqrt(pi / 2x) sum a_k / x^k to k = 29 (its smallest terms).
+std::string scaled_bessel_k(EmitContext& ctx, const std::string& x, int nu) {
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  const std::string pos = ctx.emit("Max", {x, c(1e-300)});
+  const std::string y = ctx.emit("Mul", {ctx.emit("Mul", {pos, pos}), c(0.25)});
+  const std::string log_half = ctx.emit("Log", {ctx.emit("Mul", {pos, c(0.5)})});
+  const std::string half_x = ctx.emit("Mul", {pos, c(0.5)});
+  constexpr int kTerms = 30;
+  std::string small;
+  if (nu == 0) {
+    const std::string i0 = bessel_series(ctx, y, 0, kTerms, [](int) { return 1.0; });
+    small = ctx.emit("Sub", {bessel_series(ctx, y, 0, kTerms, harmonic), ctx.emit("Mul", {ctx.emit("Add", {log_half, c(kEulerGamma)}), i0})});
+  } else {
+    const std::string i1 = ctx.emit("Mul", {bessel_series(ctx, y, 1, kTerms, [](int) { return 1.0; }), half_x});
+    const std::string sum = bessel_series(ctx, y, 1, kTerms, [](int k) { return harmonic(k) + harmonic(k + 1) - 2 * kEulerGamma; });
+    small = ctx.emit("Sub", {ctx.emit("Add", {ctx.emit("Reciprocal", {pos}), ctx.emit("Mul", {log_half, i1})}),
+                             ctx.emit("Mul", {ctx.emit("Mul", {half_x, sum}), c(0.5)})});
+  }
+  small = ctx.emit("Mul", {small, ctx.emit("Exp", {pos})});
+  // The trapezoid rule over t_k = k / 8, k = 0..32 (the first node weighted 1/2).
+  constexpr int kNodes = 33;
+  constexpr double kStep = 0.125;
+  std::vector<double> rate, weight;
+  for (int k = 0; k < kNodes; ++k) {
+    const double t = k * kStep;
+    rate.push_back(-(std::cosh(t) - 1));
+    weight.push_back((k == 0 ? 0.5 : 1.0) * std::cosh(nu * t) * kStep);
+  }
+  const std::string mid_x = ctx.unsqueeze(ctx.emit("Max", {x, c(2)}), {-1});
+  const std::string samples = ctx.emit("Exp", {ctx.emit("Mul", {mid_x, f64_vector(ctx, rate, "bessel_k_rates")})});
+  const std::string mid = ctx.reduce("ReduceSum", ctx.emit("Mul", {samples, f64_vector(ctx, weight, "bessel_k_weights")}),
+                                     std::vector<int64_t>{-1}, false);
+  std::vector<double> a = {1.0};
+  for (int k = 1; k < kTerms; ++k) a.push_back(a.back() * (4.0 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k));
+  const std::string large_x = ctx.emit("Max", {x, c(20)});
+  const std::string large = ctx.emit("Mul", {polynomial(ctx, a, ctx.emit("Reciprocal", {large_x})),
+                                             ctx.emit("Sqrt", {ctx.emit("Div", {c(std::numbers::pi / 2), large_x})})});
+  return ctx.emit("Where", {ctx.emit("Less", {x, c(2)}), small, ctx.emit("Where", {ctx.emit("Less", {x, c(20)}), mid, large})});
+}
+
+// special_modified_bessel_k0/k1 and special_scaled_modified_bessel_k0/k1 (times e^x): +inf at 0,
+// NaN below, 0 at +inf, as torch gives. Measured against float64 torch on 1.2e5 points of
+// [1e-8, 1000]: relative error at most 7.3e-15.
+RuleResult bessel_k_rule(EmitContext& ctx, const ir::Node& node, int nu, bool scaled) {
+  ArgReader args(ctx, node);
+  const char* name = args.has("self") ? "self" : "x";  // the scaled forms name their operand x
+  const DType out = result_dtype(args, float_result(args, name));
+  const std::string x = in_f64(ctx, args, name);
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  std::string value = scaled_bessel_k(ctx, x, nu);
+  if (!scaled) value = ctx.emit("Mul", {value, ctx.emit("Exp", {ctx.emit("Neg", {x})})});
+  value = ctx.emit("Where", {ctx.emit("Equal", {x, c(0)}), c(INFINITY), value});
+  value = ctx.emit("Where", {ctx.emit("Equal", {x, c(INFINITY)}), c(0), value});
+  value = ctx.emit("Where", {ctx.emit("Less", {x, c(0)}), c(NAN), value});
+  return emitted(ctx, cast_if_needed(ctx, value, DType::kFloat64, out));
+}
+RuleResult aten_bessel_k0(EmitContext& ctx, const ir::Node& node) { return bessel_k_rule(ctx, node, 0, false); }
+RuleResult aten_bessel_k1(EmitContext& ctx, const ir::Node& node) { return bessel_k_rule(ctx, node, 1, false); }
+RuleResult aten_bessel_k0e(EmitContext& ctx, const ir::Node& node) { return bessel_k_rule(ctx, node, 0, true); }
+RuleResult aten_bessel_k1e(EmitContext& ctx, const ir::Node& node) { return bessel_k_rule(ctx, node, 1, true); }
+
 // special_spherical_bessel_j0(Tensor x) -> Tensor: sin(x) / x, 1 at 0 and 0 at +-inf (relative
 // error 3.6e-13 against float64 torch on [-700, 700]).
 RuleResult aten_spherical_bessel_j0(EmitContext& ctx, const ir::Node& node) {
@@ -210,6 +395,14 @@ void register_decomp_special_rules(RuleTable& t) {
   t.add("aten.special_modified_bessel_i1.default", aten_i1);
   t.add("aten.special_i1e.default", aten_i1e);
   t.add("aten.special_spherical_bessel_j0.default", aten_spherical_bessel_j0);
+  t.add("aten.special_bessel_j0.default", aten_bessel_j0);
+  t.add("aten.special_bessel_j1.default", aten_bessel_j1);
+  t.add("aten.special_bessel_y0.default", aten_bessel_y0);
+  t.add("aten.special_bessel_y1.default", aten_bessel_y1);
+  t.add("aten.special_modified_bessel_k0.default", aten_bessel_k0);
+  t.add("aten.special_modified_bessel_k1.default", aten_bessel_k1);
+  t.add("aten.special_scaled_modified_bessel_k0.default", aten_bessel_k0e);
+  t.add("aten.special_scaled_modified_bessel_k1.default", aten_bessel_k1e);
   t.add("aten.frexp.Tensor", aten_frexp);
 }
 

@@ -447,15 +447,21 @@ RuleResult aten_index_put(EmitContext& ctx, const ir::Node& node) {
 
 // index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor; index_copy_ (what
 // transformers' StaticCache writes its keys and values with): self[..., index[i], ...] =
-// source[..., i, ...] along dim, as ScatterElements of the index broadcast to source's shape.
+// source[..., i, ...] along dim, as ScatterElements of the index broadcast to source's shape. A
+// 0-D self (and source, of at most one element) reads as one element along dim 0, as torch does.
 RuleResult aten_index_copy(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t rank = args.rank_of("self");
-  PT2ONNX_CHECK(rank >= 1 && args.rank_of("source") == rank, ErrorCode::kUnsupported,
-                "index_copy with a 0-D self or a source of another rank");
-  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
-  const std::string source = cast_if_needed(ctx, args.tensor("source"), args.dtype_of("source"), args.dtype_of("self"));
+  std::string source = cast_if_needed(ctx, args.tensor("source"), args.dtype_of("source"), args.dtype_of("self"));
   std::string index = ctx.reshape(cast_if_needed(ctx, args.tensor("index"), args.dtype_of("index"), DType::kInt64), ctx.const_i64s({-1}));
+  if (rank == 0) {
+    PT2ONNX_CHECK(args.rank_of("source") <= 1, ErrorCode::kUnsupported, "index_copy into a 0-D self from a source of rank above 1");
+    source = ctx.reshape(source, ctx.const_i64s({-1}));
+    const std::string one = ctx.unsqueeze(args.tensor("self"), {0});
+    return emitted(ctx, ctx.squeeze(ctx.emit("ScatterElements", {one, index, source}, {Attr("axis", int64_t{0})}), {0}));
+  }
+  PT2ONNX_CHECK(args.rank_of("source") == rank, ErrorCode::kUnsupported, "index_copy with a source of another rank");
+  const int64_t dim = normalize_dim(args.get_int("dim"), rank);
   std::vector<int64_t> others;
   for (int64_t i = 0; i < rank; ++i)
     if (i != dim) others.push_back(i);

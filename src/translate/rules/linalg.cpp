@@ -91,10 +91,10 @@ RuleResult aten_einsum(EmitContext& ctx, const ir::Node& node) {
   // torch broadcasts ellipses of different ranks from the right; ONNX's Einsum wants them all of
   // one rank: shorter ones get size-1 dims at the start of their ellipsis.
   const std::string lhs = equation.substr(0, equation.find("->"));
-  // onnxruntime's Einsum cannot sum over the dims of an ellipsis (an explicit output without it).
-  PT2ONNX_CHECK(lhs.find("...") == std::string::npos || equation.find("->") == std::string::npos ||
-                    equation.find("...", equation.find("->")) != std::string::npos,
-                ErrorCode::kUnsupported, "einsum summing over the dims of an ellipsis ('" + equation + "')");
+  // onnxruntime's Einsum cannot sum over the dims of an ellipsis (an explicit output without it):
+  // the output keeps them in front, and a ReduceSum over them follows.
+  const bool sums_ellipsis = lhs.find("...") != std::string::npos && equation.find("->") != std::string::npos &&
+                             equation.find("...", equation.find("->")) == std::string::npos;
   std::vector<std::string> terms;
   for (size_t start = 0;;) {
     const size_t comma = lhs.find(',', start);
@@ -106,9 +106,9 @@ RuleResult aten_einsum(EmitContext& ctx, const ir::Node& node) {
   if (const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors")))
     for (const auto& n : list->names)
       if (const ir::TensorMeta* m = ctx.meta(n)) ranks.push_back(static_cast<int64_t>(m->sizes.size()));
+  int64_t widest = -1;
   if (terms.size() == operands.size() && ranks.size() == operands.size()) {
     std::vector<int64_t> ellipsis_rank(terms.size(), -1);
-    int64_t widest = -1;
     for (size_t i = 0; i < terms.size(); ++i) {
       if (terms[i].find("...") == std::string::npos) continue;
       ellipsis_rank[i] = ranks[i] - static_cast<int64_t>(terms[i].size() - 3);
@@ -122,7 +122,14 @@ RuleResult aten_einsum(EmitContext& ctx, const ir::Node& node) {
       operands[i] = ctx.unsqueeze(operands[i], axes);
     }
   }
-  return emitted(ctx, ctx.emit("Einsum", operands, {Attr("equation", equation)}));
+  if (!sums_ellipsis) return emitted(ctx, ctx.emit("Einsum", operands, {Attr("equation", equation)}));
+  PT2ONNX_CHECK(widest >= 0, ErrorCode::kUnsupported, "einsum summing over the dims of an ellipsis of unknown rank ('" + equation + "')");
+  const std::string kept = lhs + "->..." + equation.substr(equation.find("->") + 2);
+  const std::string product = ctx.emit("Einsum", operands, {Attr("equation", kept)});
+  if (widest == 0) return emitted(ctx, product);
+  std::vector<int64_t> leading;
+  for (int64_t i = 0; i < widest; ++i) leading.push_back(i);
+  return emitted(ctx, ctx.reduce("ReduceSum", product, leading, false));
 }
 
 // The p-norm over the last axis of `diff`, as torch's distance kernels compute it: p = 0 counts

@@ -126,12 +126,39 @@ RunningStats updated_running_stats(EmitContext& ctx, const ArgReader& args, cons
           ctx.emit("Add", {ctx.emit("Mul", {var, keep}), ctx.emit("Mul", {batch_var, take})})};
 }
 
+// Whether output i exists and is used (batch_norm has one output, the native forms three or more).
+bool uses_output(EmitContext& ctx, size_t i) { return ctx.output_count() > i && ctx.output_used(i); }
+
+// A [0] tensor of `type`: what torch's CPU kernels return for the saved statistics outside
+// training, and for _batch_norm_with_update's reserve.
+std::string empty_vector(EmitContext& ctx, DType type) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx_dtype(type));
+  t.add_dims(0);
+  return ctx.const_tensor(std::move(t), "empty");
+}
+
+// Outputs 1 and 2, where used: the saved mean and inverse standard deviation 1 / sqrt(var + eps)
+// of the batch per channel ([C]; `batch` null: empty, as outside training).
+void set_saved_stats(EmitContext& ctx, const ArgReader& args, const Moments* batch, double eps) {
+  const DType type = args.dtype_of("input");
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (!uses_output(ctx, i)) continue;
+    if (!batch) {
+      ctx.set_output(i, empty_vector(ctx, args.out_dtype(i)));
+      continue;
+    }
+    const std::string v = i == 1 ? batch->mean
+                                 : ctx.emit("Reciprocal", {ctx.emit("Sqrt", {ctx.emit("Add", {batch->var, ctx.const_scalar(eps, type)})})});
+    ctx.set_output(i, cast_if_needed(ctx, ctx.reshape(v, ctx.const_i64s({-1})), type, args.out_dtype(i)));
+  }
+}
+
 // Normalises with the running statistics (inference) or the batch's own (training, or no running
-// statistics), then applies the optional affine weight and bias. Returns the updated running
-// statistics in training (empty otherwise).
+// statistics), then applies the optional affine weight and bias; sets the saved statistics where
+// the node has them and uses them. Returns the updated running statistics in training (empty
+// otherwise).
 std::optional<RunningStats> emit_batch_norm_value(EmitContext& ctx, const ArgReader& args, bool training) {
-  PT2ONNX_CHECK(!ctx.output_used(1) && !ctx.output_used(2), ErrorCode::kUnsupported,
-                "the saved mean/rstd outputs of batch norm are used");
   const std::string x = args.tensor("input");
   const DType type = args.dtype_of("input");
   const int64_t rank = args.rank_of("input");
@@ -147,6 +174,7 @@ std::optional<RunningStats> emit_batch_norm_value(EmitContext& ctx, const ArgRea
     const std::string bias = args.has("bias") ? args.tensor("bias") : ctx.emit("Expand", {ctx.const_scalar(0, type), stat_shape});
     ctx.set_output(0, ctx.emit("BatchNormalization", {x, scale, bias, mean, args.tensor("running_var")},
                                {Attr("epsilon", eps)}));
+    set_saved_stats(ctx, args, nullptr, eps);
     return std::nullopt;
   }
   // ONNX BatchNormalization's training_mode would give the batch statistics too, but its
@@ -154,6 +182,7 @@ std::optional<RunningStats> emit_batch_norm_value(EmitContext& ctx, const ArgRea
   // refuse training_mode; explicit ops run everywhere.
   const Moments batch = moments(ctx, x, non_channel_axes(rank));
   ctx.set_output(0, channel_affine(ctx, args, standardized(ctx, batch, eps, type), rank));
+  set_saved_stats(ctx, args, &batch, eps);
   if (!has_running) return std::nullopt;
   return updated_running_stats(ctx, args, batch);
 }
@@ -169,6 +198,41 @@ RuleResult aten_batch_norm(EmitContext& ctx, const ir::Node& node) {
     ctx.bind(args.tensor_fx("running_mean"), updated->mean);
     ctx.bind(args.tensor_fx("running_var"), updated->var);
   }
+  return RuleResult::kEmitted;
+}
+
+// _batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean,
+//     Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor): training
+// batch norm (its running statistics updated in place, as aten_batch_norm's); output 3 is the
+// reserve, empty uint8 on the CPU.
+RuleResult aten_batch_norm_with_update(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::optional<RunningStats> updated = emit_batch_norm_value(ctx, args, true);
+  PT2ONNX_CHECK(updated.has_value(), ErrorCode::kUnsupported, "_batch_norm_with_update without running statistics");
+  ctx.bind(args.tensor_fx("running_mean"), updated->mean);
+  ctx.bind(args.tensor_fx("running_var"), updated->var);
+  if (uses_output(ctx, 3)) ctx.set_output(3, empty_vector(ctx, DType::kUInt8));
+  return RuleResult::kEmitted;
+}
+
+// _batch_norm_with_update_functional(...same...) -> (Tensor, Tensor, Tensor, Tensor, Tensor running_mean_out,
+//     Tensor running_var_out): the functional form, the new statistics as outputs 4 and 5.
+RuleResult aten_batch_norm_with_update_functional(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::optional<RunningStats> updated = emit_batch_norm_value(ctx, args, true);
+  PT2ONNX_CHECK(updated.has_value(), ErrorCode::kUnsupported, "_batch_norm_with_update without running statistics");
+  if (uses_output(ctx, 3)) ctx.set_output(3, empty_vector(ctx, DType::kUInt8));
+  ctx.set_output(4, updated->mean);
+  ctx.set_output(5, updated->var);
+  return RuleResult::kEmitted;
+}
+
+// _batch_norm_no_update(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
+//     float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor): inference batch norm.
+RuleResult aten_batch_norm_no_update(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  emit_batch_norm_value(ctx, args, false);
+  if (uses_output(ctx, 3)) ctx.set_output(3, empty_vector(ctx, DType::kUInt8));
   return RuleResult::kEmitted;
 }
 
@@ -239,7 +303,14 @@ RuleResult emit_group_norm(EmitContext& ctx, const ArgReader& args, int64_t grou
     per_group = meta.sizes[i].is_static() ? per_group * meta.sizes[i].as_int() : -1;
   if (per_group > 0) per_group /= groups;
   const std::string grouped = ctx.reshape(x, ctx.const_i64s({0, groups, per_group > 0 ? per_group : -1}));
-  const std::string normalized = standardize(ctx, grouped, std::vector<int64_t>{2}, eps, type);
+  const Moments m = moments(ctx, grouped, std::vector<int64_t>{2});
+  const std::string normalized = standardized(ctx, m, eps, type);
+  // native_group_norm's outputs 1 and 2: the mean and 1 / sqrt(var + eps) per group, [N, G].
+  if (uses_output(ctx, 1)) ctx.set_output(1, cast_if_needed(ctx, ctx.squeeze(m.mean, {2}), type, args.out_dtype(1)));
+  if (uses_output(ctx, 2)) {
+    const std::string rstd = ctx.emit("Reciprocal", {ctx.emit("Sqrt", {ctx.emit("Add", {m.var, ctx.const_scalar(eps, type)})})});
+    ctx.set_output(2, cast_if_needed(ctx, ctx.squeeze(rstd, {2}), type, args.out_dtype(2)));
+  }
   return emitted(ctx, channel_affine(ctx, args, ctx.reshape(normalized, ctx.shape_of(x)), rank));
 }
 
@@ -274,8 +345,6 @@ RuleResult aten_group_norm(EmitContext& ctx, const ir::Node& node) {
 //                   float eps) -> (Tensor, Tensor, Tensor)
 RuleResult aten_native_group_norm(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  PT2ONNX_CHECK(!ctx.output_used(1) && !ctx.output_used(2), ErrorCode::kUnsupported,
-                "the mean/rstd outputs of native_group_norm are used");
   return emit_group_norm(ctx, args, args.get_int("group"), args.get_float("eps"));
 }
 
@@ -290,6 +359,9 @@ void register_norm_rules(RuleTable& t) {
   t.add("aten._native_batch_norm_legit.no_stats", aten_batch_norm);
   t.add("aten._native_batch_norm_legit_no_training.default", aten_native_batch_norm_legit_no_training);
   t.add("aten._native_batch_norm_legit_functional.default", aten_native_batch_norm_legit_functional);
+  t.add("aten._batch_norm_with_update.default", aten_batch_norm_with_update);
+  t.add("aten._batch_norm_with_update_functional.default", aten_batch_norm_with_update_functional);
+  t.add("aten._batch_norm_no_update.default", aten_batch_norm_no_update);
   t.add("aten.rms_norm.default", aten_rms_norm);
   t.add("aten.instance_norm.default", aten_instance_norm);
   t.add("aten.group_norm.default", aten_group_norm);

@@ -439,11 +439,11 @@ RuleResult aten_split(EmitContext& ctx, const ir::Node& node) {
   return emit_split(ctx, args.tensor("self"), dim, sizes);
 }
 
-// split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
+// split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]; split.sizes (split_size)
 RuleResult aten_split_with_sizes(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t dim = normalize_dim(args.int_or("dim", 0), args.rank_of("self"));
-  return emit_split(ctx, args.tensor("self"), dim, args.ints_value("split_sizes"));
+  return emit_split(ctx, args.tensor("self"), dim, args.ints_value(args.has("split_sizes") ? "split_sizes" : "split_size"));
 }
 
 // chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
@@ -652,12 +652,18 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t>& pad, int64_t rank) {
   return pads;
 }
 
-// Circular padding before opset 19 (Pad's "wrap" mode): per axis, the last `begin` elements
-// before and the first `end` after, which is the periodic extension torch computes.
+// Circular padding by slices (Pad's "wrap" mode is opset 19, and crops differently): per axis,
+// negative amounts cropped first, as torch does, then the last `begin` elements of the cropped
+// tensor before and its first `end` after, the periodic extension torch computes.
 std::string circular_pad_by_concat(EmitContext& ctx, std::string x, const std::vector<int64_t>& pads, int64_t rank) {
   for (int64_t axis = 0; axis < rank; ++axis) {
-    const int64_t begin = pads[static_cast<size_t>(axis)], end = pads[static_cast<size_t>(rank + axis)];
-    PT2ONNX_CHECK(begin >= 0 && end >= 0, ErrorCode::kUnsupported, "negative circular padding (cropping) below opset 19");
+    int64_t begin = pads[static_cast<size_t>(axis)], end = pads[static_cast<size_t>(rank + axis)];
+    if (begin < 0 || end < 0) {
+      const int64_t from = std::max<int64_t>(-begin, 0), to = end < 0 ? end : kInt64Max;
+      x = ctx.emit("Slice", {x, ctx.const_i64s({from}), ctx.const_i64s({to}), ctx.const_i64s({axis})});
+      begin = std::max<int64_t>(begin, 0);
+      end = std::max<int64_t>(end, 0);
+    }
     if (begin == 0 && end == 0) continue;
     const std::string axes = ctx.const_i64s({axis});
     std::vector<std::string> parts;
@@ -669,13 +675,34 @@ std::string circular_pad_by_concat(EmitContext& ctx, std::string x, const std::v
   return x;
 }
 
+// Replicate padding with a negative amount: torch reads the uncropped input for every output
+// element, out[o] = x[clamp(o - begin, 0, n - 1)] along each axis, which one Gather per axis gives.
+std::string replicate_pad_by_gather(EmitContext& ctx, const ArgReader& args, std::string x, const std::vector<int64_t>& pads) {
+  const int64_t rank = args.rank_of("self");
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    const int64_t begin = pads[static_cast<size_t>(axis)], end = pads[static_cast<size_t>(rank + axis)];
+    if (begin == 0 && end == 0) continue;
+    const std::string n = ctx.size_of(args.tensor_fx("self"), axis);
+    const std::string count = ctx.emit("Add", {n, ctx.const_i64(begin + end)});
+    const std::string out = ctx.emit("Range", {ctx.const_i64(0), ctx.emit("Max", {count, ctx.const_i64(0)}), ctx.const_i64(1)});
+    const std::string last = ctx.emit("Sub", {n, ctx.const_i64(1)});
+    const std::string source = ctx.emit("Max", {ctx.emit("Min", {ctx.emit("Sub", {out, ctx.const_i64(begin)}), last}), ctx.const_i64(0)});
+    x = ctx.emit("Gather", {x, source}, {Attr("axis", axis)});
+  }
+  return x;
+}
+
 RuleResult emit_pad(EmitContext& ctx, const ArgReader& args, const std::string& mode, double value,
                     const std::string& pad_arg = "pad") {
   const std::vector<int64_t> pads = onnx_pads(args.ints(pad_arg), args.rank_of("self"));
+  const bool negative = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; });
   std::string onnx_mode = mode;
-  if (mode == "replicate") onnx_mode = "edge";
+  if (mode == "replicate") {
+    if (negative) return emitted(ctx, replicate_pad_by_gather(ctx, args, args.tensor("self"), pads));
+    onnx_mode = "edge";
+  }
   if (mode == "circular") {
-    if (ctx.opset() < 19) return emitted(ctx, circular_pad_by_concat(ctx, args.tensor("self"), pads, args.rank_of("self")));
+    if (ctx.opset() < 19 || negative) return emitted(ctx, circular_pad_by_concat(ctx, args.tensor("self"), pads, args.rank_of("self")));
     onnx_mode = "wrap";
   }
   PT2ONNX_CHECK(onnx_mode == "constant" || onnx_mode == "reflect" || onnx_mode == "edge" || onnx_mode == "wrap",
@@ -703,7 +730,7 @@ RuleResult aten_pad(EmitContext& ctx, const ir::Node& node) {
 }
 
 // reflection_pad{1,2,3}d(Tensor self, SymInt[2|4|6] padding) -> Tensor; replication_pad*d with
-// mode "replicate". Negative amounts (torch crops) are refused by emit_pad.
+// mode "replicate". Negative reflect amounts (torch crops) are refused by emit_pad.
 RuleResult mode_pad(EmitContext& ctx, const ir::Node& node, const std::string& mode) {
   ArgReader args(ctx, node);
   return emit_pad(ctx, args, mode, 0, "padding");
@@ -777,11 +804,16 @@ RuleResult aten_tile(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_unfold(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t rank = args.rank_of("self");
-  PT2ONNX_CHECK(rank > 0, ErrorCode::kUnsupported, "unfold of a 0-d tensor");
-  const int64_t dim = normalize_dim(args.get_int("dimension"), rank);
   const int64_t size = args.get_int("size"), step = args.get_int("step");
   PT2ONNX_CHECK(size >= 0 && step > 0, ErrorCode::kUnsupported, "unfold with a negative size or a step below 1");
   const std::string x = args.tensor("self");
+  if (rank == 0) {
+    // torch reads a 0-d tensor as one element: one window of `size` (0 or 1) elements, [size].
+    PT2ONNX_CHECK(size <= 1, ErrorCode::kUnsupported, "unfold of a 0-d tensor with a size above 1");
+    const std::string one = ctx.unsqueeze(x, {0});
+    return emitted(ctx, size == 1 ? one : ctx.emit("Slice", {one, ctx.const_i64s({0}), ctx.const_i64s({0}), ctx.const_i64s({0})}));
+  }
+  const int64_t dim = normalize_dim(args.get_int("dimension"), rank);
   // starts = range(0, L - size + 1, step); indices[w, j] = starts[w] + j
   const std::string end = ctx.emit("Add", {ctx.emit("Sub", {ctx.size_of(args.tensor_fx("self"), dim), ctx.const_i64(size)}), ctx.const_i64(1)});
   const std::string starts = ctx.emit("Range", {ctx.const_i64(0), end, ctx.const_i64(step)});
@@ -894,6 +926,7 @@ void register_shape_rules(RuleTable& t) {
   t.add("aten.stack.default", aten_stack);
   t.add("aten.split.Tensor", aten_split);
   t.add("aten.split_with_sizes.default", aten_split_with_sizes);
+  t.add("aten.split.sizes", aten_split_with_sizes);  // split_size, a SymInt[] there
   t.add("aten.chunk.default", aten_chunk);
   t.add("aten.unbind.int", aten_unbind);
 
