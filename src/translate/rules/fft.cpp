@@ -1,4 +1,5 @@
-// FFTs as ONNX DFT (opset 20, where the axis is an input), on complex values as real pairs
+// FFTs as ONNX DFT (opset 17+: its axis an attribute below 20, an input from 20), on complex
+// values as real pairs
 // (complex_values.h). Core IR writes _fft_r2c/_fft_c2c/_fft_c2r; the default IR keeps the
 // torch.fft user ops (fft_fft, fft_rfft, fft_irfftn ...), which resize their input (n, s) and then
 // are one of the three. Several dims are a chain of one-axis DFTs, in torch's order (r2c: the
@@ -6,8 +7,8 @@
 // DFT divides by n; torch's normalization (0 none, 1 by sqrt(n), 2 by n, over the product of the
 // signal sizes) is applied as one factor at the end. c2r rebuilds the full spectrum of the last
 // dim from its onesided half by conjugate symmetry (X[n-k] = conj X[k]), inverts it and keeps the
-// real part: the imaginary parts of the DC and Nyquist bins drop out, as in torch. Below opset 20
-// these ops are refused by name with the opset they need.
+// real part: the imaginary parts of the DC and Nyquist bins drop out, as in torch. istft's
+// overlap-add (Col2Im) needs opset 18.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,7 +29,8 @@ namespace {
 
 using ir::DType;
 
-constexpr int kDftOpset = 20;  // DFT with the axis as an input
+constexpr int kAxisInputOpset = 20;  // DFT takes its axis as an input from here, as an attribute before
+constexpr int kCol2ImOpset = 18;
 
 enum class Norm : int64_t { kNone = 0, kByRootN = 1, kByN = 2 };  // torch's fft_norm_mode
 
@@ -42,10 +44,18 @@ std::optional<std::vector<int64_t>> static_sizes(const ir::TensorMeta& meta) {
   return out;
 }
 
-// One DFT along logical axis `axis` of `x` (a pair, or a real tensor with a trailing axis of 1).
-std::string dft(EmitContext& ctx, const std::string& x, int64_t axis, bool inverse, bool onesided) {
-  return ctx.emit("DFT", {x, "", ctx.const_i64(axis)},
-                  {Attr("inverse", int64_t{inverse ? 1 : 0}), Attr("onesided", int64_t{onesided ? 1 : 0})});
+// One DFT along logical axis `axis` of `x` (a pair, or a real tensor with a trailing axis of 1),
+// whose values are of type `component`. It runs in float64: onnxruntime sums a DFT's n terms
+// directly in the input's type, which in float32 leaves errors of about 1e-5 of the output's scale
+// where torch's FFT gives exact zeros (multi-dim transforms of OpInfo's samples).
+std::string dft(EmitContext& ctx, const std::string& x, int64_t axis, bool inverse, bool onesided, DType component) {
+  const Attr inverse_attr("inverse", int64_t{inverse ? 1 : 0}), onesided_attr("onesided", int64_t{onesided ? 1 : 0});
+  const std::string wide = cast_if_needed(ctx, x, component, DType::kFloat64);
+  const std::string y =
+      ctx.opset() >= kAxisInputOpset
+          ? ctx.emit("DFT", {wide, "", ctx.const_i64(axis)}, {inverse_attr, onesided_attr})
+          : ctx.emit("DFT", {wide}, {inverse_attr, onesided_attr, Attr("axis", axis)});
+  return cast_if_needed(ctx, y, DType::kFloat64, component);
 }
 
 // x * factor, where factor = n^power for n the product of `sizes` (static).
@@ -90,7 +100,7 @@ std::vector<int64_t> sizes_at(const std::vector<int64_t>& shape, const std::vect
 // normalization over `sizes` (the signal sizes).
 std::string c2c(EmitContext& ctx, std::string x, const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes,
                 Norm norm, bool forward, DType component) {
-  for (int64_t d : dims) x = dft(ctx, x, d, !forward, false);
+  for (int64_t d : dims) x = dft(ctx, x, d, !forward, false, component);
   // ONNX's inverse is unnormalized / n; torch's is unnormalized * n^forward_power.
   return scaled(ctx, x, sizes, forward ? forward_power(norm) : 1 + forward_power(norm), component);
 }
@@ -98,8 +108,8 @@ std::string c2c(EmitContext& ctx, std::string x, const std::vector<int64_t>& dim
 // r2c of real `x` (rank `rank`) over `dims`: onesided on the last of them, c2c on the others.
 std::string r2c(EmitContext& ctx, const std::string& x, const std::vector<int64_t>& dims,
                 const std::vector<int64_t>& sizes, Norm norm, bool onesided, DType component) {
-  std::string y = dft(ctx, ctx.unsqueeze(x, {-1}), dims.back(), false, onesided);
-  for (size_t i = 0; i + 1 < dims.size(); ++i) y = dft(ctx, y, dims[i], false, false);
+  std::string y = dft(ctx, ctx.unsqueeze(x, {-1}), dims.back(), false, onesided, component);
+  for (size_t i = 0; i + 1 < dims.size(); ++i) y = dft(ctx, y, dims[i], false, false, component);
   return scaled(ctx, y, sizes, forward_power(norm), component);
 }
 
@@ -108,7 +118,7 @@ std::string r2c(EmitContext& ctx, const std::string& x, const std::vector<int64_
 std::string c2r(EmitContext& ctx, std::string x, int64_t x_rank, const std::vector<int64_t>& dims, int64_t have,
                 int64_t n, const std::vector<int64_t>& sizes, Norm norm, DType component) {
   PT2ONNX_CHECK(n >= 1, ErrorCode::kUnsupported, "an inverse real FFT to " + std::to_string(n) + " points");
-  for (size_t i = 0; i + 1 < dims.size(); ++i) x = dft(ctx, x, dims[i], true, false);
+  for (size_t i = 0; i + 1 < dims.size(); ++i) x = dft(ctx, x, dims[i], true, false, component);
   const int64_t axis = dims.back();
   const int64_t half = n / 2 + 1;
   if (have > half) {
@@ -126,7 +136,7 @@ std::string c2r(EmitContext& ctx, std::string x, int64_t x_rank, const std::vect
                                           ctx.const_tensor(filled_tensor(-1, component, {1}), "conj_im")}, 0);
     x = ctx.concat({x, ctx.emit("Mul", {tail, signs})}, axis);
   }
-  x = dft(ctx, x, axis, true, false);
+  x = dft(ctx, x, axis, true, false, component);
   const std::string re = ctx.emit("Gather", {x, ctx.const_i64(0)}, {Attr("axis", int64_t{-1})});
   return scaled(ctx, re, sizes, 1 + forward_power(norm), component);
 }
@@ -240,7 +250,7 @@ RuleResult user_fft(EmitContext& ctx, const ir::Node& node, Kind kind) {
   ArgReader args(ctx, node);
   const int64_t rank = args.rank_of("self");
   const DType in_type = args.dtype_of("self");
-  const bool complex_in = is_complex(in_type);
+  bool complex_in = is_complex(in_type);
   const DType out_type = args.out_dtype();
   const DType component = is_complex(out_type) ? complex_component(out_type) : out_type;
   const std::vector<int64_t> shape = need_static(static_sizes(args.meta("self")));
@@ -250,6 +260,12 @@ RuleResult user_fft(EmitContext& ctx, const ir::Node& node, Kind kind) {
   const Norm norm = norm_string(args, forward);
   std::string x = args.tensor("self");
   x = complex_in ? cast_if_needed(ctx, x, complex_component(in_type), component) : cast_if_needed(ctx, x, in_type, component);
+  if (!complex_in && (kind == Kind::kIrfft || kind == Kind::kHfft)) {  // torch makes a real input complex first
+    std::vector<int64_t> pads(static_cast<size_t>(2 * (rank + 1)), 0);
+    pads.back() = 1;  // a zero imaginary part after each value
+    x = ctx.emit("Pad", {ctx.unsqueeze(x, {-1}), ctx.const_i64s(pads)});
+    complex_in = true;
+  }
 
   // Every dim but the last of c2r is resized to its length; c2r's last dim is cut or padded to
   // n/2 + 1 bins by c2r itself.
@@ -268,14 +284,13 @@ RuleResult user_fft(EmitContext& ctx, const ir::Node& node, Kind kind) {
       return emitted(ctx, r2c(ctx, x, plan.dims, sizes, norm, true, component));
     case Kind::kIrfft:
     case Kind::kHfft: {
-      PT2ONNX_CHECK(complex_in, ErrorCode::kUnsupported, "irfft/hfft of a real tensor");  // torch makes it complex first
       PT2ONNX_CHECK(kind == Kind::kIrfft || plan.dims.size() == 1, ErrorCode::kUnsupported, "hfft over several dims");
       if (kind == Kind::kHfft) x = conjugated(ctx, x, component);  // hfft(x) = n * irfft(conj x)
       const int64_t last = plan.dims.back();
       return emitted(ctx, c2r(ctx, x, rank, plan.dims, shape[static_cast<size_t>(last)], sizes.back(), sizes, norm, component));
     }
-    case Kind::kIhfft:  // ihfft(x) = conj(rfft(x)) / n
-      PT2ONNX_CHECK(!complex_in && plan.dims.size() == 1, ErrorCode::kUnsupported, "ihfft of a complex tensor or over several dims");
+    case Kind::kIhfft:  // ihfftn(x) = conj(rfftn(x)) / n: onesided on the last dim, as rfftn
+      PT2ONNX_CHECK(!complex_in, ErrorCode::kUnsupported, "ihfft of a complex tensor");
       return emitted(ctx, conjugated(ctx, r2c(ctx, x, plan.dims, sizes, norm, true, component), component));
     case Kind::kFft:
     case Kind::kIfft:
@@ -397,7 +412,7 @@ RuleResult aten_stft(EmitContext& ctx, const ir::Node& node) {
   const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), component);
   std::string y = ctx.emit("Gather", {x, index}, {Attr("axis", int64_t{-1})});
   y = ctx.emit("Mul", {y, padded_window(ctx, args, n_fft, component)});
-  y = dft(ctx, ctx.unsqueeze(y, {-1}), rank, false, args.bool_or("onesided", true));  // [..., frames, bins, 2]
+  y = dft(ctx, ctx.unsqueeze(y, {-1}), rank, false, args.bool_or("onesided", true), component);  // [..., frames, bins, 2]
   y = ctx.transpose(y, rank == 1 ? std::vector<int64_t>{1, 0, 2} : std::vector<int64_t>{0, 2, 1, 3});
   if (args.get_bool("normalized")) y = ctx.emit("Mul", {y, ctx.const_scalar(1 / std::sqrt(double(n_fft)), component)});
   return emitted(ctx, y);
@@ -451,19 +466,24 @@ RuleResult aten_istft(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_fft_rules(RuleTable& t) {
-  t.add_complex_since(kDftOpset, "aten._fft_r2c.default", aten_fft_r2c);
-  t.add_complex_since(kDftOpset, "aten._fft_c2c.default", aten_fft_c2c);
-  t.add_complex_since(kDftOpset, "aten._fft_c2r.default", aten_fft_c2r);
+  t.add_complex("aten._fft_r2c.default", aten_fft_r2c);
+  t.add_complex("aten._fft_c2c.default", aten_fft_c2c);
+  t.add_complex("aten._fft_c2r.default", aten_fft_c2r);
   for (const char* target : {"aten.fft_fft.default", "aten.fft_fft2.default", "aten.fft_fftn.default"})
-    t.add_complex_since(kDftOpset, target, aten_fft_fft);
+    t.add_complex(target, aten_fft_fft);
   for (const char* target : {"aten.fft_ifft.default", "aten.fft_ifft2.default", "aten.fft_ifftn.default"})
-    t.add_complex_since(kDftOpset, target, aten_fft_ifft);
+    t.add_complex(target, aten_fft_ifft);
   for (const char* target : {"aten.fft_rfft.default", "aten.fft_rfft2.default", "aten.fft_rfftn.default"})
-    t.add_complex_since(kDftOpset, target, aten_fft_rfft);
-  for (const char* target : {"aten.fft_irfft.default", "aten.fft_irfft2.default", "aten.fft_irfftn.default"})
-    t.add_complex_since(kDftOpset, target, aten_fft_irfft);
-  t.add_complex_since(kDftOpset, "aten.fft_hfft.default", aten_fft_hfft);
-  t.add_complex_since(kDftOpset, "aten.fft_ihfft.default", aten_fft_ihfft);
+    t.add_complex(target, aten_fft_rfft);
+  // irfft and hfft of a real tensor (a real result, no complex value in the node) as well
+  for (const char* target : {"aten.fft_irfft.default", "aten.fft_irfft2.default", "aten.fft_irfftn.default"}) {
+    t.add_complex(target, aten_fft_irfft);
+    t.add(target, aten_fft_irfft);
+  }
+  t.add_complex("aten.fft_hfft.default", aten_fft_hfft);
+  t.add("aten.fft_hfft.default", aten_fft_hfft);
+  for (const char* target : {"aten.fft_ihfft.default", "aten.fft_ihfft2.default", "aten.fft_ihfftn.default"})
+    t.add_complex(target, aten_fft_ihfft);
   // real and complex alike: the dims are addressed by non-negative index
   t.add("aten.fft_fftshift.default", aten_fft_fftshift);
   t.add_complex("aten.fft_fftshift.default", aten_fft_fftshift);
@@ -471,8 +491,8 @@ void register_fft_rules(RuleTable& t) {
   t.add_complex("aten.fft_ifftshift.default", aten_fft_ifftshift);
   t.add("aten.fft_fftfreq.default", aten_fft_fftfreq);
   t.add("aten.fft_rfftfreq.default", aten_fft_rfftfreq);
-  t.add_complex_since(kDftOpset, "aten.stft.default", aten_stft);
-  t.add_complex_since(kDftOpset, "aten.istft.default", aten_istft);
+  t.add_complex("aten.stft.default", aten_stft);
+  t.add_complex_since(kCol2ImOpset, "aten.istft.default", aten_istft);
 }
 
 }  // namespace pt2onnx::translate

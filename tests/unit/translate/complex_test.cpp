@@ -66,22 +66,24 @@ TEST_CASE("complex32 is refused by name") {
   CHECK(contains(refusal(b.program(), 18), "complex32"));
 }
 
-TEST_CASE("the FFTs are DFT from opset 20 and refused below it, naming the opset") {
+TEST_CASE("the FFTs are DFT in float64 at every opset: the axis an attribute below 20, an input from 20") {
   ProgramBuilder b;
   b.user_input("x", DType::kFloat32, {2, 8})
       .op("r", "aten._fft_r2c.default",
           {{"self", tensor("x")}, {"dim", ints({1})}, {"normalization", integer(0)}, {"onesided", boolean(true)}},
           DType::kComplex64, {2, 5})
       .output("r");
-  const std::string what = refusal(b.program(), 18);
-  CHECK(contains(what, "aten._fft_r2c.default on complex values"));
-  CHECK(contains(what, "[needs opset 20 or newer]"));
-  const TestTranslation t = translate_program(b.program(), {20});
-  const onnx::NodeProto* dft = find_op(t.model, "DFT");
-  REQUIRE(dft != nullptr);
-  REQUIRE(attribute(*dft, "onesided") != nullptr);
-  CHECK(attribute(*dft, "onesided")->i() == 1);
-  CHECK(dims_of(t.model.graph().output(0)) == std::vector<std::string>{"2", "5", "2"});
+  for (int opset : {17, 20}) {
+    CAPTURE(opset);
+    const TestTranslation t = translate_program(b.program(), {opset});
+    const onnx::NodeProto* dft = find_op(t.model, "DFT");
+    REQUIRE(dft != nullptr);
+    REQUIRE(attribute(*dft, "onesided") != nullptr);
+    CHECK(attribute(*dft, "onesided")->i() == 1);
+    CHECK((attribute(*dft, "axis") != nullptr) == (opset < 20));
+    CHECK(dft->input_size() == (opset < 20 ? 1 : 3));
+    CHECK(dims_of(t.model.graph().output(0)) == std::vector<std::string>{"2", "5", "2"});
+  }
 }
 
 }  // namespace
