@@ -138,7 +138,7 @@ def report(results_path: Path, ours_path: Path | None, out_md: Path | None):
         lines.append(f"| {status} | {count[status]} | {programs[status]} |")
     if ours_path:
         ours_doc = json.loads(ours_path.read_text())
-        ours = by_opinfo((v["opinfo"], v["status"], ORDER) for v in ours_doc.values())
+        ours = by_opinfo((v[0], v[1], ORDER) for v in ours_doc.values())  # [opinfo, status, detail, err, desc]
         both = sorted(set(ours) & set(theirs))
         only_ours = [k for k in both if ours[k] == "matched" and theirs[k] != "matched"]
         only_theirs = [k for k in both if theirs[k] == "matched" and ours[k] != "matched"]
