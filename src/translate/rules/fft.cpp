@@ -284,8 +284,9 @@ RuleResult user_fft(EmitContext& ctx, const ir::Node& node, Kind kind) {
       return emitted(ctx, r2c(ctx, x, plan.dims, sizes, norm, true, component));
     case Kind::kIrfft:
     case Kind::kHfft: {
-      PT2ONNX_CHECK(kind == Kind::kIrfft || plan.dims.size() == 1, ErrorCode::kUnsupported, "hfft over several dims");
-      if (kind == Kind::kHfft) x = conjugated(ctx, x, component);  // hfft(x) = n * irfft(conj x)
+      // hfftn(x) = N * irfftn(conj x): the forward transform of a Hermitian signal is real, so
+      // conj(N * ifftn(conj x)) drops its conj
+      if (kind == Kind::kHfft) x = conjugated(ctx, x, component);
       const int64_t last = plan.dims.back();
       return emitted(ctx, c2r(ctx, x, rank, plan.dims, shape[static_cast<size_t>(last)], sizes.back(), sizes, norm, component));
     }
@@ -480,8 +481,10 @@ void register_fft_rules(RuleTable& t) {
     t.add_complex(target, aten_fft_irfft);
     t.add(target, aten_fft_irfft);
   }
-  t.add_complex("aten.fft_hfft.default", aten_fft_hfft);
-  t.add("aten.fft_hfft.default", aten_fft_hfft);
+  for (const char* target : {"aten.fft_hfft.default", "aten.fft_hfft2.default", "aten.fft_hfftn.default"}) {
+    t.add_complex(target, aten_fft_hfft);
+    t.add(target, aten_fft_hfft);
+  }
   for (const char* target : {"aten.fft_ihfft.default", "aten.fft_ihfft2.default", "aten.fft_ihfftn.default"})
     t.add_complex(target, aten_fft_ihfft);
   // real and complex alike: the dims are addressed by non-negative index

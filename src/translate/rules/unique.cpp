@@ -1,5 +1,6 @@
 // unique and its forms: _unique2 and unique_dim as ONNX Unique (sorted; flattened, or slices along
-// a dim), unique_consecutive as runs of equal neighbours (a mask of run starts: Compress for the
+// a dim; sorted=False too: torch leaves that order unspecified and its CPU and CUDA kernels sort
+// anyway), unique_consecutive as runs of equal neighbours (a mask of run starts: Compress for the
 // values, its running sum for the inverse, the distance between starts for the counts). Results
 // torch leaves empty when not asked for (return_inverse / return_counts False) are empty here too.
 #include <cstdint>
@@ -25,15 +26,9 @@ RuleResult bind_unique(EmitContext& ctx, const ArgReader& args, const std::strin
   return RuleResult::kEmitted;
 }
 
-void require_sorted(const ArgReader& args, const char* op) {
-  PT2ONNX_CHECK(args.bool_or("sorted", true), ErrorCode::kUnsupported,
-                std::string(op) + " with sorted=False (torch's order of the values is unspecified)");
-}
-
 // _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 RuleResult aten_unique2(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  require_sorted(args, "unique");
   const std::string x = args.tensor("self");
   const std::vector<std::string> u = ctx.emit("Unique", {x}, {Attr("sorted", int64_t{1})}, 4);
   // ONNX's inverse indexes the flattened input; torch's has the input's shape.
@@ -47,7 +42,6 @@ RuleResult aten_unique(EmitContext& ctx, const ir::Node& node) { return aten_uni
 //   -> (Tensor, Tensor, Tensor)   (slices along dim compared whole, sorted lexicographically)
 RuleResult aten_unique_dim(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  require_sorted(args, "unique_dim");
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   const std::vector<std::string> u =
       ctx.emit("Unique", {args.tensor("self")}, {Attr("axis", dim), Attr("sorted", int64_t{1})}, 4);
