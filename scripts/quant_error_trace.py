@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quant_resnet_runtime import fold_batch_norms, make_quantizer, quantized_program, separate_relus, session  # noqa: E402
+from quant_resnet_runtime import make_quantizer, quantized_program, resnet_and_inputs, session  # noqa: E402
 
 QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
 
@@ -94,13 +94,8 @@ def main() -> int:
     ap.add_argument("--opset", type=int, default=18)
     args = ap.parse_args()
     import onnx
-    import torchvision
 
-    torch.manual_seed(0)
-    gen = torch.Generator().manual_seed(1)
-    model = separate_relus(fold_batch_norms(getattr(torchvision.models, args.model)(weights=None).eval()))
-    x = torch.randn(1, 3, 224, 224, generator=gen)
-    calibration = [torch.randn(1, 3, 224, 224, generator=gen) for _ in range(4)]
+    model, x, calibration = resnet_and_inputs(args.model)
     ep = torch.export.export(quantized_program(model, x, calibration, make_quantizer(args.quantizer)), (x,))
     gm = ep.module()
     with torch.no_grad():

@@ -82,6 +82,19 @@ def quantized_program(model, x, calibration, quantizer):
     return convert_pt2e(prepared)
 
 
+def resnet_and_inputs(name):
+    """torchvision's `name` (random weights, batch norms folded, ReLUs separate), an input and four
+    calibration batches, all seeded: the model both this script and quant_error_trace.py quantize."""
+    import torchvision
+
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1)
+    model = separate_relus(fold_batch_norms(getattr(torchvision.models, name)(weights=None).eval()))
+    x = torch.randn(1, 3, 224, 224, generator=gen)
+    calibration = [torch.randn(1, 3, 224, 224, generator=gen) for _ in range(4)]
+    return model, x, calibration
+
+
 def session(path: Path, threads: int, optimized: Path | None = None, optimize: bool = True):
     import onnxruntime as ort
 
@@ -108,13 +121,8 @@ def main() -> int:
     ap.add_argument("--opset", type=int, default=18)
     args = ap.parse_args()
     import onnx
-    import torchvision
 
-    torch.manual_seed(0)
-    gen = torch.Generator().manual_seed(1)
-    model = separate_relus(fold_batch_norms(getattr(torchvision.models, args.model)(weights=None).eval()))
-    x = torch.randn(1, 3, 224, 224, generator=gen)
-    calibration = [torch.randn(1, 3, 224, 224, generator=gen) for _ in range(4)]
+    model, x, calibration = resnet_and_inputs(args.model)
     t0 = time.perf_counter()
     quantized = quantized_program(model, x, calibration, make_quantizer(args.quantizer))
     with torch.no_grad():
