@@ -56,9 +56,10 @@ void require_float32(const ArgReader& args, const std::string& name, const char*
                 std::string(op) + " on " + std::string(ir::dtype_name(args.dtype_of(name))) + " (torch takes float32 only)");
 }
 
-// The value and, when a second output is read, the mask.
-RuleResult fake_quantized(EmitContext& ctx, const FakeQuantized& r) {
-  ctx.set_output(0, r.value);
+// The value, in the input's type `type` (torch computes float16 and bfloat16 inputs in float32
+// too), and, when a second output is read, the mask.
+RuleResult fake_quantized(EmitContext& ctx, const FakeQuantized& r, DType type = DType::kFloat32) {
+  ctx.set_output(0, cast_if_needed(ctx, r.value, DType::kFloat32, type));
   if (!r.mask.empty()) ctx.set_output(1, r.mask);
   return RuleResult::kEmitted;
 }
@@ -69,7 +70,8 @@ RuleResult fake_quantized(EmitContext& ctx, const FakeQuantized& r) {
 //   Tensor fake_quant_enabled, int quant_min, int quant_max) -> (Tensor output, Tensor mask)   (self, all true, when disabled)
 RuleResult fake_quantize_per_tensor_cachemask(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const std::string x = args.tensor("self");
+  const DType type = args.dtype_of("self");
+  const std::string x = cast_if_needed(ctx, args.tensor("self"), type, DType::kFloat32);
   FakeQuantized r = fake_quantize(ctx, x, scalar_param(ctx, args, "scale"), scalar_param(ctx, args, "zero_point"),
                                   args.get_int("quant_min"), args.get_int("quant_max"), ctx.output_used(1));
   if (args.has("fake_quant_enabled")) {
@@ -77,7 +79,7 @@ RuleResult fake_quantize_per_tensor_cachemask(EmitContext& ctx, const ir::Node& 
     r.value = ctx.emit("Where", {on, r.value, x});
     if (!r.mask.empty()) r.mask = ctx.emit("Or", {r.mask, ctx.emit("Not", {on})});
   }
-  return fake_quantized(ctx, r);
+  return fake_quantized(ctx, r, type);
 }
 
 // fake_quantize_per_channel_affine_cachemask(Tensor self, Tensor scale, Tensor zero_point, int axis,
@@ -96,8 +98,11 @@ RuleResult fake_quantize_per_channel(EmitContext& ctx, const ir::Node& node) {
   std::string z = args.tensor(zero);
   if (ir::dtype_facts(args.dtype_of(zero))->kind == ir::DTypeKind::kFloat) z = ctx.cast(z, DType::kInt32);
   z = channel_param(ctx, ctx.cast(z, DType::kFloat32), axis, rank);
-  return fake_quantized(ctx, fake_quantize(ctx, args.tensor(self), s, z, args.get_int("quant_min"), args.get_int("quant_max"),
-                                           !decomposed && ctx.output_used(1)));
+  const DType type = args.dtype_of(self);
+  const std::string x = cast_if_needed(ctx, args.tensor(self), type, DType::kFloat32);
+  return fake_quantized(ctx, fake_quantize(ctx, x, s, z, args.get_int("quant_min"), args.get_int("quant_max"),
+                                           !decomposed && ctx.output_used(1)),
+                        type);
 }
 
 // _fake_quantize_learnable_per_tensor_affine(Tensor self, Tensor scale, Tensor zero_point, int quant_min,
@@ -277,6 +282,10 @@ RuleResult fused_obs_fake_quant_functional(EmitContext& ctx, const ir::Node& nod
 }  // namespace
 
 void register_fake_quantize_rules(RuleTable& t) {
+  // torch's fake_quantize_*_affine return the cachemask forms' value (ATen calls them)
+  t.add("aten.fake_quantize_per_tensor_affine.default", fake_quantize_per_tensor_cachemask);
+  t.add("aten.fake_quantize_per_tensor_affine.tensor_qparams", fake_quantize_per_tensor_cachemask);
+  t.add("aten.fake_quantize_per_channel_affine.default", fake_quantize_per_channel);
   t.add("aten.fake_quantize_per_tensor_affine_cachemask.default", fake_quantize_per_tensor_cachemask);
   t.add("aten._fake_quantize_per_tensor_affine_cachemask_tensor_qparams.default", fake_quantize_per_tensor_cachemask);
   t.add("aten.fake_quantize_per_channel_affine_cachemask.default", fake_quantize_per_channel);

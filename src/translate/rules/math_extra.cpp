@@ -1,6 +1,6 @@
 // Elementwise functions added for torchlib parity: bit shifts (as multiplication and floor division
 // by powers of two, ONNX BitShift being unsigned-only), deg2rad/rad2deg, angle of real numbers,
-// isclose, determinants (ONNX Det), eye (EyeLike), bilinear (Einsum), fake quantization and the
+// isclose, determinants (ONNX Det), eye (EyeLike), bilinear (Einsum) and the
 // scaled complementary error function special_erfcx (and special_log_ndtr through it).
 #include <array>
 #include <cmath>
@@ -116,35 +116,6 @@ RuleResult aten_bilinear(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, y);
 }
 
-// fake_quantize_per_tensor_affine(Tensor self, float scale, int zero_point, int quant_min, int quant_max);
-// .tensor_qparams(Tensor self, Tensor scale, Tensor zero_point, int quant_min, int quant_max);
-// fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis, int quant_min, int quant_max)
-// (clamp(round(x * (1 / scale)) + zero_point, quant_min, quant_max) - zero_point) * scale in float32,
-// as torch's kernel computes it for float32 and float16 inputs alike: it multiplies by the
-// reciprocal (dividing lets ties fall one step apart) and rounds half to even.
-RuleResult aten_fake_quantize(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const DType type = args.dtype_of("self");
-  const std::string x = cast_if_needed(ctx, args.tensor("self"), type, DType::kFloat32);
-  std::string scale = operand_as(ctx, args, "scale", DType::kFloat32), zero = operand_as(ctx, args, "zero_point", DType::kFloat32);
-  if (args.has("axis")) {  // per channel: scale and zero point run along `axis`
-    const int64_t rank = args.rank_of("self"), axis = normalize_dim(args.get_int("axis"), rank);
-    std::vector<int64_t> trailing;
-    for (int64_t d = axis + 1; d < rank; ++d) trailing.push_back(d - axis);
-    if (!trailing.empty()) {
-      scale = ctx.unsqueeze(scale, trailing);
-      zero = ctx.unsqueeze(zero, trailing);
-    }
-  }
-  const std::string scaled = ctx.emit("Mul", {x, ctx.emit("Reciprocal", {scale})});
-  const std::string q = ctx.emit("Add", {ctx.emit("Round", {scaled}), zero});
-  const std::string clamped =
-      ctx.emit("Clip", {q, ctx.const_scalar(static_cast<double>(args.get_int("quant_min")), DType::kFloat32),
-                        ctx.const_scalar(static_cast<double>(args.get_int("quant_max")), DType::kFloat32)});
-  const std::string y = ctx.emit("Mul", {ctx.emit("Sub", {clamped, zero}), scale});
-  return emitted(ctx, cast_if_needed(ctx, y, DType::kFloat32, type));
-}
-
 // eye(SymInt n, *, ScalarType? dtype=None, ...); eye.m(SymInt n, SymInt m, *, ...)   (EyeLike of an n x m tensor)
 RuleResult aten_eye(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -253,9 +224,6 @@ void register_math_extra_rules(RuleTable& t) {
   t.add("aten._linalg_slogdet.default", aten_linalg_slogdet);
   t.add("aten.eye.default", aten_eye);
   t.add("aten.bilinear.default", aten_bilinear);
-  t.add("aten.fake_quantize_per_tensor_affine.default", aten_fake_quantize);
-  t.add("aten.fake_quantize_per_tensor_affine.tensor_qparams", aten_fake_quantize);
-  t.add("aten.fake_quantize_per_channel_affine.default", aten_fake_quantize);
   t.add("aten.eye.m", aten_eye);
   t.add("aten.special_erfcx.default", aten_special_erfcx);
   t.add("aten.special_log_ndtr.default", aten_special_log_ndtr);
