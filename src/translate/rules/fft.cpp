@@ -44,18 +44,22 @@ std::optional<std::vector<int64_t>> static_sizes(const ir::TensorMeta& meta) {
   return out;
 }
 
-// One DFT along logical axis `axis` of `x` (a pair, or a real tensor with a trailing axis of 1),
-// whose values are of type `component`. It runs in float64: onnxruntime sums a DFT's n terms
-// directly in the input's type, which in float32 leaves errors of about 1e-5 of the output's scale
-// where torch's FFT gives exact zeros (multi-dim transforms of OpInfo's samples).
-std::string dft(EmitContext& ctx, const std::string& x, int64_t axis, bool inverse, bool onesided, DType component) {
+// The transforms run in float64: onnxruntime sums a DFT's n terms directly in the input's type,
+// which in float32 leaves errors of about 1e-5 of the output's scale where torch's FFT gives exact
+// zeros (multi-dim transforms of OpInfo's samples). A chain of DFTs is widened once and narrowed
+// back to `component` once.
+std::string widened(EmitContext& ctx, const std::string& x, DType component) {
+  return cast_if_needed(ctx, x, component, DType::kFloat64);
+}
+std::string narrowed(EmitContext& ctx, const std::string& x, DType component) {
+  return cast_if_needed(ctx, x, DType::kFloat64, component);
+}
+
+// One DFT along logical axis `axis` of float64 `x` (a pair, or a real tensor with a trailing axis of 1).
+std::string dft(EmitContext& ctx, const std::string& x, int64_t axis, bool inverse, bool onesided) {
   const Attr inverse_attr("inverse", int64_t{inverse ? 1 : 0}), onesided_attr("onesided", int64_t{onesided ? 1 : 0});
-  const std::string wide = cast_if_needed(ctx, x, component, DType::kFloat64);
-  const std::string y =
-      ctx.opset() >= kAxisInputOpset
-          ? ctx.emit("DFT", {wide, "", ctx.const_i64(axis)}, {inverse_attr, onesided_attr})
-          : ctx.emit("DFT", {wide}, {inverse_attr, onesided_attr, Attr("axis", axis)});
-  return cast_if_needed(ctx, y, DType::kFloat64, component);
+  if (ctx.opset() >= kAxisInputOpset) return ctx.emit("DFT", {x, "", ctx.const_i64(axis)}, {inverse_attr, onesided_attr});
+  return ctx.emit("DFT", {x}, {inverse_attr, onesided_attr, Attr("axis", axis)});
 }
 
 // x * factor, where factor = n^power for n the product of `sizes` (static).
@@ -100,17 +104,18 @@ std::vector<int64_t> sizes_at(const std::vector<int64_t>& shape, const std::vect
 // normalization over `sizes` (the signal sizes).
 std::string c2c(EmitContext& ctx, std::string x, const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes,
                 Norm norm, bool forward, DType component) {
-  for (int64_t d : dims) x = dft(ctx, x, d, !forward, false, component);
+  x = widened(ctx, x, component);
+  for (int64_t d : dims) x = dft(ctx, x, d, !forward, false);
   // ONNX's inverse is unnormalized / n; torch's is unnormalized * n^forward_power.
-  return scaled(ctx, x, sizes, forward ? forward_power(norm) : 1 + forward_power(norm), component);
+  return scaled(ctx, narrowed(ctx, x, component), sizes, forward ? forward_power(norm) : 1 + forward_power(norm), component);
 }
 
 // r2c of real `x` (rank `rank`) over `dims`: onesided on the last of them, c2c on the others.
 std::string r2c(EmitContext& ctx, const std::string& x, const std::vector<int64_t>& dims,
                 const std::vector<int64_t>& sizes, Norm norm, bool onesided, DType component) {
-  std::string y = dft(ctx, ctx.unsqueeze(x, {-1}), dims.back(), false, onesided, component);
-  for (size_t i = 0; i + 1 < dims.size(); ++i) y = dft(ctx, y, dims[i], false, false, component);
-  return scaled(ctx, y, sizes, forward_power(norm), component);
+  std::string y = dft(ctx, widened(ctx, ctx.unsqueeze(x, {-1}), component), dims.back(), false, onesided);
+  for (size_t i = 0; i + 1 < dims.size(); ++i) y = dft(ctx, y, dims[i], false, false);
+  return scaled(ctx, narrowed(ctx, y, component), sizes, forward_power(norm), component);
 }
 
 // c2r of pair `x` over `dims`, the last one to `n` real points from its first n/2 + 1 bins
@@ -118,7 +123,8 @@ std::string r2c(EmitContext& ctx, const std::string& x, const std::vector<int64_
 std::string c2r(EmitContext& ctx, std::string x, int64_t x_rank, const std::vector<int64_t>& dims, int64_t have,
                 int64_t n, const std::vector<int64_t>& sizes, Norm norm, DType component) {
   PT2ONNX_CHECK(n >= 1, ErrorCode::kUnsupported, "an inverse real FFT to " + std::to_string(n) + " points");
-  for (size_t i = 0; i + 1 < dims.size(); ++i) x = dft(ctx, x, dims[i], true, false, component);
+  x = widened(ctx, x, component);
+  for (size_t i = 0; i + 1 < dims.size(); ++i) x = dft(ctx, x, dims[i], true, false);
   const int64_t axis = dims.back();
   const int64_t half = n / 2 + 1;
   if (have > half) {
@@ -132,13 +138,13 @@ std::string c2r(EmitContext& ctx, std::string x, int64_t x_rank, const std::vect
   if (mirrored > 0) {
     const std::string tail = ctx.emit("Slice", {x, ctx.const_i64s({mirrored}), ctx.const_i64s({0}),
                                                 ctx.const_i64s({axis}), ctx.const_i64s({-1})});
-    const std::string signs = ctx.concat({ctx.const_tensor(filled_tensor(1, component, {1}), "conj_re"),
-                                          ctx.const_tensor(filled_tensor(-1, component, {1}), "conj_im")}, 0);
+    const std::string signs = ctx.concat({ctx.const_tensor(filled_tensor(1, DType::kFloat64, {1}), "conj_re"),
+                                          ctx.const_tensor(filled_tensor(-1, DType::kFloat64, {1}), "conj_im")}, 0);
     x = ctx.concat({x, ctx.emit("Mul", {tail, signs})}, axis);
   }
-  x = dft(ctx, x, axis, true, false, component);
+  x = dft(ctx, x, axis, true, false);
   const std::string re = ctx.emit("Gather", {x, ctx.const_i64(0)}, {Attr("axis", int64_t{-1})});
-  return scaled(ctx, re, sizes, 1 + forward_power(norm), component);
+  return scaled(ctx, narrowed(ctx, re, component), sizes, 1 + forward_power(norm), component);
 }
 
 // The conjugate of pair `x`.
@@ -413,7 +419,8 @@ RuleResult aten_stft(EmitContext& ctx, const ir::Node& node) {
   const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), component);
   std::string y = ctx.emit("Gather", {x, index}, {Attr("axis", int64_t{-1})});
   y = ctx.emit("Mul", {y, padded_window(ctx, args, n_fft, component)});
-  y = dft(ctx, ctx.unsqueeze(y, {-1}), rank, false, args.bool_or("onesided", true), component);  // [..., frames, bins, 2]
+  y = narrowed(ctx, dft(ctx, widened(ctx, ctx.unsqueeze(y, {-1}), component), rank, false, args.bool_or("onesided", true)),
+               component);  // [..., frames, bins, 2]
   y = ctx.transpose(y, rank == 1 ? std::vector<int64_t>{1, 0, 2} : std::vector<int64_t>{0, 2, 1, 3});
   if (args.get_bool("normalized")) y = ctx.emit("Mul", {y, ctx.const_scalar(1 / std::sqrt(double(n_fft)), component)});
   return emitted(ctx, y);
