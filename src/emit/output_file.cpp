@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -221,7 +222,8 @@ void replace_atomically(const std::filesystem::path& staged, const std::filesyst
 void write_all_at(int fd, const void* data, size_t n, uint64_t offset, const std::filesystem::path& shown_path) {
   const auto* bytes = static_cast<const uint8_t*>(data);
   while (n > 0) {
-    const ssize_t written = ::pwrite(fd, bytes, n, static_cast<off_t>(offset));
+    const size_t span = std::min<uint64_t>(n, kWriteSpanBytes - offset % kWriteSpanBytes);
+    const ssize_t written = ::pwrite(fd, bytes, span, static_cast<off_t>(offset));
     if (written < 0) {
       if (errno == EINTR) continue;
       fail_output(shown_path, "cannot write", errno);

@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -67,8 +68,14 @@ class TempOutputFile {
 // "cannot write 'path': <strerror(err)>" as an Error(kOutput).
 [[noreturn]] void fail_output(const std::filesystem::path& path, const std::string& doing, int err);
 
-// Writes all n bytes at `offset` (retrying short writes and EINTR); throws Error(kOutput)
-// naming `shown_path`.
+// The most one pwrite writes, ending on a multiple of it in the file. The page cache sizes a new
+// folio by the write that makes it: a write of megabytes asks for large folios, which cost far
+// more to allocate than they save (1.7 GB in 16 MiB writes: 1.6 s; in aligned 128 KiB ones: 0.4 s,
+// as fast as cp's in-kernel copy; unaligned ones 0.6 s).
+inline constexpr uint64_t kWriteSpanBytes = uint64_t{128} << 10;
+
+// Writes all n bytes at `offset` (retrying short writes and EINTR) in spans of at most
+// kWriteSpanBytes aligned in the file; throws Error(kOutput) naming `shown_path`.
 void write_all_at(int fd, const void* data, size_t n, uint64_t offset, const std::filesystem::path& shown_path);
 
 // A name no one can guess for a temporary entry in a directory: ".pt2onnx-<16 hex>.<suffix>"
