@@ -15,22 +15,27 @@ namespace {
 
 struct Dims {
   std::vector<int64_t> sizes;
-  std::vector<int64_t> strides;
+  std::vector<int64_t> strides;      // the source's
+  std::vector<int64_t> dst_strides;  // the destination's (permute_box only)
 };
 
 // Drops dims of size 1 (they move nothing) and merges neighbours that are contiguous in both the
-// output and the source, so that a plain transpose is rank 2 whatever the tensor's rank.
-Dims simplify(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+// destination and the source, so that a plain transpose is rank 2 whatever the tensor's rank.
+Dims simplify(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+              const std::vector<int64_t>& dst_strides) {
   Dims out;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 1) continue;
-    if (!out.sizes.empty() && out.strides.back() == strides[i] * sizes[i]) {
+    if (!out.sizes.empty() && out.strides.back() == strides[i] * sizes[i] &&
+        out.dst_strides.back() == dst_strides[i] * sizes[i]) {
       out.sizes.back() *= sizes[i];
       out.strides.back() = strides[i];
+      out.dst_strides.back() = dst_strides[i];
       continue;
     }
     out.sizes.push_back(sizes[i]);
     out.strides.push_back(strides[i]);
+    out.dst_strides.push_back(dst_strides[i]);
   }
   return out;
 }
@@ -88,24 +93,28 @@ bool dense_dims(const TensorLayout& layout, Dims& dims) {
   return true;
 }
 
-// How the source is cut into blocks: the outer source dims fixed, `dim` (an output dim) taken
-// `width` indices at a time, the dims inside it whole.
+// How a dense tensor is cut into pieces that are contiguous in one order of its dims (the
+// source's or the output's): the outer dims of that order fixed, `dim` taken `width` indices at a
+// time, the dims inside it whole.
 struct Blocking {
-  std::vector<size_t> fixed;  // output dims, outermost in the source first
+  std::vector<size_t> fixed;  // dims, outermost in the order first
   size_t dim = 0;
   int64_t width = 1;
 };
 
-Blocking choose_blocking(const Dims& dims, int64_t element_size, uint64_t block_bytes) {
-  std::vector<size_t> order(dims.sizes.size());
+// `strides` gives the order (the largest outermost); a piece is at most `block_bytes` unless one
+// element of the innermost dim is larger.
+Blocking choose_blocking(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int64_t element_size,
+                         uint64_t block_bytes) {
+  std::vector<size_t> order(sizes.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return dims.strides[a] > dims.strides[b]; });
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] > strides[b]; });
   Blocking blocking;
   for (size_t k = 0; k < order.size(); ++k) {
-    const uint64_t slice = static_cast<uint64_t>(dims.strides[order[k]]) * static_cast<uint64_t>(element_size);
+    const uint64_t slice = static_cast<uint64_t>(strides[order[k]]) * static_cast<uint64_t>(element_size);
     if (slice <= block_bytes || k + 1 == order.size()) {
       blocking.dim = order[k];
-      blocking.width = std::clamp<int64_t>(static_cast<int64_t>(block_bytes / slice), 1, dims.sizes[order[k]]);
+      blocking.width = std::clamp<int64_t>(static_cast<int64_t>(block_bytes / slice), 1, sizes[order[k]]);
       return blocking;
     }
     blocking.fixed.push_back(order[k]);
@@ -113,17 +122,58 @@ Blocking choose_blocking(const Dims& dims, int64_t element_size, uint64_t block_
   return blocking;
 }
 
-// Elements per output run of a block of `width` along `dim`: the output is contiguous over the
-// trailing dims that a block holds whole, and one partial dim before them.
-int64_t run_elements(const Dims& dims, const Blocking& blocking) {
-  int64_t run = 1;
-  for (size_t d = dims.sizes.size(); d-- > 0;) {
-    const bool fixed = std::find(blocking.fixed.begin(), blocking.fixed.end(), d) != blocking.fixed.end();
-    if (fixed) return run;
-    if (d == blocking.dim && blocking.width < dims.sizes[d]) return run * blocking.width;
-    run *= dims.sizes[d];
+// One piece: a box of the tensor's index space, contiguous in the order it was cut in.
+struct Piece {
+  std::vector<int64_t> start;
+  std::vector<int64_t> size;
+  uint64_t offset = 0;  // bytes, in that order
+  uint64_t bytes = 0;
+};
+
+// The pieces of `blocking`, in the order's front-to-back sequence.
+std::vector<Piece> cut(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int64_t element_size,
+                       const Blocking& blocking) {
+  std::vector<Piece> pieces;
+  std::vector<int64_t> fixed_index(blocking.fixed.size(), 0);
+  while (true) {
+    for (int64_t j0 = 0; j0 < sizes[blocking.dim]; j0 += blocking.width) {
+      Piece piece;
+      piece.start.assign(sizes.size(), 0);
+      piece.size = sizes;
+      for (size_t k = 0; k < blocking.fixed.size(); ++k) {
+        piece.start[blocking.fixed[k]] = fixed_index[k];
+        piece.size[blocking.fixed[k]] = 1;
+      }
+      piece.start[blocking.dim] = j0;
+      piece.size[blocking.dim] = std::min(blocking.width, sizes[blocking.dim] - j0);
+      int64_t at = 0, count = 1;
+      for (size_t d = 0; d < sizes.size(); ++d) {
+        at += piece.start[d] * strides[d];
+        count *= piece.size[d];
+      }
+      piece.offset = static_cast<uint64_t>(at * element_size);
+      piece.bytes = static_cast<uint64_t>(count * element_size);
+      pieces.push_back(std::move(piece));
+    }
+    size_t k = fixed_index.size();
+    while (k > 0) {
+      if (++fixed_index[k - 1] < sizes[blocking.fixed[k - 1]]) break;
+      fixed_index[k - 1] = 0;
+      --k;
+    }
+    if (k == 0) return pieces;
   }
-  return run;
+}
+
+// The box both pieces hold; false when they share no index.
+bool intersect(const Piece& a, const Piece& b, std::vector<int64_t>& start, std::vector<int64_t>& size) {
+  for (size_t d = 0; d < a.start.size(); ++d) {
+    start[d] = std::max(a.start[d], b.start[d]);
+    const int64_t end = std::min(a.start[d] + a.size[d], b.start[d] + b.size[d]);
+    if (end <= start[d]) return false;
+    size[d] = end - start[d];
+  }
+  return true;
 }
 
 }  // namespace
@@ -134,48 +184,59 @@ bool is_dense_permutation(const TensorLayout& layout) {
   return dense_dims(layout, dims) && layout.span_end - layout.span_begin == layout.nbytes;
 }
 
-uint64_t permuted_run_bytes(const TensorLayout& layout, uint64_t block_bytes) {
+uint64_t permuted_read_bytes(const TensorLayout& layout, uint64_t block_bytes) {
   Dims dims;
   if (!is_dense_permutation(layout) || !dense_dims(layout, dims)) return 0;
   if (dims.sizes.empty()) return layout.nbytes;
-  const Blocking blocking = choose_blocking(dims, layout.element_size, block_bytes);
-  // The last block along `dim` may be narrower; the typical run is what the cost is made of.
-  return static_cast<uint64_t>(run_elements(dims, blocking)) * static_cast<uint64_t>(layout.element_size);
+  // The source's contiguous dim, as much of it as both a source block and an output chunk hold.
+  const auto inner =
+      static_cast<size_t>(std::min_element(dims.strides.begin(), dims.strides.end()) - dims.strides.begin());
+  int64_t extent = dims.sizes[inner];
+  for (const std::vector<int64_t>& order : {dims.strides, dense_strides(dims.sizes)}) {
+    const Blocking blocking = choose_blocking(dims.sizes, order, layout.element_size, block_bytes);
+    if (std::find(blocking.fixed.begin(), blocking.fixed.end(), inner) != blocking.fixed.end()) extent = 1;
+    if (blocking.dim == inner) extent = std::min(extent, blocking.width);
+  }
+  return static_cast<uint64_t>(extent) * static_cast<uint64_t>(layout.element_size);
 }
 
-void permute_into(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& sizes,
-                  const std::vector<int64_t>& strides, int64_t element_size) {
+void permute_box(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& sizes,
+                 const std::vector<int64_t>& src_strides, const std::vector<int64_t>& dst_strides,
+                 int64_t element_size) {
   for (int64_t size : sizes)
     if (size == 0) return;
-  const Dims dims = simplify(sizes, strides);
+  const Dims dims = simplify(sizes, src_strides, dst_strides);
   if (dims.sizes.empty()) {
     std::memcpy(dst, src, static_cast<size_t>(element_size));
     return;
   }
-  const std::vector<int64_t> dst_strides = dense_strides(dims.sizes);
-  const size_t last = dims.sizes.size() - 1;
-  if (dims.strides[last] == 1) {  // rows are contiguous on both sides
+  // The plane of the dim contiguous in the source (`inner`) and the one contiguous in the
+  // destination (`last`); every other dim is a loop around it.
+  auto smallest = [](const std::vector<int64_t>& v) {
+    return static_cast<size_t>(std::min_element(v.begin(), v.end()) - v.begin());
+  };
+  const size_t inner = smallest(dims.strides), last = smallest(dims.dst_strides);
+  const bool src_unit = dims.strides[inner] == 1, dst_unit = dims.dst_strides[last] == 1;
+  if (src_unit && dst_unit && inner == last) {  // rows are contiguous on both sides
     const auto row = static_cast<size_t>(dims.sizes[last] * element_size);
-    for_each_outer(dims.sizes, dims.strides, dst_strides, last, last, [&](int64_t s, int64_t d) {
+    for_each_outer(dims.sizes, dims.strides, dims.dst_strides, last, last, [&](int64_t s, int64_t d) {
       std::memcpy(dst + d * element_size, src + s * element_size, row);
     });
     return;
   }
-  // Tile the plane of the output's last dim and the dim that is contiguous in the source.
-  const auto inner = static_cast<size_t>(
-      std::min_element(dims.strides.begin(), dims.strides.end()) - dims.strides.begin());
-  for_each_outer(dims.sizes, dims.strides, dst_strides, inner, last, [&](int64_t s, int64_t d) {
-    if (dims.strides[inner] == 1) {
+  if (src_unit && dst_unit) {
+    for_each_outer(dims.sizes, dims.strides, dims.dst_strides, inner, last, [&](int64_t s, int64_t d) {
       transpose_plane(src + s * element_size, dst + d * element_size, dims.sizes[inner], dims.sizes[last],
-                            dims.strides[last], dst_strides[inner], element_size);
-      return;
-    }
-    // No dim is contiguous in the source (a strided source): element by element.
-    for (int64_t r = 0; r < dims.sizes[inner]; ++r)
-      for (int64_t c = 0; c < dims.sizes[last]; ++c)
-        std::memcpy(dst + (d + r * dst_strides[inner] + c) * element_size,
-                    src + (s + r * dims.strides[inner] + c * dims.strides[last]) * element_size,
-                    static_cast<size_t>(element_size));
+                      dims.strides[last], dims.dst_strides[inner], element_size);
+    });
+    return;
+  }
+  // A box one element wide in a contiguous dim: element by element.
+  const auto size = static_cast<size_t>(element_size);
+  for_each_outer(dims.sizes, dims.strides, dims.dst_strides, last, last, [&](int64_t s, int64_t d) {
+    for (int64_t c = 0; c < dims.sizes[last]; ++c)
+      std::memcpy(dst + (d + c * dims.dst_strides[last]) * element_size,
+                  src + (s + c * dims.strides[last]) * element_size, size);
   });
 }
 
@@ -189,81 +250,55 @@ void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadS
     write(0, read(0, static_cast<uint64_t>(esize)), static_cast<uint64_t>(esize));
     return;
   }
-  const Blocking blocking = choose_blocking(dims, esize, block_bytes);
   const std::vector<int64_t> out_strides = dense_strides(dims.sizes);
-  const auto block_capacity = static_cast<size_t>(dims.strides[blocking.dim] * blocking.width * esize);
-  for (std::vector<uint8_t>& block : buffers.blocks)
-    if (block.size() < block_capacity) block.resize(block_capacity);
+  const std::vector<Piece> blocks =
+      cut(dims.sizes, dims.strides, esize, choose_blocking(dims.sizes, dims.strides, esize, block_bytes));
+  const std::vector<Piece> chunks =
+      cut(dims.sizes, out_strides, esize, choose_blocking(dims.sizes, out_strides, esize, block_bytes));
+  uint64_t capacity = 0;
+  for (const Piece& chunk : chunks) capacity = std::max(capacity, chunk.bytes);
+  for (std::vector<uint8_t>& buffer : buffers.blocks)
+    if (buffer.size() < capacity) buffer.resize(capacity);
 
-  // Block k is permuted into blocks[k % 2] while block k - 1 is written from the other one.
+  // Chunk k is filled in buffers[k % 2] while chunk k - 1 is written from the other one.
   std::future<void> writing;
   size_t filling = 0;
-  std::vector<int64_t> fixed_index(blocking.fixed.size(), 0);
-  uint64_t read_offset = 0;  // bytes of the source read so far: blocks come in source order
-  while (true) {
-    for (int64_t j0 = 0; j0 < dims.sizes[blocking.dim]; j0 += blocking.width) {
-      const int64_t width = std::min(blocking.width, dims.sizes[blocking.dim] - j0);
-      const auto bytes = static_cast<uint64_t>(dims.strides[blocking.dim] * width * esize);
-      const uint8_t* source = read(read_offset, bytes);
-      read_offset += bytes;
-
-      // The block as a box of the output: fixed dims one index, `dim` `width` from j0.
-      std::vector<int64_t> box = dims.sizes;
-      std::vector<int64_t> start(dims.sizes.size(), 0);
-      for (size_t k = 0; k < blocking.fixed.size(); ++k) {
-        box[blocking.fixed[k]] = 1;
-        start[blocking.fixed[k]] = fixed_index[k];
-      }
-      box[blocking.dim] = width;
-      start[blocking.dim] = j0;
-      uint8_t* permuted = buffers.blocks[filling].data();
-      permute_into(source, permuted, box, dims.strides, esize);
-
-      // The box is whole over its trailing dims up to the first partial one (`split`); each
-      // index of the dims before that is one run of the output.
-      size_t split = dims.sizes.size();
-      int64_t run = 1;
-      while (split > 0) {
-        --split;
-        run *= box[split];
-        if (box[split] != dims.sizes[split]) break;
-      }
-      const int64_t runs = static_cast<int64_t>(bytes / static_cast<uint64_t>(esize)) / run;
-      std::vector<uint64_t> run_offsets(static_cast<size_t>(runs));
-      std::vector<int64_t> index(split, 0);
-      for (int64_t r = 0; r < runs; ++r) {
-        int64_t at = start[split] * out_strides[split];
-        for (size_t d = 0; d < split; ++d) at += (start[d] + index[d]) * out_strides[d];
-        run_offsets[static_cast<size_t>(r)] = static_cast<uint64_t>(at * esize);
-        for (size_t d = split; d-- > 0;) {
-          if (++index[d] < box[d]) break;
-          index[d] = 0;
-        }
-      }
-      const auto run_bytes = static_cast<uint64_t>(run * esize);
-      auto write_block = [&write, permuted, run_bytes, offsets = std::move(run_offsets)] {
-        for (size_t r = 0; r < offsets.size(); ++r) write(offsets[r], permuted + r * run_bytes, run_bytes);
-      };
-      // The last block has nothing left to overlap with, and a small one costs less than a thread.
-      if (read_offset == layout.nbytes || bytes < kMinOverlapBytes) {
-        if (writing.valid()) writing.get();
-        write_block();
-        if (read_offset == layout.nbytes) return;
-        continue;
-      }
-      if (writing.valid()) writing.get();  // the previous block is out (or its error is thrown)
-      writing = std::async(std::launch::async, std::move(write_block));
-      filling = 1 - filling;
+  std::vector<int64_t> start(dims.sizes.size()), size(dims.sizes.size());
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    const Piece& chunk = chunks[k];
+    uint8_t* buffer = buffers.blocks[filling].data();
+    // Only the blocks that overlap the chunk's first to last source byte can hold part of it.
+    int64_t first = 0, last = 0;
+    for (size_t d = 0; d < chunk.start.size(); ++d) {
+      first += chunk.start[d] * dims.strides[d];
+      last += (chunk.start[d] + chunk.size[d] - 1) * dims.strides[d];
     }
-    size_t k = fixed_index.size();
-    while (k > 0) {
-      if (++fixed_index[k - 1] < dims.sizes[blocking.fixed[k - 1]]) break;
-      fixed_index[k - 1] = 0;
-      --k;
+    auto after = [](uint64_t at, const Piece& block) { return at < block.offset; };
+    auto begin = std::upper_bound(blocks.begin(), blocks.end(), static_cast<uint64_t>(first * esize), after) - 1;
+    auto end = std::upper_bound(blocks.begin(), blocks.end(), static_cast<uint64_t>(last * esize), after);
+    for (auto block_it = begin; block_it != end; ++block_it) {
+      const Piece& block = *block_it;
+      if (!intersect(chunk, block, start, size)) continue;
+      const uint8_t* source = read(block.offset, block.bytes);
+      int64_t at_source = 0, at_output = 0;
+      for (size_t d = 0; d < start.size(); ++d) {
+        at_source += start[d] * dims.strides[d];
+        at_output += start[d] * out_strides[d];
+      }
+      permute_box(source + (static_cast<uint64_t>(at_source * esize) - block.offset),
+                  buffer + (static_cast<uint64_t>(at_output * esize) - chunk.offset), size, dims.strides, out_strides,
+                  esize);
     }
-    if (k == 0) break;
+    auto write_chunk = [&write, buffer, offset = chunk.offset, bytes = chunk.bytes] { write(offset, buffer, bytes); };
+    if (writing.valid()) writing.get();  // the previous chunk is out (or its error is thrown)
+    // The last chunk has nothing left to overlap with, and a small one costs less than a thread.
+    if (k + 1 == chunks.size() || chunk.bytes < kMinOverlapBytes) {
+      write_chunk();
+      continue;
+    }
+    writing = std::async(std::launch::async, std::move(write_chunk));
+    filling = 1 - filling;
   }
-  fail(ErrorCode::kInternal, "copy_permuted: the blocks did not cover the source");
 }
 
 }  // namespace pt2onnx::emit

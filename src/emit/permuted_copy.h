@@ -1,9 +1,11 @@
-// A dense tensor with its dims permuted (a weight folded through a Transpose), written from its
-// source bytes read once, front to back, in blocks: each block is permuted in memory in
-// cache-sized tiles and written as the runs it makes in the output, on a second thread while the
-// next block is permuted. Memory is three blocks (the source window and two permuted) whatever
-// the tensor's size, and every syscall moves at least a run (kilobytes for LLM shapes), where a
-// strided gather reads one element per call.
+// A dense tensor with its dims permuted (a weight folded through a Transpose), written front to
+// back in chunks that are contiguous in the output: each chunk is gathered in memory from the
+// source blocks it needs (cache-sized tiles of each) and written in one call, on a second thread
+// while the next chunk is gathered. Memory is three blocks (a source window and two chunks)
+// whatever the tensor's size. A chunk needs a slice of every source block when an output row is
+// long, so the source may be read more than once (a dozen times for a vocabulary-wide output
+// projection), but what the kernel writes is whole chunks: scattered runs of a few kilobytes cost
+// it several times as much per byte (partial pages, one call per run).
 #pragma once
 
 #include <cstdint>
@@ -14,45 +16,46 @@
 
 namespace pt2onnx::emit {
 
-// Source bytes read per block.
+// Source bytes per block, output bytes per chunk.
 inline constexpr uint64_t kPermuteBlockBytes = uint64_t{16} << 20;
 // Blocks smaller than this are written on the calling thread (a thread costs more than it saves).
 inline constexpr uint64_t kMinOverlapBytes = uint64_t{1} << 20;
-// Runs shorter than this would cost more in syscalls than in bytes: such a permutation is not
-// derived (the Transpose stays in the graph).
-inline constexpr uint64_t kMinPermutedRunBytes = 512;
+// A permutation that reads fewer contiguous source bytes than this per tile row (a cache line)
+// would gather element by element: it is not derived (the Transpose stays in the graph).
+inline constexpr uint64_t kMinPermutedReadBytes = 64;
 
 // Whether the (non-contiguous) view is the bytes [span_begin, span_end) of its storage, packed
 // with no gaps, in some order of its dims: what a Transpose of a contiguous weight looks like.
 bool is_dense_permutation(const TensorLayout& layout);
 
-// The length in bytes of the output runs copy_permuted writes for this view (each run is
-// contiguous in the output), given blocks of `block_bytes`. 0 when it is not a dense permutation.
-uint64_t permuted_run_bytes(const TensorLayout& layout, uint64_t block_bytes = kPermuteBlockBytes);
+// How many bytes copy_permuted reads contiguously from the source per tile row (the source's
+// innermost dim as far as one block and one output chunk both hold it), given blocks and chunks of
+// `block_bytes`. 0 when it is not a dense permutation.
+uint64_t permuted_read_bytes(const TensorLayout& layout, uint64_t block_bytes = kPermuteBlockBytes);
 
-// Returns the n bytes of the source at byte `offset` from span_begin; the pointer stays valid
-// until the next call. Called with offsets increasing from 0 to span_end - span_begin, each byte
-// once, so a caller can hand out a mapping of the archive instead of reading into a buffer.
+// Returns the n bytes of the source at byte `offset` from span_begin (a whole block); the pointer
+// stays valid until the next call. A block may be asked for again by a later chunk.
 using ReadSource = std::function<const uint8_t*(uint64_t offset, uint64_t n)>;
 // Receives n bytes that belong at byte `offset` of the tensor's row-major bytes, one call at a
-// time; for blocks of kMinOverlapBytes and more from a second thread while the next is permuted.
+// time, in order (each call starts where the last ended); for chunks of kMinOverlapBytes and more
+// from a second thread while the next is gathered.
 using WriteRun = std::function<void(uint64_t offset, const uint8_t* data, uint64_t n)>;
 
-// The two permuted blocks copy_permuted alternates between (one written while the other fills),
-// kept by the caller so that a run of tensors reuses them.
+// The two chunks copy_permuted alternates between (one written while the other fills), kept by
+// the caller so that a run of tensors reuses them.
 struct PermuteBuffers {
   std::vector<uint8_t> blocks[2];
 };
 
-// Writes the view's row-major bytes through `write`, reading the source once through `read`.
+// Writes the view's row-major bytes through `write`, reading the source through `read`.
 // `layout` must satisfy is_dense_permutation.
 void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadSource& read, const WriteRun& write,
                    PermuteBuffers& buffers);
 
-// Writes a strided view of `src` into `dst` in row-major order: dst[i0, i1, ...] =
-// src[i0 * strides[0] + i1 * strides[1] + ...], `element_size` bytes each, in tiles that keep
-// both sides in cache.
-void permute_into(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& sizes,
-                  const std::vector<int64_t>& strides, int64_t element_size);
+// Copies a box of `sizes` elements from `src` to `dst`, each side with its own strides (in
+// elements of `element_size` bytes), in tiles that keep both sides in cache.
+void permute_box(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& sizes,
+                 const std::vector<int64_t>& src_strides, const std::vector<int64_t>& dst_strides,
+                 int64_t element_size);
 
 }  // namespace pt2onnx::emit
