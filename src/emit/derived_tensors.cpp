@@ -70,13 +70,13 @@ class ScaledStorage final : public archive::Storage {
 };
 
 // Whether emit can write the view at the speed of a plain copy (emit/permuted_copy.h): a dense
-// permutation that fits one block or that reads at least a cache line of the source per tile row.
-// A view that is invalid is left for emit to report on the source weight itself.
+// permutation that fits one block or whose output runs are long enough. A view that is invalid is left for emit to
+// report on the source weight itself.
 bool permutes_at_copy_speed(const archive::TensorData& view) {
   try {
     const TensorLayout layout = make_layout(view, view.name);
-    return layout.contiguous || layout.nbytes <= kPermuteBlockBytes ||
-           permuted_read_bytes(layout) >= kMinPermutedReadBytes;
+    return layout.contiguous || layout.nbytes <= PermuteSizes{}.window_bytes ||
+           permuted_run_bytes(layout) >= kMinPermutedRunBytes;
   } catch (const Error&) {
     return false;
   }

@@ -108,7 +108,9 @@ Blocking choose_blocking(const std::vector<int64_t>& sizes, const std::vector<in
                          uint64_t block_bytes) {
   std::vector<size_t> order(sizes.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] > strides[b]; });
+  // Ties come from dims of size 1; the earlier one is the outer one.
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return strides[a] > strides[b] || (strides[a] == strides[b] && a < b); });
   Blocking blocking;
   for (size_t k = 0; k < order.size(); ++k) {
     const uint64_t slice = static_cast<uint64_t>(strides[order[k]]) * static_cast<uint64_t>(element_size);
@@ -130,7 +132,8 @@ struct Piece {
   uint64_t bytes = 0;
 };
 
-// The pieces of `blocking`, in the order's front-to-back sequence.
+// The pieces of `blocking` over a box of `sizes`, in the order's front-to-back sequence; starts
+// and offsets are the box's own.
 std::vector<Piece> cut(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int64_t element_size,
                        const Blocking& blocking) {
   std::vector<Piece> pieces;
@@ -165,15 +168,25 @@ std::vector<Piece> cut(const std::vector<int64_t>& sizes, const std::vector<int6
   }
 }
 
-// The box both pieces hold; false when they share no index.
-bool intersect(const Piece& a, const Piece& b, std::vector<int64_t>& start, std::vector<int64_t>& size) {
-  for (size_t d = 0; d < a.start.size(); ++d) {
-    start[d] = std::max(a.start[d], b.start[d]);
-    const int64_t end = std::min(a.start[d] + a.size[d], b.start[d] + b.size[d]);
-    if (end <= start[d]) return false;
-    size[d] = end - start[d];
+// A typical piece's sizes: the first one.
+std::vector<int64_t> first_piece(std::vector<int64_t> sizes, const Blocking& blocking) {
+  for (size_t d : blocking.fixed) sizes[d] = 1;
+  sizes[blocking.dim] = std::min(sizes[blocking.dim], blocking.width);
+  return sizes;
+}
+
+// Elements per output run of a box (dims `box`, of a tensor of dims `sizes`): the output is
+// contiguous over the trailing dims the box holds whole and one partial dim before them.
+int64_t run_elements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& box, size_t* split = nullptr) {
+  size_t d = sizes.size();
+  int64_t run = 1;
+  while (d > 0) {
+    --d;
+    run *= box[d];
+    if (box[d] != sizes[d]) break;
   }
-  return true;
+  if (split) *split = d;
+  return run;
 }
 
 }  // namespace
@@ -184,20 +197,16 @@ bool is_dense_permutation(const TensorLayout& layout) {
   return dense_dims(layout, dims) && layout.span_end - layout.span_begin == layout.nbytes;
 }
 
-uint64_t permuted_read_bytes(const TensorLayout& layout, uint64_t block_bytes) {
+uint64_t permuted_run_bytes(const TensorLayout& layout, const PermuteSizes& sizes) {
   Dims dims;
   if (!is_dense_permutation(layout) || !dense_dims(layout, dims)) return 0;
   if (dims.sizes.empty()) return layout.nbytes;
-  // The source's contiguous dim, as much of it as both a source block and an output chunk hold.
-  const auto inner =
-      static_cast<size_t>(std::min_element(dims.strides.begin(), dims.strides.end()) - dims.strides.begin());
-  int64_t extent = dims.sizes[inner];
-  for (const std::vector<int64_t>& order : {dims.strides, dense_strides(dims.sizes)}) {
-    const Blocking blocking = choose_blocking(dims.sizes, order, layout.element_size, block_bytes);
-    if (std::find(blocking.fixed.begin(), blocking.fixed.end(), inner) != blocking.fixed.end()) extent = 1;
-    if (blocking.dim == inner) extent = std::min(extent, blocking.width);
-  }
-  return static_cast<uint64_t>(extent) * static_cast<uint64_t>(layout.element_size);
+  const int64_t esize = layout.element_size;
+  const std::vector<int64_t> window =
+      first_piece(dims.sizes, choose_blocking(dims.sizes, dims.strides, esize, sizes.window_bytes));
+  const std::vector<int64_t> chunk =
+      first_piece(window, choose_blocking(window, dense_strides(window), esize, sizes.chunk_bytes));
+  return static_cast<uint64_t>(run_elements(dims.sizes, chunk) * esize);
 }
 
 void permute_box(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& sizes,
@@ -240,8 +249,8 @@ void permute_box(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& s
   });
 }
 
-void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadSource& read, const WriteRun& write,
-                   PermuteBuffers& buffers) {
+void copy_permuted(const TensorLayout& layout, const PermuteSizes& sizes, const ReadSource& read,
+                   const WriteRun& write, PermuteBuffers& buffers) {
   Dims dims;
   if (!is_dense_permutation(layout) || !dense_dims(layout, dims))
     fail(ErrorCode::kInternal, "copy_permuted: the view is not a dense permutation of its storage");
@@ -251,53 +260,59 @@ void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadS
     return;
   }
   const std::vector<int64_t> out_strides = dense_strides(dims.sizes);
-  const std::vector<Piece> blocks =
-      cut(dims.sizes, dims.strides, esize, choose_blocking(dims.sizes, dims.strides, esize, block_bytes));
-  const std::vector<Piece> chunks =
-      cut(dims.sizes, out_strides, esize, choose_blocking(dims.sizes, out_strides, esize, block_bytes));
-  uint64_t capacity = 0;
-  for (const Piece& chunk : chunks) capacity = std::max(capacity, chunk.bytes);
-  for (std::vector<uint8_t>& buffer : buffers.blocks)
-    if (buffer.size() < capacity) buffer.resize(capacity);
+  const std::vector<Piece> windows =
+      cut(dims.sizes, dims.strides, esize, choose_blocking(dims.sizes, dims.strides, esize, sizes.window_bytes));
 
   // Chunk k is filled in buffers[k % 2] while chunk k - 1 is written from the other one.
   std::future<void> writing;
   size_t filling = 0;
-  std::vector<int64_t> start(dims.sizes.size()), size(dims.sizes.size());
-  for (size_t k = 0; k < chunks.size(); ++k) {
-    const Piece& chunk = chunks[k];
-    uint8_t* buffer = buffers.blocks[filling].data();
-    // Only the blocks that overlap the chunk's first to last source byte can hold part of it.
-    int64_t first = 0, last = 0;
-    for (size_t d = 0; d < chunk.start.size(); ++d) {
-      first += chunk.start[d] * dims.strides[d];
-      last += (chunk.start[d] + chunk.size[d] - 1) * dims.strides[d];
-    }
-    auto after = [](uint64_t at, const Piece& block) { return at < block.offset; };
-    auto begin = std::upper_bound(blocks.begin(), blocks.end(), static_cast<uint64_t>(first * esize), after) - 1;
-    auto end = std::upper_bound(blocks.begin(), blocks.end(), static_cast<uint64_t>(last * esize), after);
-    for (auto block_it = begin; block_it != end; ++block_it) {
-      const Piece& block = *block_it;
-      if (!intersect(chunk, block, start, size)) continue;
-      const uint8_t* source = read(block.offset, block.bytes);
-      int64_t at_source = 0, at_output = 0;
+  std::vector<int64_t> start(dims.sizes.size());
+  for (size_t w = 0; w < windows.size(); ++w) {
+    const Piece& window = windows[w];
+    const uint8_t* source = read(window.offset, window.bytes);
+    const std::vector<int64_t> window_strides = dense_strides(window.size);
+    const std::vector<Piece> chunks =
+        cut(window.size, window_strides, esize, choose_blocking(window.size, window_strides, esize, sizes.chunk_bytes));
+    for (size_t k = 0; k < chunks.size(); ++k) {
+      const Piece& chunk = chunks[k];
+      int64_t at_source = 0;
       for (size_t d = 0; d < start.size(); ++d) {
+        start[d] = window.start[d] + chunk.start[d];
         at_source += start[d] * dims.strides[d];
-        at_output += start[d] * out_strides[d];
       }
-      permute_box(source + (static_cast<uint64_t>(at_source * esize) - block.offset),
-                  buffer + (static_cast<uint64_t>(at_output * esize) - chunk.offset), size, dims.strides, out_strides,
-                  esize);
+      std::vector<uint8_t>& buffer = buffers.blocks[filling];
+      if (buffer.size() < chunk.bytes) buffer.resize(chunk.bytes);
+      permute_box(source + (static_cast<uint64_t>(at_source * esize) - window.offset), buffer.data(), chunk.size,
+                  dims.strides, dense_strides(chunk.size), esize);
+
+      // Each index of the dims before `split` is one run of the output.
+      size_t split = 0;
+      const int64_t run = run_elements(dims.sizes, chunk.size, &split);
+      const auto runs = static_cast<size_t>(static_cast<int64_t>(chunk.bytes) / esize / run);
+      std::vector<uint64_t> run_offsets(runs);
+      std::vector<int64_t> index(split, 0);
+      for (size_t r = 0; r < runs; ++r) {
+        int64_t at = start[split] * out_strides[split];
+        for (size_t d = 0; d < split; ++d) at += (start[d] + index[d]) * out_strides[d];
+        run_offsets[r] = static_cast<uint64_t>(at * esize);
+        for (size_t d = split; d-- > 0;) {
+          if (++index[d] < chunk.size[d]) break;
+          index[d] = 0;
+        }
+      }
+      const auto run_bytes = static_cast<uint64_t>(run * esize);
+      auto write_chunk = [&write, data = buffer.data(), run_bytes, offsets = std::move(run_offsets)] {
+        for (size_t r = 0; r < offsets.size(); ++r) write(offsets[r], data + r * run_bytes, run_bytes);
+      };
+      if (writing.valid()) writing.get();  // the previous chunk is out (or its error is thrown)
+      // The last chunk has nothing left to overlap with, and a small one costs less than a thread.
+      if ((w + 1 == windows.size() && k + 1 == chunks.size()) || chunk.bytes < kMinOverlapBytes) {
+        write_chunk();
+        continue;
+      }
+      writing = std::async(std::launch::async, std::move(write_chunk));
+      filling = 1 - filling;
     }
-    auto write_chunk = [&write, buffer, offset = chunk.offset, bytes = chunk.bytes] { write(offset, buffer, bytes); };
-    if (writing.valid()) writing.get();  // the previous chunk is out (or its error is thrown)
-    // The last chunk has nothing left to overlap with, and a small one costs less than a thread.
-    if (k + 1 == chunks.size() || chunk.bytes < kMinOverlapBytes) {
-      write_chunk();
-      continue;
-    }
-    writing = std::async(std::launch::async, std::move(write_chunk));
-    filling = 1 - filling;
   }
 }
 

@@ -16,29 +16,31 @@
 
 namespace pt2onnx::emit {
 
-// Source bytes per block, output bytes per chunk.
-inline constexpr uint64_t kPermuteBlockBytes = uint64_t{16} << 20;
-// Blocks smaller than this are written on the calling thread (a thread costs more than it saves).
+// Source bytes read per window, and output bytes permuted per chunk.
+struct PermuteSizes {
+  uint64_t window_bytes = uint64_t{64} << 20;
+  uint64_t chunk_bytes = uint64_t{16} << 20;
+};
+// Chunks smaller than this are written on the calling thread (a thread costs more than it saves).
 inline constexpr uint64_t kMinOverlapBytes = uint64_t{1} << 20;
-// A permutation that reads fewer contiguous source bytes than this per tile row (a cache line)
-// would gather element by element: it is not derived (the Transpose stays in the graph).
-inline constexpr uint64_t kMinPermutedReadBytes = 64;
+// Runs shorter than this would cost more in syscalls than in bytes: such a permutation is not
+// derived (the Transpose stays in the graph).
+inline constexpr uint64_t kMinPermutedRunBytes = 512;
 
 // Whether the (non-contiguous) view is the bytes [span_begin, span_end) of its storage, packed
 // with no gaps, in some order of its dims: what a Transpose of a contiguous weight looks like.
 bool is_dense_permutation(const TensorLayout& layout);
 
-// How many bytes copy_permuted reads contiguously from the source per tile row (the source's
-// innermost dim as far as one block and one output chunk both hold it), given blocks and chunks of
-// `block_bytes`. 0 when it is not a dense permutation.
-uint64_t permuted_read_bytes(const TensorLayout& layout, uint64_t block_bytes = kPermuteBlockBytes);
+// The length in bytes of the output runs copy_permuted writes for this view (each run is
+// contiguous in the output). 0 when it is not a dense permutation.
+uint64_t permuted_run_bytes(const TensorLayout& layout, const PermuteSizes& sizes = PermuteSizes{});
 
-// Returns the n bytes of the source at byte `offset` from span_begin (a whole block); the pointer
-// stays valid until the next call. A block may be asked for again by a later chunk.
+// Returns the n bytes of the source at byte `offset` from span_begin; the pointer stays valid
+// until the next call. Called with offsets increasing from 0 to span_end - span_begin, each byte
+// once, so a caller can hand out a mapping of the archive instead of reading into a buffer.
 using ReadSource = std::function<const uint8_t*(uint64_t offset, uint64_t n)>;
 // Receives n bytes that belong at byte `offset` of the tensor's row-major bytes, one call at a
-// time, in order (each call starts where the last ended); for chunks of kMinOverlapBytes and more
-// from a second thread while the next is gathered.
+// time; for chunks of kMinOverlapBytes and more from a second thread while the next is permuted.
 using WriteRun = std::function<void(uint64_t offset, const uint8_t* data, uint64_t n)>;
 
 // The two chunks copy_permuted alternates between (one written while the other fills), kept by
@@ -47,10 +49,10 @@ struct PermuteBuffers {
   std::vector<uint8_t> blocks[2];
 };
 
-// Writes the view's row-major bytes through `write`, reading the source through `read`.
+// Writes the view's row-major bytes through `write`, reading the source once through `read`.
 // `layout` must satisfy is_dense_permutation.
-void copy_permuted(const TensorLayout& layout, uint64_t block_bytes, const ReadSource& read, const WriteRun& write,
-                   PermuteBuffers& buffers);
+void copy_permuted(const TensorLayout& layout, const PermuteSizes& sizes, const ReadSource& read,
+                   const WriteRun& write, PermuteBuffers& buffers);
 
 // Copies a box of `sizes` elements from `src` to `dst`, each side with its own strides (in
 // elements of `element_size` bytes), in tiles that keep both sides in cache.

@@ -72,9 +72,9 @@ void TensorCopier::copy(const archive::TensorData& tensor, const TensorLayout& l
   });
 }
 
-// A weight folded through a Transpose: its source read in blocks from mappings of the archive (no
-// copy into a buffer), and checksummed from them when that is its whole entry (else the entry is
-// checked first, once).
+// A weight folded through a Transpose: its source read once, front to back, from mappings of the
+// archive (no copy into a buffer), and checksummed on the way when that is its whole entry (else
+// the entry is checked first, once).
 void TensorCopier::copy_permuted_tensor(const archive::Storage& storage, const TensorLayout& layout, int out_fd,
                                         uint64_t out_offset, const std::filesystem::path& out_path) {
   const std::optional<uint64_t> file_offset = storage.file_offset();
@@ -89,12 +89,9 @@ void TensorCopier::copy_permuted_tensor(const archive::Storage& storage, const T
     if (::fstat(archive_fd(), &info) != 0 || end > static_cast<uint64_t>(info.st_size))
       fail_short(storage, archive_path_, static_cast<uint64_t>(info.st_size));
   }
-  // Blocks are checksummed as they are mapped while they come in source order (a transpose's first
-  // chunk asks for every block in order); what is left is read for the checksum afterwards.
   uint32_t sum = 0;
-  uint64_t summed = 0;
   std::optional<MappedRange> window;
-  auto source_bytes = [&](uint64_t offset, uint64_t n) -> const uint8_t* {
+  auto read = [&](uint64_t offset, uint64_t n) -> const uint8_t* {
     window.reset();
     std::vector<uint8_t>& buffer = permute_source_;
     if (!file_offset) {  // computed or compressed: read() checks it
@@ -104,32 +101,20 @@ void TensorCopier::copy_permuted_tensor(const archive::Storage& storage, const T
     }
     const uint64_t at = *file_offset + layout.span_begin + offset;
     window.emplace(archive_fd(), at, n, /*populate=*/true);
-    if (window->data() != nullptr) return window->data();
-    // The kernel would not map it: through the buffer.
-    buffer.resize(std::max<size_t>(buffer.size(), n));
-    read_archive(at, n, buffer.data(), storage);
-    return buffer.data();
-  };
-  auto read = [&](uint64_t offset, uint64_t n) -> const uint8_t* {
-    const uint8_t* bytes = source_bytes(offset, n);
-    if (checksum && offset == summed) {
-      sum = archive::crc32_update(sum, bytes, n);
-      summed += n;
+    const uint8_t* bytes = window->data();
+    if (bytes == nullptr) {  // the kernel would not map it: through the buffer
+      buffer.resize(std::max<size_t>(buffer.size(), n));
+      read_archive(at, n, buffer.data(), storage);
+      bytes = buffer.data();
     }
+    if (checksum) sum = archive::crc32_update(sum, bytes, n);
     return bytes;
   };
   auto write = [&](uint64_t offset, const uint8_t* data, uint64_t n) {
     write_all_at(out_fd, data, n, out_offset + offset, out_path);
   };
-  copy_permuted(layout, kPermuteBlockBytes, read, write, permute_blocks_);
-  if (!checksum) return;
-  while (summed < layout.nbytes) {
-    const uint64_t n = std::min(layout.nbytes - summed, kPermuteBlockBytes);
-    sum = archive::crc32_update(sum, source_bytes(summed, n), n);
-    summed += n;
-  }
-  window.reset();
-  crc->check(sum);
+  copy_permuted(layout, PermuteSizes{}, read, write, permute_blocks_);
+  if (checksum) crc->check(sum);
 }
 
 void TensorCopier::copy_from_archive(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
