@@ -2,8 +2,8 @@
 """Exports torch's OpInfo database (op_db) as .pt2 programs with torch's outputs (tooling only:
 needs the torch 2.15 venv, `scripts/torch_venv.sh 2.15 --zoo`, and expecttest, which op_db imports).
 
-For every OpInfo that supports float32 on the CPU, its float32 sample inputs are drawn (seeded per
-OpInfo) and a bounded number of them chosen (--per-op, spread over the list, a 0-d and an empty
+For every OpInfo that supports float32 on the CPU (or --dtype, for a sweep), its sample inputs of
+that dtype are drawn (seeded per OpInfo) and a bounded number of them chosen (--per-op, spread over the list, a 0-d and an empty
 input first where the op has them). Each chosen sample becomes one program: a module whose forward
 takes the sample's tensors (input, args and kwargs, lists included) and calls the OpInfo's op with
 the rest held constant; it is exported with torch.export (default IR, non-strict). The programs of
@@ -23,7 +23,7 @@ Two uses:
 - `--commit`: the small set CI runs (SELECTED below: edge cases that found defects and one sample
   per composite family), packed into samples/opinfo/opinfo.pt2 with samples/opinfo/index.json.
 
-Usage: python make_opinfo_samples.py (--sweep DIR | --commit) [--ops a,b] [--per-op N] [--timeout S]
+Usage: python make_opinfo_samples.py (--sweep DIR [--dtype D] | --commit) [--ops a,b] [--per-op N] [--timeout S]
 """
 from __future__ import annotations
 
@@ -144,6 +144,20 @@ SELECTED = {
     "fft.hfft": None, "fft.ihfftn": None, "fft.hfftn": None, "unique": 0,  # unique: sorted=False
 }
 
+# Samples of other dtypes (issue 30's dtype sweeps; sample indices of that dtype's list), each an
+# invalid file with exit 0 before its fix: integer floor/ceil are the input; an integer arange
+# from float bounds counts in double; integer operands of a float loss are computed in its float
+# type; bool max/min/mul/sign/sort/sum, which ONNX does not take, run in int32; float16 isinf in
+# float32.
+SELECTED_IN = {
+    "int64": {"arange": 31, "ceil": 0, "floor": 0, "native_dropout_backward": 0,
+              "nn.functional.margin_ranking_loss": 0, "nn.functional.poisson_nll_loss": 0},
+    "bool": {"addr": 0, "amax": 0, "aminmax": 0, "clamp_min": 0, "fmax": 0, "index_add": 5, "kron": 0,
+             "max.reduction_with_dim": 0, "maximum": 0, "msort": 0, "native_dropout_backward": 0, "outer": 0,
+             "sign": 0, "sum_to_size": 0},
+    "float16": {"atan2": 0, "isclose": 0, "isfinite": 0, "isinf": 0, "isposinf": 0, "logaddexp": 0},
+}
+
 
 def _plain(s):
     """A sample whose tensors are all at least 1-d and not empty (the composite families' pick)."""
@@ -164,19 +178,20 @@ def file_stem(key):
     return re.sub(r"[^A-Za-z0-9]+", "_", key)
 
 
-def model_name(key, index):
-    return file_stem(key) + f"__s{index}"
+def model_name(key, index, dtype=None):
+    suffix = "" if dtype in (None, torch.float32) else "_" + str(dtype).replace("torch.", "")
+    return file_stem(key) + f"__s{index}{suffix}"
 
 
 def _tensors(s):
     return [x for x in pytree.tree_leaves((s.input, s.args, s.kwargs)) if isinstance(x, torch.Tensor)]
 
 
-def draw_samples(op, per_op):
+def draw_samples(op, per_op, dtype=None):
     """(index, SampleInput) pairs: up to per_op, a 0-d and an empty one first where the op has
     them, the rest spread evenly over the drawn list (its first and last included)."""
     torch.manual_seed(SEED + zlib.crc32(opinfo_key(op).encode()) % 100_000)
-    drawn = list(itertools.islice(op.sample_inputs("cpu", torch.float32, requires_grad=False), MAX_DRAWN))
+    drawn = list(itertools.islice(op.sample_inputs("cpu", dtype or torch.float32, requires_grad=False), MAX_DRAWN))
     if not drawn:
         return []
     chosen = []
@@ -334,22 +349,22 @@ def npz_bytes(arrays):
     return buf.getvalue()
 
 
-def make_opinfo(op, per_op, timeout, pick=None):
+def make_opinfo(op, per_op, timeout, pick=None, dtype=None):
     """(programs, arrays, models, skipped) for one OpInfo. pick: a predicate choosing one sample
     (the first that exports), or None to take draw_samples' choice."""
     key = opinfo_key(op)
     programs, arrays, models, skipped = {}, {}, {}, []
     if pick is not None:
         torch.manual_seed(SEED + zlib.crc32(key.encode()) % 100_000)
-        pool = list(itertools.islice(op.sample_inputs("cpu", torch.float32, requires_grad=False), MAX_DRAWN))
+        pool = list(itertools.islice(op.sample_inputs("cpu", dtype or torch.float32, requires_grad=False), MAX_DRAWN))
         candidates = [(i, s) for i, s in enumerate(pool)
                       if pick is True or (i == pick if isinstance(pick, int) else pick(s))]
     else:
-        candidates = draw_samples(op, per_op)
+        candidates = draw_samples(op, per_op, dtype)
     for index, sample in candidates:
         if pick is not None and programs:
             break
-        name = model_name(key, index)
+        name = model_name(key, index, dtype)
         try:
             ep, ins, outs = build_program(op, sample, timeout)
         except Skip as e:
@@ -365,28 +380,31 @@ def make_opinfo(op, per_op, timeout, pick=None):
     return programs, arrays, models, skipped
 
 
-def float32_opinfos(names):
+def opinfos_with(dtype, names):
     from torch.testing._internal.common_methods_invocations import op_db
 
-    ops, no_f32 = [], []
+    ops, without = [], []
     for op in op_db:
         key = opinfo_key(op)
         if names and key not in names and op.name not in names:
             continue
-        (ops if op.supports_dtype(torch.float32, "cpu") else no_f32).append(op)
-    return ops, no_f32
+        (ops if op.supports_dtype(dtype, "cpu") else without).append(op)
+    return ops, without
 
 
-def sweep(out: Path, names, per_op, timeout):
+def sweep(out: Path, names, per_op, timeout, dtype):
     out.mkdir(parents=True, exist_ok=True)
     index_path = out / "index.json"
     index = json.loads(index_path.read_text()) if index_path.exists() else {}
-    index.update({"generator": SCRIPT, "torch_version": torch.__version__, "per_op": per_op})
+    dtype_name = str(dtype).replace("torch.", "")
+    if index and index.get("dtype", "float32") != dtype_name:
+        raise SystemExit(f"{index_path} holds a {index.get('dtype', 'float32')} sweep; use another DIR for {dtype_name}")
+    index.update({"generator": SCRIPT, "torch_version": torch.__version__, "per_op": per_op, "dtype": dtype_name})
     index.setdefault("archives", {})
     index.setdefault("opinfos", {})
-    ops, no_f32 = float32_opinfos(names)
-    for op in no_f32:
-        index["opinfos"][opinfo_key(op)] = {"status": "no float32 on the CPU"}
+    ops, without = opinfos_with(dtype, names)
+    for op in without:
+        index["opinfos"][opinfo_key(op)] = {"status": f"no {dtype_name} on the CPU"}
     t_all = time.monotonic()
     for n, op in enumerate(ops):
         key = opinfo_key(op)
@@ -395,7 +413,7 @@ def sweep(out: Path, names, per_op, timeout):
         t0 = time.monotonic()
         stem = file_stem(key)
         try:
-            programs, arrays, models, skipped = make_opinfo(op, per_op, timeout)
+            programs, arrays, models, skipped = make_opinfo(op, per_op, timeout, dtype=dtype)
         except Exception as e:  # the sample generator itself failed
             programs, models, skipped = {}, {}, [{"sample": -1, "desc": "", "reason": f"sample_inputs fails: {type(e).__name__}: {e}"[:300]}]
         rec = {"done": True, "exported": len(models), "skipped": skipped}
@@ -414,14 +432,15 @@ def sweep(out: Path, names, per_op, timeout):
         if n % 10 == 0:
             index_path.write_text(json.dumps(index, indent=1) + "\n")
     index_path.write_text(json.dumps(index, indent=1) + "\n")
-    print(f"{len(ops)} OpInfos with float32 ({len(no_f32)} without) in {time.monotonic() - t_all:.0f} s; index {index_path}")
+    print(f"{len(ops)} OpInfos with {dtype_name} ({len(without)} without) in {time.monotonic() - t_all:.0f} s; "
+          f"index {index_path}")
 
 
 def commit(timeout):
     from torch.testing._internal.common_methods_invocations import op_db
 
     by_key = {opinfo_key(op): op for op in op_db}
-    missing = sorted(set(SELECTED) - set(by_key))
+    missing = sorted((set(SELECTED) | {k for picks in SELECTED_IN.values() for k in picks}) - set(by_key))
     if missing:
         raise SystemExit(f"SELECTED names OpInfos op_db does not have: {missing}")
     programs, arrays, models, skipped = {}, {}, {}, {}
@@ -436,6 +455,17 @@ def commit(timeout):
             arrays.update(a)
             models.update(m)
             print(f"  {key}: {next(iter(m.values()))['desc']}")
+    for dtype_name, picks in SELECTED_IN.items():
+        for key, pick in picks.items():
+            p, a, m, s = make_opinfo(by_key[key], 1, timeout, pick=pick, dtype=getattr(torch, dtype_name))
+            if not p:
+                skipped[f"{key} ({dtype_name})"] = s[:3] or [{"reason": "no sample matches the selection"}]
+                print(f"  NOT EXPORTED {key} ({dtype_name}): {skipped[f'{key} ({dtype_name})'][0]['reason']}")
+                continue
+            programs.update(p)
+            arrays.update(a)
+            models.update(m)
+            print(f"  {key} ({dtype_name}): {next(iter(m.values()))['desc']}")
     COMMIT_DIR.mkdir(parents=True, exist_ok=True)
     pt2, npz = COMMIT_DIR / "opinfo.pt2", COMMIT_DIR / "opinfo.io.npz"
     write_archive(pt2, programs)
@@ -456,12 +486,17 @@ def main():
     ap.add_argument("--ops", default="", help="comma-separated OpInfo names or name.variant (sweep)")
     ap.add_argument("--per-op", type=int, default=5, help="samples per OpInfo (sweep)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per export")
+    # numpy holds every one of these (bfloat16 it has not), and onnxruntime's CPU kernels take them.
+    ap.add_argument("--dtype", default="float32",
+                    choices=["float32", "float64", "float16", "int64", "int32", "uint8", "bool"],
+                    help="the sample inputs' dtype (sweep)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     if args.commit:
         commit(args.timeout)
     else:
-        sweep(args.sweep, set(filter(None, args.ops.split(","))), args.per_op, args.timeout)
+        sweep(args.sweep, set(filter(None, args.ops.split(","))), args.per_op, args.timeout,
+              getattr(torch, args.dtype))
 
 
 if __name__ == "__main__":
