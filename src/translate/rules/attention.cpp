@@ -105,7 +105,11 @@ RuleResult emit_attention(EmitContext& ctx, const ArgReader& args, const Attenti
   ctx.set_output(0, ctx.emit("MatMul", {weights, value}));
   size_t first_unset = 1;
   if (a.logsumexp && ctx.output_count() > 1) {
-    if (ctx.output_used(1)) ctx.set_output(1, ctx.reduce("ReduceLogSumExp", scores, std::vector<int64_t>{-1}, false));
+    // float32 for half-precision inputs, as torch gives it.
+    const DType lse_type = args.out_dtype(1) == DType::kUnknown ? type : args.out_dtype(1);
+    if (ctx.output_used(1))
+      ctx.set_output(1, cast_if_needed(ctx, ctx.reduce("ReduceLogSumExp", scores, std::vector<int64_t>{-1}, false), type,
+                                       lse_type));
     first_unset = 2;
   }
   for (size_t i = first_unset; i < ctx.output_count(); ++i)

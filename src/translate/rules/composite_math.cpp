@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
+#include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
 #include "translate/subgraph_body.h"
 
@@ -88,7 +89,7 @@ RuleResult aten_copysign(EmitContext& ctx, const ir::Node& node) {
 RuleResult nan_ignoring(EmitContext& ctx, const ir::Node& node, const char* op) {
   ArgReader args(ctx, node);
   const auto [a, b] = pair_as_result(ctx, args, "self", "other");
-  const std::string m = ctx.emit(op, {a, b});
+  const std::string m = emit_in(ctx, op, {a, b}, args.out_dtype());
   if (!is_floating(result_dtype(args, DType::kFloat32))) return emitted(ctx, m);
   return emitted(ctx, ctx.emit("Where", {ctx.emit("IsNaN", {a}), b, ctx.emit("Where", {ctx.emit("IsNaN", {b}), a, m})}));
 }
@@ -128,8 +129,9 @@ RuleResult aten_aminmax(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const auto axes = dims_or_all(args);
   const bool keep = args.bool_or("keepdim", false) && axes.has_value();
-  ctx.set_output(0, ctx.reduce("ReduceMin", args.tensor("self"), axes, keep));
-  if (ctx.output_used(1)) ctx.set_output(1, ctx.reduce("ReduceMax", args.tensor("self"), axes, keep));
+  const DType type = args.dtype_of("self");
+  ctx.set_output(0, reduce_in(ctx, "ReduceMin", args.tensor("self"), type, axes, keep));
+  if (ctx.output_used(1)) ctx.set_output(1, reduce_in(ctx, "ReduceMax", args.tensor("self"), type, axes, keep));
   return RuleResult::kEmitted;
 }
 
@@ -683,7 +685,7 @@ RuleResult aten_threshold(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_outer(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const auto [a, b] = pair_as_result(ctx, args, "self", "vec2");
-  return emitted(ctx, ctx.emit("Mul", {ctx.unsqueeze(a, {1}), b}));
+  return emitted(ctx, emit_in(ctx, "Mul", {ctx.unsqueeze(a, {1}), b}, args.out_dtype()));
 }
 
 // vdot(Tensor self, Tensor other) -> Tensor: sum(self * other) of real vectors (complex ones are

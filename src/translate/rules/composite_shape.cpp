@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "translate/rules/register_all.h"
+#include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -256,7 +257,7 @@ RuleResult aten_kron(EmitContext& ctx, const ir::Node& node) {
   const int64_t ra = args.rank_of("self"), rb = args.rank_of("other"), r = std::max(ra, rb);
   std::string a = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
   std::string b = cast_if_needed(ctx, args.tensor("other"), args.dtype_of("other"), type);
-  if (r == 0) return emitted(ctx, ctx.emit("Mul", {a, b}));
+  if (r == 0) return emitted(ctx, emit_in(ctx, "Mul", {a, b}, type));
   if (ra < r) a = ctx.unsqueeze(a, iota(r - ra));
   if (rb < r) b = ctx.unsqueeze(b, iota(r - rb));
   std::vector<int64_t> odd, even;
@@ -264,7 +265,7 @@ RuleResult aten_kron(EmitContext& ctx, const ir::Node& node) {
     odd.push_back(2 * i + 1);
     even.push_back(2 * i);
   }
-  const std::string product = ctx.emit("Mul", {ctx.unsqueeze(a, odd), ctx.unsqueeze(b, even)});
+  const std::string product = emit_in(ctx, "Mul", {ctx.unsqueeze(a, odd), ctx.unsqueeze(b, even)}, type);
   return emitted(ctx, ctx.reshape(product, ctx.emit("Mul", {ctx.shape_of(a), ctx.shape_of(b)})));
 }
 
@@ -326,7 +327,7 @@ RuleResult aten_diag(EmitContext& ctx, const ir::Node& node) {
   const std::string shift = ctx.const_i64(std::abs(k));
   const std::string length = k >= 0 ? ctx.emit("Min", {r, ctx.emit("Sub", {c, shift})}) : ctx.emit("Min", {ctx.emit("Sub", {r, shift}), c});
   const std::string end = ctx.unsqueeze(ctx.emit("Max", {length, ctx.const_i64(0)}), {0});
-  const std::string sums = ctx.reduce("ReduceSum", on, std::vector<int64_t>{k >= 0 ? 1 : 0}, false);
+  const std::string sums = reduce_in(ctx, "ReduceSum", on, type, std::vector<int64_t>{k >= 0 ? 1 : 0}, false);
   return emitted(ctx, ctx.emit("Slice", {sums, ctx.const_i64s({0}), end, ctx.const_i64s({0})}));
 }
 
@@ -423,7 +424,7 @@ RuleResult aten_index_add(EmitContext& ctx, const ir::Node& node) {
   const int64_t dim = scalar ? 0 : normalize_dim(args.get_int("dim"), rank);
   std::string self = args.tensor("self");
   std::string source = cast_if_needed(ctx, args.tensor("source"), args.dtype_of("source"), type);
-  if (args.has("alpha")) source = ctx.emit("Mul", {source, args.scalar("alpha", type)});
+  if (args.has("alpha")) source = emit_in(ctx, "Mul", {source, args.scalar("alpha", type)}, type);
   if (scalar) self = ctx.unsqueeze(self, {0});
   if (args.rank_of("source") == 0) source = ctx.unsqueeze(source, {0});
   std::vector<int64_t> along(static_cast<size_t>(rank), 1);
@@ -439,7 +440,8 @@ RuleResult aten_msort(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   if (args.rank_of("self") == 0) return emitted(ctx, args.tensor("self"));
   const std::string k = ctx.unsqueeze(ctx.size_of(args.tensor_fx("self"), 0), {0});
-  return emitted(ctx, ctx.emit("TopK", {args.tensor("self"), k}, {Attr("axis", int64_t{0}), Attr("largest", int64_t{0}), Attr("sorted", int64_t{1})}, 2)[0]);
+  return emitted(ctx, emit_in(ctx, "TopK", {args.tensor("self"), k}, args.dtype_of("self"),
+                              {Attr("axis", int64_t{0}), Attr("largest", int64_t{0}), Attr("sorted", int64_t{1})}, 2)[0]);
 }
 
 // block_diag(Tensor[] tensors) -> Tensor: each operand (0-d as 1x1, 1-d as one row) padded with

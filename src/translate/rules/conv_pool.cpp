@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
+#include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -78,6 +79,7 @@ RuleResult emit_wide_output_padding(EmitContext& ctx, const ConvParams& p, std::
 }
 
 RuleResult emit_convolution(EmitContext& ctx, const ArgReader& args, const ConvParams& p) {
+  require_takes(ctx, p.transposed ? "ConvTranspose" : "Conv", args.dtype_of("input"));
   const int64_t weight_rank = args.rank_of("weight");
   const size_t spatial = static_cast<size_t>(weight_rank - 2);
   BatchGuard batch{args.rank_of("input") == weight_rank - 1};
@@ -228,6 +230,7 @@ RuleResult aten_max_pool(EmitContext& ctx, const ir::Node& node) {
   const PoolWindows w = pool_windows(args.meta("self"), spatial, kernel, stride, padding, dilation, args.bool_or("ceil_mode", false));
   const std::vector<Attr> attrs = {Attr("kernel_shape", kernel), Attr("strides", stride), Attr("pads", w.pads),
                                    Attr("dilations", dilation), Attr("ceil_mode", w.ceil_mode)};
+  require_takes(ctx, "MaxPool", args.dtype_of("self"));
   const std::string x = batch.add(ctx, args.tensor("self"));
   if (!ctx.output_used(1)) return emitted(ctx, batch.finish(ctx, ctx.emit("MaxPool", {x}, attrs)));
   // ONNX numbers the indices over the whole [N, C, spatial...] tensor, torch within each plane:
@@ -258,6 +261,7 @@ RuleResult aten_avg_pool(EmitContext& ctx, const ir::Node& node) {
   const PoolWindows w = pool_windows(args.meta("self"), spatial, kernel, stride, padding, std::vector<int64_t>(spatial, 1),
                                      args.bool_or("ceil_mode", false), divisor.has_value());
   const bool count_pad = divisor.has_value() || args.bool_or("count_include_pad", true);
+  require_takes(ctx, "AveragePool", args.dtype_of("self"));
   std::string y = ctx.emit("AveragePool", {batch.add(ctx, args.tensor("self"))},
                            {Attr("kernel_shape", kernel), Attr("strides", stride), Attr("pads", w.pads),
                             Attr("ceil_mode", w.ceil_mode), Attr("count_include_pad", count_pad ? 1 : 0)});
@@ -310,6 +314,7 @@ RuleResult aten_adaptive_avg_pool(EmitContext& ctx, const ir::Node& node) {
   const ir::TensorMeta& meta = args.meta("self");
   const int64_t rank = static_cast<int64_t>(meta.sizes.size());
   BatchGuard batch{rank == static_cast<int64_t>(spatial) + 1};
+  require_takes(ctx, "AveragePool", args.dtype_of("self"));
   const std::string x = batch.add(ctx, args.tensor("self"));
   if (output == std::vector<int64_t>(spatial, 1)) return emitted(ctx, batch.finish(ctx, ctx.emit("GlobalAveragePool", {x})));
 

@@ -105,6 +105,21 @@ RuleResult aten_arange(EmitContext& ctx, const ir::Node& node) {
   // dtypes (arange(0.1, 1.1, 1.0) has one element; in float32 the count would be 2), so floating
   // results are computed in float64 and cast. Range takes int16/32/64; other integers use int64.
   const bool native_int = type == DType::kInt16 || type == DType::kInt32 || type == DType::kInt64;
+  // An integer dtype from float bounds: torch counts in double, then steps by the step truncated
+  // (arange(5, 0, -0.5, dtype=int64) is ten 5s).
+  bool float_bounds = false;
+  for (const char* name : {"start", "end", "step"}) float_bounds = float_bounds || (args.has(name) && args.is_float_scalar(name));
+  if (!is_floating(type) && float_bounds) {
+    auto bound = [&](const char* name, double absent, DType as) {
+      return args.has(name) ? args.scalar(name, as) : ctx.const_scalar(absent, as);
+    };
+    const std::string counted = ctx.emit("Range", {bound("start", 0, DType::kFloat64), bound("end", 0, DType::kFloat64),
+                                                   bound("step", 1, DType::kFloat64)});
+    const std::string index = ctx.emit("Range", {ctx.const_i64(0), ctx.squeeze(ctx.shape_of(counted), {0}), ctx.const_i64(1)});
+    const std::string start = ctx.cast(bound("start", 0, DType::kFloat64), DType::kInt64);
+    const std::string step = ctx.cast(bound("step", 1, DType::kFloat64), DType::kInt64);  // Cast truncates, as torch does
+    return emitted(ctx, cast_if_needed(ctx, ctx.emit("Add", {start, ctx.emit("Mul", {index, step})}), DType::kInt64, type));
+  }
   const DType compute = is_floating(type) ? DType::kFloat64 : native_int ? type : DType::kInt64;
   const std::string start = args.has("start") ? args.scalar("start", compute) : ctx.const_scalar(0, compute);
   const std::string step = args.has("step") ? args.scalar("step", compute) : ctx.const_scalar(1, compute);

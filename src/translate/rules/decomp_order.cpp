@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
+#include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -25,7 +26,7 @@ Sorted sort_nan_last(EmitContext& ctx, const std::string& x, DType type, int64_t
   std::string key = x;
   if (is_floating(type)) key = ctx.emit("Where", {ctx.emit("IsNaN", {x}), ctx.const_scalar(INFINITY, type), x});
   const std::string k = ctx.unsqueeze(ctx.dim_of(x, axis), {0});
-  const auto out = ctx.emit("TopK", {key, k}, {Attr("axis", axis), Attr("largest", 0), Attr("sorted", 1)}, 2);
+  const auto out = emit_in(ctx, "TopK", {key, k}, type, {Attr("axis", axis), Attr("largest", 0), Attr("sorted", 1)}, 2);
   return {out[0], out[1]};
 }
 
@@ -287,8 +288,8 @@ RuleResult aten_mode(EmitContext& ctx, const ir::Node& node) {
   const std::string counts = ctx.reduce("ReduceSum", ctx.cast(same, DType::kInt32), std::vector<int64_t>{axis + 1}, false);
   const std::string frequent = ctx.emit("Equal", {counts, ctx.reduce("ReduceMax", counts, std::vector<int64_t>{axis}, true)});
   // The smallest key among the most frequent (others stand in as the slice's largest key).
-  const std::string filler = ctx.reduce("ReduceMax", key, std::vector<int64_t>{axis}, true);
-  const std::string best = ctx.reduce("ReduceMin", ctx.emit("Where", {frequent, key, filler}), std::vector<int64_t>{axis}, true);
+  const std::string filler = reduce_in(ctx, "ReduceMax", key, type, std::vector<int64_t>{axis}, true);
+  const std::string best = reduce_in(ctx, "ReduceMin", ctx.emit("Where", {frequent, key, filler}), type, std::vector<int64_t>{axis}, true);
   const std::string hit = ctx.emit("And", {frequent, ctx.emit("Equal", {key, best})});
   std::vector<int64_t> position_shape = {-1};
   position_shape.resize(static_cast<size_t>(rank - axis), 1);

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
+#include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -165,8 +166,10 @@ RuleResult aten_sum_to_size(EmitContext& ctx, const ir::Node& node) {
   std::vector<int64_t> axes;
   for (int64_t i = 0; i < rank; ++i)
     if (i < lead || (target[static_cast<size_t>(i - lead)] == 1 && sizes[static_cast<size_t>(i)] != 1)) axes.push_back(i);
-  std::string x = args.tensor("self");
-  if (!axes.empty()) x = ctx.reduce("ReduceSum", x, axes, true);
+  // A sum is in the result's type (bools and small integers sum as int64).
+  const DType type = args.out_dtype();
+  std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
+  if (!axes.empty()) x = reduce_in(ctx, "ReduceSum", x, type, axes, true);
   return emitted(ctx, ctx.reshape(x, ctx.const_i64s(target)));
 }
 
@@ -271,10 +274,12 @@ RuleResult aten_softmax_backward_data(EmitContext& ctx, const ir::Node& node) {
 // native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor: grad * mask * scale.
 RuleResult aten_native_dropout_backward(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const DType type = args.dtype_of("grad_output");
+  // torch's result type: an integer gradient times the float scale is float.
+  const DType type = args.out_dtype();
   const std::string mask = ctx.cast(args.tensor("mask"), type);
-  const std::string scaled = ctx.emit("Mul", {args.tensor("grad_output"), mask});
-  return emitted(ctx, ctx.emit("Mul", {scaled, ctx.const_scalar(args.get_float("scale"), type)}));
+  const std::string grad = cast_if_needed(ctx, args.tensor("grad_output"), args.dtype_of("grad_output"), type);
+  const std::string scaled = emit_in(ctx, "Mul", {grad, mask}, type);
+  return emitted(ctx, emit_in(ctx, "Mul", {scaled, ctx.const_scalar(args.get_float("scale"), type)}, type));
 }
 
 // conj_physical(Tensor self) -> Tensor of a real tensor: the value itself (complex tensors have

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
+#include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -37,7 +38,7 @@ RuleResult binary_plain(EmitContext& ctx, const ir::Node& node, std::string_view
   const std::string self = operand_as(ctx, args, "self", type);
   const std::string other = operand_as(ctx, args, "other", type);
   if (type == DType::kBool && op == "Mul") return emitted(ctx, ctx.emit("And", {self, other}));
-  return emitted(ctx, ctx.emit(op, {self, other}));
+  return emitted(ctx, emit_in(ctx, op, {self, other}, type));
 }
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -117,7 +118,14 @@ RuleResult aten_fmod(EmitContext& ctx, const ir::Node& node) {
 RuleResult unary_in_result_type(EmitContext& ctx, const ir::Node& node, std::string_view op) {
   ArgReader args(ctx, node);
   const DType type = result_dtype(args, args.dtype_of("self"));
-  return emitted(ctx, ctx.emit(op, {cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type)}));
+  return emitted(ctx, emit_in(ctx, op, {cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type)}, type));
+}
+
+// floor and ceil: the input itself for integers and bools (torch returns it unchanged).
+RuleResult rounding_unary(EmitContext& ctx, const ir::Node& node, std::string_view op) {
+  ArgReader args(ctx, node);
+  if (!is_floating(args.dtype_of("self"))) return emitted(ctx, args.tensor("self"));
+  return unary_in_result_type(ctx, node, op);
 }
 
 RuleResult aten_neg(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Neg"); }  // neg(Tensor self)
@@ -129,8 +137,8 @@ RuleResult aten_sin(EmitContext& ctx, const ir::Node& node) { return unary_in_re
 RuleResult aten_cos(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Cos"); }  // cos(Tensor self)
 RuleResult aten_tan(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Tan"); }  // tan(Tensor self)
 RuleResult aten_erf(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Erf"); }  // erf(Tensor self)
-RuleResult aten_floor(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Floor"); }  // floor(Tensor self)
-RuleResult aten_ceil(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Ceil"); }  // ceil(Tensor self)
+RuleResult aten_floor(EmitContext& ctx, const ir::Node& node) { return rounding_unary(ctx, node, "Floor"); }  // floor(Tensor self)
+RuleResult aten_ceil(EmitContext& ctx, const ir::Node& node) { return rounding_unary(ctx, node, "Ceil"); }  // ceil(Tensor self)
 RuleResult aten_sign(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Sign"); }  // sign(Tensor self)
 RuleResult aten_reciprocal(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Reciprocal"); }  // reciprocal(Tensor self)
 RuleResult aten_asin(EmitContext& ctx, const ir::Node& node) { return unary_in_result_type(ctx, node, "Asin"); }  // asin(Tensor self)
@@ -164,7 +172,7 @@ RuleResult aten_atan2(EmitContext& ctx, const ir::Node& node) {
 std::string atan2_values(EmitContext& ctx, std::string y, std::string x, DType type) {
   const std::string zero = ctx.const_scalar(0, type);
   // Both infinite: the angle is that of (sign y, sign x), a multiple of pi/4.
-  const std::string both_inf = ctx.emit("And", {ctx.emit("IsInf", {x}), ctx.emit("IsInf", {y})});
+  const std::string both_inf = ctx.emit("And", {emit_in(ctx, "IsInf", {x}, type), emit_in(ctx, "IsInf", {y}, type)});
   const std::string y_in = y, x_in = x;
   y = ctx.emit("Where", {both_inf, ctx.emit("Sign", {y_in}), y_in});
   x = ctx.emit("Where", {both_inf, ctx.emit("Sign", {x_in}), x_in});
@@ -254,7 +262,7 @@ RuleResult aten_isinf(EmitContext& ctx, const ir::Node& node) {
   if (!is_floating(args.dtype_of("self"))) {
     return emitted(ctx, ctx.emit("Expand", {ctx.const_bool(false), ctx.shape_of(args.tensor("self"))}));
   }
-  return emitted(ctx, ctx.emit("IsInf", {args.tensor("self")}));
+  return emitted(ctx, emit_in(ctx, "IsInf", {args.tensor("self")}, args.dtype_of("self")));
 }
 
 // ---- pow --------------------------------------------------------------------------------------
@@ -307,8 +315,8 @@ RuleResult aten_clamp(EmitContext& ctx, const ir::Node& node) {
   const DType type = arithmetic_dtype(args, {"self", "min", "max"});
   std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type);
   // Max then Min (not Clip): bounds may be tensors, and torch applies min first, then max.
-  if (args.has("min")) x = ctx.emit("Max", {x, operand_as(ctx, args, "min", type)});
-  if (args.has("max")) x = ctx.emit("Min", {x, operand_as(ctx, args, "max", type)});
+  if (args.has("min")) x = emit_in(ctx, "Max", {x, operand_as(ctx, args, "min", type)}, type);
+  if (args.has("max")) x = emit_in(ctx, "Min", {x, operand_as(ctx, args, "max", type)}, type);
   return emitted(ctx, x);
 }
 
@@ -316,16 +324,16 @@ RuleResult aten_clamp(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_clamp_min(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = arithmetic_dtype(args, {"self", "min"});
-  return emitted(ctx, ctx.emit("Max", {cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type),
-                                       operand_as(ctx, args, "min", type)}));
+  return emitted(ctx, emit_in(ctx, "Max", {cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type),
+                                           operand_as(ctx, args, "min", type)}, type));
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor
 RuleResult aten_clamp_max(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = arithmetic_dtype(args, {"self", "max"});
-  return emitted(ctx, ctx.emit("Min", {cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type),
-                                       operand_as(ctx, args, "max", type)}));
+  return emitted(ctx, emit_in(ctx, "Min", {cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), type),
+                                           operand_as(ctx, args, "max", type)}, type));
 }
 
 // ---- comparisons ------------------------------------------------------------------------------
@@ -461,7 +469,7 @@ std::string logaddexp_in(EmitContext& ctx, DType type, const std::vector<std::st
   const std::string gap = ctx.emit("Mul", {ctx.emit("Abs", {ctx.emit("Sub", {a, b})}), ctx.const_scalar(-ln_base, type)});
   const std::string tail = ctx.emit("Log", {ctx.emit("Add", {ctx.emit("Exp", {gap}), ctx.const_scalar(1, type)})});
   std::string sum = ctx.emit("Add", {ctx.emit("Max", {a, b}), base == std::numbers::e ? tail : ctx.emit("Div", {tail, ctx.const_scalar(ln_base, type)})});
-  const std::string same_inf = ctx.emit("And", {ctx.emit("IsInf", {a}), ctx.emit("Equal", {a, b})});
+  const std::string same_inf = ctx.emit("And", {emit_in(ctx, "IsInf", {a}, type), ctx.emit("Equal", {a, b})});
   return ctx.emit("Where", {same_inf, a, sum});
 }
 std::string logaddexp_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) { return logaddexp_in(ctx, type, x, std::numbers::e); }
@@ -553,7 +561,7 @@ RuleResult aten_heaviside(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = arithmetic_dtype(args, {"self", "values"});
   const std::string x = operand_as(ctx, args, "self", type);
-  const std::string step = ctx.cast(ctx.emit("Greater", {x, ctx.const_scalar(0, type)}), type);
+  const std::string step = ctx.cast(emit_in(ctx, "Greater", {x, ctx.const_scalar(0, type)}, type), type);
   return emitted(ctx, ctx.emit("Where", {ctx.emit("Equal", {x, ctx.const_scalar(0, type)}), operand_as(ctx, args, "values", type), step}));
 }
 
@@ -567,15 +575,16 @@ RuleResult aten_isfinite(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   if (!is_floating(args.dtype_of("self"))) return emitted(ctx, constant_mask(ctx, args, true));
   const std::string x = args.tensor("self");
-  return emitted(ctx, ctx.emit("Not", {ctx.emit("Or", {ctx.emit("IsInf", {x}), ctx.emit("IsNaN", {x})})}));
+  const DType type = args.dtype_of("self");
+  return emitted(ctx, ctx.emit("Not", {ctx.emit("Or", {emit_in(ctx, "IsInf", {x}, type), emit_in(ctx, "IsNaN", {x}, type)})}));
 }
 
 // isposinf(Tensor self) -> Tensor; isneginf likewise
 RuleResult signed_isinf(EmitContext& ctx, const ir::Node& node, bool positive) {
   ArgReader args(ctx, node);
   if (!is_floating(args.dtype_of("self"))) return emitted(ctx, constant_mask(ctx, args, false));
-  return emitted(ctx, ctx.emit("IsInf", {args.tensor("self")}, {Attr("detect_positive", positive ? 1 : 0),
-                                                                 Attr("detect_negative", positive ? 0 : 1)}));
+  return emitted(ctx, emit_in(ctx, "IsInf", {args.tensor("self")}, args.dtype_of("self"),
+                               {Attr("detect_positive", positive ? 1 : 0), Attr("detect_negative", positive ? 0 : 1)}));
 }
 RuleResult aten_isposinf(EmitContext& ctx, const ir::Node& node) { return signed_isinf(ctx, node, true); }
 RuleResult aten_isneginf(EmitContext& ctx, const ir::Node& node) { return signed_isinf(ctx, node, false); }

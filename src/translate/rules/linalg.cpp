@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
+#include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -55,11 +56,11 @@ RuleResult aten_t(EmitContext& ctx, const ir::Node& node) {
 // where torch ignores it, NaNs included).
 std::string scaled_sum(EmitContext& ctx, const ArgReader& args, const std::string& product, DType type) {
   const double beta = args.float_or("beta", 1), alpha = args.float_or("alpha", 1);
-  const std::string scaled_product = alpha == 1 ? product : ctx.emit("Mul", {product, ctx.const_scalar(alpha, type)});
+  const std::string scaled_product = alpha == 1 ? product : emit_in(ctx, "Mul", {product, ctx.const_scalar(alpha, type)}, type);
   if (beta == 0) return scaled_product;
   std::string self = args.tensor("self");
-  if (beta != 1) self = ctx.emit("Mul", {self, ctx.const_scalar(beta, type)});
-  return ctx.emit("Add", {self, scaled_product});
+  if (beta != 1) self = emit_in(ctx, "Mul", {self, ctx.const_scalar(beta, type)}, type);
+  return emit_in(ctx, "Add", {self, scaled_product}, type);
 }
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -193,7 +194,8 @@ RuleResult aten_addmv(EmitContext& ctx, const ir::Node& node) {
 // addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor   (outer product)
 RuleResult aten_addr(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const std::string outer = ctx.emit("Mul", {ctx.unsqueeze(args.tensor("vec1"), {1}), ctx.unsqueeze(args.tensor("vec2"), {0})});
+  const std::string outer = emit_in(ctx, "Mul", {ctx.unsqueeze(args.tensor("vec1"), {1}), ctx.unsqueeze(args.tensor("vec2"), {0})},
+                                    args.dtype_of("vec1"));
   return emitted(ctx, scaled_sum(ctx, args, outer, args.dtype_of("vec1")));
 }
 

@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "common/error.h"
+#include "ir/onnx_dtype.h"
 #include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
 
@@ -21,7 +22,10 @@ struct LossOperands {
   std::string x, target;
 };
 LossOperands operands(EmitContext& ctx, const ArgReader& args, const char* x = "self", const char* target = "target") {
-  const DType type = torch_result_type(args, {x, target});
+  // Integer operands of a loss torch gives as float (a float argument promotes them) are computed
+  // in that float type.
+  const DType out = args.out_dtype();
+  const DType type = is_floating(out) ? out : torch_result_type(args, {x, target});
   return {type, operand_as(ctx, args, x, type), operand_as(ctx, args, target, type)};
 }
 
@@ -122,7 +126,8 @@ RuleResult aten_soft_margin_loss(EmitContext& ctx, const ir::Node& node) {
 // max(0, -t (x1 - x2) + margin)
 RuleResult aten_margin_ranking_loss(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const DType type = torch_result_type(args, {"input1", "input2", "target"});
+  const DType out = args.out_dtype();
+  const DType type = is_floating(out) ? out : torch_result_type(args, {"input1", "input2", "target"});
   const std::string d = ctx.emit("Sub", {operand_as(ctx, args, "input1", type), operand_as(ctx, args, "input2", type)});
   const std::string raw = ctx.emit("Add", {ctx.emit("Neg", {ctx.emit("Mul", {operand_as(ctx, args, "target", type), d})}),
                                            ctx.const_scalar(args.float_or("margin", 0.0), type)});

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "translate/rules/register_all.h"
+#include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
 
 namespace pt2onnx::translate {
@@ -76,7 +77,7 @@ RuleResult aten_isclose(EmitContext& ctx, const ir::Node& node) {
   const std::string error = ctx.emit("Abs", {ctx.emit("Sub", {a, b})});
   const std::string allowed = ctx.emit("Add", {ctx.const_scalar(args.float_or("atol", 1e-8), type),
       ctx.emit("Mul", {ctx.const_scalar(args.float_or("rtol", 1e-5), type), ctx.emit("Abs", {b})})});
-  const std::string near = ctx.emit("And", {ctx.emit("Not", {ctx.emit("IsInf", {error})}),
+  const std::string near = ctx.emit("And", {ctx.emit("Not", {emit_in(ctx, "IsInf", {error}, type)}),
                                             ctx.emit("LessOrEqual", {error, allowed})});
   std::string close = ctx.emit("Or", {ctx.emit("Equal", {a, b}), near});
   if (args.bool_or("equal_nan", false))

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
+#include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
 #include "translate/subgraph_body.h"
 
@@ -51,7 +52,8 @@ std::string self_as_result(EmitContext& ctx, const ArgReader& args) {
 
 RuleResult reduce(EmitContext& ctx, const ir::Node& node, std::string_view op) {
   ArgReader args(ctx, node);
-  return emitted(ctx, ctx.reduce(op, self_as_result(ctx, args), reduce_axes(args), args.bool_or("keepdim", false)));
+  return emitted(ctx, reduce_in(ctx, op, self_as_result(ctx, args), result_dtype(args, args.dtype_of("self")),
+                                reduce_axes(args), args.bool_or("keepdim", false)));
 }
 
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor; sum.default
@@ -69,11 +71,11 @@ RuleResult aten_prod(EmitContext& ctx, const ir::Node& node) { return reduce(ctx
 // max.default(Tensor self) -> Tensor / min.default: every element
 RuleResult aten_max_all(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  return emitted(ctx, ctx.reduce("ReduceMax", args.tensor("self"), std::nullopt, false));
+  return emitted(ctx, reduce_in(ctx, "ReduceMax", args.tensor("self"), args.dtype_of("self"), std::nullopt, false));
 }
 RuleResult aten_min_all(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  return emitted(ctx, ctx.reduce("ReduceMin", args.tensor("self"), std::nullopt, false));
+  return emitted(ctx, reduce_in(ctx, "ReduceMin", args.tensor("self"), args.dtype_of("self"), std::nullopt, false));
 }
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices); min.dim likewise.
@@ -88,9 +90,10 @@ RuleResult max_min_dim(EmitContext& ctx, const ir::Node& node, std::string_view 
   }
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   const bool keep = args.bool_or("keepdim", false);
-  ctx.set_output(0, ctx.reduce(reduce_op, args.tensor("self"), std::vector<int64_t>{dim}, keep));
+  const DType type = args.dtype_of("self");
+  ctx.set_output(0, reduce_in(ctx, reduce_op, args.tensor("self"), type, std::vector<int64_t>{dim}, keep));
   if (ctx.output_used(1))
-    ctx.set_output(1, ctx.emit(arg_op, {args.tensor("self")}, {Attr("axis", dim), Attr("keepdims", keep ? 1 : 0)}));
+    ctx.set_output(1, emit_in(ctx, arg_op, {args.tensor("self")}, type, {Attr("axis", dim), Attr("keepdims", keep ? 1 : 0)}));
   return RuleResult::kEmitted;
 }
 RuleResult aten_max_dim(EmitContext& ctx, const ir::Node& node) { return max_min_dim(ctx, node, "ReduceMax", "ArgMax"); }
@@ -213,10 +216,10 @@ RuleResult aten_topk(EmitContext& ctx, const ir::Node& node) {
   }
   const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
   const std::string k = ctx.unsqueeze(args.int_value("k"), {0});
-  const std::vector<std::string> outs = ctx.emit("TopK", {args.tensor("self"), k},
-                                                 {Attr("axis", dim), Attr("largest", args.bool_or("largest", true) ? 1 : 0),
-                                                  Attr("sorted", 1)},
-                                                 2);
+  const std::vector<std::string> outs = emit_in(ctx, "TopK", {args.tensor("self"), k}, args.dtype_of("self"),
+                                                {Attr("axis", dim), Attr("largest", args.bool_or("largest", true) ? 1 : 0),
+                                                 Attr("sorted", 1)},
+                                                2);
   ctx.set_output(0, outs[0]);
   ctx.set_output(1, outs[1]);
   return RuleResult::kEmitted;
@@ -229,8 +232,8 @@ std::vector<std::string> sorted_by_topk(EmitContext& ctx, const ArgReader& args)
   if (args.rank_of("self") == 0) return {args.tensor("self"), ctx.const_i64(0)};
   const int64_t dim = normalize_dim(args.int_or("dim", -1), args.rank_of("self"));
   const std::string k = ctx.unsqueeze(ctx.size_of(args.tensor_fx("self"), dim), {0});
-  return ctx.emit("TopK", {args.tensor("self"), k},
-                  {Attr("axis", dim), Attr("largest", args.bool_or("descending", false) ? 1 : 0), Attr("sorted", 1)}, 2);
+  return emit_in(ctx, "TopK", {args.tensor("self"), k}, args.dtype_of("self"),
+                 {Attr("axis", dim), Attr("largest", args.bool_or("descending", false) ? 1 : 0), Attr("sorted", 1)}, 2);
 }
 
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices); sort.stable
