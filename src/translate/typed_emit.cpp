@@ -5,7 +5,9 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <tuple>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -39,46 +41,56 @@ std::string type_string(DType type) {
   return *onnx::Utils::DataTypeUtils::ToType(proto);
 }
 
-const onnx::OpSchema* schema_of(const EmitContext& ctx, std::string_view op_type) {
-  return onnx::OpSchemaRegistry::Schema(std::string(op_type), ctx.opset(), onnx::ONNX_DOMAIN);
+// What an op's schema at an opset says of one dtype for its first input's type parameter. Asked
+// for every elementwise node a rule emits, so each answer is looked up once per thread.
+struct TypeAnswer {
+  const onnx::OpSchema* schema = nullptr;  // null: unknown op (emitted as it is)
+  std::string param;                       // the first input's type parameter ("T")
+  bool takes = true;                       // the schema takes the dtype (or says nothing of it)
+  std::optional<DType> carrier;            // else the narrowest exact wider type it takes
+};
+
+const TypeAnswer& answer_for(const EmitContext& ctx, std::string_view op_type, DType type) {
+  thread_local std::map<std::tuple<std::string, int, DType>, TypeAnswer, std::less<>> answers;
+  auto key = std::make_tuple(std::string(op_type), ctx.opset(), type);
+  auto found = answers.find(key);
+  if (found != answers.end()) return found->second;
+  TypeAnswer answer;
+  answer.schema = onnx::OpSchemaRegistry::Schema(std::get<0>(key), ctx.opset(), onnx::ONNX_DOMAIN);
+  if (answer.schema && !answer.schema->inputs().empty()) {
+    answer.param = answer.schema->inputs()[0].GetTypeStr();
+    for (const onnx::OpSchema::TypeConstraintParam& constraint : answer.schema->typeConstraintParams()) {
+      if (constraint.type_param_str != answer.param) continue;
+      const std::vector<std::string>& allowed = constraint.allowed_type_strs;
+      auto takes = [&](DType t) { return std::find(allowed.begin(), allowed.end(), type_string(t)) != allowed.end(); };
+      answer.takes = takes(type);
+      if (!answer.takes) {
+        const std::vector<DType> carriers = exact_carriers(type);
+        const auto carrier = std::find_if(carriers.begin(), carriers.end(), takes);
+        if (carrier != carriers.end()) answer.carrier = *carrier;
+      }
+    }
+  }
+  return answers.emplace(std::move(key), std::move(answer)).first->second;
 }
 
-// The types the first input's type parameter takes; nullopt where the schema is unknown or the
-// input is not typed by a parameter (then the op is emitted as it is).
-std::optional<std::vector<std::string>> first_input_types(const onnx::OpSchema& schema, std::string& param) {
-  if (schema.inputs().empty()) return std::nullopt;
-  param = schema.inputs()[0].GetTypeStr();
-  for (const onnx::OpSchema::TypeConstraintParam& constraint : schema.typeConstraintParams())
-    if (constraint.type_param_str == param) return constraint.allowed_type_strs;
-  return std::nullopt;
-}
-
-bool takes(const std::vector<std::string>& allowed, DType type) {
-  return std::find(allowed.begin(), allowed.end(), type_string(type)) != allowed.end();
+std::string takes_no(const EmitContext& ctx, std::string_view op_type, DType type) {
+  return "ONNX's " + std::string(op_type) + " (opset " + std::to_string(ctx.opset()) + ") takes no " +
+         std::string(ir::dtype_name(type)) + " input";
 }
 
 }  // namespace
 
 std::optional<DType> computing_type(const EmitContext& ctx, std::string_view op_type, DType type) {
-  const onnx::OpSchema* schema = schema_of(ctx, op_type);
-  std::string param;
-  const std::optional<std::vector<std::string>> allowed = schema ? first_input_types(*schema, param) : std::nullopt;
-  if (!allowed || takes(*allowed, type)) return std::nullopt;
-  const std::vector<DType> carriers = exact_carriers(type);
-  const auto carrier = std::find_if(carriers.begin(), carriers.end(), [&](DType t) { return takes(*allowed, t); });
-  PT2ONNX_CHECK(carrier != carriers.end(), ErrorCode::kUnsupported,
-                "ONNX's " + std::string(op_type) + " (opset " + std::to_string(ctx.opset()) + ") takes no " +
-                    std::string(ir::dtype_name(type)) + " input, nor a type that holds its values exactly");
-  return *carrier;
+  const TypeAnswer& answer = answer_for(ctx, op_type, type);
+  if (answer.takes) return std::nullopt;
+  PT2ONNX_CHECK(answer.carrier.has_value(), ErrorCode::kUnsupported,
+                takes_no(ctx, op_type, type) + ", nor a type that holds its values exactly");
+  return answer.carrier;
 }
 
 void require_takes(const EmitContext& ctx, std::string_view op_type, DType type) {
-  const onnx::OpSchema* schema = schema_of(ctx, op_type);
-  std::string param;
-  const std::optional<std::vector<std::string>> allowed = schema ? first_input_types(*schema, param) : std::nullopt;
-  PT2ONNX_CHECK(!allowed || takes(*allowed, type), ErrorCode::kUnsupported,
-                "ONNX's " + std::string(op_type) + " (opset " + std::to_string(ctx.opset()) + ") takes no " +
-                    std::string(ir::dtype_name(type)) + " input");
+  PT2ONNX_CHECK(answer_for(ctx, op_type, type).takes, ErrorCode::kUnsupported, takes_no(ctx, op_type, type));
 }
 
 std::string reduce_in(EmitContext& ctx, std::string_view op, const std::string& x, DType type,
@@ -92,8 +104,9 @@ std::vector<std::string> emit_in(EmitContext& ctx, std::string_view op_type, con
                                  DType type, const std::vector<Attr>& attrs, int num_outputs) {
   const std::optional<DType> carrier = computing_type(ctx, op_type, type);
   if (!carrier) return ctx.emit(op_type, inputs, attrs, num_outputs);
-  const onnx::OpSchema* schema = schema_of(ctx, op_type);
-  const std::string param = schema->inputs()[0].GetTypeStr();
+  const TypeAnswer& answer = answer_for(ctx, op_type, type);
+  const onnx::OpSchema* schema = answer.schema;
+  const std::string& param = answer.param;
   // Formal inputs past the last repeat the last one (variadic inputs such as Max's).
   auto formal_param = [&](const std::vector<onnx::OpSchema::FormalParameter>& formals, size_t i) {
     return formals.empty() ? std::string() : formals[std::min(i, formals.size() - 1)].GetTypeStr();
