@@ -13,7 +13,7 @@ namespace {
 
 // Modules are numbered in first-call order; names are viewed in the graph's frames.
 struct TreeNode {
-  const ir::ModuleFrame* frame = nullptr;  // the first frame naming it: its path and type
+  ir::FrameView frame;  // the first frame naming it: its path and type (views of the graph's stacks)
   bool has_parent = false;
   std::vector<int> children;  // in first-call order
   int64_t nodes = 0;
@@ -31,7 +31,7 @@ void visit(const std::vector<TreeNode>& tree, int root, std::vector<bool>& visit
     if (visited[static_cast<size_t>(index)]) continue;
     visited[static_cast<size_t>(index)] = true;
     const TreeNode& node = tree[static_cast<size_t>(index)];
-    out.push_back({node.frame->path, node.frame->type, depth, node.nodes, node.total_nodes});
+    out.push_back({std::string(node.frame.path), std::string(node.frame.type), depth, node.nodes, node.total_nodes});
     for (auto child = node.children.rbegin(); child != node.children.rend(); ++child) pending.emplace_back(*child, depth + 1);
   }
 }
@@ -45,25 +45,25 @@ ModuleTree summarize_modules(const ir::Graph& graph) {
 
   // Neighbouring nodes mostly share their stacks: a frame equal to the previous stack's frame at
   // the same depth is that module, with no lookup.
-  const std::vector<ir::ModuleFrame>* previous = nullptr;  // the frames of the last stack
+  std::vector<ir::FrameView> previous, stack;  // the frames of the last stack and of this one
   std::vector<int> previous_index, index;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const ir::Node& node = graph.nodes[n];
-    const std::vector<ir::ModuleFrame>& stack = node.module_stack.frames();
+    stack.assign(node.module_stack.begin(), node.module_stack.end());
     if (stack.empty()) {
       ++result.nodes_outside_modules;
       continue;
     }
     index.assign(stack.size(), 0);
     for (size_t i = 0; i < stack.size(); ++i) {
-      const ir::ModuleFrame& frame = stack[i];
-      if (previous && i < previous->size() && (*previous)[i].path == frame.path) {
+      const ir::FrameView& frame = stack[i];
+      if (i < previous.size() && previous[i].path == frame.path) {
         index[i] = previous_index[i];
       } else {
         auto [it, inserted] = index_of.try_emplace(frame.path, static_cast<int>(tree.size()));
         index[i] = it->second;
         if (inserted) {
-          tree.emplace_back().frame = &frame;
+          tree.emplace_back().frame = frame;
           if (i > 0 && stack[i - 1].path != frame.path) {
             tree.back().has_parent = true;
             tree[static_cast<size_t>(index[i - 1])].children.push_back(index[i]);
@@ -77,7 +77,7 @@ ModuleTree summarize_modules(const ir::Graph& graph) {
       }
     }
     ++tree[static_cast<size_t>(index.back())].nodes;
-    previous = &stack;
+    std::swap(previous, stack);
     std::swap(previous_index, index);
   }
 
@@ -89,7 +89,7 @@ ModuleTree summarize_modules(const ir::Graph& graph) {
   for (size_t m = 0; m < tree.size(); ++m) visit(tree, static_cast<int>(m), visited, result.modules);
 
   std::unordered_map<std::string_view, int64_t> instances_of;
-  for (const TreeNode& m : tree) ++instances_of[m.frame->type];
+  for (const TreeNode& m : tree) ++instances_of[m.frame.type];
   for (const auto& [type, count] : instances_of) result.module_types.emplace(type, count);
   return result;
 }

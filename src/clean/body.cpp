@@ -113,10 +113,11 @@ std::string instance_key(const Body& body, int index) {
   std::string key;
   for (const std::string& type : body.hiera_types) {
     std::string path;  // as hierarchy keys an instance: the stack's keys down to the outermost match
-    for (const ir::ModuleFrame& frame : stack) {
-      path += frame.key + '/';
+    for (size_t i = 0; i < stack.size(); ++i) {
+      const ir::FrameView frame = stack[i];
+      path.append(frame.key).append("/");
       if (hierarchy::type_matches(type, frame.type)) break;
-      if (&frame == &stack.back()) path.clear();
+      if (i + 1 == stack.size()) path.clear();
     }
     key += path + '|';
   }

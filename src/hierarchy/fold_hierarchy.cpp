@@ -58,7 +58,7 @@ void add_colliding_node_names(const Nodes& nodes, const ModuleStacks& stacks, co
   ViewSet bases;  // views the frames' paths and `types`
   for (size_t i = 0; i < stacks.size(); ++i) {
     if (i > 0 && stacks[i].same_as(stacks[i - 1])) continue;  // the nodes of one call share a stack
-    for (const ir::ModuleFrame& frame : stacks[i]) bases.insert(frame.path);
+    for (const ir::FrameView frame : stacks[i]) bases.insert(frame.path);
   }
   for (const std::string& type : types) bases.insert(type);
   for (const onnx::NodeProto& node : nodes) {

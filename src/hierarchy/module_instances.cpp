@@ -6,7 +6,7 @@
 
 namespace pt2onnx::hierarchy {
 
-bool type_matches(const std::string& wanted, const std::string& type) {
+bool type_matches(std::string_view wanted, std::string_view type) {
   if (wanted.empty()) return false;
   if (type == wanted) return true;
   return type.size() > wanted.size() && type.compare(type.size() - wanted.size(), wanted.size(), wanted) == 0 &&
@@ -16,7 +16,7 @@ bool type_matches(const std::string& wanted, const std::string& type) {
 std::vector<std::pair<std::string, int>> module_types(const ModuleStacks& stacks) {
   std::map<std::string, std::map<std::string, bool>> keys_of_type;
   for (const auto& stack : stacks)
-    for (const auto& frame : stack) keys_of_type[frame.type][frame.key] = true;
+    for (const ir::FrameView frame : stack) keys_of_type[std::string(frame.type)][std::string(frame.key)] = true;
   std::vector<std::pair<std::string, int>> out;
   for (const auto& [type, keys] : keys_of_type) out.emplace_back(type, static_cast<int>(keys.size()));
   return out;
@@ -46,7 +46,7 @@ InstanceMap find_instances(const std::string& wanted, const ModuleStacks& stacks
       key += stack[j].key;
       if (!type_matches(wanted, stack[j].type)) continue;
       auto [it, inserted] = index_of_key.emplace(key, static_cast<int>(map.instances.size()));
-      if (inserted) map.instances.push_back({stack[j].path, stack, j + 1, {}});
+      if (inserted) map.instances.push_back({std::string(stack[j].path), stack, j + 1, {}});
       map.group_of[i] = it->second;
       map.instances[static_cast<size_t>(it->second)].nodes.push_back(i);
       break;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/program.h"
@@ -11,7 +12,7 @@ namespace pt2onnx::hierarchy {
 using ir::ModuleStacks;
 
 // `type` (a qualified class) is what `wanted` names: equal, or ending in "." + wanted.
-bool type_matches(const std::string& wanted, const std::string& type);
+bool type_matches(std::string_view wanted, std::string_view type);
 
 // Every qualified module type in `stacks`, sorted, with the number of distinct frames (keys).
 std::vector<std::pair<std::string, int>> module_types(const ModuleStacks& stacks);
@@ -27,7 +28,7 @@ struct Instance {
   size_t depth = 0;
   std::vector<size_t> nodes;             // member node indices, ascending
 
-  const std::string& type() const { return first_stack[depth - 1].type; }
+  std::string type() const { return std::string(first_stack[depth - 1].type); }
   // The stack above the matched frame: the call's.
   ir::ModuleStack outer_stack() const { return first_stack.prefix(depth - 1); }
 };

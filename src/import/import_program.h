@@ -3,8 +3,10 @@
 // fields, bare Infinity/NaN tokens, str() and srepr() symbolic expressions, old signature dicts.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "common/read_once_text.h"
 #include "ir/program.h"
@@ -40,13 +42,26 @@ ir::Program import_program_general(const std::string& json_text, const std::stri
 // 2.1 "key:(path,type)" form), outermost first.
 std::vector<ir::ModuleFrame> parse_module_stack(std::string_view text);
 
-// parse_module_stack for the nodes of one graph in order: consecutive nodes that give the same
-// text (the ops of one module call) share one stack.
+// parse_module_stack for the nodes of one graph in order, into one pool: consecutive nodes that
+// give the same text (the ops of one module call) share one stack, and each distinct frame below
+// a given outer stack is held once.
 class ModuleStackReader {
  public:
+  ModuleStackReader();
   ir::ModuleStack read(std::string_view text);
 
  private:
+  using Link = ir::ModuleFramePool::Link;
+  struct LinkKey {
+    const Link* outer;
+    ir::FrameView frame;
+    bool operator==(const LinkKey&) const = default;
+  };
+  struct LinkHash {
+    size_t operator()(const LinkKey& key) const;
+  };
+  std::shared_ptr<ir::ModuleFramePool> pool_;
+  std::unordered_map<LinkKey, const Link*, LinkHash> links_;  // keys view the pool's text
   std::string last_text_;
   ir::ModuleStack last_;
 };

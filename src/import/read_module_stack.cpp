@@ -1,5 +1,6 @@
 // nn_module_stack metadata text -> module frames.
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,13 +44,11 @@ void split_top_level(std::string_view text, char separator, std::vector<std::str
   parts.push_back(text.substr(start));
 }
 
-std::string join(const std::vector<std::string_view>& parts, size_t first, size_t last, char separator) {
-  std::string out;
-  for (size_t i = first; i < last; ++i) {
-    if (i > first) out += separator;
-    out += parts[i];
-  }
-  return out;
+// Fields first..last-1 of an entry, with the separators between them: a view of the entry, since
+// the fields are consecutive in it.
+std::string_view span(const std::vector<std::string_view>& fields, size_t first, size_t last) {
+  const char* begin = fields[first].data();
+  return {begin, static_cast<size_t>(fields[last - 1].data() + fields[last - 1].size() - begin)};
 }
 
 // The 2.1 form "key:(path,type)": the key is an identifier, so a ':' before any ',' marks it.
@@ -64,34 +63,33 @@ bool is_old_form(std::string_view entry) {
   fail(ErrorCode::kArchive, "malformed nn_module_stack entry '" + std::string(entry) + "': " + why);
 }
 
-}  // namespace
-
-std::vector<ir::ModuleFrame> parse_module_stack(std::string_view text) {
-  std::vector<ir::ModuleFrame> frames;
+// The frames of a stack text, outermost first, as views of the text.
+std::vector<ir::FrameView> frame_views(std::string_view text) {
+  std::vector<ir::FrameView> frames;
   std::vector<std::string_view> entries;
   std::vector<std::string_view> fields;  // of one entry, reused
   split_top_level(text, ';', entries);
   frames.reserve(std::min<size_t>(entries.size(), limits().nesting + 1));  // ';;;' gives no frames
   for (std::string_view entry : entries) {
     if (entry.empty()) continue;
-    ir::ModuleFrame frame;
+    ir::FrameView frame;
     if (is_old_form(entry)) {
       size_t colon = entry.find(':');
-      frame.key = std::string(entry.substr(0, colon));
+      frame.key = entry.substr(0, colon);
       std::string_view inner = entry.substr(colon + 2, entry.size() - colon - 3);
       split_top_level(inner, ',', fields);
       if (fields.size() < 2) malformed(entry, "expected key:(path,type)");
-      frame.path = join(fields, 0, fields.size() - 1, ',');  // types never contain commas
-      frame.type = std::string(fields.back());
+      frame.path = span(fields, 0, fields.size() - 1);  // types never contain commas
+      frame.type = fields.back();
     } else {
       split_top_level(entry, ',', fields);
       if (fields.size() < 3) malformed(entry, "expected key,path,type");
-      frame.key = std::string(fields.front());
-      frame.path = join(fields, 1, fields.size() - 1, ',');
-      frame.type = std::string(fields.back());
+      frame.key = fields.front();
+      frame.path = span(fields, 1, fields.size() - 1);
+      frame.type = fields.back();
     }
     if (frame.key == kEmptyStackPlaceholder) continue;
-    frames.push_back(std::move(frame));
+    frames.push_back(frame);
   }
   // Module trees are walked recursively downstream (--hiera); a stack is a path of that tree.
   if (frames.size() > limits().nesting)
@@ -99,11 +97,36 @@ std::vector<ir::ModuleFrame> parse_module_stack(std::string_view text) {
   return frames;
 }
 
+}  // namespace
+
+std::vector<ir::ModuleFrame> parse_module_stack(std::string_view text) {
+  std::vector<ir::ModuleFrame> frames;
+  for (const ir::FrameView& frame : frame_views(text))
+    frames.push_back({std::string(frame.key), std::string(frame.path), std::string(frame.type)});
+  return frames;
+}
+
+size_t ModuleStackReader::LinkHash::operator()(const LinkKey& k) const {
+  const std::hash<std::string_view> text;
+  return std::hash<const void*>{}(k.outer) ^ (text(k.frame.key) * 31) ^ (text(k.frame.path) * 17) ^ text(k.frame.type);
+}
+
+ModuleStackReader::ModuleStackReader() : pool_(std::make_shared<ir::ModuleFramePool>()) {}
+
 ir::ModuleStack ModuleStackReader::read(std::string_view text) {
-  if (last_.empty() || text != last_text_) {
-    last_ = parse_module_stack(text);  // throws before the cache changes
-    last_text_.assign(text);
+  if (!last_.empty() && text == last_text_) return last_;
+  const std::vector<ir::FrameView> frames = frame_views(text);  // throws before anything changes
+  const Link* link = nullptr;
+  for (const ir::FrameView& frame : frames) {
+    auto it = links_.find(LinkKey{link, frame});
+    if (it == links_.end()) {
+      const Link* added = pool_->add(link, frame.key, frame.path, frame.type);
+      it = links_.emplace(LinkKey{link, added->frame}, added).first;  // keyed by the pool's text
+    }
+    link = it->second;
   }
+  last_ = ir::ModuleStack(pool_, link);
+  last_text_.assign(text);
   return last_;
 }
 

@@ -73,8 +73,8 @@ std::string name_text(double v) {
 }
 
 // "path [type]" of a module frame ("<root>" for the empty path), as messages and doc_strings say it.
-std::string module_text(const ir::ModuleFrame& frame) {
-  std::string out = frame.path.empty() ? std::string("<root>") : frame.path;
+std::string module_text(const ir::FrameView& frame) {
+  std::string out = frame.path.empty() ? std::string("<root>") : std::string(frame.path);
   if (!frame.type.empty()) out.append(" [").append(frame.type).append("]");
   return out;
 }
@@ -284,7 +284,7 @@ void EmitContext::begin_node(const ir::Node& node) {
   node_start_ = node_count();
   // The module instance the node belongs to, as the keys of its module stack ("a/b/").
   std::string scope;
-  for (const ir::ModuleFrame& frame : node.module_stack) scope.append(frame.key).append("/");
+  for (const ir::FrameView frame : node.module_stack) scope.append(frame.key).append("/");
   if (scope != scopes_[static_cast<size_t>(scope_)]) {
     if (const int* id = scope_ids_.find(scope)) {
       scope_ = *id;
