@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "common/error.h"
@@ -117,11 +118,12 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
   // drops them): their contents go at once, so the calls grow in the memory they free. Not when
   // `unnamed_readers` views names inside them.
   const bool release_members = unnamed_readers.size() == 0;
-  std::map<std::string, size_t> function_of_key;  // structural key -> index in state.functions
+  std::unordered_map<std::string, size_t> function_of_key;  // structural key -> index in state.functions
   std::vector<onnx::FunctionProto> opaque_bodies;  // opaque types: bodies are compared, not kept
   std::vector<CallNode> calls;
   std::unordered_set<std::string> borrowed_values;  // copied into some body: their makers may go
-  onnx::FunctionProto body;  // of the instance at hand; moved out when it is a new one
+  onnx::FunctionProto body;  // of the instance at hand, made only when it is a new one
+  std::string key;
   for (size_t g = 0; g < map.instances.size(); ++g) {
     const Instance& instance = map.instances[g];
     std::vector<size_t> borrowed;
@@ -135,8 +137,14 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
     };
     for (size_t b : borrowed) borrowed_values.insert(state.nodes[b].output(0));
     const Boundary boundary = instance_boundary(state.nodes, members, used_outside);
-    canonical_body(state.nodes, members, boundary, body);
-    const std::string key = structural_key(body);
+    // Most instances repeat a body already made: their key is found without making theirs.
+    const bool flat = flat_structural_key(state.nodes, members, boundary, key);
+    if (!flat) {
+      canonical_body(state.nodes, members, boundary, body);
+      key = structural_key(body);
+    }
+    const bool new_body = !function_of_key.contains(key);
+    if (flat && new_body) canonical_body(state.nodes, members, boundary, body);
     CallNode call;
     call.node.set_name(fresh_name(instance.path.empty() ? wanted : instance.path, state.node_names));
     call.node.set_doc_string((instance.path.empty() ? "<root>" : instance.path) + " [" + instance.type() + "]");
@@ -145,7 +153,10 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
     call.stack = instance.outer_stack();
     if (release_members) release_contents(state.nodes, instance.nodes, cheap);
     if (opaque) {
-      if (function_of_key.emplace(key, opaque_bodies.size()).second) opaque_bodies.push_back(std::move(body));
+      if (new_body) {
+        function_of_key.emplace(key, opaque_bodies.size());
+        opaque_bodies.push_back(std::move(body));
+      }
       call.node.set_op_type(opaque->op_type);
       call.node.set_domain(opaque->domain);
       for (const onnx::AttributeProto& attr : opaque->attributes) *call.node.add_attribute() = attr;

@@ -73,5 +73,11 @@ void canonical_body(const Nodes& nodes, const std::vector<size_t>& members,
 
 // Bytes that are equal exactly when two canonical bodies are.
 std::string structural_key(const onnx::FunctionProto& body);
+// The same without making the body, written into `key`, for members none of which has a subgraph
+// (false, and `key` unspecified, when one has): each node's op, domain, attributes and values by
+// their canonical numbers. Equal exactly when the bodies are (a NodeProto holds nothing else that
+// canonical_body keeps), and never equal to a structural_key.
+bool flat_structural_key(const Nodes& nodes, const std::vector<size_t>& members, const Boundary& boundary,
+                         std::string& key);
 
 }  // namespace pt2onnx::hierarchy
