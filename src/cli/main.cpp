@@ -214,13 +214,13 @@ std::optional<int> parse_command_line(CLI::App& app, const Commands& c, int argc
 // How the conversion's memory goes back (common/bulk_free.h): the CLI exits right after it.
 void set_memory_hooks() {
 #ifdef PT2ONNX_WITH_MIMALLOC
-  // mimalloc keeps freed pages resident for a while (its decommit delay, or until the heap is
-  // next collected): those of the IR go back at once, before the weights' index is read.
+  // mimalloc keeps freed pages resident for a while (its decommit delay) for reuse. From the IR's
+  // release on (translate's end) they go back at once: clean-up and --hiera free what they
+  // replace as they go, and on a 100k-node program the pages held for the delay set the peak
+  // (docs/scale.md). Import and translate, which allocate and free the most, keep the delay.
   pt2onnx::bulk_free_hook() = [](const std::function<void()>& release) {
-    const long delay = mi_option_get(mi_option_decommit_delay);
     mi_option_set(mi_option_decommit_delay, 0);
     release();
-    mi_option_set(mi_option_decommit_delay, delay);
   };
 #endif
   pt2onnx::exit_reclaims_memory() = !kUnderAddressSanitizer;  // LeakSanitizer would report what is left
