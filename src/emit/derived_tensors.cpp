@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "emit/packed_4bit.h"
 #include "emit/permuted_copy.h"
+#include "emit/scaled_storage.h"
 #include "emit/tensor_layout.h"
 
 namespace pt2onnx::emit {
@@ -17,57 +18,6 @@ namespace {
 // Per-channel vectors read in memory are at most this many elements (BatchNorm statistics and
 // biases are one value per channel).
 constexpr int64_t kMaxReadElements = int64_t{1} << 20;
-
-// float32 elements of a contiguous source tensor, element i times factors[(i / inner) % C].
-class ScaledStorage final : public archive::Storage {
- public:
-  ScaledStorage(archive::TensorData source, std::vector<double> factors, int64_t inner)
-      : source_(std::move(source)), factors_(std::move(factors)), inner_(inner) {}
-
-  uint64_t size() const override { return static_cast<uint64_t>(source_.numel()) * sizeof(float); }
-
-  void read(uint64_t offset, uint64_t n, void* dst) const override {
-    if (offset > size() || n > size() - offset)
-      fail(ErrorCode::kArchive, "folded weight '" + source_.name + "': read past its end");
-    if (n == 0) return;
-    const uint64_t first = offset / sizeof(float);
-    const uint64_t last = (offset + n + sizeof(float) - 1) / sizeof(float);  // exclusive
-    const bool aligned = offset % sizeof(float) == 0 && n % sizeof(float) == 0;
-    std::vector<float> scratch;
-    float* values = static_cast<float*>(dst);
-    if (!aligned) {
-      scratch.resize(last - first);
-      values = scratch.data();
-    }
-    const uint64_t base = static_cast<uint64_t>(source_.storage_offset) * sizeof(float);
-    source_.storage->read(base + first * sizeof(float), (last - first) * sizeof(float), values);
-    // Runs of `inner` elements share a factor; walk them without a division per element.
-    const auto channels = static_cast<uint64_t>(factors_.size());
-    const auto inner = static_cast<uint64_t>(inner_);
-    uint64_t channel = (first / inner) % channels;
-    uint64_t e = first;
-    while (e < last) {
-      const uint64_t run_end = std::min(last, (e / inner + 1) * inner);
-      const double factor = factors_[channel];
-      for (float* v = values + (e - first); v < values + (run_end - first); ++v)
-        *v = static_cast<float>(static_cast<double>(*v) * factor);
-      e = run_end;
-      if (++channel == channels) channel = 0;
-    }
-    if (!aligned) std::memcpy(dst, reinterpret_cast<const uint8_t*>(scratch.data()) + offset % sizeof(float), n);
-  }
-
-  std::optional<uint64_t> file_offset() const override { return std::nullopt; }  // computed, not copied
-  std::string why_not_in_file() const override { return "it is computed from an archive weight (a folded BatchNorm)"; }
-  std::string entry_name() const override {
-    return source_.storage->entry_name() + " (scaled by BatchNorm folding)";
-  }
-
- private:
-  archive::TensorData source_;
-  std::vector<double> factors_;
-  int64_t inner_;
-};
 
 // Whether emit can write the view at the speed of a plain copy (emit/permuted_copy.h): a dense
 // permutation that fits one block or whose output runs are long enough. A view that is invalid is left for emit to

@@ -1,6 +1,6 @@
 // The archive tensors that the weights clean-up derives (model/derived_weight.h) are written
 // from: a Conv/Gemm weight scaled per output channel (clean/fold_batch_norm.cpp) is a Storage
-// that computes its bytes from the archive's on each read; a weight with its dims permuted
+// that computes its bytes from the archive's (emit/scaled_storage.h); a weight with its dims permuted
 // (clean/fold_weight_transposes.cpp) is a strided view of the archive's storage, written block by
 // block at copy speed (emit/permuted_copy.h), or not derived when it cannot be (the Transpose
 // then stays a node); a 4-bit weight is packed two per byte (emit/packed_4bit.h). Emit streams

@@ -15,6 +15,7 @@
 #include "emit/output_file.h"
 #include "emit/permuted_copy.h"
 #include "emit/range_checksum.h"
+#include "emit/scaled_copy.h"
 
 namespace pt2onnx::emit {
 
@@ -60,6 +61,11 @@ void TensorCopier::copy(const archive::TensorData& tensor, const TensorLayout& l
     }
     storage.verify();  // a part of an entry: check the entry first (once), then copy in-kernel
     copy_from_archive(*file_offset + layout.span_begin, layout.nbytes, out_fd, out_offset, out_path, storage);
+    return;
+  }
+  const auto* scaled = dynamic_cast<const ScaledStorage*>(&storage);
+  if (layout.contiguous && scaled && scaled->source().storage->file_offset()) {
+    copy_scaled_tensor(*scaled, layout, out_fd, out_offset, out_path);
     return;
   }
   if (!layout.contiguous && is_dense_permutation(layout)) {
@@ -114,6 +120,49 @@ void TensorCopier::copy_permuted_tensor(const archive::Storage& storage, const T
     write_all_at(out_fd, data, n, out_offset + offset, out_path);
   };
   copy_permuted(layout, PermuteSizes{}, read, write, permute_blocks_);
+  if (checksum) crc->check(sum);
+}
+
+// A weight with a folded BatchNorm: its source entry read once from mappings of the archive and
+// checksummed tile by tile as it is scaled, when that is the whole entry (else the entry is
+// checked first, once).
+void TensorCopier::copy_scaled_tensor(const ScaledStorage& scaled, const TensorLayout& layout, int out_fd,
+                                      uint64_t out_offset, const std::filesystem::path& out_path) {
+  const archive::Storage& entry = *scaled.source().storage;
+  const uint64_t begin = static_cast<uint64_t>(scaled.source().storage_offset) * sizeof(float) + layout.span_begin;
+  const uint64_t at = *entry.file_offset() + begin;
+  const archive::EntryCrc* crc = entry.entry_crc();
+  const bool checksum = crc && !crc->done() && begin == 0 && layout.nbytes == entry.size();
+  if (!checksum) entry.verify();
+  struct stat info {};
+  // Mapped bytes past the end of the file would fault (SIGBUS): the range must be there.
+  if (::fstat(archive_fd(), &info) != 0 || at + layout.nbytes > static_cast<uint64_t>(info.st_size))
+    fail_short(entry, archive_path_, static_cast<uint64_t>(info.st_size));
+  uint32_t sum = 0;
+  std::optional<MappedRange> window;
+  uint64_t window_begin = 0, window_end = 0;  // of the range copied, mapped by `window`
+  auto read = [&](uint64_t offset, uint64_t n) -> const uint8_t* {
+    const uint8_t* bytes = nullptr;
+    if (offset < window_begin || offset + n > window_end) {
+      window.reset();
+      window_begin = offset;
+      window_end = offset + std::max(n, std::min(kMapWindowBytes, layout.nbytes - offset));
+      window.emplace(archive_fd(), at + window_begin, window_end - window_begin, /*populate=*/true);
+    }
+    if (window->data() != nullptr) {
+      bytes = window->data() + (offset - window_begin);
+    } else {  // the kernel would not map it: through the buffer
+      std::vector<uint8_t>& buffer = copy_buffer();
+      read_archive(at + offset, n, buffer.data(), entry);
+      bytes = buffer.data();
+    }
+    if (checksum) sum = archive::crc32_update(sum, bytes, n);
+    return bytes;
+  };
+  auto write = [&](uint64_t offset, const uint8_t* data, uint64_t n) {
+    write_all_at(out_fd, data, n, out_offset + offset, out_path);
+  };
+  copy_scaled(scaled, layout.span_begin / sizeof(float), layout.numel, read, write, scaled_tiles_);
   if (checksum) crc->check(sum);
 }
 

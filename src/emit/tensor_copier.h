@@ -1,7 +1,8 @@
 // Copies a tensor's row-major bytes to a given offset of an output file. A tensor that is a
 // whole STORED entry is copied in-kernel with copy_file_range while a second thread checksums
 // it; other contiguous ones are copied in-kernel after their entry was verified; a permuted one
-// (a folded Transpose) block by block (emit/permuted_copy.h); the rest through a bounded buffer
+// (a folded Transpose) block by block (emit/permuted_copy.h); a scaled one (a folded BatchNorm)
+// tile by tile (emit/scaled_copy.h); the rest through a bounded buffer
 // (Storage::read, which verifies). Where copy_file_range cannot copy
 // between the two files, pwrite copies from mappings of the archive. Shared by the external
 // data file and the streamed embedded model, so both copy weights the same fast way and neither
@@ -14,6 +15,8 @@
 
 #include "archive/archive.h"
 #include "emit/permuted_copy.h"
+#include "emit/scaled_copy.h"
+#include "emit/scaled_storage.h"
 #include "emit/tensor_layout.h"
 
 namespace pt2onnx::emit {
@@ -45,6 +48,8 @@ class TensorCopier {
                          const std::filesystem::path& out_path, const archive::Storage& storage);
   void copy_permuted_tensor(const archive::Storage& storage, const TensorLayout& layout, int out_fd,
                             uint64_t out_offset, const std::filesystem::path& out_path);
+  void copy_scaled_tensor(const ScaledStorage& scaled, const TensorLayout& layout, int out_fd, uint64_t out_offset,
+                          const std::filesystem::path& out_path);
   void copy_in_user_space(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                        const std::filesystem::path& out_path, const archive::Storage& storage);
   uint32_t copy_checksummed(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
@@ -59,6 +64,7 @@ class TensorCopier {
   std::vector<uint8_t> copy_buffer_;
   std::vector<uint8_t> permute_source_;  // a permuted tensor's source where it cannot be mapped
   PermuteBuffers permute_blocks_;        // copy_permuted's blocks, reused
+  ScaledBuffers scaled_tiles_;           // copy_scaled's tiles, reused
 };
 
 }  // namespace pt2onnx::emit

@@ -63,6 +63,12 @@ class FileStorage final : public archive::Storage {
   std::optional<uint64_t> file_offset() const override { return offset_; }
   std::string entry_name() const override { return entry_; }
   const archive::EntryCrc* entry_crc() const override { return crc_.get(); }
+  void verify() const override {
+    if (!crc_ || crc_->done()) return;
+    std::vector<uint8_t> bytes(size_);
+    read(0, size_, bytes.data());
+    crc_->check(archive::crc32_update(0, bytes.data(), bytes.size()));
+  }
   void record_crc(uint32_t expected) { crc_ = std::make_shared<archive::EntryCrc>(expected, label_); }
 
  private:
