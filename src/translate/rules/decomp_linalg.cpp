@@ -298,10 +298,11 @@ RuleResult aten_cholesky_inverse(EmitContext& ctx, const ir::Node& node) {
 }
 
 // cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor: X with A X = self, A
-// given by its Cholesky factor input2.
+// given by its Cholesky factor input2; _cholesky_solve_helper(Tensor self, Tensor A, bool upper),
+// its kernel, names the factor A.
 RuleResult aten_cholesky_solve(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const std::string inv = cholesky_inverse64(ctx, square64(ctx, args, "input2"), args.bool_or("upper", false));
+  const std::string inv = cholesky_inverse64(ctx, square64(ctx, args, args.has("input2") ? "input2" : "A"), args.bool_or("upper", false));
   const std::string b = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
   return emitted(ctx, cast_if_needed(ctx, ctx.emit("MatMul", {inv, b}), DType::kFloat64, args.out_dtype()));
 }
@@ -1018,6 +1019,7 @@ void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_tensorsolve.default", aten_linalg_tensorsolve);
   t.add("aten.cholesky_inverse.default", aten_cholesky_inverse);
   t.add("aten.cholesky_solve.default", aten_cholesky_solve);
+  t.add("aten._cholesky_solve_helper.default", aten_cholesky_solve);
   t.add("aten.triangular_solve.default", aten_triangular_solve);
   t.add("aten.linalg_solve_triangular.default", aten_linalg_solve_triangular);
 }

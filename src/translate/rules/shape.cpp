@@ -507,10 +507,14 @@ RuleResult aten_slice(EmitContext& ctx, const ir::Node& node) {
 }
 
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+// narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a): start a 0-d
+// integer tensor (the default IR keeps this overload; core IR writes slice).
 RuleResult aten_narrow(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
-  const std::string start = args.int_value("start");
+  const std::string start = args.is_tensor("start") ? ctx.reshape(cast_if_needed(ctx, args.tensor("start"), args.dtype_of("start"), ir::DType::kInt64),
+                                                                   ctx.const_i64s({}))
+                                                    : args.int_value("start");
   const std::string end = ctx.emit("Add", {start, args.int_value("length")});
   return emitted(ctx, ctx.emit("Slice", {args.tensor("self"), ctx.unsqueeze(start, {0}), ctx.unsqueeze(end, {0}),
                                          ctx.const_i64s({dim})}));
@@ -932,6 +936,7 @@ void register_shape_rules(RuleTable& t) {
 
   t.add("aten.slice.Tensor", aten_slice);
   t.add("aten.narrow.default", aten_narrow);
+  t.add("aten.narrow.Tensor", aten_narrow);
   t.add("aten.select.int", aten_select);
   t.add("aten.flip.default", aten_flip);
   t.add("aten.diagonal.default", aten_diagonal);
