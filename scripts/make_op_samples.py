@@ -1888,6 +1888,18 @@ class RandomFills(nn.Module):
                 (perm[:512].double().mean() - 511.5).abs() < 80)
 
 
+@case("export_rewrites", lambda g: (randn(g, 4, 5), randint(g, 0, 4, 3)))
+class ExportRewrites(nn.Module):
+    """TorchScript-only overloads called directly (index/_unsafe_index(_put) hacked twins, split.default, to.prim_*, _list_to_tensor): torch.export writes the overloads with rules that docs/aten_coverage.md names."""
+
+    def forward(self, x, i):
+        a = aten
+        return (a.index.Tensor_hacked_twin(x, [i]), a._unsafe_index.Tensor_hacked_twin(x, [i]),
+                a.index_put.hacked_twin(x, [i], torch.ones(3, 5), True), a._unsafe_index_put.hacked_twin(x, [i], torch.ones(3, 5)),
+                *a.split.default(x, [2, 3], 1), a.to.prim_dtype(x, 5), a.to.prim_Device(x, torch.device("cpu"), 7),
+                a.to.prim_other(x) + 1, x[:1, :3] + a._list_to_tensor.default([3, 1, 2]))
+
+
 def _cpu_out_dtype_kernels():
     """torch has no CPU kernel for mm/bmm/addmm/baddbmm.dtype (CUDA only). Their CUDA contract:
     half-precision operands, products summed in float32, the result rounded to out_dtype once;
