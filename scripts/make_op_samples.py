@@ -1851,6 +1851,27 @@ class CoverageForms(nn.Module):
                 a.pad_sequence.default([x, y.t()[:2], x[:1]]), a.pad_sequence.default([y[:2], y], True, -1.0, "left"))
 
 
+def _coverage_more_inputs(gen):
+    return (randint(gen, -60, 61, 3, 5), randint(gen, -60, 61, 5), randn(gen, 3, 4), torch.tensor([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 0, 0, 0]]),
+            randn(gen, 2, 3, 3), randn(gen, 2, 3, 2), randn(gen, 4, 6))
+
+
+@case("coverage_more", _coverage_more_inputs, irs=("default",))
+class CoverageMore(nn.Module):
+    """gcd, lcm (zeros, signs, broadcast), multilabel_margin_loss_forward (is_target), _linalg_solve_ex (result, info), resize/resize_as (shrinking), rrelu_with_noise_functional (evaluation)."""
+
+    def forward(self, i, j, x, target, a, b, r):
+        a2 = a + 3 * torch.eye(3)
+        solved = aten._linalg_solve_ex.default(a2, b)
+        solved_right = aten._linalg_solve_ex.default(a2, b.transpose(-1, -2), left=False)
+        loss, is_target = aten.multilabel_margin_loss_forward.default(x, target, 1)
+        loss_none, is_target_none = aten.multilabel_margin_loss_forward.default(x, target, 0)
+        out, noise = aten.rrelu_with_noise_functional.default(r, r * 0 + 1, 0.1, 0.3, False)
+        return (aten.gcd.default(i, j), aten.lcm.default(i, j), aten.gcd.default(i, i * 0), aten.lcm.default(i[0].to(torch.int32), j.to(torch.int32)),
+                loss, is_target, loss_none, is_target_none, solved[0], solved[3], solved_right[0],
+                aten.resize.default(r, [3, 5]), aten.resize_as.default(r, x), out, noise)
+
+
 @case("coverage_opset20", lambda g: (randn(g, 2, 3, 4, 5, 6), randn(g, 2, 4, 3, 5, 3).clamp(-1.1, 1.1), randn(g, 2, 2, 3),
                                      randn(g, 2, 3, 4), randn(g, 2, 40)), irs=("default",))
 class CoverageOpset20(nn.Module):
@@ -1869,7 +1890,7 @@ class CoverageOpset20(nn.Module):
 
 @case("random_fills", lambda g: (randn(g, 64, 64), torch.rand(64, 64, generator=g) * 0.8 + 0.1), irs=("default",))
 class RandomFills(nn.Module):
-    """uniform, exponential, cauchy, log_normal, geometric, bernoulli.Tensor, randint_like.Tensor, randperm: shape, dtype, range, moments (or quartiles), permutation."""
+    """uniform, exponential, cauchy, log_normal, geometric, bernoulli.Tensor, randint_like.Tensor, randperm, rrelu_with_noise_functional (training): shape, dtype, range, moments (or quartiles), permutation, slopes."""
 
     def forward(self, x, p):
         a, inf = aten, float("inf")
@@ -1877,6 +1898,8 @@ class RandomFills(nn.Module):
         inside = ((c > -1.0) & (c < 3.0)).double().mean()  # P(|c - median| < sigma) = 1/2
         g = a.geometric.default(x, 0.25)
         perm = a.randperm.default(1024)
+        slope_out, slope = a.rrelu_with_noise_functional.default(x, x * 0, 0.1, 0.3, True)
+        negative = x <= 0
         return (*_stats(a.uniform.default(x, -2.0, 3.0), -2, 3, 0.5, 0.1, 1.4434, 0.04),
                 *_stats(a.exponential.default(x, 2.0), 0, inf, 0.5, 0.05, 0.5, 0.05),
                 (c * 0 + 1).sum(-1), (inside - 0.5).abs() < 0.05,
@@ -1885,6 +1908,8 @@ class RandomFills(nn.Module):
                 *_stats(a.bernoulli.Tensor(x, p), 0, 2, p.double().mean(), 0.05, 0.5, 0.06),
                 *_stats(a.randint_like.Tensor(x, torch.tensor(7)), 0, 7, 3.0, 0.15, 2.0, 0.08),
                 perm.sort().values == torch.arange(1024),
+                ((slope >= 0.1) & (slope < 0.3) | ~negative).all(), (slope == 1).eq(~negative).all(), (slope_out == x * slope).all(),
+                (slope[negative].mean() - 0.2).abs() < 0.01,
                 (perm[:512].double().mean() - 511.5).abs() < 80)
 
 

@@ -119,13 +119,13 @@ Inverse inverse_of(EmitContext& ctx, const ArgReader& args, const std::string& n
   return inverse64(ctx, a, n, with_info);
 }
 
-// Output 1 (info) where used: int32 of the batch shape.
-void set_info(EmitContext& ctx, const ArgReader& args, const std::string& name, const Inverse& inv) {
-  if (!wants_info(ctx)) return;
+// Output `index` (info; 1 but for _linalg_solve_ex) where used: int32 of the batch shape.
+void set_info(EmitContext& ctx, const ArgReader& args, const std::string& name, const Inverse& inv, size_t index = 1) {
+  if (ctx.output_count() <= index || !ctx.output_used(index)) return;
   const int64_t rank = args.rank_of(name);
   std::string info = inv.info.empty() ? ctx.emit("Expand", {ctx.const_i64(0), ctx.shape_slice(args.tensor(name), 0, rank - 2)})
                                       : ctx.squeeze(inv.info, {-2, -1});
-  ctx.set_output(1, cast_if_needed(ctx, info, DType::kInt64, args.out_dtype(1)));
+  ctx.set_output(index, cast_if_needed(ctx, info, DType::kInt64, args.out_dtype(index)));
 }
 
 // linalg_inv(Tensor A) -> Tensor; linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
@@ -167,6 +167,20 @@ RuleResult aten_linalg_solve(EmitContext& ctx, const ir::Node& node) {
   const std::string x = solve_with(ctx, args, inv.value, "B", args.bool_or("left", true));
   ctx.set_output(0, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype(0)));
   set_info(ctx, args, "A", inv);
+  return RuleResult::kEmitted;
+}
+
+// _linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result,
+// Tensor LU, Tensor pivots, Tensor info): linalg_solve's kernel, which core IR writes (reading the
+// result only). The result and info convert; LU and pivots are refused where a program reads them.
+RuleResult aten_linalg_solve_kernel(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(!ctx.output_used(1) && !ctx.output_used(2), ErrorCode::kUnsupported,
+                "_linalg_solve_ex with its LU or pivots read (only the solution and info convert)");
+  const bool info = ctx.output_used(3);
+  const Inverse inv = inverse_of(ctx, args, "A", info);
+  ctx.set_output(0, cast_if_needed(ctx, solve_with(ctx, args, inv.value, "B", args.bool_or("left", true)), DType::kFloat64, args.out_dtype(0)));
+  set_info(ctx, args, "A", inv, 3);
   return RuleResult::kEmitted;
 }
 
@@ -1014,6 +1028,7 @@ void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_inv_ex.default", aten_linalg_inv);
   t.add("aten.linalg_solve.default", aten_linalg_solve);
   t.add("aten.linalg_solve_ex.default", aten_linalg_solve);
+  t.add("aten._linalg_solve_ex.default", aten_linalg_solve_kernel);
   t.add("aten.linalg_matrix_power.default", aten_linalg_matrix_power);
   t.add("aten.linalg_tensorinv.default", aten_linalg_tensorinv);
   t.add("aten.linalg_tensorsolve.default", aten_linalg_tensorsolve);
