@@ -1872,6 +1872,37 @@ class CoverageMore(nn.Module):
                 aten.resize.default(r, [3, 5]), aten.resize_as.default(r, x), out, noise)
 
 
+class _FastPath(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mha = randomize_(nn.MultiheadAttention(8, 2, batch_first=True))
+        self.layer = randomize_(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True))
+        self.layer_first = randomize_(nn.TransformerEncoderLayer(8, 4, 12, dropout=0.0, activation="gelu", batch_first=True,
+                                                                 norm_first=True))
+
+
+@case("transformer_fast_path", lambda g: (randn(g, 2, 5, 8), randn(g, 2, 5, 8), torch.tensor([[False] * 5, [False] * 3 + [True] * 2])),
+      irs=("default",))
+class TransformerFastPath(_FastPath):
+    """_native_multi_head_attention (self and cross attention, key padding and 4-d masks, weights averaged or per head) and _transformer_encoder_layer_fwd (ReLU post-norm, GELU pre-norm, padding mask): nn's inference fast-path kernels."""
+
+    def forward(self, x, kv, pad):
+        a, m, l1, l2 = aten, self.mha, self.layer, self.layer_first
+        w = (m.in_proj_weight, m.in_proj_bias, m.out_proj.weight, m.out_proj.bias)
+        causal = torch.ones(5, 5, dtype=torch.bool).triu(1).expand(2, 2, 5, 5)
+        self_out, self_w = a._native_multi_head_attention.default(x, x, x, 8, 2, *w, pad, True, True, 1)
+        cross_out, cross_w = a._native_multi_head_attention.default(x, kv, kv, 8, 2, *w, None, True, False)
+        causal_out, _ = a._native_multi_head_attention.default(x, x, x, 8, 2, *w, causal, False, True, 2)
+
+        def layer(mod, first, mask, mask_type):
+            at, ff = mod.self_attn, mod
+            return a._transformer_encoder_layer_fwd.default(
+                x, 8, at.num_heads, at.in_proj_weight, at.in_proj_bias, at.out_proj.weight, at.out_proj.bias,
+                first, mod.norm_first, 1e-5, ff.norm1.weight, ff.norm1.bias, ff.norm2.weight, ff.norm2.bias,
+                ff.linear1.weight, ff.linear1.bias, ff.linear2.weight, ff.linear2.bias, mask, mask_type)
+        return (self_out, self_w, cross_out, cross_w, causal_out, layer(l1, False, None, None), layer(l2, True, pad, 1))
+
+
 @case("coverage_opset20", lambda g: (randn(g, 2, 3, 4, 5, 6), randn(g, 2, 4, 3, 5, 3).clamp(-1.1, 1.1), randn(g, 2, 2, 3),
                                      randn(g, 2, 3, 4), randn(g, 2, 40)), irs=("default",))
 class CoverageOpset20(nn.Module):
