@@ -1903,6 +1903,19 @@ class TransformerFastPath(_FastPath):
         return (self_out, self_w, cross_out, cross_w, causal_out, layer(l1, False, None, None), layer(l2, True, pad, 1))
 
 
+@case("fractional_pool", lambda g: (randn(g, 2, 3, 9, 11), torch.rand(2, 3, 2, generator=g), randn(g, 3, 7, 7),
+                                    torch.rand(1, 3, 2, generator=g)), irs=("default",))
+class FractionalPool(nn.Module):
+    """fractional_max_pool2d with its random samples given (deterministic): values and indices, batched and unbatched, one output row."""
+
+    def forward(self, x, u, x3, u3):
+        a = aten
+        v, i = a.fractional_max_pool2d.default(x, [2, 3], [5, 4], u)
+        v2, i2 = a.fractional_max_pool2d.default(x, [3, 3], [1, 3], u)
+        v3, i3 = a.fractional_max_pool2d.default(x3, [2, 2], [4, 4], u3)
+        return v, i, v2, i2, v3, i3
+
+
 @case("coverage_opset20", lambda g: (randn(g, 2, 3, 4, 5, 6), randn(g, 2, 4, 3, 5, 3).clamp(-1.1, 1.1), randn(g, 2, 2, 3),
                                      randn(g, 2, 3, 4), randn(g, 2, 40)), irs=("default",))
 class CoverageOpset20(nn.Module):
