@@ -1916,6 +1916,15 @@ class FractionalPool(nn.Module):
         return v, i, v2, i2, v3, i3
 
 
+@case("matrix_exp", lambda g: (randn(g, 3, 3), randn(g, 2, 4, 4, scale=3.0), randn(g, 2, 2, 2).double()), irs=("default",))
+class MatrixExp(nn.Module):
+    """linalg_matrix_exp: small and large norms (squarings differing within a batch), zero, float64."""
+
+    def forward(self, x, b, d):
+        e = torch.linalg.matrix_exp
+        return e(x * 0.1), e(x), e(b), e(b * torch.tensor([0.01, 1.0]).view(2, 1, 1)), e(x * 0), e(d)
+
+
 @case("coverage_opset20", lambda g: (randn(g, 2, 3, 4, 5, 6), randn(g, 2, 4, 3, 5, 3).clamp(-1.1, 1.1), randn(g, 2, 2, 3),
                                      randn(g, 2, 3, 4), randn(g, 2, 40)), irs=("default",))
 class CoverageOpset20(nn.Module):
