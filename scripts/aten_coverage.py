@@ -2,10 +2,13 @@
 """Marks every aten overload torch registers (torch.ops.aten, the dispatcher's native ops; not the
 TorchScript-only list/str helpers) as one of:
 
-  rule          pt2onnx has a translation rule for that exact overload (composite ops included:
-                their rules expand straight into ONNX ops, there is no aten-to-aten layer)
-  out of scope  with the reason, decided by the table OUT_OF_SCOPE below, first match wins
-  missing       everything else
+  rule           pt2onnx has a translation rule for that exact overload (composite ops included:
+                 their rules expand straight into ONNX ops, there is no aten-to-aten layer)
+  decomposition  torch.export never writes the overload: it is TorchScript-only (registered by the
+                 JIT, not the dispatcher) and export writes the overloads in WRITTEN_AS instead,
+                 each of which has a rule (checked here; samples/ops/export_rewrites runs them)
+  out of scope   with the reason, decided by the table OUT_OF_SCOPE below, first match wins
+  missing        everything else
 
 Tooling only (needs the torch venv). Reads the rule list from build/tools/list_rules.
 
@@ -35,7 +38,7 @@ BACKEND_PREFIXES = ("cudnn", "_cudnn", "miopen", "_miopen", "mkldnn", "_mkldnn",
                     "_coalesce", "_coalesced", "coalesce", "indices", "values", "crow_indices", "col_indices",
                     "ccol_indices", "row_indices", "_indices", "_values", "_validate_sparse", "_validate_compressed",
                     "to_mkldnn", "to_padded_tensor", "_padded_dense", "_jagged", "_test_", "_functional_sym_constrain",
-                    "_print", "_assert", "_check_tensor", "_fake_quantize_learnable")
+                    "_print", "_assert", "_check_tensor", "_fake_quantize_learnable", "_scaled_addmm", "_spdiags")
 QUANTIZED_ENGINE = ("quantize_per", "dequantize", "q_", "_quantized", "quantized_", "int_repr", "_make_per",
                     "_make_per_channel", "_saturate_weight", "fake_quantize", "_fake_quantize", "_choose_qparams",
                     "choose_qparams", "fused_moving_avg_obs", "_fused_moving_avg_obs")
@@ -60,6 +63,35 @@ METADATA = {"_version", "retains_grad", "retain_grad", "requires_grad_", "set_",
             "numel", "dim", "_dim_arange", "_nested_tensor_size", "_nested_tensor_strides"}
 
 
+# TorchScript-only overloads -> what torch.export writes when a program calls them (torch 2.15,
+# default IR; samples/ops/export_rewrites calls each): the dispatcher resolves them to these.
+WRITTEN_AS = {
+    "aten.index.Tensor_hacked_twin": ["aten.index.Tensor"],
+    "aten._unsafe_index.Tensor_hacked_twin": ["aten._unsafe_index.Tensor"],
+    "aten.index_put.hacked_twin": ["aten.index_put.default"],
+    "aten._unsafe_index_put.hacked_twin": ["aten._unsafe_index_put.default"],
+    "aten.split.default": ["aten.split_with_sizes.default"],
+    "aten.to.prim_dtype": ["aten.to.dtype"],
+    "aten.to.prim_Device": ["aten.to.device"],
+    "aten.to.prim_other": [],  # no node: the value itself
+    "aten._list_to_tensor.default": ["aten.empty.memory_format", "aten.select.int", "aten.fill_.Scalar"],
+}
+# The overloads an explicit torch.Generator selects (rand.generator, randint_like.Tensor_generator, ...).
+GENERATOR_OVERLOAD = re.compile(r"(^|_)generator($|_)")
+EIGEN_SVD = {"linalg_eig", "linalg_eigvals", "_linalg_eigvals", "_linalg_eigh", "_linalg_svd", "svd"}
+PACKED_RNN = {"lstm", "gru", "rnn_tanh", "rnn_relu"}
+
+
+def in_dispatcher(name: str, overload: str) -> bool:
+    """False for overloads only the TorchScript JIT registers (hacked twins, prim forms, list helpers)."""
+    qualified = f"aten::{name}" + ("" if overload == "default" else f".{overload}")
+    try:
+        torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CPU")
+        return True
+    except RuntimeError:
+        return False
+
+
 def is_named_tensor(schema) -> bool:
     return any("Dimname" in str(a.type) for a in schema.arguments)
 
@@ -80,6 +112,26 @@ OUT_OF_SCOPE = [
     (lambda n, o, s: (n.endswith("_") and not n.startswith("__")) or n.startswith("__i") or s["schema"].is_mutable,
      "in-place form: torch.export functionalizes it into the out-of-place op"),
     (lambda n, o, s: returns_no_tensor(s["schema"]), "returns a Python value, not a tensor"),
+    (lambda n, o, s: GENERATOR_OVERLOAD.search(o) is not None,
+     "takes an explicit torch.Generator: the program asks for torch's seeded stream, which ONNX's unseeded "
+     "Random* ops cannot reproduce (pt2onnx's random rules match torch in distribution only)"),
+    (lambda n, o, s: n.startswith("_philox_key"),
+     "key arithmetic of torch's counter-based (Philox) generator state: ONNX random ops take no key"),
+    (lambda n, o, s: n in EIGEN_SVD,
+     "eigen- or singular-vector factors: defined only up to sign (a complex phase for eig) and, for general "
+     "matrices, complex and unordered eigenvalues; LAPACK's iterative algorithm fixes them and ONNX has no "
+     "counterpart (singular values alone: linalg_svdvals has a rule)"),
+    (lambda n, o, s: n in ("linalg_ldl_factor_ex", "linalg_ldl_solve"),
+     "LAPACK sytrf's Bunch-Kaufman LDL^T: pivots and 2x2 blocks encoded as LAPACK chooses them while it "
+     "factors; no ONNX counterpart"),
+    (lambda n, o, s: n.endswith(("_for_mps", "_overrideable")),
+     "kernel of one backend: MPS (Apple GPUs) or a PrivateUse1 hook whose CPU kernel raises; CPU and CUDA "
+     "programs write the SDPA kernels that have rules"),
+    (lambda n, o, s: n in PACKED_RNN and o == "data",
+     "PackedSequence form: torch.export fails on packed sequences (pack_padded_sequence makes shapes from data)"),
+    (lambda n, o, s: n == "copy" and o == "Dict_Tensor", "TorchScript dict operator: torch.export cannot pass it a Dict"),
+    (lambda n, o, s: n == "baddbmm" and o == "dtype",
+     "torch 2.15's export fails on it (the fake-tensor decomposition of baddbmm reads out_dtype as beta)"),
 ]
 
 
@@ -105,6 +157,10 @@ def classify(rules: set[str]):
         if target in rules:
             rows.append((target, "rule", ""))
             continue
+        written = WRITTEN_AS.get(target)
+        if written is not None and not in_dispatcher(name, overload) and all(w in rules for w in written):
+            rows.append((target, "decomposition", ", ".join(written) or "nothing (the value itself)"))
+            continue
         reason = next((why for test, why in OUT_OF_SCOPE if test(name, overload, info)), None)
         rows.append((target, "out of scope", reason) if reason else (target, "missing", ""))
     return rows
@@ -124,13 +180,22 @@ def report(rows) -> str:
         f"Generated by `scripts/aten_coverage.py` (torch {torch.__version__}) from every overload in",
         "`torch.ops.aten` (the dispatcher's native ops), against `build/tools/list_rules`. An overload is",
         "*rule* when pt2onnx has a rule for it (composite ops included: their rules expand straight into",
-        "ONNX ops), *out of scope* for the reason below, else *missing*. The reasons are decided by name",
-        "patterns in the script's table, not checked op by op; a missing overload is not necessarily",
-        "one torch.export writes (many are alternative overloads of ops whose main overload has a rule).",
+        "ONNX ops), *decomposition* when torch.export never writes it (a TorchScript-only overload) and",
+        "writes overloads that have rules instead, *out of scope* for the reason below, else *missing*.",
+        "The reasons are decided by name patterns in the script's table, not checked op by op; a missing",
+        "overload is not necessarily one torch.export writes.",
         "",
-        f"| overloads | rule | out of scope | missing |",
-        f"|---|---|---|---|",
-        f"| {len(rows)} | {counts['rule']} | {counts['out of scope']} | {counts['missing']} |",
+        f"| overloads | rule | decomposition | out of scope | missing |",
+        f"|---|---|---|---|---|",
+        f"| {len(rows)} | {counts['rule']} | {counts['decomposition']} | {counts['out of scope']} | {counts['missing']} |",
+        "",
+        "## Decompositions: what torch.export writes instead",
+        "",
+        "| overload | written as |",
+        "|---|---|",
+    ]
+    lines += [f"| `{t}` | {why} |" for t, kind, why in rows if kind == "decomposition"]
+    lines += [
         "",
         "## Out of scope, by reason",
         "",

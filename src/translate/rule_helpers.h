@@ -37,6 +37,9 @@ ir::DType operand_dtype(const ArgReader& args, const std::string& name);
 // static scalars become cached constants of `type`.
 std::string operand_as(EmitContext& ctx, const ArgReader& args, const std::string& name, ir::DType type);
 
+// Rank of a tensor or Scalar argument (a Scalar is 0-d).
+inline int64_t operand_rank(const ArgReader& args, const std::string& name) { return args.is_tensor(name) ? args.rank_of(name) : 0; }
+
 // torch.result_type of several tensor/Scalar arguments (absent or None ones skipped): dimensioned
 // tensors outrank 0-dim tensors, which outrank Scalars, unless a lower group is of a higher
 // category (a float Scalar with an int tensor gives float32, the default dtype).

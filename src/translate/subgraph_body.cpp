@@ -22,14 +22,15 @@ std::string single_name(const ir::Argument& arg) {
   return names.size() == 1 ? names.front() : std::string();
 }
 
-onnx::ValueInfoProto scalar_info(const std::string& name, ir::DType dtype) {
+onnx::ValueInfoProto typed_info(const std::string& name, ir::DType dtype, bool scalar) {
   onnx::ValueInfoProto info;
   info.set_name(name);
   onnx::TypeProto_Tensor* tensor = info.mutable_type()->mutable_tensor_type();
   tensor->set_elem_type(onnx_dtype(dtype));
-  tensor->mutable_shape();  // rank 0
+  if (scalar) tensor->mutable_shape();  // rank 0
   return info;
 }
+onnx::ValueInfoProto scalar_info(const std::string& name, ir::DType dtype) { return typed_info(name, dtype, true); }
 
 // The ValueInfo of FX argument `arg` of graph `fx`, named `name`.
 onnx::ValueInfoProto info_of(const EmitContext& ctx, const ir::Graph& fx, const ir::Argument& arg,
@@ -82,6 +83,16 @@ std::string add_scalar_input(EmitContext& ctx, onnx::GraphProto& graph, const st
   const std::string name = ctx.fresh_name(base);
   *graph.add_input() = scalar_info(name, dtype);
   return name;
+}
+
+std::string add_typed_input(EmitContext& ctx, onnx::GraphProto& graph, const std::string& base, ir::DType dtype) {
+  const std::string name = ctx.fresh_name(base);
+  *graph.add_input() = typed_info(name, dtype, false);
+  return name;
+}
+
+void add_typed_output(onnx::GraphProto& graph, const std::string& value, ir::DType dtype, bool scalar) {
+  *graph.add_output() = typed_info(value, dtype, scalar);
 }
 
 std::string append_body_node(EmitContext& ctx, onnx::GraphProto& graph, const std::string& op_type,

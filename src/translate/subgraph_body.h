@@ -29,6 +29,12 @@ std::string add_body_input(EmitContext& ctx, onnx::GraphProto& graph, const ir::
 // A formal 0-D input of `graph` of `dtype` named after `base`.
 std::string add_scalar_input(EmitContext& ctx, onnx::GraphProto& graph, const std::string& base, ir::DType dtype);
 
+// A formal input of `graph` of `dtype` and unknown shape, named after `base` (bodies a rule builds
+// by hand, e.g. a Loop's carried values).
+std::string add_typed_input(EmitContext& ctx, onnx::GraphProto& graph, const std::string& base, ir::DType dtype);
+// Declares body value `value` (made by a node of `graph`) an output of `dtype`, 0-D when `scalar`.
+void add_typed_output(onnx::GraphProto& graph, const std::string& value, ir::DType dtype, bool scalar = false);
+
 // One output of a body: its ONNX value and the FX argument whose metadata types it (nullptr:
 // a 0-D bool, the loop condition).
 struct BodyOutput {

@@ -196,6 +196,26 @@ RuleResult aten_safe_softmax(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out);
 }
 
+// rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=1/3, bool
+// training=False, Generator? generator=None) -> (Tensor, Tensor noise_out). Evaluation: leaky ReLU
+// of slope (lower + upper) / 2, the noise returned as given. Training: as torch's kernel, a slope
+// drawn from U[lower, upper) for each element <= 0 (1 elsewhere), returned as the noise; unseeded,
+// like pt2onnx's other random rules (equal to torch in distribution, not value).
+RuleResult aten_rrelu_with_noise(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const double lower = args.float_or("lower", 0.125), upper = args.float_or("upper", 1.0 / 3);
+  const std::string x = args.tensor("self");
+  if (!args.bool_or("training", false)) {
+    if (ctx.output_used(1)) ctx.set_output(1, args.tensor("noise"));
+    return emitted(ctx, ctx.emit("LeakyRelu", {x}, {Attr("alpha", (lower + upper) / 2)}));
+  }
+  const DType type = args.dtype_of("self");
+  const std::string slope = ctx.emit("RandomUniformLike", {x}, {Attr("low", lower), Attr("high", upper), Attr("dtype", int64_t{onnx_dtype(type)})});
+  const std::string noise = ctx.emit("Where", {ctx.emit("LessOrEqual", {x, ctx.const_scalar(0, type)}), slope, ctx.const_scalar(1, type)});
+  if (ctx.output_used(1)) ctx.set_output(1, noise);
+  return emitted(ctx, ctx.emit("Mul", {x, noise}));
+}
+
 }  // namespace
 
 void register_activation_rules(RuleTable& t) {
@@ -219,6 +239,7 @@ void register_activation_rules(RuleTable& t) {
   t.add("aten.selu_.default", aten_selu);
   t.add("aten.leaky_relu.default", aten_leaky_relu);
   t.add("aten.leaky_relu_.default", aten_leaky_relu);
+  t.add("aten.rrelu_with_noise_functional.default", aten_rrelu_with_noise);
   t.add("aten.elu.default", aten_elu);
   t.add("aten.elu_.default", aten_elu);
   t.add("aten.softplus.default", aten_softplus);

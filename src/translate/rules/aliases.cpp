@@ -84,6 +84,16 @@ void register_alias_rules(RuleTable& t) {
       {"aten.bitwise_or.Scalar_Tensor", "aten.bitwise_or.Tensor"},
       {"aten.bitwise_xor.Scalar_Tensor", "aten.bitwise_xor.Tensor"},
       {"aten.remainder.Scalar_Tensor", "aten.remainder.Tensor"},
+      // Kernel-level and legacy names of ops with rules, same arguments (the rules read none that
+      // differ): the deprecated _convolution lacks allow_tf32, which no rule reads; the CPU
+      // fallback of grid_sampler_2d and the 3-D sampler are the grid_sampler rules (5-D from
+      // opset 20); unsafe_split_with_sizes is split_with_sizes unchecked; _reshape_copy is a
+      // reshape whose result never aliases (ONNX values never do).
+      {"aten._convolution.deprecated", "aten._convolution.default"},
+      {"aten._grid_sampler_2d_cpu_fallback.default", "aten.grid_sampler_2d.default"},
+      {"aten.grid_sampler_3d.default", "aten.grid_sampler.default"},
+      {"aten.unsafe_split_with_sizes.default", "aten.split_with_sizes.default"},
+      {"aten._reshape_copy.default", "aten.reshape.default"},
   };
   for (const auto& [alias, original] : aliases)
     if (const std::vector<Rule>* rules = t.find(original))

@@ -159,21 +159,24 @@ RuleResult aten_round_decimals(EmitContext& ctx, const ir::Node& node) {
 }
 
 // isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool
-// invert=False) -> Tensor; isin.Tensor_Scalar(Tensor elements, Scalar test_element, ...)
+// invert=False) -> Tensor; isin.Tensor_Scalar(Tensor elements, Scalar test_element, ...);
+// isin.Scalar_Tensor(Scalar element, Tensor test_elements, ...)
 RuleResult aten_isin(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const char* test = args.has("test_elements") ? "test_elements" : "test_element";
-  DType type = torch_result_type(args, {"elements", test});
-  const std::string elements = operand_as(ctx, args, "elements", type);
+  const char* element = args.has("elements") ? "elements" : "element";
+  DType type = torch_result_type(args, {element, test});
+  const std::string elements = operand_as(ctx, args, element, type);
   const std::string tests = ctx.reshape(operand_as(ctx, args, test, type), ctx.const_i64s({-1}));
   const std::string hits = ctx.cast(ctx.emit("Equal", {ctx.unsqueeze(elements, {-1}), tests}), DType::kInt32);
-  const int64_t rank = args.rank_of("elements");
+  const int64_t rank = operand_rank(args, element);
   std::string found = ctx.emit("Greater", {ctx.reduce("ReduceSum", hits, std::vector<int64_t>{rank}, false), ctx.const_scalar(0, DType::kInt32)});
   if (args.bool_or("invert", false)) found = ctx.emit("Not", {found});
   return emitted(ctx, found);
 }
 
-// bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False):
+// bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False), and
+// bucketize.Scalar (Scalar self):
 // the number of (sorted) boundaries below x (right: at or below x).
 RuleResult aten_bucketize(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -181,7 +184,7 @@ RuleResult aten_bucketize(EmitContext& ctx, const ir::Node& node) {
   const std::string x = ctx.unsqueeze(operand_as(ctx, args, "self", type), {-1});
   const std::string b = operand_as(ctx, args, "boundaries", type);
   const std::string below = ctx.emit(args.bool_or("right", false) ? "LessOrEqual" : "Less", {b, x});
-  const std::string count = ctx.reduce("ReduceSum", ctx.cast(below, DType::kInt64), std::vector<int64_t>{args.rank_of("self")}, false);
+  const std::string count = ctx.reduce("ReduceSum", ctx.cast(below, DType::kInt64), std::vector<int64_t>{operand_rank(args, "self")}, false);
   return emitted(ctx, cast_if_needed(ctx, count, DType::kInt64, args.out_dtype()));
 }
 
@@ -233,6 +236,8 @@ RuleResult aten_pairwise_distance(EmitContext& ctx, const ir::Node& node) {
 
 // _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor: v * g / ||v||, the norm over every dim but
 // `dim` (over all of them for dim -1). In wav2vec2-style position convolutions both are parameters.
+// _weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor), its kernel, also gives
+// the norms (kept dims).
 RuleResult aten_weight_norm(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t rank = args.rank_of("v");
@@ -246,6 +251,7 @@ RuleResult aten_weight_norm(EmitContext& ctx, const ir::Node& node) {
   }
   const std::string v = args.tensor("v");
   const std::string norm = axes && axes->empty() ? ctx.emit("Abs", {v}) : ctx.reduce("ReduceL2", v, axes, true);
+  if (ctx.output_count() > 1 && ctx.output_used(1)) ctx.set_output(1, norm);
   return emitted(ctx, ctx.emit("Mul", {v, ctx.emit("Div", {args.tensor("g"), norm})}));
 }
 
@@ -850,7 +856,8 @@ RuleResult aten_gradient(EmitContext& ctx, const ir::Node& node) {
 }
 
 // searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False,
-// str? side=None, Tensor? sorter=None) with a 1-D sequence and no sorter: bucketize of self.
+// str? side=None, Tensor? sorter=None) with a 1-D sequence and no sorter: bucketize of self; also
+// searchsorted.Scalar (Scalar self).
 RuleResult aten_searchsorted(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   PT2ONNX_CHECK(args.rank_of("sorted_sequence") == 1 && !args.has("sorter"), ErrorCode::kUnsupported,
@@ -860,7 +867,7 @@ RuleResult aten_searchsorted(EmitContext& ctx, const ir::Node& node) {
   const std::string x = ctx.unsqueeze(operand_as(ctx, args, "self", type), {-1});
   const std::string b = operand_as(ctx, args, "sorted_sequence", type);
   const std::string below = ctx.emit(right ? "LessOrEqual" : "Less", {b, x});
-  const std::string count = ctx.reduce("ReduceSum", ctx.cast(below, DType::kInt64), std::vector<int64_t>{args.rank_of("self")}, false);
+  const std::string count = ctx.reduce("ReduceSum", ctx.cast(below, DType::kInt64), std::vector<int64_t>{operand_rank(args, "self")}, false);
   return emitted(ctx, cast_if_needed(ctx, count, DType::kInt64, args.out_dtype()));
 }
 
@@ -929,11 +936,14 @@ void register_composite_math_rules(RuleTable& t) {
   t.add("aten.round.decimals", aten_round_decimals);
   t.add("aten.isin.Tensor_Tensor", aten_isin);
   t.add("aten.isin.Tensor_Scalar", aten_isin);
+  t.add("aten.isin.Scalar_Tensor", aten_isin);
   t.add("aten.bucketize.Tensor", aten_bucketize);
+  t.add("aten.bucketize.Scalar", aten_bucketize);
   t.add("aten.one_hot.default", aten_one_hot);
   t.add("aten.cosine_similarity.default", aten_cosine_similarity);
   t.add("aten.pairwise_distance.default", aten_pairwise_distance);
   t.add("aten._weight_norm.default", aten_weight_norm);
+  t.add("aten._weight_norm_interface.default", aten_weight_norm);
   t.add("aten.erfinv.default", aten_erfinv);
   t.add("aten.special_ndtri.default", aten_special_ndtri);
   t.add("aten.igamma.default", aten_igamma);
@@ -976,6 +986,7 @@ void register_composite_math_rules(RuleTable& t) {
   for (const char* overload : {"scalarint", "scalararray", "array", "scalarrayint", "scalarrayarray", "tensorarrayint", "tensorarray"})
     t.add(std::string("aten.gradient.") + overload, aten_gradient);
   t.add("aten.searchsorted.Tensor", aten_searchsorted);
+  t.add("aten.searchsorted.Scalar", aten_searchsorted);
   t.add("aten.tensordot.default", aten_tensordot);
   t.add("aten.inner.default", aten_inner);
 }

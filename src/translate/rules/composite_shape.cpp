@@ -476,6 +476,32 @@ RuleResult aten_block_diag(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.concat(blocks, 0));
 }
 
+// pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0., str
+// padding_side="right") -> Tensor: each sequence padded along dim 0 to the longest (after its
+// items, or before them for "left"), stacked at dim 1 (dim 0 when batch_first).
+RuleResult aten_pad_sequence(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::vector<std::string> sequences = args.tensors("sequences");
+  const ir::TensorMeta* out = args.out_meta();
+  PT2ONNX_CHECK(out != nullptr && !sequences.empty(), ErrorCode::kUnsupported, "pad_sequence without sequences or result meta");
+  const auto rank = static_cast<int64_t>(out->sizes.size()) - 1;  // of each sequence
+  const bool batch_first = args.bool_or("batch_first", false), left = args.string_or("padding_side", "right") == "left";
+  std::vector<std::string> lengths;
+  for (const std::string& s : sequences) lengths.push_back(ctx.dim_of(s, 0));
+  const std::string longest = lengths.size() == 1 ? lengths.front() : ctx.emit("Max", lengths);
+  const std::string value = ctx.const_scalar(args.float_or("padding_value", 0), out->dtype);
+  const std::string zeros = ctx.const_i64s(std::vector<int64_t>(static_cast<size_t>(rank - 1), 0));
+  const int64_t stack_axis = batch_first ? 0 : 1;
+  std::vector<std::string> padded;
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    const std::string extra = ctx.unsqueeze(ctx.emit("Sub", {longest, lengths[i]}), {0}), none = ctx.const_i64s({0});
+    const std::string pads = rank == 1 ? ctx.concat({left ? extra : none, left ? none : extra}, 0)
+                                       : ctx.concat({left ? extra : none, zeros, left ? none : extra, zeros}, 0);
+    padded.push_back(ctx.unsqueeze(ctx.emit("Pad", {sequences[i], pads, value}), {stack_axis}));
+  }
+  return emitted(ctx, padded.size() == 1 ? padded.front() : ctx.concat(padded, stack_axis));
+}
+
 }  // namespace
 
 void register_composite_shape_rules(RuleTable& t) {
@@ -518,6 +544,7 @@ void register_composite_shape_rules(RuleTable& t) {
   t.add("aten.index_add.default", aten_index_add);
   t.add("aten.msort.default", aten_msort);
   t.add("aten.block_diag.default", aten_block_diag);
+  t.add("aten.pad_sequence.default", aten_pad_sequence);
 }
 
 }  // namespace pt2onnx::translate

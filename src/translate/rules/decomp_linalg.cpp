@@ -6,9 +6,10 @@
 // linalg_lu_factor(_ex), _lu_with_info, lu_unpack, lu_solve, linalg_lu_solve, linalg_slogdet);
 // Householder QR as LAPACK computes it (geqrf, linalg_qr, linalg_householder_product, ormqr); the
 // singular values by one-sided Jacobi sweeps (linalg_svdvals, linalg_pinv, pinverse,
-// linalg_matrix_rank, linalg_cond, the nuclear and spectral matrix norms). Results are cast back
-// to the input's type.
+// linalg_matrix_rank, linalg_cond, the nuclear and spectral matrix norms); the matrix exponential by
+// scaling and squaring (linalg_matrix_exp). Results are cast back to the input's type.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <string>
@@ -119,13 +120,13 @@ Inverse inverse_of(EmitContext& ctx, const ArgReader& args, const std::string& n
   return inverse64(ctx, a, n, with_info);
 }
 
-// Output 1 (info) where used: int32 of the batch shape.
-void set_info(EmitContext& ctx, const ArgReader& args, const std::string& name, const Inverse& inv) {
-  if (!wants_info(ctx)) return;
+// Output `index` (info; 1 but for _linalg_solve_ex) where used: int32 of the batch shape.
+void set_info(EmitContext& ctx, const ArgReader& args, const std::string& name, const Inverse& inv, size_t index = 1) {
+  if (ctx.output_count() <= index || !ctx.output_used(index)) return;
   const int64_t rank = args.rank_of(name);
   std::string info = inv.info.empty() ? ctx.emit("Expand", {ctx.const_i64(0), ctx.shape_slice(args.tensor(name), 0, rank - 2)})
                                       : ctx.squeeze(inv.info, {-2, -1});
-  ctx.set_output(1, cast_if_needed(ctx, info, DType::kInt64, args.out_dtype(1)));
+  ctx.set_output(index, cast_if_needed(ctx, info, DType::kInt64, args.out_dtype(index)));
 }
 
 // linalg_inv(Tensor A) -> Tensor; linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
@@ -167,6 +168,61 @@ RuleResult aten_linalg_solve(EmitContext& ctx, const ir::Node& node) {
   const std::string x = solve_with(ctx, args, inv.value, "B", args.bool_or("left", true));
   ctx.set_output(0, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype(0)));
   set_info(ctx, args, "A", inv);
+  return RuleResult::kEmitted;
+}
+
+// linalg_matrix_exp(Tensor self) -> Tensor: scaling and squaring in float64. Each matrix is divided
+// by 2^s, s the smallest power making its 1-norm at most 1; its degree-18 Taylor polynomial (Horner
+// form, remainder below 1/19! ~ 8e-18 there) is then squared s times in a Loop, each matrix of a
+// batch stopping at its own s (at most 1100, past which float64 overflows anyway).
+RuleResult aten_linalg_matrix_exp(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const ir::TensorMeta& meta = args.meta("self");
+  const size_t rank = meta.sizes.size();
+  PT2ONNX_CHECK(rank >= 2 && meta.sizes[rank - 1].is_static() && meta.sizes[rank - 2].is_static() &&
+                    meta.sizes[rank - 1].as_int() == meta.sizes[rank - 2].as_int(),
+                ErrorCode::kUnsupported, "linalg_matrix_exp of matrices that are not square of a static size");
+  const int64_t n = meta.sizes[rank - 1].as_int();
+  const DType type = args.dtype_of("self");
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "linalg_matrix_exp of " + std::string(ir::dtype_name(type)));
+  if (n == 0) return emitted(ctx, args.tensor("self"));
+  const std::string a = cast_if_needed(ctx, args.tensor("self"), type, DType::kFloat64);
+  auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
+  const std::string column_sums = ctx.reduce("ReduceSum", ctx.emit("Abs", {a}), std::vector<int64_t>{-2}, true);
+  const std::string norm = ctx.reduce("ReduceMax", column_sums, std::vector<int64_t>{-1}, true);  // [..., 1, 1]
+  std::string squarings = ctx.emit("Ceil", {ctx.emit("Div", {ctx.emit("Log", {norm}), c(std::log(2.0))})});
+  squarings = ctx.emit("Clip", {squarings, c(0), c(1100)});
+  squarings = ctx.emit("Where", {ctx.emit("IsNaN", {squarings}), c(0), squarings});
+  const std::string x = ctx.emit("Mul", {a, ctx.emit("Pow", {c(2), ctx.emit("Neg", {squarings})})});
+  const std::string eye = identity64(ctx, n);
+  std::string taylor = eye;
+  for (int k = 18; k >= 1; --k) taylor = ctx.emit("Add", {eye, ctx.emit("Div", {ctx.emit("MatMul", {x, taylor}), c(k)})});
+
+  onnx::GraphProto body;
+  body.set_name(ctx.fresh_name("matrix_exp_squaring"));
+  const std::string i = add_scalar_input(ctx, body, "i", DType::kInt64), cond = add_scalar_input(ctx, body, "cond", DType::kBool);
+  const std::string t = add_typed_input(ctx, body, "t", DType::kFloat64);
+  const std::string step = append_body_node(ctx, body, "Cast", {i}, {Attr("to", int64_t{onnx_dtype(DType::kFloat64)})});
+  const std::string squared = append_body_node(ctx, body, "MatMul", {t, t});
+  const std::string next = append_body_node(ctx, body, "Where", {append_body_node(ctx, body, "Less", {step, squarings}), squared, t});
+  add_typed_output(body, append_body_node(ctx, body, "Identity", {cond}), DType::kBool, true);
+  add_typed_output(body, next, DType::kFloat64);
+  const std::string trips = ctx.cast(ctx.reduce("ReduceMax", squarings, std::nullopt, false), DType::kInt64);
+  const std::string result = ctx.emit("Loop", {trips, ctx.const_bool(true), taylor}, {Attr("body", std::move(body))}, 1)[0];
+  return emitted(ctx, cast_if_needed(ctx, result, DType::kFloat64, args.out_dtype()));
+}
+
+// _linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result,
+// Tensor LU, Tensor pivots, Tensor info): linalg_solve's kernel, which core IR writes (reading the
+// result only). The result and info convert; LU and pivots are refused where a program reads them.
+RuleResult aten_linalg_solve_kernel(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(!ctx.output_used(1) && !ctx.output_used(2), ErrorCode::kUnsupported,
+                "_linalg_solve_ex with its LU or pivots read (only the solution and info convert)");
+  const bool info = ctx.output_used(3);
+  const Inverse inv = inverse_of(ctx, args, "A", info);
+  ctx.set_output(0, cast_if_needed(ctx, solve_with(ctx, args, inv.value, "B", args.bool_or("left", true)), DType::kFloat64, args.out_dtype(0)));
+  set_info(ctx, args, "A", inv, 3);
   return RuleResult::kEmitted;
 }
 
@@ -298,10 +354,11 @@ RuleResult aten_cholesky_inverse(EmitContext& ctx, const ir::Node& node) {
 }
 
 // cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor: X with A X = self, A
-// given by its Cholesky factor input2.
+// given by its Cholesky factor input2; _cholesky_solve_helper(Tensor self, Tensor A, bool upper),
+// its kernel, names the factor A.
 RuleResult aten_cholesky_solve(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const std::string inv = cholesky_inverse64(ctx, square64(ctx, args, "input2"), args.bool_or("upper", false));
+  const std::string inv = cholesky_inverse64(ctx, square64(ctx, args, args.has("input2") ? "input2" : "A"), args.bool_or("upper", false));
   const std::string b = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
   return emitted(ctx, cast_if_needed(ctx, ctx.emit("MatMul", {inv, b}), DType::kFloat64, args.out_dtype()));
 }
@@ -1013,11 +1070,14 @@ void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_inv_ex.default", aten_linalg_inv);
   t.add("aten.linalg_solve.default", aten_linalg_solve);
   t.add("aten.linalg_solve_ex.default", aten_linalg_solve);
+  t.add("aten._linalg_solve_ex.default", aten_linalg_solve_kernel);
   t.add("aten.linalg_matrix_power.default", aten_linalg_matrix_power);
+  t.add("aten.linalg_matrix_exp.default", aten_linalg_matrix_exp);
   t.add("aten.linalg_tensorinv.default", aten_linalg_tensorinv);
   t.add("aten.linalg_tensorsolve.default", aten_linalg_tensorsolve);
   t.add("aten.cholesky_inverse.default", aten_cholesky_inverse);
   t.add("aten.cholesky_solve.default", aten_cholesky_solve);
+  t.add("aten._cholesky_solve_helper.default", aten_cholesky_solve);
   t.add("aten.triangular_solve.default", aten_triangular_solve);
   t.add("aten.linalg_solve_triangular.default", aten_linalg_solve_triangular);
 }

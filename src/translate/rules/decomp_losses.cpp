@@ -102,6 +102,9 @@ RuleResult aten_multi_margin_loss(EmitContext& ctx, const ir::Node& node) {
 // multilabel_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor: per frame, the
 // targets are target's entries before its first negative one; sum over targets j and non-target
 // classes d of max(1 - x[j] + x[d], 0), divided by the class count.
+// multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output,
+// Tensor is_target), its kernel, also gives is_target: 1 where a class is a target, in self's dtype
+// and target's shape.
 RuleResult aten_multilabel_margin_loss(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = args.dtype_of("self");
@@ -124,6 +127,8 @@ RuleResult aten_multilabel_margin_loss(EmitContext& ctx, const ir::Node& node) {
   std::string loss = ctx.emit("Div", {ctx.reduce("ReduceSum", terms, std::vector<int64_t>{1, 2}, false), ctx.const_scalar(static_cast<double>(classes), type)});
   const int64_t reduction = args.int_or("reduction", 1);
   if (reduction == 0 && args.rank_of("self") <= 1) loss = ctx.reshape(loss, ctx.const_i64s({}));
+  if (ctx.output_count() > 1 && ctx.output_used(1))
+    ctx.set_output(1, ctx.reshape(ctx.cast(is_target, type), ctx.shape_of(args.tensor("target"))));
   return emitted(ctx, reduce_loss(ctx, loss, reduction));
 }
 
@@ -134,6 +139,7 @@ void register_decomp_loss_rules(RuleTable& t) {
   t.add("aten.cosine_embedding_loss.default", aten_cosine_embedding_loss);
   t.add("aten.multi_margin_loss.default", aten_multi_margin_loss);
   t.add("aten.multilabel_margin_loss.default", aten_multilabel_margin_loss);  // and CumSum
+  t.add("aten.multilabel_margin_loss_forward.default", aten_multilabel_margin_loss);
 }
 
 }  // namespace pt2onnx::translate

@@ -5,6 +5,7 @@
 // torch switches to for Chebyshev at large n inside (-1, 1); torch's values at the ends +-1.
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -150,16 +151,17 @@ std::string chebyshev_overrides(EmitContext& ctx, Family family, const std::stri
   return ctx.emit("Where", {ctx.emit("Equal", {magnitude, c(1)}), ends, value});
 }
 
-// special_<family>_polynomial_<kind>(Tensor x, Tensor n) -> Tensor; `shifted`: at 2x - 1.
+// special_<family>_polynomial_<kind>(Tensor x, Tensor n) -> Tensor, and the .x_scalar (Scalar x)
+// and .n_scalar (Scalar n) forms; `shifted`: at 2x - 1.
 RuleResult polynomial_rule(EmitContext& ctx, const ir::Node& node, Family family, bool shifted) {
   ArgReader args(ctx, node);
-  PT2ONNX_CHECK(args.is_tensor("x") && args.is_tensor("n"), ErrorCode::kUnsupported, "a special polynomial of a Scalar x or n");
   const DType type = result_dtype(args, DType::kFloat32);
   PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "a special polynomial of a non-floating result");
   std::string y = operand_as(ctx, args, "x", type);
   if (shifted) y = ctx.emit("Sub", {ctx.emit("Add", {y, y}), ctx.const_scalar(1, type)});
-  const DType n_type = args.dtype_of("n");
-  const std::string n = cast_if_needed(ctx, args.tensor("n"), n_type, DType::kInt64);  // truncation, as torch's cast
+  // n truncated to an integer, as torch's cast of a float degree.
+  const std::string n = args.is_tensor("n") ? cast_if_needed(ctx, args.tensor("n"), args.dtype_of("n"), DType::kInt64)
+                                            : ctx.cast(args.scalar("n", DType::kFloat64), DType::kInt64);
   std::string value = polynomial(ctx, family, y, n, type);
   value = chebyshev_overrides(ctx, family, y, n, type, value);
   if (family == Family::kLaguerre) value = ctx.emit("Where", {ctx.emit("Equal", {y, ctx.const_scalar(0, type)}), ctx.const_scalar(1, type), value});
@@ -182,18 +184,22 @@ RuleResult rule(EmitContext& ctx, const ir::Node& node) {
 
 void register_decomp_polynomial_rules(RuleTable& t) {
   // Loop is opset 1, but its body's outer-scope reads and Mod on int64 need 10; 13 keeps it simple.
-  t.add("aten.special_chebyshev_polynomial_t.default", rule<Family::kChebyshevT, false>);
-  t.add("aten.special_chebyshev_polynomial_u.default", rule<Family::kChebyshevU, false>);
-  t.add("aten.special_chebyshev_polynomial_v.default", rule<Family::kChebyshevV, false>);
-  t.add("aten.special_chebyshev_polynomial_w.default", rule<Family::kChebyshevW, false>);
-  t.add("aten.special_shifted_chebyshev_polynomial_t.default", rule<Family::kChebyshevT, true>);
-  t.add("aten.special_shifted_chebyshev_polynomial_u.default", rule<Family::kChebyshevU, true>);
-  t.add("aten.special_shifted_chebyshev_polynomial_v.default", rule<Family::kChebyshevV, true>);
-  t.add("aten.special_shifted_chebyshev_polynomial_w.default", rule<Family::kChebyshevW, true>);
-  t.add("aten.special_hermite_polynomial_h.default", rule<Family::kHermiteH, false>);
-  t.add("aten.special_hermite_polynomial_he.default", rule<Family::kHermiteHe, false>);
-  t.add("aten.special_laguerre_polynomial_l.default", rule<Family::kLaguerre, false>);
-  t.add("aten.special_legendre_polynomial_p.default", rule<Family::kLegendre, false>);
+  const std::pair<const char*, RuleFn> families[] = {
+      {"aten.special_chebyshev_polynomial_t", rule<Family::kChebyshevT, false>},
+      {"aten.special_chebyshev_polynomial_u", rule<Family::kChebyshevU, false>},
+      {"aten.special_chebyshev_polynomial_v", rule<Family::kChebyshevV, false>},
+      {"aten.special_chebyshev_polynomial_w", rule<Family::kChebyshevW, false>},
+      {"aten.special_shifted_chebyshev_polynomial_t", rule<Family::kChebyshevT, true>},
+      {"aten.special_shifted_chebyshev_polynomial_u", rule<Family::kChebyshevU, true>},
+      {"aten.special_shifted_chebyshev_polynomial_v", rule<Family::kChebyshevV, true>},
+      {"aten.special_shifted_chebyshev_polynomial_w", rule<Family::kChebyshevW, true>},
+      {"aten.special_hermite_polynomial_h", rule<Family::kHermiteH, false>},
+      {"aten.special_hermite_polynomial_he", rule<Family::kHermiteHe, false>},
+      {"aten.special_laguerre_polynomial_l", rule<Family::kLaguerre, false>},
+      {"aten.special_legendre_polynomial_p", rule<Family::kLegendre, false>},
+  };
+  for (const auto& [name, fn] : families)
+    for (const char* overload : {".default", ".x_scalar", ".n_scalar"}) t.add(std::string(name) + overload, fn);
 }
 
 }  // namespace pt2onnx::translate

@@ -43,6 +43,13 @@ RuleResult binary_plain(EmitContext& ctx, const ir::Node& node, std::string_view
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 RuleResult aten_add_tensor(EmitContext& ctx, const ir::Node& node) { return binary_with_alpha(ctx, node, "Add", false); }
+// _add_relu.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor; _add_relu.Scalar(Tensor
+// self, Scalar other, Scalar alpha=1): add's value, then Relu (the kernel torch's add-relu fusion writes)
+RuleResult aten_add_relu(EmitContext& ctx, const ir::Node& node) {
+  binary_with_alpha(ctx, node, "Add", false);
+  ArgReader args(ctx, node);
+  return emitted(ctx, emit_in(ctx, "Relu", {ctx.output_value(0)}, arithmetic_dtype(args, {"self", "other"})));
+}
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 RuleResult aten_sub_tensor(EmitContext& ctx, const ir::Node& node) { return binary_with_alpha(ctx, node, "Sub", false); }
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor   (other - alpha * self)
@@ -633,6 +640,8 @@ void add_arithmetic_rules(RuleTable& t) {
   t.add("aten.add.Scalar", aten_add_tensor);
   t.add("aten.add_.Tensor", aten_add_tensor);
   t.add("aten.add_.Scalar", aten_add_tensor);
+  t.add("aten._add_relu.Tensor", aten_add_relu);
+  t.add("aten._add_relu.Scalar", aten_add_relu);
   t.add("aten.sub.Tensor", aten_sub_tensor);
   t.add("aten.sub.Scalar", aten_sub_tensor);
   t.add("aten.sub_.Tensor", aten_sub_tensor);

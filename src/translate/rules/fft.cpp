@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -400,6 +401,10 @@ int64_t hop_of(const ArgReader& args, int64_t n_fft) {
 //      bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
 // Frames by one Gather of the frame-start + offset indices, windowed, a onesided DFT each, then
 // [..., bins, frames]; torch.stft's centre padding is a pad node before this one.
+//
+// stft.center(..., bool center=True, str pad_mode="reflect", ...) first pads the signal by n_fft / 2
+// on both sides (reflect, constant, replicate: ONNX Pad's reflect, constant, edge; circular: wrap,
+// opset 19), then is the same.
 RuleResult aten_stft(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   PT2ONNX_CHECK(!args.bool_or("align_to_window", false), ErrorCode::kUnsupported, "stft with align_to_window");
@@ -409,14 +414,28 @@ RuleResult aten_stft(EmitContext& ctx, const ir::Node& node) {
   const std::vector<int64_t> shape = need_static(static_sizes(args.meta("self")));
   const DType out = args.out_dtype();
   const DType component = is_complex(out) ? complex_component(out) : out;
-  const int64_t n_fft = args.get_int("n_fft"), hop = hop_of(args, n_fft), length = shape.back();
+  const int64_t n_fft = args.get_int("n_fft"), hop = hop_of(args, n_fft);
+  std::string signal = args.tensor("self");
+  int64_t length = shape.back();
+  if (args.bool_or("center", false)) {
+    const std::string pad_mode = args.string_or("pad_mode", "reflect");
+    const std::map<std::string, std::string> modes = {{"reflect", "reflect"}, {"constant", "constant"}, {"replicate", "edge"}, {"circular", "wrap"}};
+    const auto mode = modes.find(pad_mode);
+    PT2ONNX_CHECK(mode != modes.end() && (pad_mode != "circular" || ctx.opset() >= 19), ErrorCode::kUnsupported,
+                  "stft with pad_mode '" + pad_mode + "'" + (pad_mode == "circular" ? " below opset 19" : ""));
+    const int64_t pad = n_fft / 2;
+    PT2ONNX_CHECK(pad_mode != "reflect" || pad < length, ErrorCode::kUnsupported, "an stft reflecting past the signal");
+    const std::string pads = ctx.const_i64s(rank == 1 ? std::vector<int64_t>{pad, pad} : std::vector<int64_t>{0, pad, 0, pad});
+    signal = ctx.emit("Pad", {signal, pads}, {Attr("mode", mode->second)});
+    length += 2 * pad;
+  }
   PT2ONNX_CHECK(n_fft >= 1 && n_fft <= length, ErrorCode::kUnsupported, "an stft with n_fft past the signal");
   const int64_t frames = 1 + (length - n_fft) / hop;
   // index[f, k] = f * hop + k, computed in the graph (a constant would be frames * n_fft int64s)
   const std::string starts = ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(frames * hop), ctx.const_i64(hop)});
   const std::string offsets = ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(n_fft), ctx.const_i64(1)});
   const std::string index = ctx.emit("Add", {ctx.unsqueeze(starts, {1}), ctx.unsqueeze(offsets, {0})});
-  const std::string x = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), component);
+  const std::string x = cast_if_needed(ctx, signal, args.dtype_of("self"), component);
   std::string y = ctx.emit("Gather", {x, index}, {Attr("axis", int64_t{-1})});
   y = ctx.emit("Mul", {y, padded_window(ctx, args, n_fft, component)});
   y = narrowed(ctx, dft(ctx, widened(ctx, ctx.unsqueeze(y, {-1}), component), rank, false, args.bool_or("onesided", true)),
@@ -502,6 +521,7 @@ void register_fft_rules(RuleTable& t) {
   t.add("aten.fft_fftfreq.default", aten_fft_fftfreq);
   t.add("aten.fft_rfftfreq.default", aten_fft_rfftfreq);
   t.add_complex("aten.stft.default", aten_stft);
+  t.add_complex("aten.stft.center", aten_stft);
   t.add_complex_since(kCol2ImOpset, "aten.istft.default", aten_istft);
 }
 

@@ -2,6 +2,7 @@
 // pairwise p-norm distances (cdist, pdist).
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
@@ -81,6 +82,47 @@ RuleResult aten_baddbmm(EmitContext& ctx, const ir::Node& node) {
   const std::string product = ctx.emit("MatMul", {args.tensor("batch1"), args.tensor("batch2")});
   return emitted(ctx, scaled_sum(ctx, args, product, args.dtype_of("batch1")));
 }
+
+// _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool
+// use_gelu=False) -> Tensor: addmm's value, then ReLU or GELU. The erf GELU, as torch's CPU kernel
+// and decomposition compute it; on CUDA torch takes the tanh approximation, so a program
+// exported from CUDA tensors is refused rather than given other numbers.
+RuleResult aten_addmm_activation(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const bool gelu = args.bool_or("use_gelu", false);
+  PT2ONNX_CHECK(!gelu || args.meta("self").device.rfind("cuda", 0) != 0, ErrorCode::kUnsupported,
+                "_addmm_activation with use_gelu on CUDA tensors (torch takes GELU's tanh approximation there)");
+  aten_addmm(ctx, node);
+  const std::string sum = ctx.output_value(0);
+  if (!gelu) return emitted(ctx, emit_in(ctx, "Relu", {sum}, args.dtype_of("mat1")));
+  const DType type = args.dtype_of("mat1");
+  const std::string half = ctx.const_scalar(0.5, type), one = ctx.const_scalar(1, type);
+  const std::string erf = ctx.emit("Erf", {ctx.emit("Mul", {sum, ctx.const_scalar(std::numbers::sqrt2 / 2, type)})});
+  return emitted(ctx, ctx.emit("Mul", {ctx.emit("Mul", {sum, half}), ctx.emit("Add", {erf, one})}));
+}
+
+// mm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype), bmm.dtype alike, addmm.dtype(Tensor
+// self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1): torch's
+// CUDA kernels for half-precision operands (no CPU kernel): products summed in float32 and the
+// result rounded to out_dtype once. Here: the operands cast to float32 (exact for float16/bfloat16),
+// one float32 MatMul, one Cast. (baddbmm.dtype has no rule: torch 2.15's export fails on it.)
+DType accumulation_type(DType out) { return out == DType::kFloat16 || out == DType::kBFloat16 ? DType::kFloat32 : out; }
+std::string operand_in(EmitContext& ctx, const ArgReader& args, const std::string& name, DType type) {
+  return cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), type);
+}
+RuleResult matmul_with_out_dtype(EmitContext& ctx, const ir::Node& node, const char* a, const char* b, bool with_self) {
+  ArgReader args(ctx, node);
+  const DType out = args.dtype("out_dtype").value_or(args.out_dtype()), acc = accumulation_type(out);
+  std::string value = ctx.emit("MatMul", {operand_in(ctx, args, a, acc), operand_in(ctx, args, b, acc)});
+  if (with_self) {
+    const double beta = args.float_or("beta", 1), alpha = args.float_or("alpha", 1);
+    if (alpha != 1) value = ctx.emit("Mul", {value, ctx.const_scalar(alpha, acc)});
+    if (beta != 0) value = ctx.emit("Add", {ctx.emit("Mul", {operand_in(ctx, args, "self", acc), ctx.const_scalar(beta, acc)}), value});
+  }
+  return emitted(ctx, cast_if_needed(ctx, value, acc, out));
+}
+RuleResult aten_mm_dtype(EmitContext& ctx, const ir::Node& node) { return matmul_with_out_dtype(ctx, node, "self", "mat2", false); }
+RuleResult aten_addmm_dtype(EmitContext& ctx, const ir::Node& node) { return matmul_with_out_dtype(ctx, node, "mat1", "mat2", true); }
 
 // einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
 RuleResult aten_einsum(EmitContext& ctx, const ir::Node& node) {
@@ -167,6 +209,17 @@ RuleResult aten_cdist_forward(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, distance(ctx, diff, distance_p(args), type));
 }
 
+// _euclidean_dist(Tensor x1, Tensor x2) -> Tensor: cdist's p = 2 distances of the rows (torch
+// computes them through a matmul of squared norms, clamped at 1e-30 before the root; the
+// difference form here is the same value, without that cancellation).
+RuleResult aten_euclidean_dist(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, args.dtype_of("x1"));
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "_euclidean_dist of non-float tensors");
+  const std::string diff = ctx.emit("Sub", {ctx.unsqueeze(operand_in(ctx, args, "x1", type), {-2}), ctx.unsqueeze(operand_in(ctx, args, "x2", type), {-3})});
+  return emitted(ctx, distance(ctx, diff, 2.0, type));
+}
+
 // _pdist_forward(Tensor self, float p=2) -> Tensor: distances of rows i < j of [N, M], in row-major
 // order of (i, j): the full [N, N] table, compressed by an upper-triangle mask (N may be symbolic).
 RuleResult aten_pdist_forward(EmitContext& ctx, const ir::Node& node) {
@@ -243,6 +296,11 @@ void register_linalg_rules(RuleTable& t) {
   t.add("aten.t.default", aten_t);
   t.add("aten.addmm.default", aten_addmm);
   t.add("aten.baddbmm.default", aten_baddbmm);
+  t.add("aten._addmm_activation.default", aten_addmm_activation);
+  t.add("aten.mm.dtype", aten_mm_dtype);
+  t.add("aten.bmm.dtype", aten_mm_dtype);
+  t.add("aten.addmm.dtype", aten_addmm_dtype);
+  t.add("aten._euclidean_dist.default", aten_euclidean_dist);
   t.add("aten.einsum.default", aten_einsum);
   t.add("aten._cdist_forward.default", aten_cdist_forward);
   t.add("aten.cdist.default", aten_cdist_forward);  // the default IR's form, same arguments

@@ -1,7 +1,7 @@
 // Elementwise functions added for torchlib parity: bit shifts (as multiplication and floor division
 // by powers of two, ONNX BitShift being unsigned-only), deg2rad/rad2deg, angle of real numbers,
-// isclose, determinants (ONNX Det), eye (EyeLike), bilinear (Einsum) and the
-// scaled complementary error function special_erfcx (and special_log_ndtr through it).
+// isclose, determinants (ONNX Det), eye (EyeLike), bilinear (Einsum), the scaled complementary
+// error function special_erfcx (and special_log_ndtr through it), and gcd/lcm (Euclid in a Loop).
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -9,9 +9,11 @@
 #include <string>
 
 #include "common/error.h"
+#include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
 #include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
+#include "translate/subgraph_body.h"
 
 namespace pt2onnx::translate {
 
@@ -205,9 +207,61 @@ RuleResult aten_special_log_ndtr(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, y, f, out));
 }
 
+// gcd(Tensor self, Tensor other) -> Tensor: Euclid's algorithm on |self| and |other| (broadcast), in
+// an ONNX Loop that runs while some pair still has a nonzero remainder: (a, b) -> (b, a mod b);
+// gcd(0, 0) = 0. Integer types only, as torch's.
+std::string gcd_values(EmitContext& ctx, const ArgReader& args, DType type) {
+  const std::string zero = ctx.const_scalar(0, type), one = ctx.const_scalar(1, type);
+  const std::string a0 = ctx.emit("Abs", {operand_as(ctx, args, "self", type)}), b0 = ctx.emit("Abs", {operand_as(ctx, args, "other", type)});
+  const std::string shape = ctx.shape_of(ctx.emit("Add", {a0, b0}));
+  const std::string flat = ctx.const_i64s({-1}), int32_zero = ctx.const_scalar(0, DType::kInt32);
+  onnx::GraphProto body;
+  body.set_name(ctx.fresh_name("gcd_step"));
+  add_scalar_input(ctx, body, "i", DType::kInt64);
+  add_scalar_input(ctx, body, "cond", DType::kBool);
+  const std::string a = add_typed_input(ctx, body, "a", type), b = add_typed_input(ctx, body, "b", type);
+  auto step = [&](const std::string& op, const std::vector<std::string>& in, const std::vector<Attr>& attrs = {}) {
+    return append_body_node(ctx, body, op, in, attrs);
+  };
+  const std::string live = step("Not", {step("Equal", {b, zero})});
+  const std::string next_b = step("Where", {live, step("Mod", {a, step("Where", {live, b, one})}), zero});
+  const std::string next_a = step("Where", {live, b, a});
+  // The condition: some remainder is still nonzero (a 0-D bool; ReduceMax of an empty tensor is
+  // the lowest int32, so an empty input stops at once).
+  const std::string nonzero = step("Cast", {step("Not", {step("Equal", {next_b, zero})})}, {Attr("to", int64_t{onnx_dtype(DType::kInt32)})});
+  const std::string more = step("Greater", {step("ReduceMax", {step("Reshape", {nonzero, flat})}, {Attr("keepdims", int64_t{0})}), int32_zero});
+  add_typed_output(body, more, DType::kBool, true);
+  add_typed_output(body, next_a, type);
+  add_typed_output(body, step("Identity", {next_b}), type);
+  const std::string a1 = ctx.emit("Expand", {a0, shape}), b1 = ctx.emit("Expand", {b0, shape});
+  const std::string start = ctx.emit("Greater", {ctx.reduce("ReduceMax", ctx.cast(ctx.emit("Not", {ctx.emit("Equal", {b1, zero})}), DType::kInt32),
+                                                            std::nullopt, false),
+                                                 int32_zero});
+  return ctx.emit("Loop", {"", start, a1, b1}, {Attr("body", std::move(body))}, 2)[0];
+}
+RuleResult aten_gcd(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, torch_result_type(args, {"self", "other"}));
+  PT2ONNX_CHECK(is_integral(type), ErrorCode::kUnsupported, "gcd of " + std::string(ir::dtype_name(type)) + " (torch takes integers)");
+  return emitted(ctx, gcd_values(ctx, args, type));
+}
+// lcm(Tensor self, Tensor other) -> Tensor: |self / gcd * other|, 0 where the gcd is 0.
+RuleResult aten_lcm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, torch_result_type(args, {"self", "other"}));
+  PT2ONNX_CHECK(is_integral(type), ErrorCode::kUnsupported, "lcm of " + std::string(ir::dtype_name(type)) + " (torch takes integers)");
+  const std::string g = gcd_values(ctx, args, type), zero = ctx.const_scalar(0, type);
+  const std::string zero_gcd = ctx.emit("Equal", {g, zero});
+  const std::string quotient = ctx.emit("Div", {operand_as(ctx, args, "self", type), ctx.emit("Where", {zero_gcd, ctx.const_scalar(1, type), g})});
+  const std::string value = ctx.emit("Abs", {ctx.emit("Mul", {quotient, operand_as(ctx, args, "other", type)})});
+  return emitted(ctx, ctx.emit("Where", {zero_gcd, zero, value}));
+}
+
 }  // namespace
 
 void register_math_extra_rules(RuleTable& t) {
+  t.add("aten.gcd.default", aten_gcd);
+  t.add("aten.lcm.default", aten_lcm);
   for (const char* target : {"aten.__lshift__.Scalar", "aten.__lshift__.Tensor", "aten.bitwise_left_shift.Tensor",
                              "aten.bitwise_left_shift.Tensor_Scalar", "aten.bitwise_left_shift.Scalar_Tensor"})
     t.add(target, aten_left_shift);

@@ -267,7 +267,9 @@ double machine_epsilon(DType type) {
   }
 }
 
-// rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+// rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor;
+// _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor,
+// Tensor), the kernel the default IR keeps, also gives rstd (kept dims, the compute dtype).
 RuleResult aten_rms_norm(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = args.dtype_of("input");
@@ -286,6 +288,7 @@ RuleResult aten_rms_norm(EmitContext& ctx, const ir::Node& node) {
     const DType out = result_dtype(args, type);
     y = ctx.emit("Mul", {cast_if_needed(ctx, y, type, out), cast_if_needed(ctx, *weight, args.dtype_of("weight"), out)});
   }
+  if (ctx.output_count() > 1 && ctx.output_used(1)) ctx.set_output(1, rstd);
   return emitted(ctx, y);
 }
 
@@ -363,6 +366,7 @@ void register_norm_rules(RuleTable& t) {
   t.add("aten._batch_norm_with_update_functional.default", aten_batch_norm_with_update_functional);
   t.add("aten._batch_norm_no_update.default", aten_batch_norm_no_update);
   t.add("aten.rms_norm.default", aten_rms_norm);
+  t.add("aten._fused_rms_norm.default", aten_rms_norm);
   t.add("aten.instance_norm.default", aten_instance_norm);
   t.add("aten.group_norm.default", aten_group_norm);
   t.add("aten.native_group_norm.default", aten_native_group_norm);

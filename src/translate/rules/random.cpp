@@ -1,8 +1,12 @@
 // Random numbers: rand/randn (and _like), randint (and _like), normal, bernoulli and multinomial as
-// ONNX's Random* ops and Multinomial. Seeding: no `seed` attribute is written, so the
+// ONNX's Random* ops and Multinomial; the functional forms of the in-place fills (uniform,
+// exponential, cauchy, log_normal, geometric) as transforms of a uniform or normal draw; randperm
+// as the order of uniform draws. Seeding: no `seed` attribute is written, so the
 // runtime draws new numbers on every run; torch's generator state has no ONNX form, so a converted
 // model matches torch in distribution (shape, dtype, range, moments), never value for value.
+#include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <string>
 
 #include "common/error.h"
@@ -132,6 +136,75 @@ RuleResult aten_bernoulli_p(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, bernoulli_draw(ctx, args, ctx.const_scalar(args.get_float("p"), DType::kFloat32), DType::kFloat32));
 }
 
+// bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor   (self: only the
+// shape and dtype; p broadcast to it)
+RuleResult aten_bernoulli_tensor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = float_result(args, args.dtype_of("p"));
+  return emitted(ctx, bernoulli_draw(ctx, args, args.tensor("p"), type));
+}
+
+// A uniform draw in [0, 1) of self's shape in self's floating dtype (the fills below keep it).
+std::string unit_draw(EmitContext& ctx, const ArgReader& args) {
+  return random_like(ctx, args, "Uniform", float_result(args, args.dtype_of("self")), {});
+}
+std::string scalar_of_self(EmitContext& ctx, const ArgReader& args, double v) { return ctx.const_scalar(v, args.dtype_of("self")); }
+
+// uniform(Tensor self, float from=0, float to=1, *, Generator? generator=None) -> Tensor
+RuleResult aten_uniform(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, random_like(ctx, args, "Uniform", float_result(args, args.dtype_of("self")),
+                                  {Attr("low", args.float_or("from", 0)), Attr("high", args.float_or("to", 1))}));
+}
+// exponential(Tensor self, float lambd=1, *, Generator? generator=None) -> Tensor: -log(1 - u) / lambd
+RuleResult aten_exponential(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string tail = ctx.emit("Log", {ctx.emit("Sub", {scalar_of_self(ctx, args, 1), unit_draw(ctx, args)})});
+  return emitted(ctx, ctx.emit("Div", {ctx.emit("Neg", {tail}), scalar_of_self(ctx, args, args.float_or("lambd", 1))}));
+}
+// cauchy(Tensor self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor:
+// median + sigma * tan(pi (u - 1/2))
+RuleResult aten_cauchy(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string angle = ctx.emit("Mul", {ctx.emit("Sub", {unit_draw(ctx, args), scalar_of_self(ctx, args, 0.5)}), scalar_of_self(ctx, args, std::numbers::pi)});
+  return emitted(ctx, ctx.emit("Add", {scalar_of_self(ctx, args, args.float_or("median", 0)),
+                                       ctx.emit("Mul", {scalar_of_self(ctx, args, args.float_or("sigma", 1)), ctx.emit("Tan", {angle})})}));
+}
+// log_normal(Tensor self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor: exp of a normal draw
+RuleResult aten_log_normal(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("Exp", {random_like(ctx, args, "Normal", float_result(args, args.dtype_of("self")),
+                                                   {Attr("mean", args.float_or("mean", 1)), Attr("scale", args.float_or("std", 2))})}));
+}
+// geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor: the number of trials to the
+// first success, ceil(log(1 - u) / log(1 - p)), at least 1, in self's dtype (drawn in float64)
+RuleResult aten_geometric(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const double p = args.get_float("p");
+  PT2ONNX_CHECK(p > 0 && p <= 1, ErrorCode::kUnsupported, "geometric with p " + std::to_string(p) + " outside (0, 1]");
+  const std::string u = random_like(ctx, args, "Uniform", DType::kFloat64, {});
+  const std::string trials = ctx.emit("Ceil", {ctx.emit("Div", {ctx.emit("Log", {ctx.emit("Sub", {ctx.const_scalar(1, DType::kFloat64), u})}),
+                                                               ctx.const_scalar(std::log1p(-p), DType::kFloat64)})});
+  return emitted(ctx, ctx.cast(ctx.emit("Max", {trials, ctx.const_scalar(1, DType::kFloat64)}), args.dtype_of("self")));
+}
+// randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, ...): integers in [0, high)
+RuleResult aten_randint_like_tensor(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype("dtype").value_or(args.dtype_of("self"));
+  const std::string high = cast_if_needed(ctx, args.tensor("high"), args.dtype_of("high"), DType::kFloat64);
+  const std::string u = random_like(ctx, args, "Uniform", DType::kFloat64, {});
+  return emitted(ctx, int_draw(ctx, ctx.emit("Mul", {u, high}), type));
+}
+// randperm(SymInt n, *, ScalarType? dtype=long, ...) -> Tensor: the ascending order of n uniform
+// draws, each of the n! orders equally likely (ties have probability ~n^2 / 2^53)
+RuleResult aten_randperm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const std::string n = ctx.unsqueeze(args.int_value("n"), {0});
+  const std::string u = ctx.emit("RandomUniformLike", {ctx.emit("ConstantOfShape", {n})}, {Attr("dtype", int64_t{onnx_dtype(DType::kFloat64)})});
+  const std::vector<std::string> order = ctx.emit("TopK", {u, n}, {Attr("axis", int64_t{0}), Attr("largest", int64_t{0})}, 2);
+  return emitted(ctx, cast_if_needed(ctx, order[1], DType::kInt64, args.dtype("dtype").value_or(DType::kInt64)));
+}
+
 // multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor.
 // ONNX Multinomial draws with replacement from log-probabilities; without replacement only one
 // sample per row has the same distribution.
@@ -169,6 +242,14 @@ void register_random_rules(RuleTable& t) {
   t.add("aten.bernoulli.default", aten_bernoulli);
   t.add("aten.bernoulli.p", aten_bernoulli_p);
   t.add("aten.multinomial.default", aten_multinomial);
+  t.add("aten.bernoulli.Tensor", aten_bernoulli_tensor);
+  t.add("aten.uniform.default", aten_uniform);
+  t.add("aten.exponential.default", aten_exponential);
+  t.add("aten.cauchy.default", aten_cauchy);
+  t.add("aten.log_normal.default", aten_log_normal);
+  t.add("aten.geometric.default", aten_geometric);
+  t.add("aten.randint_like.Tensor", aten_randint_like_tensor);
+  t.add("aten.randperm.default", aten_randperm);
 }
 
 }  // namespace pt2onnx::translate

@@ -197,10 +197,12 @@ RuleResult aten_var_mean(EmitContext& ctx, const ir::Node& node) { return varian
 // std_mean.correction(...) -> (Tensor, Tensor)
 RuleResult aten_std_mean(EmitContext& ctx, const ir::Node& node) { return variance(ctx, node, true, true); }
 
-// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
+// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None);
+// norm.Scalar(Tensor self, Scalar p=2), norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False)
+// and their dtype forms: the same norm, the order named p (None: 2)
 RuleResult aten_linalg_vector_norm(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const double ord = args.has("ord") ? args.scalar_number("ord") : 2.0;
+  const double ord = args.has("ord") ? args.scalar_number("ord") : args.has("p") ? args.scalar_number("p") : 2.0;
   const DType type = result_dtype(args, args.dtype_of("self"));
   return emitted(ctx, vector_norm(ctx, self_as_result(ctx, args), ord, reduce_axes(args), args.bool_or("keepdim", false), type));
 }
@@ -521,6 +523,8 @@ void register_reduction_rules(RuleTable& t) {
   t.add("aten.std_mean.correction", aten_std_mean);
   t.add("aten.std_mean.dim", aten_std_mean);
   t.add("aten.linalg_vector_norm.default", aten_linalg_vector_norm);
+  for (const char* target : {"aten.norm.Scalar", "aten.norm.ScalarOpt_dim", "aten.norm.ScalarOpt_dim_dtype", "aten.norm.ScalarOpt_dtype"})
+    t.add(target, aten_linalg_vector_norm);
   t.add("aten.cumsum.default", aten_cumsum);
   t.add("aten.logcumsumexp.default", aten_logcumsumexp);
   t.add("aten.diff.default", aten_diff);

@@ -16,6 +16,7 @@ void register_all_rules(RuleTable& table) {
   register_creation_rules(table);
   register_cast_rules(table);
   register_attention_rules(table);
+  register_transformer_fast_path_rules(table);
   register_symint_rules(table);
   register_control_flow_rules(table);
   register_moe_rules(table);

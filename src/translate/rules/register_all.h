@@ -19,6 +19,7 @@ void register_shape_rules(RuleTable& table);        // view, permute, cat, split
 void register_indexing_rules(RuleTable& table);     // embedding, index, gather, ...
 void register_creation_rules(RuleTable& table);     // arange, full, zeros, tril, ...
 void register_cast_rules(RuleTable& table);         // to, _to_copy, type_as, copy
+void register_transformer_fast_path_rules(RuleTable& table);  // nn.MultiheadAttention/TransformerEncoderLayer kernels
 void register_attention_rules(RuleTable& table);    // scaled_dot_product_attention and its CPU form
 void register_symint_rules(RuleTable& table);       // sym_size, Python int arithmetic on SymInts
 void register_control_flow_rules(RuleTable& table); // cond, while_loop, scan, map_impl, invoke_subgraph

@@ -159,6 +159,14 @@ RuleResult grid_sample(EmitContext& ctx, const ir::Node& node, bool opset20_name
 RuleResult aten_grid_sampler_opset20(EmitContext& ctx, const ir::Node& node) { return grid_sample(ctx, node, true); }
 RuleResult aten_grid_sampler(EmitContext& ctx, const ir::Node& node) { return grid_sample(ctx, node, false); }
 
+// affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor: ONNX
+// AffineGrid (opset 20), which takes the same arguments (2-D and 3-D grids).
+RuleResult aten_affine_grid_generator(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, ctx.emit("AffineGrid", {args.tensor("theta"), args.ints_value("size")},
+                               {Attr("align_corners", args.get_bool("align_corners") ? 1 : 0)}));
+}
+
 }  // namespace
 
 void register_resize_rules(RuleTable& t) {
@@ -182,6 +190,7 @@ void register_resize_rules(RuleTable& t) {
   t.add("aten.grid_sampler_2d.default", aten_grid_sampler);
   t.add_since(20, "aten.grid_sampler.default", aten_grid_sampler_opset20);
   t.add("aten.grid_sampler.default", aten_grid_sampler, "5-D grid sampling needs opset 20");
+  t.add_since(20, "aten.affine_grid_generator.default", aten_affine_grid_generator);
 }
 
 }  // namespace pt2onnx::translate

@@ -507,13 +507,44 @@ RuleResult aten_slice(EmitContext& ctx, const ir::Node& node) {
 }
 
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+// narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a): start a 0-d
+// integer tensor (the default IR keeps this overload; core IR writes slice).
 RuleResult aten_narrow(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
-  const std::string start = args.int_value("start");
+  const std::string start = args.is_tensor("start") ? ctx.reshape(cast_if_needed(ctx, args.tensor("start"), args.dtype_of("start"), ir::DType::kInt64),
+                                                                   ctx.const_i64s({}))
+                                                    : args.int_value("start");
   const std::string end = ctx.emit("Add", {start, args.int_value("length")});
   return emitted(ctx, ctx.emit("Slice", {args.tensor("self"), ctx.unsqueeze(start, {0}), ctx.unsqueeze(end, {0}),
                                          ctx.const_i64s({dim})}));
+}
+
+// resize(Tensor self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor; resize_as(Tensor
+// self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor: resize_'s functional
+// forms, self's first elements (row-major) in the new shape. Where the result is larger, torch's new
+// elements are uninitialized memory, so only a result no larger than self converts (static sizes).
+RuleResult aten_resize(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  auto static_numel = [](const ir::TensorMeta* meta) -> std::optional<int64_t> {
+    if (meta == nullptr) return std::nullopt;
+    int64_t n = 1;
+    for (const ir::Dim& d : meta->sizes) {
+      if (!d.is_static()) return std::nullopt;
+      n *= d.as_int();
+    }
+    return n;
+  };
+  const auto have = static_numel(&args.meta("self")), want = static_numel(args.out_meta());
+  PT2ONNX_CHECK(have && want && *want <= *have, ErrorCode::kUnsupported,
+                "resize that grows the tensor (torch's new elements are uninitialized memory) or has symbolic sizes");
+  std::vector<int64_t> sizes;
+  for (const ir::Dim& d : args.out_meta()->sizes) sizes.push_back(d.as_int());
+  const std::string flat = ctx.reshape(args.tensor("self"), ctx.const_i64s({-1}));
+  const std::string prefix = ctx.emit("Slice", {flat, ctx.const_i64s({0}), ctx.const_i64s({*want})});
+  std::vector<Attr> attrs;
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) attrs.emplace_back("allowzero", 1);
+  return emitted(ctx, ctx.emit("Reshape", {prefix, ctx.const_i64s(sizes)}, attrs));
 }
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -932,6 +963,9 @@ void register_shape_rules(RuleTable& t) {
 
   t.add("aten.slice.Tensor", aten_slice);
   t.add("aten.narrow.default", aten_narrow);
+  t.add("aten.narrow.Tensor", aten_narrow);
+  t.add("aten.resize.default", aten_resize);
+  t.add("aten.resize_as.default", aten_resize);
   t.add("aten.select.int", aten_select);
   t.add("aten.flip.default", aten_flip);
   t.add("aten.diagonal.default", aten_diagonal);
