@@ -1819,6 +1819,22 @@ def _coverage_inputs(gen):
             randn(gen, 2, 3, 6, 7), randn(gen, 2, 5, 7, 2).clamp(-1.1, 1.1), randn(gen, 3, 3), randn(gen, 2, 3, 5))
 
 
+def _narrow_inputs(gen):
+    return (randn(gen, 2, 5, 3),)
+
+
+def _narrow_second(gen):
+    return (randn(gen, 2, 8, 3),)
+
+
+@case("narrow_from_end", _narrow_inputs, dynamic={"x": {1: Dim("n", min=4, max=16)}}, second=_narrow_second, irs=("default",))
+class NarrowFromEnd(nn.Module):
+    """narrow with negative starts, up to the end of the dim (start + length == 0) and short of it, on a dynamic dim."""
+
+    def forward(self, x):
+        return (x.narrow(1, -2, 2), x.narrow(1, -3, 2), x.narrow(2, -1, 1))
+
+
 @case("coverage_forms", _coverage_inputs, irs=("default",))
 class CoverageForms(nn.Module):
     """narrow.Tensor, norm.Scalar/ScalarOpt_*, isin/bucketize/searchsorted with a Scalar, polynomials' x_scalar/n_scalar, _cholesky_solve_helper, _convolution.deprecated, _grid_sampler_2d_cpu_fallback, unsafe_split_with_sizes, _reshape_copy, _add_relu, _addmm_activation (relu, gelu), _euclidean_dist, _fused_rms_norm, _weight_norm_interface, view(_copy).dtype, pad_sequence."""

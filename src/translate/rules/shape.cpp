@@ -512,9 +512,16 @@ RuleResult aten_slice(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_narrow(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
-  const std::string start = args.is_tensor("start") ? ctx.reshape(cast_if_needed(ctx, args.tensor("start"), args.dtype_of("start"), ir::DType::kInt64),
-                                                                   ctx.const_i64s({}))
-                                                    : args.int_value("start");
+  std::string start = args.is_tensor("start") ? ctx.reshape(cast_if_needed(ctx, args.tensor("start"), args.dtype_of("start"), ir::DType::kInt64),
+                                                             ctx.const_i64s({}))
+                                              : args.int_value("start");
+  // A negative start counts from the end; made non-negative first, since start + length is 0
+  // when the slice reaches the end, and a Slice ending at 0 would be empty.
+  if (!args.is_static_int("start") || args.get_int("start") < 0) {
+    const std::string wrapped = ctx.emit("Add", {start, ctx.size_of(args.tensor_fx("self"), dim)});
+    start = args.is_static_int("start") ? wrapped
+                                        : ctx.emit("Where", {ctx.emit("Less", {start, ctx.const_i64(0)}), wrapped, start});
+  }
   const std::string end = ctx.emit("Add", {start, args.int_value("length")});
   return emitted(ctx, ctx.emit("Slice", {args.tensor("self"), ctx.unsqueeze(start, {0}), ctx.unsqueeze(end, {0}),
                                          ctx.const_i64s({dim})}));
