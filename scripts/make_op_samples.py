@@ -2026,6 +2026,33 @@ class MatmulOutDtype(nn.Module):
         return (aten.mm.dtype(a, b, f32), aten.bmm.dtype(ba, bb, f32), aten.addmm.dtype(a[:, :5], a, b, f32, beta=0.5, alpha=2))
 
 
+
+def _histogram_inputs(gen):
+    # Quarter steps put samples on bin edges; column 1 of `pts` is constant (an empty data range).
+    pts = torch.cat([(randn(gen, 12, 1) * 4).round() / 4, torch.full((12, 1), 0.5), randn(gen, 12, 1)], 1)
+    return (pts, torch.rand(12, generator=gen) + 0.1)
+
+
+# Static shapes: torch 2.15 has no meta kernel for histogram with a symbolic size.
+@case("histograms", _histogram_inputs, irs=("default",))
+class Histograms(nn.Module):
+    """histogram (bin count with range, weights, density; edges tensor), histogramdd (bin counts, one count, edge tensors, range, weights, density) and the _histogramdd_* parts, with samples on edges, outside the range and a constant column."""
+
+    def forward(self, pts, w):
+        x = pts[:, 0]
+        edges = torch.tensor([-2.0, -0.5, 0.0, 0.25, 1.0, 3.0])
+        h1, e1 = torch.histogram(x, bins=6)
+        h2, e2 = torch.histogram(x, bins=5, range=(-1.0, 1.0), weight=w, density=True)
+        h3, e3 = torch.histogram(x, edges, weight=w)
+        d1, (a1, b1, c1) = torch.histogramdd(pts, bins=[3, 4, 2])
+        d2, _ = torch.histogramdd(pts, bins=3, range=[-1.0, 1.0, 0.0, 1.0, -2.0, 2.0], weight=w, density=True)
+        d3, _ = torch.histogramdd(pts[:, :2], bins=[edges, torch.tensor([-1.0, 0.5, 2.0])], weight=w)
+        parts = aten._histogramdd_bin_edges.default(pts, [2, 3, 4])
+        from_cts = aten._histogramdd_from_bin_cts.default(pts, [2, 3, 4], density=True)
+        from_edges = aten._histogramdd_from_bin_tensors.default(pts[:, :2], [edges, torch.tensor([-1.0, 0.5, 2.0])], weight=w)
+        return (h1, e1, h2, e2, h3, e3, d1, a1, b1, c1, d2, d3, *parts, from_cts, from_edges)
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.
