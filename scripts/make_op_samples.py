@@ -2053,6 +2053,35 @@ class Histograms(nn.Module):
         return (h1, e1, h2, e2, h3, e3, d1, a1, b1, c1, d2, d3, *parts, from_cts, from_edges)
 
 
+
+def _nextafter_inputs(gen):
+    # Zeros of both signs, subnormals, the least normal, powers of two (a half step toward zero),
+    # the greatest finite value, infinities and NaN, then random values over the exponent range.
+    edges32 = [0.0, -0.0, 1e-45, -3e-45, 1.1754944e-38, 2.0**-126, 1.0, -1.0, 0.5, 2.0**20, -2.0**-100, 3.4028235e38,
+               -3.4028235e38, float("inf"), float("-inf"), float("nan"), 1.5, -7.25]
+    x = torch.tensor(edges32 * 2 + (randn(gen, 64) * torch.exp2(torch.randint(-140, 120, (64,), generator=gen).float())).tolist())
+    y = torch.tensor([1.0] * len(edges32) + [-1.0] * len(edges32) + randn(gen, 64).tolist())
+    y[0], y[1], y[15], y[len(edges32) + 3] = -0.0, 0.0, 2.0, float("nan")
+    y[len(edges32) + 2] = x[len(edges32) + 2]
+    big = torch.tensor([0.0, 5e-324, -1e-310, 2.0**-1022, 1.0, -2.0**600, 1.7976931348623157e308, float("inf"), 3.0, 1e-300])
+    return (x, y, big.double(), -big.double().flip(0))
+
+
+@case("nextafter", _nextafter_inputs, irs=("default",))
+class NextAfter(nn.Module):
+    """nextafter in float32 (zeros, subnormals, powers of two, the greatest finite value, infinities, NaN, equal operands), float64, float16 and bfloat16 (compared in float32)."""
+
+    def forward(self, x, y, xd, yd):
+        half = torch.nextafter(x.clamp(-6e4, 6e4).half(), y.half()).float()
+        brain = torch.nextafter(x.bfloat16(), y.bfloat16()).float()
+        r, rd = torch.nextafter(x, y), torch.nextafter(xd, yd)
+        # The step in units of x's last place and the sign bit: a wrong half step or subnormal
+        # step, or a zero of the wrong sign, is far outside the tolerance here.
+        steps = (r - x) / x.abs().clamp_min(2.0**-126) * 2.0**23
+        steps_d = (rd - xd) / xd.abs().clamp_min(2.0**-1022) * 2.0**52
+        return (r, rd, half, brain, steps, steps_d, torch.signbit(r), torch.signbit(rd))
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.
