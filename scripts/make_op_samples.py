@@ -2082,6 +2082,21 @@ class NextAfter(nn.Module):
         return (r, rd, half, brain, steps, steps_d, torch.signbit(r), torch.signbit(rd))
 
 
+
+def _airy_inputs(gen):
+    # Both sides of each region edge (-8, 5.5), the oscillating tail, the decaying side, integers.
+    x = torch.cat([torch.linspace(-40.0, 20.0, 241), torch.tensor([-8.0001, -7.9999, 5.4999, 5.5001, 0.0]), randn(gen, 32, scale=6.0)])
+    return (x, x.double() * 1.5, randint(gen, -9, 9, 10))
+
+
+@case("airy_ai", _airy_inputs)
+class AiryAi(nn.Module):
+    """special.airy_ai in float32 and float64 (series, decaying and oscillating expansions, their edges) and of an integer tensor."""
+
+    def forward(self, x, xd, i):
+        return (torch.special.airy_ai(x), torch.special.airy_ai(xd), torch.special.airy_ai(i))
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.
