@@ -2097,6 +2097,17 @@ class AiryAi(nn.Module):
         return (torch.special.airy_ai(x), torch.special.airy_ai(xd), torch.special.airy_ai(i))
 
 
+
+@case("lanczos", lambda g: (randn(g, 2, 3, 13, 17), randn(g, 1, 2, 6, 5).double()))
+class Lanczos(nn.Module):
+    """F.interpolate(mode="lanczos", antialias=True): down- and upscaling by sizes and by scale factors (0.37, 2.5), one axis unchanged, float64."""
+
+    def forward(self, x, xd):
+        lz = dict(mode="lanczos", antialias=True, align_corners=False)
+        return (F.interpolate(x, size=(7, 29), **lz), F.interpolate(x, scale_factor=(0.37, 2.5), **lz),
+                F.interpolate(x, size=(13, 5), **lz), F.interpolate(xd, size=(11, 3), **lz))
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.
