@@ -2108,6 +2108,27 @@ class Lanczos(nn.Module):
                 F.interpolate(x, size=(13, 5), **lz), F.interpolate(xd, size=(11, 3), **lz))
 
 
+
+def _matrix_factor_inputs(gen):
+    a = randn(gen, 2, 6, 6)
+    spd = a @ a.mT + 0.05 * torch.eye(6)
+    garbage_upper = spd + torch.triu(randn(gen, 6, 6), 1)  # sqrth reads the lower triangle only
+    indefinite = torch.tensor([[1.0, 2.0], [2.0, 1.0]])
+    big = randn(gen, 16, 16)
+    return (randn(gen, 5, 5), randn(gen, 3, 7, 4), spd, garbage_upper, indefinite, big @ big.mT + torch.eye(16))
+
+
+@case("matrix_factors", _matrix_factor_inputs)
+class MatrixFactors(nn.Module):
+    """linalg.polar (square, tall, batched) and linalg.matrix_sqrth (SPD batch, upper triangle ignored, an indefinite matrix whose negative eigenvalue torch clamps, 16x16)."""
+
+    def forward(self, sq, tall, spd, upper, indefinite, big):
+        u, h = torch.linalg.polar(sq)
+        ut, ht = torch.linalg.polar(tall)
+        return (u, h, ut, ht, torch.linalg.matrix_sqrth(spd), torch.linalg.matrix_sqrth(upper),
+                torch.linalg.matrix_sqrth(indefinite), torch.linalg.matrix_sqrth(big))
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

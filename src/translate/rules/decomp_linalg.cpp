@@ -6,7 +6,8 @@
 // linalg_lu_factor(_ex), _lu_with_info, lu_unpack, lu_solve, linalg_lu_solve, linalg_slogdet);
 // Householder QR as LAPACK computes it (geqrf, linalg_qr, linalg_householder_product, ormqr); the
 // singular values by one-sided Jacobi sweeps (linalg_svdvals, linalg_pinv, pinverse,
-// linalg_matrix_rank, linalg_cond, the nuclear and spectral matrix norms); the matrix exponential by
+// linalg_matrix_rank, linalg_cond, the nuclear and spectral matrix norms, linalg_polar,
+// linalg_matrix_sqrth); the matrix exponential by
 // scaling and squaring (linalg_matrix_exp). Results are cast back to the input's type.
 #include <algorithm>
 #include <cmath>
@@ -964,6 +965,56 @@ RuleResult aten_linalg_svdvals(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, svd_of(ctx, args, "A").values, DType::kFloat64, args.out_dtype()));
 }
 
+// linalg_polar(Tensor A) -> (Tensor U, Tensor H), A [..., m, n] with m >= n (torch requires it):
+// from A = W S V^T as the Jacobi sweeps give it (B = A V, S B's column norms), U = W V^T =
+// B diag(1/S) V^T and H = V diag(S) V^T, both unique for a full-rank A. A zero singular value's
+// direction is left out of U (torch completes it with an arbitrary one).
+RuleResult aten_linalg_polar(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [m, n] = matrix_sizes(args, "A");
+  PT2ONNX_CHECK(m >= n, ErrorCode::kUnsupported, "linalg_polar of matrices with fewer rows than columns");
+  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
+                "linalg_polar of matrices with more than " + std::to_string(kMaxJacobi) + " columns (unrolled Jacobi sweeps)");
+  const int64_t rank = args.rank_of("A");
+  const std::string a = cast_if_needed(ctx, args.tensor("A"), args.dtype_of("A"), DType::kFloat64);
+  const DType out = args.out_dtype();
+  if (n == 0) {
+    ctx.set_output(0, cast_if_needed(ctx, a, DType::kFloat64, out));
+    ctx.set_output(1, ctx.emit("Expand", {ctx.const_scalar(0, out), ctx.concat({ctx.shape_slice(a, 0, -2), ctx.const_i64s({0, 0})}, 0)}));
+    return RuleResult::kEmitted;
+  }
+  const Jacobi j = jacobi64(ctx, a, n);
+  const std::string s = ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {j.b, j.b}), std::vector<int64_t>{-2}, true)});
+  const std::string zero = ctx.const_scalar(0, DType::kFloat64);
+  const std::string positive = ctx.emit("Greater", {s, zero});
+  const std::string inverse = ctx.emit("Where", {positive, ctx.emit("Reciprocal", {ctx.emit("Where", {positive, s, ctx.const_scalar(1, DType::kFloat64)})}), zero});
+  const std::string vt = transposed(ctx, j.v, rank);
+  ctx.set_output(0, cast_if_needed(ctx, ctx.emit("MatMul", {ctx.emit("Mul", {j.b, inverse}), vt}), DType::kFloat64, out));
+  if (ctx.output_used(1)) ctx.set_output(1, cast_if_needed(ctx, ctx.emit("MatMul", {ctx.emit("Mul", {j.v, s}), vt}), DType::kFloat64, out));
+  return RuleResult::kEmitted;
+}
+
+// linalg_matrix_sqrth(Tensor self) -> Tensor: of the symmetric matrix of self's lower triangle (as
+// torch reads it through eigh), V diag(sqrt(max(lambda, 0))) V^T with V from the Jacobi sweeps and
+// lambda_i = v_i . (A v_i), signed (torch clamps negative eigenvalues to 0).
+RuleResult aten_linalg_matrix_sqrth(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [m, n] = matrix_sizes(args, "self");
+  PT2ONNX_CHECK(m == n, ErrorCode::kUnsupported, "linalg_matrix_sqrth of a matrix that is not square");
+  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
+                "linalg_matrix_sqrth of matrices larger than " + std::to_string(kMaxJacobi) + " (unrolled Jacobi sweeps)");
+  std::string a = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
+  if (n == 0) return emitted(ctx, cast_if_needed(ctx, a, DType::kFloat64, args.out_dtype()));
+  const int64_t rank = args.rank_of("self");
+  const std::string lower = bool_mask(ctx, n, n, [](int64_t i, int64_t k) { return i >= k; }, "lower");
+  a = ctx.emit("Where", {lower, a, transposed(ctx, a, rank)});
+  const Jacobi j = jacobi64(ctx, a, n);
+  const std::string lambda = ctx.reduce("ReduceSum", ctx.emit("Mul", {j.v, j.b}), std::vector<int64_t>{-2}, true);
+  const std::string root = ctx.emit("Sqrt", {ctx.emit("Max", {lambda, ctx.const_scalar(0, DType::kFloat64)})});
+  const std::string x = ctx.emit("MatMul", {ctx.emit("Mul", {j.v, root}), transposed(ctx, j.v, rank)});
+  return emitted(ctx, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype()));
+}
+
 // torch's cutoff max(atol, rtol * sigma_max) [..., 1] for pinv and matrix_rank: rtol defaults to
 // eps * max(m, n) of the input's dtype when atol is absent (or zero), else to 0.
 std::string cutoff(EmitContext& ctx, const ArgReader& args, const std::string& name, const Svd& svd) {
@@ -1041,6 +1092,8 @@ RuleResult aten_linalg_cond(EmitContext& ctx, const ir::Node& node) {
 
 void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_svdvals.default", aten_linalg_svdvals);
+  t.add("aten.linalg_polar.default", aten_linalg_polar);
+  t.add("aten.linalg_matrix_sqrth.default", aten_linalg_matrix_sqrth);
   constexpr std::string_view kOtherOrds = "ords other than nuc and +-2 are composite_math.cpp's";
   t.add("aten.linalg_matrix_norm.default", aten_singular_value_norm, kOtherOrds);
   t.add("aten.linalg_matrix_norm.str_ord", aten_singular_value_norm, kOtherOrds);
