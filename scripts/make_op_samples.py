@@ -27,6 +27,7 @@ import argparse
 import hashlib
 import inspect
 import json
+import math
 import re
 import sys
 import tempfile
@@ -2127,6 +2128,34 @@ class MatrixFactors(nn.Module):
         ut, ht = torch.linalg.polar(tall)
         return (u, h, ut, ht, torch.linalg.matrix_sqrth(spd), torch.linalg.matrix_sqrth(upper),
                 torch.linalg.matrix_sqrth(indefinite), torch.linalg.matrix_sqrth(big))
+
+
+
+def _poisson_cdf(rate, k):
+    return sum(math.exp(-rate + i * math.log(rate) - math.lgamma(i + 1)) for i in range(k + 1))
+
+
+@case("random_loops", lambda g: (torch.ones(4096),), irs=("default",))
+class RandomLoops(nn.Module):
+    """_standard_gamma (shapes 0.3, 1, 2.5, 30: the boost below 1 and the rejection loop) and poisson (rates 0, 0.5, 4, 9.9, 10, 25, 300: counting below 10, PTRS from 10): range, integers, mean, std and one CDF point each, tolerances >= 6 sigma over 4096 draws."""
+
+    def forward(self, ones):
+        n = ones.numel()
+        out = []
+        for shape in (0.3, 1.0, 2.5, 30.0):
+            g = torch._standard_gamma(ones * shape)
+            sd = math.sqrt(shape)
+            out += [*_stats(g, 0, float("inf"), shape, 6 * sd / math.sqrt(n), sd, 0.25 * sd)]
+        out.append((torch.poisson(ones * 0) == 0).all())
+        for rate in (0.5, 4.0, 9.9, 10.0, 25.0, 300.0):
+            p = torch.poisson(ones * rate)
+            sd = math.sqrt(rate)
+            k = int(rate)
+            cdf = _poisson_cdf(rate, k)
+            below = (p <= k).double().mean()
+            out += [*_stats(p, 0, float("inf"), rate, 6 * sd / math.sqrt(n), sd, 0.15 * sd), (p == p.round()).all(),
+                    (below - cdf).abs() < 6 * math.sqrt(cdf * (1 - cdf) / n)]
+        return tuple(out)
 
 
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by

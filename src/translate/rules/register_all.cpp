@@ -44,6 +44,7 @@ void register_all_rules(RuleTable& table) {
   register_decomp_linalg_rules(table);
   register_histogram_rules(table);
   register_lanczos_rules(table);
+  register_random_loop_rules(table);
   register_alias_rules(table);
 }
 
