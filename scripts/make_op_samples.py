@@ -1923,14 +1923,16 @@ class TransformerFastPath(_FastPath):
 @case("fractional_pool", lambda g: (randn(g, 2, 3, 9, 11), torch.rand(2, 3, 2, generator=g), randn(g, 3, 7, 7),
                                     torch.rand(1, 3, 2, generator=g)), irs=("default",))
 class FractionalPool(nn.Module):
-    """fractional_max_pool2d with its random samples given (deterministic): values and indices, batched and unbatched, one output row."""
+    """fractional_max_pool2d with its random samples given (deterministic): values and indices, batched and unbatched, one output row, samples outside [0, 1) (torch truncates toward zero)."""
 
     def forward(self, x, u, x3, u3):
         a = aten
         v, i = a.fractional_max_pool2d.default(x, [2, 3], [5, 4], u)
         v2, i2 = a.fractional_max_pool2d.default(x, [3, 3], [1, 3], u)
         v3, i3 = a.fractional_max_pool2d.default(x3, [2, 2], [4, 4], u3)
-        return v, i, v2, i2, v3, i3
+        outside = torch.tensor([[4.9624, -0.713], [-0.2, 1.7], [0.3, -0.9]]).expand(2, 3, 2)
+        v4, i4 = a.fractional_max_pool2d.default(x, [1, 1], [5, 6], outside)
+        return v, i, v2, i2, v3, i3, v4, i4
 
 
 @case("matrix_exp", lambda g: (randn(g, 3, 3), randn(g, 2, 4, 4, scale=3.0), randn(g, 2, 2, 2).double()), irs=("default",))

@@ -356,7 +356,7 @@ RuleResult aten_col2im(EmitContext& ctx, const ir::Node& node) {
 
 // fractional_max_pool2d's window starts along one axis, [N, C, out] int64, as torch's
 // generate_intervals computes them in the input's float type from the sample u of each plane:
-// int((i + u) * alpha) - int(u * alpha) with alpha = (in - pool) / (out - 1), the last at in - pool.
+// int((i + u) * alpha) - int(u * alpha) (int() truncating) with alpha = (in - pool) / (out - 1), the last at in - pool.
 std::string fractional_starts(EmitContext& ctx, const std::string& u, int64_t in, int64_t out, int64_t pool, DType type) {
   const std::string last = ctx.const_i64s({in - pool});
   const std::string planes = ctx.shape_of(u);  // [N, C]
@@ -364,8 +364,13 @@ std::string fractional_starts(EmitContext& ctx, const std::string& u, int64_t in
   const float alpha = static_cast<float>(in - pool) / static_cast<float>(out - 1);
   const std::string a = ctx.const_scalar(alpha, type), sample = ctx.unsqueeze(u, {-1});
   const std::string index = ctx.cast(ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(out - 1), ctx.const_i64(1)}), type);
-  const std::string scaled = ctx.emit("Floor", {ctx.emit("Mul", {ctx.emit("Add", {index, sample}), a})});
-  const std::string offset = ctx.emit("Floor", {ctx.emit("Mul", {sample, a})});
+  // C++'s int() truncates toward zero: samples outside [0, 1) (which torch does not check) give
+  // negative products, where Floor would differ.
+  auto truncate = [&](const std::string& v) {
+    return ctx.emit("Where", {ctx.emit("Less", {v, ctx.const_scalar(0, type)}), ctx.emit("Ceil", {v}), ctx.emit("Floor", {v})});
+  };
+  const std::string scaled = truncate(ctx.emit("Mul", {ctx.emit("Add", {index, sample}), a}));
+  const std::string offset = truncate(ctx.emit("Mul", {sample, a}));
   const std::string starts = ctx.cast(ctx.emit("Sub", {scaled, offset}), DType::kInt64);
   return ctx.concat({starts, ctx.emit("Expand", {last, ctx.concat({planes, ctx.const_i64s({1})}, 0)})}, -1);
 }
