@@ -2160,6 +2160,36 @@ class RandomLoops(nn.Module):
         return tuple(out)
 
 
+
+def _second_name_inputs(gen):
+    m = randn(gen, 2, 4, 4)
+    return (m, randn(gen, 3, 5), torch.rand(3, 5, generator=gen) * 1.8 - 0.9, randint(gen, 0, 5, 2, 3, 4),
+            randn(gen, 2, 5, 3, 4), randint(gen, 0, 10, 6), torch.tensor([0, 2, 4]), randn(gen, 10, 3))
+
+
+@case("second_names", _second_name_inputs, irs=("default",))
+class SecondNames(nn.Module):
+    """Second names of ops with rules, called as aten overloads: matrix_exp, matrix_power, special_erfinv/gammaln/round/xlogy (scalar forms), linalg_matmul, detach/select/slice/split_copy, mT/mH/matrix_H/numpy_T.a (TorchScript-only: export writes .default), _aminmax, nll_loss2d, _index_put_impl, _logcumsumexp, _stack, _neg_view, embedding_bag without padding_idx, linalg_pinv(rcond) and its tensor form, linalg_matrix_rank(tol) and its tensor form."""
+
+    def forward(self, m, x, p, target, logits, idx, offsets, table):
+        a = aten
+        lo, hi = a._aminmax.default(x)
+        lo_d, hi_d = a._aminmax.dim(x, 1, True)
+        bag = a.embedding_bag.default(table, idx, offsets, False, 1)[0]
+        put = a._index_put_impl.default(x, [torch.tensor([0, 2])], torch.ones(2, 5), True, False)
+        rank_tol = a.linalg_matrix_rank.default(m, 0.5)
+        rank_tensor = a.linalg_matrix_rank.tol_tensor(m, torch.tensor(0.5))
+        return (a.matrix_exp.default(m * 0.3), a.matrix_power.default(m, 3), a.special_erfinv.default(p),
+                a.special_gammaln.default(x.abs() + 0.5), a.special_round.default(x * 10, decimals=1),
+                a.special_xlogy.other_scalar(x, 2.0), a.special_xlogy.self_scalar(3.0, x.abs()), a.linalg_matmul.default(m, m),
+                a.detach_copy.default(x), a.select_copy.int(m, 1, 2), a.slice_copy.Tensor(x, 1, 1, 4),
+                *a.split_copy.Tensor(x, 2, 1), a.mT.a(m), a.mH.a(m), a.matrix_H.a(x), a.numpy_T.a(m), lo, hi, lo_d, hi_d,
+                a.nll_loss2d.default(logits.log_softmax(1), target[:, :3].clamp(max=4), None, 1, -100), put,
+                a._logcumsumexp.default(x, 1), a._stack.default([x, x * 2], 1), a._neg_view.default(x).resolve_neg(),
+                bag, a.linalg_pinv.default(m, 0.01),
+                a.linalg_pinv.rcond_tensor(m, torch.tensor(0.01)), rank_tol, rank_tensor)
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

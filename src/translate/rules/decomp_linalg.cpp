@@ -1025,6 +1025,7 @@ std::string cutoff(EmitContext& ctx, const ArgReader& args, const std::string& n
     if (args.is_tensor(arg)) return ctx.unsqueeze(cast_if_needed(ctx, args.tensor(arg), args.dtype_of(arg), DType::kFloat64), {-1});
     return ctx.const_scalar(args.get_float(arg), DType::kFloat64);
   };
+  if (args.has("tol")) return *value("tol");  // linalg_matrix_rank(tol): an absolute cutoff, no relative one
   std::optional<std::string> atol = value("atol"), rtol = value("rtol");
   if (args.has("rcond")) rtol = value("rcond");
   const std::string zero = ctx.const_scalar(0, DType::kFloat64);
