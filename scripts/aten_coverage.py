@@ -106,6 +106,18 @@ def in_dispatcher(name: str, overload: str) -> bool:
         return False
 
 
+def sparse_only(name: str, overload: str) -> bool:
+    """True where the only kernels are sparse ones (no dense, composite or meta-only entry)."""
+    qualified = f"aten::{name}" + ("" if overload == "default" else f".{overload}")
+    has = lambda key: torch._C._dispatch_has_kernel_for_dispatch_key(qualified, key)
+    try:
+        dense = any(has(k) for k in ("CPU", "CUDA", "CompositeImplicitAutograd", "CompositeExplicitAutograd",
+                                     "CompositeExplicitAutogradNonFunctional"))
+        return not dense and (has("SparseCPU") or has("SparseCUDA"))
+    except RuntimeError:
+        return False
+
+
 def is_named_tensor(schema) -> bool:
     return any("Dimname" in str(a.type) for a in schema.arguments)
 
@@ -119,7 +131,7 @@ OUT_OF_SCOPE = [
      "out= form: torch.export writes the functional overload"),
     (lambda n, o, s: "backward" in n or n.startswith("_backward") or n.endswith(("_grad", "_jvp")) or n == "get_gradients",
      "backward op: training graphs are not exported for inference"),
-    (lambda n, o, s: n in SPARSE_NAMED, "backend-, sparse- or nested-specific op: not backend-neutral"),
+    (lambda n, o, s: n in SPARSE_NAMED or sparse_only(n, o), "backend-, sparse- or nested-specific op: not backend-neutral"),
     (lambda n, o, s: n in QUANTIZED_NAMED,
      "quantized-engine op: PT2E/torchao programs carry quantized_decomposed/torchao ops instead (rules exist for those)"),
     (lambda n, o, s: n in SYNC_BATCH_NORM,
@@ -163,6 +175,10 @@ OUT_OF_SCOPE = [
      "PackedSequence form: torch.export fails on packed sequences (pack_padded_sequence makes shapes from data)"),
     (lambda n, o, s: n == "copy" and o == "Dict_Tensor", "TorchScript dict operator: torch.export cannot pass it a Dict"),
     (lambda n, o, s: n == "chalf", "complex32 (chalf): ONNX has no complex32 type"),
+    (lambda n, o, s: n in ("corrcoef", "cov", "_reshape_from_tensor"),
+     "torch 2.15's export fails on it (a check or a shape read from tensor data: DataDependentOutputException)"),
+    (lambda n, o, s: n == "random" and o == "from",
+     "torch 2.15's export fails on it (FX writes its `from` argument as a Python keyword: SyntaxError)"),
     (lambda n, o, s: n == "baddbmm" and o == "dtype",
      "torch 2.15's export fails on it (the fake-tensor decomposition of baddbmm reads out_dtype as beta)"),
 ]

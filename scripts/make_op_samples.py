@@ -2139,7 +2139,7 @@ def _poisson_cdf(rate, k):
 
 @case("random_loops", lambda g: (torch.ones(4096),), irs=("default",))
 class RandomLoops(nn.Module):
-    """_standard_gamma (shapes 0.3, 1, 2.5, 30: the boost below 1 and the rejection loop) and poisson (rates 0, 0.5, 4, 9.9, 10, 25, 300: counting below 10, PTRS from 10): range, integers, mean, std and one CDF point each, tolerances >= 6 sigma over 4096 draws."""
+    """_standard_gamma (shapes 0.3, 1, 2.5, 30: the boost below 1 and the rejection loop), _sample_dirichlet, binomial, random (to, default), rrelu in training and poisson (rates 0, 0.5, 4, 9.9, 10, 25, 300: counting below 10, PTRS from 10): range, integers, mean, std and one CDF point each, tolerances >= 6 sigma over 4096 draws."""
 
     def forward(self, ones):
         n = ones.numel()
@@ -2149,6 +2149,19 @@ class RandomLoops(nn.Module):
             sd = math.sqrt(shape)
             out += [*_stats(g, 0, float("inf"), shape, 6 * sd / math.sqrt(n), sd, 0.25 * sd)]
         out.append((torch.poisson(ones * 0) == 0).all())
+        alpha = torch.tensor([0.5, 1.0, 3.0])
+        d = torch._sample_dirichlet(ones.reshape(-1, 1)[:2048] * alpha)
+        out += [(d.sum(-1) - 1).abs().max() < 1e-5, ((d.mean(0) - alpha / alpha.sum()).abs() < 0.02).all(), (d > 0).all()]
+        for count, prob in ((5.0, 0.3), (40.0, 0.9)):
+            k = torch.binomial(ones * count, ones * prob)
+            sd = math.sqrt(count * prob * (1 - prob))
+            out += [*_stats(k, 0, count + 1, count * prob, 6 * sd / math.sqrt(n), sd, 0.15 * sd), (k == k.round()).all()]
+        # random.from cannot be exported: FX writes its `from` argument as a Python keyword.
+        r = aten.random.to(ones, 10)
+        out += [*_stats(r, 0, 10, 4.5, 6 * 2.87 / math.sqrt(n), 2.87, 0.2), (r == r.round()).all(),
+                *_stats(aten.random.default(ones), 0, 2.0**24 + 1, 2.0**23, 6 * 4.84e6 / math.sqrt(n), 4.84e6, 3e5)]
+        slopes = aten.rrelu.default(-ones, 0.1, 0.3, True) / -ones
+        out += [*_stats(slopes, 0.1, 0.3, 0.2, 6 * 0.0577 / math.sqrt(n), 0.0577, 0.01)]
         for rate in (0.5, 4.0, 9.9, 10.0, 25.0, 300.0):
             p = torch.poisson(ones * rate)
             sd = math.sqrt(rate)
@@ -2188,6 +2201,43 @@ class SecondNames(nn.Module):
                 a._logcumsumexp.default(x, 1), a._stack.default([x, x * 2], 1), a._neg_view.default(x).resolve_neg(),
                 bag, a.linalg_pinv.default(m, 0.01),
                 a.linalg_pinv.rcond_tensor(m, torch.tensor(0.01)), rank_tol, rank_tensor)
+
+
+
+def _kernel_form_inputs(gen):
+    return (randn(gen, 7, 2, 3), randn(gen, 2, 3, 9, 8), randn(gen, 2, 4), randn(gen, 3, 5), randn(gen, 2, 6),
+            randn(gen, 3, 4, 5), randn(gen, 2, 5, 5), randn(gen, 5, 3))
+
+
+@case("kernel_forms", _kernel_form_inputs, irs=("default",))
+class KernelForms(nn.Module):
+    """Kernels called directly: range, conv_tbc, _convolution_mode (same, valid), _trilinear, _compute_linear_combination, rnn_tanh/rnn_relu/lstm/gru cells, rrelu (eval), frobenius_norm, linalg__powsum, norm_except_dim, nuclear_norm (both), linalg_eigvalsh (L, U), bartlett and kaiser windows, inverse, slogdet, orgqr, chain_matmul."""
+
+    def forward(self, tbc, img, x, y, h, t3, sq, tall):
+        a = aten
+        w_ih, w_hh, b = t3[0, :2, :3], t3[1, :2, :2], t3[2, 0, :2]
+        gru_w_ih, gru_w_hh, gru_b = t3[:, :2, :3].reshape(6, 3), t3[:, 2:4, :2].reshape(6, 2), t3[:, 0, 3:5].reshape(6)
+        lstm_w_ih = torch.cat([t3[0, :, :3], t3[1, :, :3]])
+        lstm_w_hh = torch.cat([t3[0, :, 3:5], t3[1, :, 3:5]])
+        h2, c2 = a.lstm_cell.default(x[:, :3], [h[:, :2], h[:, 2:4]], lstm_w_ih, lstm_w_hh, None, None)
+        spd = sq @ sq.mT + torch.eye(5)
+        sign, logdet = a.slogdet.default(sq)
+        qr, tau = torch.geqrf(tall)
+        return (a.range.default(1, 4), a.range.step(0.5, 2.0, 0.25),
+                a.conv_tbc.default(tbc, t3[:2, :3, :4], t3[0, 0, :4], 1),
+                a._convolution_mode.default(img, img[:2, :3, :3, :2], None, [1, 1], "same", [2, 1], 1),
+                a._convolution_mode.default(img, img[:2, :3, :3, :2], x[0, :2], [2, 1], "valid", [1, 1], 1),
+                a._trilinear.default(x, t3, y[:2], [1, 3], [0], [1, 2], [2, 3], 1),
+                a._compute_linear_combination.default(t3, sq[0, :2, :3]),
+                a.rnn_tanh_cell.default(x[:, :3], h[:, :2], w_ih, w_hh, b, None),
+                a.rnn_relu_cell.default(x[:, :3], h[:, :2], w_ih, w_hh), h2, c2,
+                a.gru_cell.default(x[:, :3], h[:, :2], gru_w_ih, gru_w_hh, gru_b, gru_b * 0.5),
+                a.rrelu.default(y, 0.1, 0.3, False), a.frobenius_norm.dim(t3, [1, 2]), a.linalg__powsum.default(t3, 3, [0]),
+                a.norm_except_dim.default(t3, 2, 1), a.norm_except_dim.default(t3, 2, -1), a.nuclear_norm.default(y),
+                a.nuclear_norm.dim(t3, [0, 2], True), a.linalg_eigvalsh.default(spd), a.linalg_eigvalsh.default(sq, "U"),
+                a.bartlett_window.default(7), a.bartlett_window.periodic(6, False), a.kaiser_window.beta(9, True, 5.0),
+                a.kaiser_window.periodic(5, False), a.inverse.default(spd), sign, logdet, a.orgqr.default(qr, tau),
+                a.chain_matmul.default([sq[0], spd[1], tall]))
 
 
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by

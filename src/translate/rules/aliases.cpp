@@ -3,6 +3,7 @@
 // file and the alias cannot drift from it.
 #include "translate/rules/register_all.h"
 
+#include <span>
 #include <utility>
 
 namespace pt2onnx::translate {
@@ -11,8 +12,8 @@ namespace {
 
 // (alias, original) pairs.
 constexpr std::pair<const char*, const char*> kAliases[] = {
-  // The unchecked forms that decompositions (upsampling, index_put on views) write: same
-  // semantics, no bounds checks.
+    // The unchecked forms that decompositions (upsampling, index_put on views) write: same
+    // semantics, no bounds checks.
     {"aten._unsafe_index.Tensor", "aten.index.Tensor"},
     {"aten._unsafe_index_put.default", "aten.index_put.default"},
     {"aten.unsafe_split.Tensor", "aten.split.Tensor"},
@@ -98,6 +99,10 @@ constexpr std::pair<const char*, const char*> kAliases[] = {
     {"aten.grid_sampler_3d.default", "aten.grid_sampler.default"},
     {"aten.unsafe_split_with_sizes.default", "aten.split_with_sizes.default"},
     {"aten._reshape_copy.default", "aten.reshape.default"},
+};
+
+// Second names the dispatcher registers beside ops with rules.
+constexpr std::pair<const char*, const char*> kSecondNames[] = {
     // Second names of ops with rules that the dispatcher registers beside them, same argument
     // names: torch.matrix_exp/matrix_power, the special_* spellings, linalg.matmul, the
     // functionalized *_copy views,      // _aminmax (the older aminmax), nll_loss2d (nll_loss over [N, C, H, W]), _index_put_impl
@@ -129,14 +134,22 @@ constexpr std::pair<const char*, const char*> kAliases[] = {
     {"aten.linalg_pinv.rcond_tensor", "aten.linalg_pinv.atol_rtol_tensor"},
     {"aten.linalg_matrix_rank.default", "aten.linalg_matrix_rank.atol_rtol_float"},
     {"aten.linalg_matrix_rank.tol_tensor", "aten.linalg_matrix_rank.atol_rtol_tensor"},
+    // Older names whose operands the rules read under either name: inverse(self), slogdet(self),
+    // orgqr(self, input2), chain_matmul(matrices).
+    {"aten.inverse.default", "aten.linalg_inv.default"},
+    {"aten.slogdet.default", "aten.linalg_slogdet.default"},
+    {"aten.orgqr.default", "aten.linalg_householder_product.default"},
+    {"aten.chain_matmul.default", "aten.linalg_multi_dot.default"},
 };
 
 }  // namespace
 
 void register_alias_rules(RuleTable& t) {
-  for (const auto& [alias, original] : kAliases)
-    if (const std::vector<Rule>* rules = t.find(original))
-      for (const Rule& rule : *rules) t.add(alias, rule);
+  using Table = std::span<const std::pair<const char*, const char*>>;
+  for (const Table table : {Table(kAliases), Table(kSecondNames)})
+    for (const auto& [alias, original] : table)
+      if (const std::vector<Rule>* rules = t.find(original))
+        for (const Rule& rule : *rules) t.add(alias, rule);
 }
 
 }  // namespace pt2onnx::translate

@@ -1,5 +1,6 @@
 // Random draws that need a loop: _standard_gamma (Marsaglia and Tsang's rejection method, with
-// the u^(1/alpha) boost below alpha = 1) and poisson (for rates below 10, counting exponential
+// the u^(1/alpha) boost below alpha = 1) and _sample_dirichlet (normalized gamma draws), binomial
+// (counting successes over the largest count), and poisson (for rates below 10, counting exponential
 // inter-arrival times up to the rate; from 10 on, Hoermann's transformed rejection with squeeze,
 // PTRS, the method torch uses there). Each is an ONNX Loop that draws a fresh candidate for every
 // element per round and keeps the first one accepted, until every element has one, so the result
@@ -80,12 +81,9 @@ std::string rejection_loop(EmitContext& ctx, const std::string& like, const std:
 // Marsaglia and Tsang: with d = alpha - 1/3 and c = 1 / sqrt(9 d), v = (1 + c x)^3 for a normal x
 // is accepted when v > 0 and log u < x^2 / 2 + d - d v + d log v; the draw is d v. Below alpha = 1
 // the draw for alpha + 1 is scaled by u^(1/alpha).
-RuleResult aten_standard_gamma(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const DType type = args.dtype_of("self");
-  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "_standard_gamma of a " + std::string(ir::dtype_name(type)) + " tensor");
+// Gamma(alpha, 1) draws of float64 `alpha`, at least `least`.
+std::string gamma_draws(EmitContext& ctx, const std::string& alpha, double least) {
   auto c = [&](double v) { return ctx.const_scalar(v, DType::kFloat64); };
-  const std::string alpha = cast_if_needed(ctx, args.tensor("self"), type, DType::kFloat64);
   const std::string boost = ctx.emit("Less", {alpha, c(1)});
   const std::string shape = ctx.emit("Where", {boost, ctx.emit("Add", {alpha, c(1)}), alpha});
   const std::string d = ctx.emit("Sub", {shape, c(1.0 / 3.0)});
@@ -106,9 +104,60 @@ RuleResult aten_standard_gamma(EmitContext& ctx, const ir::Node& node) {
   const std::string u = ctx.emit("RandomUniformLike", {alpha}, {Attr("dtype", int64_t{onnx_dtype(DType::kFloat64)})});
   value = ctx.emit("Mul", {value, ctx.emit("Where", {boost, ctx.emit("Pow", {u, ctx.emit("Reciprocal", {alpha})}), c(1)})});
   value = ctx.emit("Where", {infinite, alpha, ctx.emit("Where", {none, c(0), value})});
-  // torch keeps a draw at least the least normal value of the result type.
-  const double least = type == DType::kFloat64 ? 2.2250738585072014e-308 : type == DType::kFloat16 ? 6.103515625e-05 : 1.1754943508222875e-38;
-  return emitted(ctx, cast_if_needed(ctx, ctx.emit("Max", {value, c(least)}), DType::kFloat64, type));
+  return ctx.emit("Max", {value, c(least)});
+}
+
+// torch keeps a gamma draw at least the least normal value of the result type.
+double least_normal(DType type) {
+  return type == DType::kFloat64 ? 2.2250738585072014e-308 : type == DType::kFloat16 ? 6.103515625e-05 : 1.1754943508222875e-38;
+}
+
+RuleResult aten_standard_gamma(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "_standard_gamma of a " + std::string(ir::dtype_name(type)) + " tensor");
+  const std::string alpha = cast_if_needed(ctx, args.tensor("self"), type, DType::kFloat64);
+  return emitted(ctx, cast_if_needed(ctx, gamma_draws(ctx, alpha, least_normal(type)), DType::kFloat64, type));
+}
+
+// _sample_dirichlet(Tensor self, Generator? generator=None) -> Tensor: gamma draws of the
+// concentrations normalized over the last dim.
+RuleResult aten_sample_dirichlet(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "_sample_dirichlet of a " + std::string(ir::dtype_name(type)) + " tensor");
+  const std::string g = gamma_draws(ctx, cast_if_needed(ctx, args.tensor("self"), type, DType::kFloat64), least_normal(type));
+  const std::string total = ctx.reduce("ReduceSum", g, std::vector<int64_t>{-1}, true);
+  return emitted(ctx, cast_if_needed(ctx, ctx.emit("Div", {g, total}), DType::kFloat64, type));
+}
+
+// binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor: the successes among
+// count Bernoulli(prob) trials, by a Loop over the largest count (exact; its time grows with it).
+RuleResult aten_binomial(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("count");
+  PT2ONNX_CHECK(is_floating(type), ErrorCode::kUnsupported, "binomial of a " + std::string(ir::dtype_name(type)) + " count");
+  const std::string count = cast_if_needed(ctx, args.tensor("count"), type, DType::kFloat64);
+  const std::string prob = cast_if_needed(ctx, args.tensor("prob"), args.dtype_of("prob"), DType::kFloat64);
+  const std::string shaped = ctx.emit("Add", {ctx.emit("Mul", {count, ctx.const_scalar(0, DType::kFloat64)}),
+                                              ctx.emit("Mul", {prob, ctx.const_scalar(0, DType::kFloat64)})});
+  Body b{ctx, {}};
+  b.graph.set_name(ctx.fresh_name("binomial_trial"));
+  const std::string i = add_scalar_input(ctx, b.graph, "i", DType::kInt64);
+  const std::string cond = add_scalar_input(ctx, b.graph, "cond", DType::kBool);
+  const std::string k_in = add_typed_input(ctx, b.graph, "successes", DType::kFloat64);
+  const std::string trial = b.op("Cast", {i}, {Attr("to", int64_t{onnx_dtype(DType::kFloat64)})});
+  const std::string success = b.op("And", {b.op("Less", {trial, count}), b.op("Less", {b.draw("Uniform", shaped), prob})});
+  const std::string k = b.op("Add", {k_in, b.op("Cast", {success}, {Attr("to", int64_t{onnx_dtype(DType::kFloat64)})})});
+  add_typed_output(b.graph, b.op("Identity", {cond}), DType::kBool, true);
+  add_typed_output(b.graph, k, DType::kFloat64);
+  // The trip count: the largest count (0 for no elements; the concat keeps ReduceMax off an empty set).
+  const std::string flat = ctx.reshape(ctx.emit("Max", {count, ctx.const_scalar(0, DType::kFloat64)}), ctx.const_i64s({-1}));
+  const std::string most = ctx.reduce("ReduceMax", ctx.concat({flat, ctx.unsqueeze(ctx.const_scalar(0, DType::kFloat64), {0})}, 0),
+                                      std::nullopt, false);
+  const std::string trips = ctx.cast(ctx.emit("Ceil", {most}), DType::kInt64);
+  const std::string drawn = ctx.emit("Loop", {trips, "", shaped}, {Attr("body", std::move(b.graph))}, 1)[0];
+  return emitted(ctx, cast_if_needed(ctx, drawn, DType::kFloat64, type));
 }
 
 // log Gamma(x) for x >= 1 in float64: Stirling's series at x + 6 (error below 1e-10), shifted back.
@@ -198,6 +247,8 @@ RuleResult aten_poisson(EmitContext& ctx, const ir::Node& node) {
 void register_random_loop_rules(RuleTable& t) {
   t.add("aten._standard_gamma.default", aten_standard_gamma);
   t.add("aten.poisson.default", aten_poisson);
+  t.add("aten._sample_dirichlet.default", aten_sample_dirichlet);
+  t.add("aten.binomial.default", aten_binomial);
 }
 
 }  // namespace pt2onnx::translate

@@ -45,6 +45,7 @@ void register_all_rules(RuleTable& table) {
   register_histogram_rules(table);
   register_lanczos_rules(table);
   register_random_loop_rules(table);
+  register_kernel_form_rules(table);
   register_alias_rules(table);
 }
 
