@@ -79,6 +79,7 @@ WRITTEN_AS = {
     "aten.mH.a": ["aten.mH.default"],
     "aten.matrix_H.a": ["aten.matrix_H.default"],
     "aten.numpy_T.a": ["aten.numpy_T.default"],
+    "aten.einsum.sublist": ["aten.einsum.default"],
 }
 # The overloads an explicit torch.Generator selects (rand.generator, randint_like.Tensor_generator, ...).
 GENERATOR_OVERLOAD = re.compile(r"(^|_)generator($|_)")
@@ -145,6 +146,9 @@ OUT_OF_SCOPE = [
     (lambda n, o, s: n in ("flatten_dense_tensors", "unflatten_dense_tensors"),
      "DistributedDataParallel's gradient-bucket helpers: not in an inference program"),
     (lambda n, o, s: n == "_foobar", "a test op of torch's own dispatcher tests"),
+    (lambda n, o, s: n == "_batch_norm_impl_index",
+     "batch_norm's backend selection (returns the cudnn/miopen kernel index and reserve space): programs write "
+     "native_batch_norm or its functional forms, which have rules"),
     (lambda n, o, s: n == "_efficientzerotensor",
      "autograd's lazy ZeroTensor: torch.export cannot trace it (fake tensors refuse ZeroTensor)"),
     (lambda n, o, s: n in ("set", "from_file"), "autograd, storage or metadata query: not a tensor computation export writes"),

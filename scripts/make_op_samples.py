@@ -2240,6 +2240,30 @@ class KernelForms(nn.Module):
                 a.chain_matmul.default([sq[0], spd[1], tall]))
 
 
+
+def _kernel_parts_inputs(gen):
+    return (randn(gen, 2, 3, 6, 5), randn(gen, 2, 4, 12), randn(gen, 12), randn(gen, 2, 2, 4, 4), torch.rand(2, 4, generator=gen) > 0.5,
+            randn(gen, 2, 2, 4, 3), randn(gen, 2, 2, 5, 3))
+
+
+@case("kernel_parts", _kernel_parts_inputs, irs=("default",))
+class KernelParts(nn.Module):
+    """_pad_circular, _pad_enum (all four modes), _reshape_alias_copy, _transform_bias_rescale_qkv, _masked_softmax (key padding mask with a fully masked row, [T, S] mask), _scaled_dot_product_attention_math (output and weights; mask, causal), einsum's sublist form."""
+
+    def forward(self, img, qkv, bias, scores, keep, q, kv):
+        a = aten
+        qh, kh, vh = a._transform_bias_rescale_qkv.default(qkv, bias, 2)
+        pad_mask = keep.clone()
+        pad_mask[1] = True
+        square = torch.triu(torch.ones(4, 4, dtype=torch.bool), 1)
+        out, weights = a._scaled_dot_product_attention_math.default(q, kv, kv, scores[:, :, :, :1].expand(2, 2, 4, 5) * 0 + scores.mean())
+        out_c, weights_c = a._scaled_dot_product_attention_math.default(q, kv, kv, None, 0.0, True)
+        return (a._pad_circular.default(img, [1, 2, 2, 0]), *[a._pad_enum.default(img, [2, 1, 1, 3], m, 0.5 if m == 3 else None) for m in range(4)],
+                a._reshape_alias_copy.default(img, [2, 3, 30], [90, 30, 1]), qh, kh, vh,
+                a._masked_softmax.default(scores, pad_mask, -1, 1), a._masked_softmax.default(scores, square, None, 0),
+                out, weights, out_c, weights_c, torch.einsum(q, [0, 1, 2, 3], kv, [0, 1, 4, 3], [0, 1, 2, 4]))
+
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

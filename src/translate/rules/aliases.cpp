@@ -140,6 +140,8 @@ constexpr std::pair<const char*, const char*> kSecondNames[] = {
     {"aten.slogdet.default", "aten.linalg_slogdet.default"},
     {"aten.orgqr.default", "aten.linalg_householder_product.default"},
     {"aten.chain_matmul.default", "aten.linalg_multi_dot.default"},
+    // _reshape_alias_copy(self, size, stride) restrides a contiguous self: as_strided at offset 0.
+    {"aten._reshape_alias_copy.default", "aten.as_strided.default"},
 };
 
 }  // namespace
