@@ -1562,14 +1562,16 @@ class Random(nn.Module):
 @case("unique", lambda g: (torch.tensor([[3, 1, 2, 3], [1, 5, 5, 2]]), torch.tensor([[1.5, 2.0], [0.5, 1.0], [1.5, 2.0]]),
                            torch.tensor([4, 4, 1, 1, 1, 4, 2, 2])))
 class Unique(nn.Module):
-    """torch.unique (inverse, counts, float), unique along dim 0, unique_consecutive (inverse, counts): data-dependent sizes."""
+    """torch.unique (inverse, counts, float), unique along dim 0, unique_consecutive (inverse, counts; flattened, along dims 0 and 1): data-dependent sizes."""
 
     def forward(self, i, f, runs):
         values, inverse, counts = torch.unique(i, return_inverse=True, return_counts=True)
         rows, row_inverse, row_counts = torch.unique(f, dim=0, return_inverse=True, return_counts=True)
         c_values, c_inverse, c_counts = torch.unique_consecutive(runs, return_inverse=True, return_counts=True)
+        d_values, d_inverse, d_counts = torch.unique_consecutive(f, return_inverse=True, return_counts=True, dim=0)
+        cols, col_inverse, col_counts = torch.unique_consecutive(torch.cat([i, i[:, -1:]], 1), return_inverse=True, return_counts=True, dim=1)
         return (values, inverse, counts, torch.unique(f), rows, row_inverse, row_counts, c_values, c_inverse, c_counts,
-                torch.unique_consecutive(i))
+                torch.unique_consecutive(i), d_values, d_inverse, d_counts, cols, col_inverse, col_counts)
 
 
 @case("math_extra", lambda g: (randn(g, 3, 4), randint(g, -40, 40, 3, 4), randint(g, 0, 4, 3, 4),
