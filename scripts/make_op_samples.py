@@ -2266,6 +2266,14 @@ class KernelParts(nn.Module):
                 out, weights, out_c, weights_c, torch.einsum(q, [0, 1, 2, 3], kv, [0, 1, 4, 3], [0, 1, 2, 4]))
 
 
+
+@case("cond_by_name", lambda g: (randn(g, 4, 4), randn(g, 2, 3, 3)), irs=("default",))
+class CondByName(nn.Module):
+    """linalg.cond with p 'fro' and 'nuc' (one matrix, a batch)."""
+
+    def forward(self, m, batch):
+        return torch.linalg.cond(m, "fro"), torch.linalg.cond(m, "nuc"), torch.linalg.cond(batch, "fro"), torch.linalg.cond(batch, "nuc")
+
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest
 # entries carry it as "fused_ops". Core IR decomposes SDPA, so its attention sample has none.

@@ -1085,14 +1085,14 @@ std::string cutoff(EmitContext& ctx, const ArgReader& args, const std::string& n
 // and the float/rcond forms, pinverse(Tensor self, float rcond=1e-15): V diag(w) B^T with B = A V,
 // w = 1 / sigma^2 where sigma > the cutoff, else 0 (transposed for a wide A). hermitian: of the
 // symmetric matrix of self's lower triangle (its singular values are its eigenvalues' magnitudes).
-RuleResult aten_linalg_pinv(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
+// The pseudo-inverse of `self` in float64 (see aten_linalg_pinv).
+std::string pinv64(EmitContext& ctx, const ArgReader& args) {
   const auto [m, n] = matrix_sizes(args, "self");
   const int64_t rank = args.rank_of("self");
   const Svd svd = svd_of(ctx, args, "self");
   if (std::min(m, n) == 0) {  // [..., n, m] of zeros
     const std::string shape = ctx.concat({ctx.shape_slice(args.tensor("self"), 0, -2), ctx.const_i64s({n, m})}, 0);
-    return emitted(ctx, ctx.emit("Expand", {ctx.const_scalar(0, args.out_dtype()), shape}));
+    return ctx.emit("Expand", {ctx.const_scalar(0, DType::kFloat64), shape});
   }
   const std::string norms2 = ctx.reduce("ReduceSum", ctx.emit("Mul", {svd.b, svd.b}), std::vector<int64_t>{-2}, true);  // [..., 1, k]
   const std::string tol = ctx.unsqueeze(cutoff(ctx, args, "self", svd), {-1});                                          // [..., 1, 1]
@@ -1101,7 +1101,12 @@ RuleResult aten_linalg_pinv(EmitContext& ctx, const ir::Node& node) {
                                            ctx.const_scalar(0, DType::kFloat64)});
   std::string pinv = ctx.emit("MatMul", {ctx.emit("Mul", {svd.v, w}), transposed(ctx, svd.b, rank)});  // [..., k', rows]
   if (svd.wide) pinv = transposed(ctx, pinv, rank);
-  return emitted(ctx, cast_if_needed(ctx, pinv, DType::kFloat64, args.out_dtype()));
+  return pinv;
+}
+
+RuleResult aten_linalg_pinv(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, cast_if_needed(ctx, pinv64(ctx, args), DType::kFloat64, args.out_dtype()));
 }
 
 // linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool
@@ -1118,10 +1123,32 @@ RuleResult aten_linalg_matrix_rank(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, count, DType::kInt64, args.out_dtype()));
 }
 
+// linalg_cond.p_str(Tensor self, str p): ||A|| ||A^-1|| in the Frobenius ("fro") or nuclear ("nuc")
+// norm, both functions of the singular values: sqrt(sum s^2 sum s^-2) and sum s sum 1/s (inf for a
+// singular matrix, as torch gives).
+std::string cond_by_name(EmitContext& ctx, const ArgReader& args) {
+  const std::string p = std::get<std::string>(args.arg("p"));
+  PT2ONNX_CHECK(p == "fro" || p == "nuc", ErrorCode::kUnsupported, "linalg_cond with p '" + p + "'");
+  const auto [m, n] = matrix_sizes(args, "self");
+  PT2ONNX_CHECK(m == n && n > 0, ErrorCode::kUnsupported, "linalg_cond with p '" + p + "' of a matrix that is not square");
+  const Svd svd = svd_of(ctx, args, "self");
+  const std::string s = svd.values, inv = ctx.emit("Reciprocal", {svd.values});
+  const std::vector<int64_t> last = {-1};
+  std::string value;
+  if (p == "nuc") {
+    value = ctx.emit("Mul", {ctx.reduce("ReduceSum", s, last, false), ctx.reduce("ReduceSum", inv, last, false)});
+  } else {
+    value = ctx.emit("Sqrt", {ctx.emit("Mul", {ctx.reduce("ReduceSum", ctx.emit("Mul", {s, s}), last, false),
+                                               ctx.reduce("ReduceSum", ctx.emit("Mul", {inv, inv}), last, false)})});
+  }
+  return cast_if_needed(ctx, value, DType::kFloat64, args.out_dtype());
+}
+
 // linalg_cond(Tensor self, Scalar? p=None) -> Tensor for p None or +-2: sigma_max / sigma_min (or
 // its inverse for -2); other orders are the norm rules' (declined).
 RuleResult aten_linalg_cond(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  if (args.has("p") && std::holds_alternative<std::string>(args.arg("p"))) return emitted(ctx, cond_by_name(ctx, args));
   double p = 2;
   if (args.has("p")) p = args.scalar_number("p");
   if (p != 2 && p != -2) return RuleResult::kDeclined;
@@ -1154,6 +1181,7 @@ void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_matrix_rank.atol_rtol_tensor", aten_linalg_matrix_rank);
   t.add("aten.linalg_matrix_rank.atol_rtol_float", aten_linalg_matrix_rank);
   t.add("aten.linalg_cond.default", aten_linalg_cond, "orders other than None and +-2 are not the singular values'");
+  t.add("aten.linalg_cond.p_str", aten_linalg_cond);
   t.add("aten.geqrf.default", aten_geqrf);
   t.add("aten.linalg_qr.default", aten_linalg_qr);
   t.add("aten.linalg_householder_product.default", aten_householder_product);
