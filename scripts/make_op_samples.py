@@ -1463,7 +1463,7 @@ class ComplexRotary(nn.Module):
 
 @case("complex_ops", lambda g: (randn(g, 3, 4), randn(g, 3, 4), randn(g, 4), torch.randn(3, 4, dtype=torch.complex64, generator=g)))
 class ComplexOps(nn.Module):
-    """complex, polar, real, imag, abs, angle, conj, exp, neg and mul/div/add/sub of complex by complex, real tensors, real and complex Scalars; permute, transpose, unsqueeze, reshape, cat, slice, select on complex; a complex graph input and output (real pairs)."""
+    """complex, polar, real, imag, abs, angle, conj (and _conj_copy), exp, neg and mul/div/add/sub of complex by complex, real tensors, real and complex Scalars; permute, transpose, unsqueeze, reshape, cat, slice, select on complex; a complex graph input and output (real pairs)."""
 
     def forward(self, a, b, r, c):
         z = torch.complex(a, b)
@@ -1471,7 +1471,8 @@ class ComplexOps(nn.Module):
         w = (z * p + z / (p + 1) - z * r + r / (p * 2 + 1j)) * 0.5 - (1 - 2j) * z
         y = torch.cat([w.unsqueeze(0), z.t().reshape(1, 3, 4), torch.exp(p * 0.3).unsqueeze(0)], 0).permute(2, 0, 1)
         return (torch.view_as_real(w), z.real, z.imag, p.abs(), w.angle(), torch.view_as_real(y[1:3].conj().resolve_conj()),
-                torch.view_as_real(-y.select(1, 2)), c * z + c.conj() / 3, (c * 1j).abs(), torch.view_as_real(z.flatten()))
+                torch.view_as_real(-y.select(1, 2)), c * z + c.conj() / 3, (c * 1j).abs(), torch.view_as_real(z.flatten()),
+                torch.view_as_real(aten._conj_copy.default(z)))
 
 
 @case("fft", lambda g: (randn(g, 3, 6, 8), randn(g, 2, 5, 7)))

@@ -107,7 +107,7 @@ constexpr std::pair<const char*, const char*> kSecondNames[] = {
     // names: torch.matrix_exp/matrix_power, the special_* spellings, linalg.matmul, the
     // functionalized *_copy views,      // _aminmax (the older aminmax), nll_loss2d (nll_loss over [N, C, H, W]), _index_put_impl
     // (its `unsafe` flag only skips checks), _logcumsumexp, _stack, _neg_view (a real tensor's
-    // negation), embedding_bag without padding_idx.
+    // negation), _conj_copy (complex values' conjugate), embedding_bag without padding_idx.
     {"aten.matrix_exp.default", "aten.linalg_matrix_exp.default"},
     {"aten.matrix_power.default", "aten.linalg_matrix_power.default"},
     {"aten.special_erfinv.default", "aten.erfinv.default"},
@@ -127,6 +127,7 @@ constexpr std::pair<const char*, const char*> kSecondNames[] = {
     {"aten._logcumsumexp.default", "aten.logcumsumexp.default"},
     {"aten._stack.default", "aten.stack.default"},
     {"aten._neg_view.default", "aten.neg.default"},
+    {"aten._conj_copy.default", "aten._conj.default"},
     {"aten.embedding_bag.default", "aten.embedding_bag.padding_idx"},
     // linalg_pinv(self, float rcond) and its rcond tensor form; linalg_matrix_rank(self, float
     // tol) and its tol tensor form: the same rules, which read rcond and tol where given.
