@@ -1926,7 +1926,7 @@ class TransformerFastPath(_FastPath):
 @case("fractional_pool", lambda g: (randn(g, 2, 3, 9, 11), torch.rand(2, 3, 2, generator=g), randn(g, 3, 7, 7),
                                     torch.rand(1, 3, 2, generator=g)), irs=("default",))
 class FractionalPool(nn.Module):
-    """fractional_max_pool2d with its random samples given (deterministic): values and indices, batched and unbatched, one output row, samples outside [0, 1) (torch truncates toward zero)."""
+    """fractional_max_pool2d with its random samples given (deterministic): values and indices, batched and unbatched, one output row, samples outside [0, 1) (torch truncates toward zero); fractional_max_pool3d batched and unbatched."""
 
     def forward(self, x, u, x3, u3):
         a = aten
@@ -1935,7 +1935,11 @@ class FractionalPool(nn.Module):
         v3, i3 = a.fractional_max_pool2d.default(x3, [2, 2], [4, 4], u3)
         outside = torch.tensor([[4.9624, -0.713], [-0.2, 1.7], [0.3, -0.9]]).expand(2, 3, 2)
         v4, i4 = a.fractional_max_pool2d.default(x, [1, 1], [5, 6], outside)
-        return v, i, v2, i2, v3, i3, v4, i4
+        vol = torch.stack([x, x * 0.5 - 1, -x], 2)  # [N, C, T, H, W]
+        u5 = torch.tensor([[0.3, 0.6, 0.8], [0.9, 0.1, 0.5], [0.2, 0.7, 0.4]]).expand(2, 3, 3)
+        v5, i5 = a.fractional_max_pool3d.default(vol, [1, 2, 3], [2, 4, 3], u5)
+        v6, i6 = a.fractional_max_pool3d.default(vol[0], [2, 3, 2], [1, 3, 5], u5[:1])
+        return v, i, v2, i2, v3, i3, v4, i4, v5, i5, v6, i6
 
 
 @case("matrix_exp", lambda g: (randn(g, 3, 3), randn(g, 2, 4, 4, scale=3.0), randn(g, 2, 2, 2).double()), irs=("default",))

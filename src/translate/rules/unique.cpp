@@ -63,6 +63,13 @@ RuleResult aten_unique_consecutive(EmitContext& ctx, const ir::Node& node) {
   std::string items = ctx.reshape(x, ctx.const_i64s({-1}));
   if (dim) {
     PT2ONNX_CHECK(rank > 0, ErrorCode::kUnsupported, "unique_consecutive with dim of a 0-d tensor");
+    // torch 2.15's fake kernel gives a negative dim's result a wrong rank ([5, 5, u0, 5, 5, 5] for
+    // [5, 5, 5] and dim -1): the declared output would contradict the values.
+    const ir::TensorMeta* declared = args.out_meta(0);
+    PT2ONNX_CHECK(!declared || static_cast<int64_t>(declared->sizes.size()) == rank, ErrorCode::kUnsupported,
+                  "unique_consecutive with dim " + std::to_string(*dim) + ": the program declares a rank-" +
+                      std::to_string(declared ? declared->sizes.size() : 0) + " result for a rank-" + std::to_string(rank) +
+                      " input (torch's export records a wrong shape for a negative dim; pass dim + rank)");
     const int64_t d = normalize_dim(*dim, rank);
     perm.push_back(d);
     for (int64_t i = 0; i < rank; ++i)
