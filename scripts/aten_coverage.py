@@ -75,10 +75,25 @@ WRITTEN_AS = {
     "aten.to.prim_Device": ["aten.to.device"],
     "aten.to.prim_other": [],  # no node: the value itself
     "aten._list_to_tensor.default": ["aten.empty.memory_format", "aten.select.int", "aten.fill_.Scalar"],
+    "aten.mT.a": ["aten.mT.default"],
+    "aten.mH.a": ["aten.mH.default"],
+    "aten.matrix_H.a": ["aten.matrix_H.default"],
+    "aten.numpy_T.a": ["aten.numpy_T.default"],
+    "aten.einsum.sublist": ["aten.einsum.default"],
 }
 # The overloads an explicit torch.Generator selects (rand.generator, randint_like.Tensor_generator, ...).
 GENERATOR_OVERLOAD = re.compile(r"(^|_)generator($|_)")
-EIGEN_SVD = {"linalg_eig", "linalg_eigvals", "_linalg_eigvals", "_linalg_eigh", "_linalg_svd", "svd"}
+EIGEN_SVD = {"linalg_eig", "linalg_eigvals", "_linalg_eigvals", "_linalg_eigh", "_linalg_svd", "svd", "linalg_svd", "linalg_eigh"}
+SPARSE_NAMED = {"hspmm", "smm", "sspaddmm", "copy_sparse_to_sparse", "resize_as_sparse", "_spsolve",
+                "_convert_indices_from_coo_to_csr", "_convert_indices_from_csr_to_coo", "_rowwise_prune"}
+QUANTIZED_NAMED = {"_empty_affine_quantized", "_empty_per_channel_affine_quantized", "empty_quantized"}
+# SyncBatchNorm's kernels: per-process statistics, their all-gather and the running-stat update.
+SYNC_BATCH_NORM = {"batch_norm_stats", "batch_norm_elemt", "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
+                   "batch_norm_update_stats"}
+# Kernels aten.convolution dispatches to (CPU slow paths, depthwise CUDA kernels, THNN).
+CONV_KERNELS = {"_conv_depthwise2d", "conv_depthwise3d", "slow_conv3d", "slow_conv3d_forward", "slow_conv_dilated2d",
+                "slow_conv_dilated3d", "slow_conv_transpose2d", "slow_conv_transpose3d", "thnn_conv2d",
+                "_slow_conv2d_forward"}
 PACKED_RNN = {"lstm", "gru", "rnn_tanh", "rnn_relu"}
 
 
@@ -88,6 +103,18 @@ def in_dispatcher(name: str, overload: str) -> bool:
     try:
         torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CPU")
         return True
+    except RuntimeError:
+        return False
+
+
+def sparse_only(name: str, overload: str) -> bool:
+    """True where the only kernels are sparse ones (no dense, composite or meta-only entry)."""
+    qualified = f"aten::{name}" + ("" if overload == "default" else f".{overload}")
+    has = lambda key: torch._C._dispatch_has_kernel_for_dispatch_key(qualified, key)
+    try:
+        dense = any(has(k) for k in ("CPU", "CUDA", "CompositeImplicitAutograd", "CompositeExplicitAutograd",
+                                     "CompositeExplicitAutogradNonFunctional"))
+        return not dense and (has("SparseCPU") or has("SparseCUDA"))
     except RuntimeError:
         return False
 
@@ -103,7 +130,28 @@ def returns_no_tensor(schema) -> bool:
 OUT_OF_SCOPE = [
     (lambda n, o, s: torch.Tag.out in s["tags"] or any(a.is_out for a in s["schema"].arguments),
      "out= form: torch.export writes the functional overload"),
-    (lambda n, o, s: "backward" in n or n.startswith("_backward"), "backward op: training graphs are not exported for inference"),
+    (lambda n, o, s: "backward" in n or n.startswith("_backward") or n.endswith(("_grad", "_jvp")) or n == "get_gradients",
+     "backward op: training graphs are not exported for inference"),
+    (lambda n, o, s: n in SPARSE_NAMED or sparse_only(n, o), "backend-, sparse- or nested-specific op: not backend-neutral"),
+    (lambda n, o, s: n in QUANTIZED_NAMED,
+     "quantized-engine op: PT2E/torchao programs carry quantized_decomposed/torchao ops instead (rules exist for those)"),
+    (lambda n, o, s: n in SYNC_BATCH_NORM,
+     "SyncBatchNorm's distributed-training kernels (per-process statistics, their all-gather, the running-stat "
+     "update): an inference program's batch norm is native_batch_norm or its functional forms, which have rules"),
+    (lambda n, o, s: n in CONV_KERNELS,
+     "a kernel aten.convolution dispatches to (CPU slow path, depthwise or THNN): programs write convolution, "
+     "which has rules"),
+    (lambda n, o, s: n in ("_add_batch_dim", "_remove_batch_dim"),
+     "functorch (vmap) batching internals: an exported program holds no batched tensors"),
+    (lambda n, o, s: n in ("flatten_dense_tensors", "unflatten_dense_tensors"),
+     "DistributedDataParallel's gradient-bucket helpers: not in an inference program"),
+    (lambda n, o, s: n == "_foobar", "a test op of torch's own dispatcher tests"),
+    (lambda n, o, s: n == "_batch_norm_impl_index",
+     "batch_norm's backend selection (returns the cudnn/miopen kernel index and reserve space): programs write "
+     "native_batch_norm or its functional forms, which have rules"),
+    (lambda n, o, s: n == "_efficientzerotensor",
+     "autograd's lazy ZeroTensor: torch.export cannot trace it (fake tensors refuse ZeroTensor)"),
+    (lambda n, o, s: n in ("set", "from_file"), "autograd, storage or metadata query: not a tensor computation export writes"),
     (lambda n, o, s: n.startswith(BACKEND_PREFIXES), "backend-, sparse- or nested-specific op: not backend-neutral"),
     (lambda n, o, s: n.startswith(QUANTIZED_ENGINE),
      "quantized-engine op: PT2E/torchao programs carry quantized_decomposed/torchao ops instead (rules exist for those)"),
@@ -115,30 +163,44 @@ OUT_OF_SCOPE = [
     (lambda n, o, s: GENERATOR_OVERLOAD.search(o) is not None,
      "takes an explicit torch.Generator: the program asks for torch's seeded stream, which ONNX's unseeded "
      "Random* ops cannot reproduce (pt2onnx's random rules match torch in distribution only)"),
-    (lambda n, o, s: n.startswith("_philox_key"),
-     "key arithmetic of torch's counter-based (Philox) generator state: ONNX random ops take no key"),
+    (lambda n, o, s: n.startswith("_philox_"),
+     "torch's counter-based (Philox) generator: draws and key arithmetic from an explicit key, which ONNX random ops do not take"),
     (lambda n, o, s: n in EIGEN_SVD,
      "eigen- or singular-vector factors: defined only up to sign (a complex phase for eig) and, for general "
      "matrices, complex and unordered eigenvalues; LAPACK's iterative algorithm fixes them and ONNX has no "
      "counterpart (singular values alone: linalg_svdvals has a rule)"),
-    (lambda n, o, s: n in ("linalg_ldl_factor_ex", "linalg_ldl_solve"),
+    (lambda n, o, s: n in ("linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve"),
      "LAPACK sytrf's Bunch-Kaufman LDL^T: pivots and 2x2 blocks encoded as LAPACK chooses them while it "
      "factors; no ONNX counterpart"),
-    (lambda n, o, s: n.endswith(("_for_mps", "_overrideable")),
+    (lambda n, o, s: n.endswith(("_for_mps", "_mps", "_overrideable")),
      "kernel of one backend: MPS (Apple GPUs) or a PrivateUse1 hook whose CPU kernel raises; CPU and CUDA "
      "programs write the SDPA kernels that have rules"),
     (lambda n, o, s: n in PACKED_RNN and o == "data",
      "PackedSequence form: torch.export fails on packed sequences (pack_padded_sequence makes shapes from data)"),
     (lambda n, o, s: n == "copy" and o == "Dict_Tensor", "TorchScript dict operator: torch.export cannot pass it a Dict"),
+    (lambda n, o, s: n == "chalf", "complex32 (chalf): ONNX has no complex32 type"),
+    (lambda n, o, s: n in ("corrcoef", "cov", "_reshape_from_tensor"),
+     "torch 2.15's export fails on it (a check or a shape read from tensor data: DataDependentOutputException)"),
+    (lambda n, o, s: n in ("unique_dim_consecutive", "linalg_lstsq", "ctc_loss", "_ctc_loss"),
+     "torch 2.15's export fails on it (no fake kernel for its data-dependent output size: "
+     "DynamicOutputShapeException)"),
+    (lambda n, o, s: n == "slice_inverse",
+     "functionalization's view replay (it re-views the mutated slice's storage as the base): exported programs "
+     "write slice_scatter, which has a rule"),
+    (lambda n, o, s: n == "random" and o == "from",
+     "torch 2.15's export fails on it (FX writes its `from` argument as a Python keyword: SyntaxError)"),
     (lambda n, o, s: n == "baddbmm" and o == "dtype",
      "torch 2.15's export fails on it (the fake-tensor decomposition of baddbmm reads out_dtype as beta)"),
 ]
 
 
 def registered_overloads():
-    for name in sorted(dir(torch.ops.aten)):
-        packet = getattr(torch.ops.aten, name)
-        if not hasattr(packet, "overloads"):
+    # The dispatcher's whole list: dir(torch.ops.aten) names only the packets already loaded
+    # (torch.ops resolves them lazily), which left out about a third of the overloads.
+    names = sorted({n.split("::", 1)[1].split(".", 1)[0] for n in torch._C._dispatch_get_all_op_names() if n.startswith("aten::")})
+    for name in names:
+        packet = getattr(torch.ops.aten, name, None)
+        if packet is None or not hasattr(packet, "overloads"):
             continue
         for overload in packet.overloads():
             op = getattr(packet, overload)

@@ -27,6 +27,7 @@ import argparse
 import hashlib
 import inspect
 import json
+import math
 import re
 import sys
 import tempfile
@@ -1462,7 +1463,7 @@ class ComplexRotary(nn.Module):
 
 @case("complex_ops", lambda g: (randn(g, 3, 4), randn(g, 3, 4), randn(g, 4), torch.randn(3, 4, dtype=torch.complex64, generator=g)))
 class ComplexOps(nn.Module):
-    """complex, polar, real, imag, abs, angle, conj, exp, neg and mul/div/add/sub of complex by complex, real tensors, real and complex Scalars; permute, transpose, unsqueeze, reshape, cat, slice, select on complex; a complex graph input and output (real pairs)."""
+    """complex, polar, real, imag, abs, angle, conj (and _conj_copy), exp, neg and mul/div/add/sub of complex by complex, real tensors, real and complex Scalars; permute, transpose, unsqueeze, reshape, cat, slice, select on complex; a complex graph input and output (real pairs)."""
 
     def forward(self, a, b, r, c):
         z = torch.complex(a, b)
@@ -1470,7 +1471,8 @@ class ComplexOps(nn.Module):
         w = (z * p + z / (p + 1) - z * r + r / (p * 2 + 1j)) * 0.5 - (1 - 2j) * z
         y = torch.cat([w.unsqueeze(0), z.t().reshape(1, 3, 4), torch.exp(p * 0.3).unsqueeze(0)], 0).permute(2, 0, 1)
         return (torch.view_as_real(w), z.real, z.imag, p.abs(), w.angle(), torch.view_as_real(y[1:3].conj().resolve_conj()),
-                torch.view_as_real(-y.select(1, 2)), c * z + c.conj() / 3, (c * 1j).abs(), torch.view_as_real(z.flatten()))
+                torch.view_as_real(-y.select(1, 2)), c * z + c.conj() / 3, (c * 1j).abs(), torch.view_as_real(z.flatten()),
+                torch.view_as_real(aten._conj_copy.default(z)))
 
 
 @case("fft", lambda g: (randn(g, 3, 6, 8), randn(g, 2, 5, 7)))
@@ -1561,14 +1563,16 @@ class Random(nn.Module):
 @case("unique", lambda g: (torch.tensor([[3, 1, 2, 3], [1, 5, 5, 2]]), torch.tensor([[1.5, 2.0], [0.5, 1.0], [1.5, 2.0]]),
                            torch.tensor([4, 4, 1, 1, 1, 4, 2, 2])))
 class Unique(nn.Module):
-    """torch.unique (inverse, counts, float), unique along dim 0, unique_consecutive (inverse, counts): data-dependent sizes."""
+    """torch.unique (inverse, counts, float), unique along dim 0, unique_consecutive (inverse, counts; flattened, along dims 0 and 1): data-dependent sizes."""
 
     def forward(self, i, f, runs):
         values, inverse, counts = torch.unique(i, return_inverse=True, return_counts=True)
         rows, row_inverse, row_counts = torch.unique(f, dim=0, return_inverse=True, return_counts=True)
         c_values, c_inverse, c_counts = torch.unique_consecutive(runs, return_inverse=True, return_counts=True)
+        d_values, d_inverse, d_counts = torch.unique_consecutive(f, return_inverse=True, return_counts=True, dim=0)
+        cols, col_inverse, col_counts = torch.unique_consecutive(torch.cat([i, i[:, -1:]], 1), return_inverse=True, return_counts=True, dim=1)
         return (values, inverse, counts, torch.unique(f), rows, row_inverse, row_counts, c_values, c_inverse, c_counts,
-                torch.unique_consecutive(i))
+                torch.unique_consecutive(i), d_values, d_inverse, d_counts, cols, col_inverse, col_counts)
 
 
 @case("math_extra", lambda g: (randn(g, 3, 4), randint(g, -40, 40, 3, 4), randint(g, 0, 4, 3, 4),
@@ -1922,14 +1926,20 @@ class TransformerFastPath(_FastPath):
 @case("fractional_pool", lambda g: (randn(g, 2, 3, 9, 11), torch.rand(2, 3, 2, generator=g), randn(g, 3, 7, 7),
                                     torch.rand(1, 3, 2, generator=g)), irs=("default",))
 class FractionalPool(nn.Module):
-    """fractional_max_pool2d with its random samples given (deterministic): values and indices, batched and unbatched, one output row."""
+    """fractional_max_pool2d with its random samples given (deterministic): values and indices, batched and unbatched, one output row, samples outside [0, 1) (torch truncates toward zero); fractional_max_pool3d batched and unbatched."""
 
     def forward(self, x, u, x3, u3):
         a = aten
         v, i = a.fractional_max_pool2d.default(x, [2, 3], [5, 4], u)
         v2, i2 = a.fractional_max_pool2d.default(x, [3, 3], [1, 3], u)
         v3, i3 = a.fractional_max_pool2d.default(x3, [2, 2], [4, 4], u3)
-        return v, i, v2, i2, v3, i3
+        outside = torch.tensor([[4.9624, -0.713], [-0.2, 1.7], [0.3, -0.9]]).expand(2, 3, 2)
+        v4, i4 = a.fractional_max_pool2d.default(x, [1, 1], [5, 6], outside)
+        vol = torch.stack([x, x * 0.5 - 1, -x], 2)  # [N, C, T, H, W]
+        u5 = torch.tensor([[0.3, 0.6, 0.8], [0.9, 0.1, 0.5], [0.2, 0.7, 0.4]]).expand(2, 3, 3)
+        v5, i5 = a.fractional_max_pool3d.default(vol, [1, 2, 3], [2, 4, 3], u5)
+        v6, i6 = a.fractional_max_pool3d.default(vol[0], [2, 3, 2], [1, 3, 5], u5[:1])
+        return v, i, v2, i2, v3, i3, v4, i4, v5, i5, v6, i6
 
 
 @case("matrix_exp", lambda g: (randn(g, 3, 3), randn(g, 2, 4, 4, scale=3.0), randn(g, 2, 2, 2).double()), irs=("default",))
@@ -2025,6 +2035,249 @@ class MatmulOutDtype(nn.Module):
         f32 = torch.float32
         return (aten.mm.dtype(a, b, f32), aten.bmm.dtype(ba, bb, f32), aten.addmm.dtype(a[:, :5], a, b, f32, beta=0.5, alpha=2))
 
+
+
+def _histogram_inputs(gen):
+    # Quarter steps put samples on bin edges; column 1 of `pts` is constant (an empty data range).
+    pts = torch.cat([(randn(gen, 12, 1) * 4).round() / 4, torch.full((12, 1), 0.5), randn(gen, 12, 1)], 1)
+    return (pts, torch.rand(12, generator=gen) + 0.1)
+
+
+# Static shapes: torch 2.15 has no meta kernel for histogram with a symbolic size.
+@case("histograms", _histogram_inputs, irs=("default",))
+class Histograms(nn.Module):
+    """histogram (bin count with range, weights, density; edges tensor), histogramdd (bin counts, one count, edge tensors, range, weights, density) and the _histogramdd_* parts, with samples on edges, outside the range and a constant column."""
+
+    def forward(self, pts, w):
+        x = pts[:, 0]
+        edges = torch.tensor([-2.0, -0.5, 0.0, 0.25, 1.0, 3.0])
+        h1, e1 = torch.histogram(x, bins=6)
+        h2, e2 = torch.histogram(x, bins=5, range=(-1.0, 1.0), weight=w, density=True)
+        h3, e3 = torch.histogram(x, edges, weight=w)
+        d1, (a1, b1, c1) = torch.histogramdd(pts, bins=[3, 4, 2])
+        d2, _ = torch.histogramdd(pts, bins=3, range=[-1.0, 1.0, 0.0, 1.0, -2.0, 2.0], weight=w, density=True)
+        d3, _ = torch.histogramdd(pts[:, :2], bins=[edges, torch.tensor([-1.0, 0.5, 2.0])], weight=w)
+        parts = aten._histogramdd_bin_edges.default(pts, [2, 3, 4])
+        from_cts = aten._histogramdd_from_bin_cts.default(pts, [2, 3, 4], density=True)
+        from_edges = aten._histogramdd_from_bin_tensors.default(pts[:, :2], [edges, torch.tensor([-1.0, 0.5, 2.0])], weight=w)
+        return (h1, e1, h2, e2, h3, e3, d1, a1, b1, c1, d2, d3, *parts, from_cts, from_edges)
+
+
+
+def _nextafter_inputs(gen):
+    # Zeros of both signs, subnormals, the least normal, powers of two (a half step toward zero),
+    # the greatest finite value, infinities and NaN, then random values over the exponent range.
+    edges32 = [0.0, -0.0, 1e-45, -3e-45, 1.1754944e-38, 2.0**-126, 1.0, -1.0, 0.5, 2.0**20, -2.0**-100, 3.4028235e38,
+               -3.4028235e38, float("inf"), float("-inf"), float("nan"), 1.5, -7.25]
+    x = torch.tensor(edges32 * 2 + (randn(gen, 64) * torch.exp2(torch.randint(-140, 120, (64,), generator=gen).float())).tolist())
+    y = torch.tensor([1.0] * len(edges32) + [-1.0] * len(edges32) + randn(gen, 64).tolist())
+    y[0], y[1], y[15], y[len(edges32) + 3] = -0.0, 0.0, 2.0, float("nan")
+    y[len(edges32) + 2] = x[len(edges32) + 2]
+    big = torch.tensor([0.0, 5e-324, -1e-310, 2.0**-1022, 1.0, -2.0**600, 1.7976931348623157e308, float("inf"), 3.0, 1e-300])
+    return (x, y, big.double(), -big.double().flip(0))
+
+
+@case("nextafter", _nextafter_inputs, irs=("default",))
+class NextAfter(nn.Module):
+    """nextafter in float32 (zeros, subnormals, powers of two, the greatest finite value, infinities, NaN, equal operands), float64, float16 and bfloat16 (compared in float32)."""
+
+    def forward(self, x, y, xd, yd):
+        half = torch.nextafter(x.clamp(-6e4, 6e4).half(), y.half()).float()
+        brain = torch.nextafter(x.bfloat16(), y.bfloat16()).float()
+        r, rd = torch.nextafter(x, y), torch.nextafter(xd, yd)
+        # The step in units of x's last place and the sign bit: a wrong half step or subnormal
+        # step, or a zero of the wrong sign, is far outside the tolerance here.
+        steps = (r - x) / x.abs().clamp_min(2.0**-126) * 2.0**23
+        steps_d = (rd - xd) / xd.abs().clamp_min(2.0**-1022) * 2.0**52
+        return (r, rd, half, brain, steps, steps_d, torch.signbit(r), torch.signbit(rd))
+
+
+
+def _airy_inputs(gen):
+    # Both sides of each region edge (-8, 5.5), the oscillating tail, the decaying side, integers.
+    x = torch.cat([torch.linspace(-40.0, 20.0, 241), torch.tensor([-8.0001, -7.9999, 5.4999, 5.5001, 0.0]), randn(gen, 32, scale=6.0)])
+    return (x, x.double() * 1.5, randint(gen, -9, 9, 10))
+
+
+@case("airy_ai", _airy_inputs)
+class AiryAi(nn.Module):
+    """special.airy_ai in float32 and float64 (series, decaying and oscillating expansions, their edges) and of an integer tensor."""
+
+    def forward(self, x, xd, i):
+        return (torch.special.airy_ai(x), torch.special.airy_ai(xd), torch.special.airy_ai(i))
+
+
+
+@case("lanczos", lambda g: (randn(g, 2, 3, 13, 17), randn(g, 1, 2, 6, 5).double()))
+class Lanczos(nn.Module):
+    """F.interpolate(mode="lanczos", antialias=True): down- and upscaling by sizes and by scale factors (0.37, 2.5), one axis unchanged, float64."""
+
+    def forward(self, x, xd):
+        lz = dict(mode="lanczos", antialias=True, align_corners=False)
+        return (F.interpolate(x, size=(7, 29), **lz), F.interpolate(x, scale_factor=(0.37, 2.5), **lz),
+                F.interpolate(x, size=(13, 5), **lz), F.interpolate(xd, size=(11, 3), **lz))
+
+
+
+def _matrix_factor_inputs(gen):
+    a = randn(gen, 2, 6, 6)
+    spd = a @ a.mT + 0.05 * torch.eye(6)
+    garbage_upper = spd + torch.triu(randn(gen, 6, 6), 1)  # sqrth reads the lower triangle only
+    indefinite = torch.tensor([[1.0, 2.0], [2.0, 1.0]])
+    big = randn(gen, 16, 16)
+    return (randn(gen, 5, 5), randn(gen, 3, 7, 4), spd, garbage_upper, indefinite, big @ big.mT + torch.eye(16))
+
+
+@case("matrix_factors", _matrix_factor_inputs)
+class MatrixFactors(nn.Module):
+    """linalg.polar (square, tall, batched) and linalg.matrix_sqrth (SPD batch, upper triangle ignored, an indefinite matrix whose negative eigenvalue torch clamps, 16x16)."""
+
+    def forward(self, sq, tall, spd, upper, indefinite, big):
+        u, h = torch.linalg.polar(sq)
+        ut, ht = torch.linalg.polar(tall)
+        return (u, h, ut, ht, torch.linalg.matrix_sqrth(spd), torch.linalg.matrix_sqrth(upper),
+                torch.linalg.matrix_sqrth(indefinite), torch.linalg.matrix_sqrth(big))
+
+
+
+def _poisson_cdf(rate, k):
+    return sum(math.exp(-rate + i * math.log(rate) - math.lgamma(i + 1)) for i in range(k + 1))
+
+
+@case("random_loops", lambda g: (torch.ones(4096),), irs=("default",))
+class RandomLoops(nn.Module):
+    """_standard_gamma (shapes 0.3, 1, 2.5, 30: the boost below 1 and the rejection loop), _sample_dirichlet, binomial, random (to, default), rrelu in training and poisson (rates 0, 0.5, 4, 9.9, 10, 25, 300: counting below 10, PTRS from 10): range, integers, mean, std and one CDF point each, tolerances >= 6 sigma over 4096 draws."""
+
+    def forward(self, ones):
+        n = ones.numel()
+        out = []
+        for shape in (0.3, 1.0, 2.5, 30.0):
+            g = torch._standard_gamma(ones * shape)
+            sd = math.sqrt(shape)
+            out += [*_stats(g, 0, float("inf"), shape, 6 * sd / math.sqrt(n), sd, 0.25 * sd)]
+        out.append((torch.poisson(ones * 0) == 0).all())
+        alpha = torch.tensor([0.5, 1.0, 3.0])
+        d = torch._sample_dirichlet(ones.reshape(-1, 1)[:2048] * alpha)
+        out += [(d.sum(-1) - 1).abs().max() < 1e-5, ((d.mean(0) - alpha / alpha.sum()).abs() < 0.02).all(), (d > 0).all()]
+        for count, prob in ((5.0, 0.3), (40.0, 0.9)):
+            k = torch.binomial(ones * count, ones * prob)
+            sd = math.sqrt(count * prob * (1 - prob))
+            out += [*_stats(k, 0, count + 1, count * prob, 6 * sd / math.sqrt(n), sd, 0.15 * sd), (k == k.round()).all()]
+        # random.from cannot be exported: FX writes its `from` argument as a Python keyword.
+        r = aten.random.to(ones, 10)
+        out += [*_stats(r, 0, 10, 4.5, 6 * 2.87 / math.sqrt(n), 2.87, 0.2), (r == r.round()).all(),
+                *_stats(aten.random.default(ones), 0, 2.0**24 + 1, 2.0**23, 6 * 4.84e6 / math.sqrt(n), 4.84e6, 3e5)]
+        slopes = aten.rrelu.default(-ones, 0.1, 0.3, True) / -ones
+        out += [*_stats(slopes, 0.1, 0.3, 0.2, 6 * 0.0577 / math.sqrt(n), 0.0577, 0.01)]
+        for rate in (0.5, 4.0, 9.9, 10.0, 25.0, 300.0):
+            p = torch.poisson(ones * rate)
+            sd = math.sqrt(rate)
+            k = int(rate)
+            cdf = _poisson_cdf(rate, k)
+            below = (p <= k).double().mean()
+            out += [*_stats(p, 0, float("inf"), rate, 6 * sd / math.sqrt(n), sd, 0.15 * sd), (p == p.round()).all(),
+                    (below - cdf).abs() < 6 * math.sqrt(cdf * (1 - cdf) / n)]
+        return tuple(out)
+
+
+
+def _second_name_inputs(gen):
+    m = randn(gen, 2, 4, 4)
+    return (m, randn(gen, 3, 5), torch.rand(3, 5, generator=gen) * 1.8 - 0.9, randint(gen, 0, 5, 2, 3, 4),
+            randn(gen, 2, 5, 3, 4), randint(gen, 0, 10, 6), torch.tensor([0, 2, 4]), randn(gen, 10, 3))
+
+
+@case("second_names", _second_name_inputs, irs=("default",))
+class SecondNames(nn.Module):
+    """Second names of ops with rules, called as aten overloads: matrix_exp, matrix_power, special_erfinv/gammaln/round/xlogy (scalar forms), linalg_matmul, detach/select/slice/split_copy, mT/mH/matrix_H/numpy_T.a (TorchScript-only: export writes .default), _aminmax, nll_loss2d, _index_put_impl, _logcumsumexp, _stack, _neg_view, embedding_bag without padding_idx, linalg_pinv(rcond) and its tensor form, linalg_matrix_rank(tol) and its tensor form."""
+
+    def forward(self, m, x, p, target, logits, idx, offsets, table):
+        a = aten
+        lo, hi = a._aminmax.default(x)
+        lo_d, hi_d = a._aminmax.dim(x, 1, True)
+        bag = a.embedding_bag.default(table, idx, offsets, False, 1)[0]
+        put = a._index_put_impl.default(x, [torch.tensor([0, 2])], torch.ones(2, 5), True, False)
+        rank_tol = a.linalg_matrix_rank.default(m, 0.5)
+        rank_tensor = a.linalg_matrix_rank.tol_tensor(m, torch.tensor(0.5))
+        return (a.matrix_exp.default(m * 0.3), a.matrix_power.default(m, 3), a.special_erfinv.default(p),
+                a.special_gammaln.default(x.abs() + 0.5), a.special_round.default(x * 10, decimals=1),
+                a.special_xlogy.other_scalar(x, 2.0), a.special_xlogy.self_scalar(3.0, x.abs()), a.linalg_matmul.default(m, m),
+                a.detach_copy.default(x), a.select_copy.int(m, 1, 2), a.slice_copy.Tensor(x, 1, 1, 4),
+                *a.split_copy.Tensor(x, 2, 1), a.mT.a(m), a.mH.a(m), a.matrix_H.a(x), a.numpy_T.a(m), lo, hi, lo_d, hi_d,
+                a.nll_loss2d.default(logits.log_softmax(1), target[:, :3].clamp(max=4), None, 1, -100), put,
+                a._logcumsumexp.default(x, 1), a._stack.default([x, x * 2], 1), a._neg_view.default(x).resolve_neg(),
+                bag, a.linalg_pinv.default(m, 0.01),
+                a.linalg_pinv.rcond_tensor(m, torch.tensor(0.01)), rank_tol, rank_tensor)
+
+
+
+def _kernel_form_inputs(gen):
+    return (randn(gen, 7, 2, 3), randn(gen, 2, 3, 9, 8), randn(gen, 2, 4), randn(gen, 3, 5), randn(gen, 2, 6),
+            randn(gen, 3, 4, 5), randn(gen, 2, 5, 5), randn(gen, 5, 3))
+
+
+@case("kernel_forms", _kernel_form_inputs, irs=("default",))
+class KernelForms(nn.Module):
+    """Kernels called directly: range, conv_tbc, _convolution_mode (same, valid), _trilinear, _compute_linear_combination, rnn_tanh/rnn_relu/lstm/gru cells, rrelu (eval), frobenius_norm, linalg__powsum, norm_except_dim, nuclear_norm (both), linalg_eigvalsh (L, U), bartlett and kaiser windows, inverse, slogdet, orgqr, chain_matmul."""
+
+    def forward(self, tbc, img, x, y, h, t3, sq, tall):
+        a = aten
+        w_ih, w_hh, b = t3[0, :2, :3], t3[1, :2, :2], t3[2, 0, :2]
+        gru_w_ih, gru_w_hh, gru_b = t3[:, :2, :3].reshape(6, 3), t3[:, 2:4, :2].reshape(6, 2), t3[:, 0, 3:5].reshape(6)
+        lstm_w_ih = torch.cat([t3[0, :, :3], t3[1, :, :3]])
+        lstm_w_hh = torch.cat([t3[0, :, 3:5], t3[1, :, 3:5]])
+        h2, c2 = a.lstm_cell.default(x[:, :3], [h[:, :2], h[:, 2:4]], lstm_w_ih, lstm_w_hh, None, None)
+        spd = sq @ sq.mT + torch.eye(5)
+        sign, logdet = a.slogdet.default(sq)
+        qr, tau = torch.geqrf(tall)
+        return (a.range.default(1, 4), a.range.step(0.5, 2.0, 0.25),
+                a.conv_tbc.default(tbc, t3[:2, :3, :4], t3[0, 0, :4], 1),
+                a._convolution_mode.default(img, img[:2, :3, :3, :2], None, [1, 1], "same", [2, 1], 1),
+                a._convolution_mode.default(img, img[:2, :3, :3, :2], x[0, :2], [2, 1], "valid", [1, 1], 1),
+                a._trilinear.default(x, t3, y[:2], [1, 3], [0], [1, 2], [2, 3], 1),
+                a._compute_linear_combination.default(t3, sq[0, :2, :3]),
+                a.rnn_tanh_cell.default(x[:, :3], h[:, :2], w_ih, w_hh, b, None),
+                a.rnn_relu_cell.default(x[:, :3], h[:, :2], w_ih, w_hh), h2, c2,
+                a.gru_cell.default(x[:, :3], h[:, :2], gru_w_ih, gru_w_hh, gru_b, gru_b * 0.5),
+                a.rrelu.default(y, 0.1, 0.3, False), a.frobenius_norm.dim(t3, [1, 2]), a.linalg__powsum.default(t3, 3, [0]),
+                a.norm_except_dim.default(t3, 2, 1), a.norm_except_dim.default(t3, 2, -1), a.nuclear_norm.default(y),
+                a.nuclear_norm.dim(t3, [0, 2], True), a.linalg_eigvalsh.default(spd), a.linalg_eigvalsh.default(sq, "U"),
+                a.bartlett_window.default(7), a.bartlett_window.periodic(6, False), a.kaiser_window.beta(9, True, 5.0),
+                a.kaiser_window.periodic(5, False), a.inverse.default(spd), sign, logdet, a.orgqr.default(qr, tau),
+                a.chain_matmul.default([sq[0], spd[1], tall]))
+
+
+
+def _kernel_parts_inputs(gen):
+    return (randn(gen, 2, 3, 6, 5), randn(gen, 2, 4, 12), randn(gen, 12), randn(gen, 2, 2, 4, 4), torch.rand(2, 4, generator=gen) > 0.5,
+            randn(gen, 2, 2, 4, 3), randn(gen, 2, 2, 5, 3))
+
+
+@case("kernel_parts", _kernel_parts_inputs, irs=("default",))
+class KernelParts(nn.Module):
+    """_pad_circular, _pad_enum (all four modes), _reshape_alias_copy, _transform_bias_rescale_qkv, _masked_softmax (key padding mask with a fully masked row, [T, S] mask), _scaled_dot_product_attention_math (output and weights; mask, causal), einsum's sublist form."""
+
+    def forward(self, img, qkv, bias, scores, keep, q, kv):
+        a = aten
+        qh, kh, vh = a._transform_bias_rescale_qkv.default(qkv, bias, 2)
+        pad_mask = keep.clone()
+        pad_mask[1] = True
+        square = torch.triu(torch.ones(4, 4, dtype=torch.bool), 1)
+        out, weights = a._scaled_dot_product_attention_math.default(q, kv, kv, scores[:, :, :, :1].expand(2, 2, 4, 5) * 0 + scores.mean())
+        out_c, weights_c = a._scaled_dot_product_attention_math.default(q, kv, kv, None, 0.0, True)
+        return (a._pad_circular.default(img, [1, 2, 2, 0]), *[a._pad_enum.default(img, [2, 1, 1, 3], m, 0.5 if m == 3 else None) for m in range(4)],
+                a._reshape_alias_copy.default(img, [2, 3, 30], [90, 30, 1]), qh, kh, vh,
+                a._masked_softmax.default(scores, pad_mask, -1, 1), a._masked_softmax.default(scores, square, None, 0),
+                out, weights, out_c, weights_c, torch.einsum(q, [0, 1, 2, 3], kv, [0, 1, 4, 3], [0, 1, 2, 4]))
+
+
+
+@case("cond_by_name", lambda g: (randn(g, 4, 4), randn(g, 2, 3, 3)), irs=("default",))
+class CondByName(nn.Module):
+    """linalg.cond with p 'fro' and 'nuc' (one matrix, a batch)."""
+
+    def forward(self, m, batch):
+        return torch.linalg.cond(m, "fro"), torch.linalg.cond(m, "nuc"), torch.linalg.cond(batch, "fro"), torch.linalg.cond(batch, "nuc")
 
 # {case: {ir: {ONNX op: nodes}}}: what a conversion at opset 23 and 24 must emit (checked by
 # tests/models/run_fused_tests.py, with --no-fuse keeping none of the fused ones); the manifest

@@ -9,7 +9,8 @@ takes the sample's tensors (input, args and kwargs, lists included) and calls th
 the rest held constant; it is exported with torch.export (default IR, non-strict). The programs of
 one OpInfo are packed as the models of one archive (`package_pt2`, entries deflated), next to an
 `.io.npz` holding each model's inputs and torch eager outputs (`<model>.input_<i>`,
-`<model>.output_<i>`; complex tensors as (real, imag) pairs, the form pt2onnx gives them).
+`<model>.output_<i>`; complex tensors as (real, imag) pairs, the form pt2onnx gives them; for
+float32 programs also `<model>.output_<i>_f64`, the same op run on float64 inputs).
 
 A sample is left out, with its reason recorded in the index and printed, when its op returns a
 Python value or no tensor, draws random numbers (two eager runs under different seeds differ),
@@ -321,7 +322,29 @@ def build_program(op, sample, timeout):
     if len(exported) != len(ref) or not all(_same(a, b, EXPORT_RTOL, EXPORT_ATOL) for a, b in zip(exported, ref)):
         raise Skip("the exported program disagrees with eager torch (torch.export's defect, not a converter's)")
     ms._stabilize_provenance(ep)
-    return ep, [_np(t) for t in inputs], ref
+    return ep, [_np(t) for t in inputs], ref, float64_reference(op, leaves, spec, tensor_pos, inputs, outs)
+
+
+def float64_reference(op, leaves, spec, tensor_pos, inputs, outs):
+    """The outputs again with every float32 input in float64, by output index, for the float32
+    outputs whose float64 twin came back (the sweep's arbiter where torch's own float32 result is
+    off: matrix_exp of entries near 1e5 rounds to errors of 0.05 there)."""
+    if not any(t.dtype == torch.float32 for t in inputs):
+        return {}
+    try:
+        torch.manual_seed(1)
+        with torch.no_grad():
+            vals = list(leaves)
+            for p, t in zip(tensor_pos, inputs):
+                vals[p] = t.double() if t.dtype == torch.float32 else t.clone()
+            inp, args, kwargs = pytree.tree_unflatten(vals, spec)
+            raw = [x for x in pytree.tree_leaves(op.op(inp, *args, **kwargs)) if isinstance(x, torch.Tensor)]
+    except Exception:
+        return {}
+    if len(raw) != len(outs):
+        return {}
+    return {i: _np(r) for i, (r, o) in enumerate(zip(raw, outs))
+            if o.dtype == torch.float32 and r.dtype == torch.float64 and r.shape == o.shape}
 
 
 def write_archive(path: Path, programs: dict):
@@ -366,7 +389,7 @@ def make_opinfo(op, per_op, timeout, pick=None, dtype=None):
             break
         name = model_name(key, index, dtype)
         try:
-            ep, ins, outs = build_program(op, sample, timeout)
+            ep, ins, outs, outs64 = build_program(op, sample, timeout)
         except Skip as e:
             skipped.append({"sample": index, "desc": describe(sample), "reason": str(e)})
             continue
@@ -375,6 +398,8 @@ def make_opinfo(op, per_op, timeout, pick=None, dtype=None):
             arrays[f"{name}.input_{i}"] = a
         for i, a in enumerate(outs):
             arrays[f"{name}.output_{i}"] = a
+        for i, a in outs64.items():
+            arrays[f"{name}.output_{i}_f64"] = a
         models[name] = {"opinfo": key, "sample": index, "desc": describe(sample),
                         "inputs": len(ins), "outputs": len(outs)}
     return programs, arrays, models, skipped

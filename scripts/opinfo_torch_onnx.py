@@ -107,7 +107,7 @@ def run(index_path: Path, results_path: Path, timeout: int, only):
                 programs, why = {}, f"torch.export.load: {type(e).__name__}: {str(e)[:150]}"
             with np.load(index_path.parent / entry["io_file"], allow_pickle=False) as npz:
                 for model, meta in models.items():
-                    ins, outs = load_arrays(npz, model)
+                    ins, outs, _ = load_arrays(npz, model)
                     if model in programs:
                         status, detail, err = check_one(programs[model], ins, outs, work, timeout)
                     else:

@@ -57,6 +57,9 @@ std::string atan2_values(EmitContext& ctx, std::string y, std::string x, ir::DTy
 // is the max/min magnitude. Defined with the reduction rules.
 std::string vector_norm(EmitContext& ctx, const std::string& x, double ord, const std::optional<std::vector<int64_t>>& axes,
                         bool keepdim, ir::DType type);
+// torch.linspace's `steps` values from `start` to `end` (0-D values of floating `compute`), step
+// and both halves computed as torch's kernel does. Defined with the creation rules.
+std::string linspace_between(EmitContext& ctx, const std::string& start, const std::string& end, int64_t steps, ir::DType compute);
 // A loss's `reduction` (0 none, 1 mean, 2 sum) applied to its elementwise values.
 std::string reduce_loss(EmitContext& ctx, const std::string& loss, int64_t reduction);
 // Python floor division of two integer values, exact for either sign: (a - a mod b) / b.

@@ -22,6 +22,7 @@ struct AttentionArgs {
   std::optional<double> scale;
   bool enable_gqa = false;
   bool logsumexp = false;  // output 1 is the logsumexp of each query's scaled, masked scores
+  bool weights = false;    // output 1 is the attention weights (the math kernel's)
 };
 
 // k or v with its heads repeated to `query_heads` (repeat_interleave along dim -3).
@@ -104,6 +105,10 @@ RuleResult emit_attention(EmitContext& ctx, const ArgReader& args, const Attenti
   }
   ctx.set_output(0, ctx.emit("MatMul", {weights, value}));
   size_t first_unset = 1;
+  if (a.weights && ctx.output_count() > 1) {
+    if (ctx.output_used(1)) ctx.set_output(1, weights);
+    first_unset = 2;
+  }
   if (a.logsumexp && ctx.output_count() > 1) {
     // float32 for half-precision inputs, as torch gives it.
     const DType lse_type = args.out_dtype(1) == DType::kUnknown ? type : args.out_dtype(1);
@@ -129,6 +134,19 @@ RuleResult aten_scaled_dot_product_attention(EmitContext& ctx, const ir::Node& n
   warn_dropout(ctx, args, node);
   return emit_attention(ctx, args, {"attn_mask", args.bool_or("is_causal", false), args.optional_float("scale"),
                                     args.bool_or("enable_gqa", false)});
+}
+
+// _scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None,
+//     float dropout_p=0., bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None,
+//     bool enable_gqa=False) -> (Tensor, Tensor): the output and the attention weights; a given
+// dropout mask or dropout_p > 0 is refused.
+RuleResult aten_sdpa_math(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  PT2ONNX_CHECK(!args.has("dropout_mask") && args.float_or("dropout_p", 0) == 0, ErrorCode::kUnsupported,
+                "_scaled_dot_product_attention_math with dropout");
+  AttentionArgs a{"attn_mask", args.bool_or("is_causal", false), args.optional_float("scale"), args.bool_or("enable_gqa", false)};
+  a.weights = true;
+  return emit_attention(ctx, args, a);
 }
 
 // _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0,
@@ -163,6 +181,7 @@ void register_attention_rules(RuleTable& t) {
   t.add("aten._scaled_dot_product_flash_attention_for_cpu.default", aten_sdpa_flash_for_cpu);
   t.add("aten._scaled_dot_product_efficient_attention.default", aten_sdpa_efficient);
   t.add("aten._scaled_dot_product_flash_attention.default", aten_sdpa_flash);
+  t.add("aten._scaled_dot_product_attention_math.default", aten_sdpa_math);
 }
 
 }  // namespace pt2onnx::translate

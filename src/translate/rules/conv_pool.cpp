@@ -356,7 +356,7 @@ RuleResult aten_col2im(EmitContext& ctx, const ir::Node& node) {
 
 // fractional_max_pool2d's window starts along one axis, [N, C, out] int64, as torch's
 // generate_intervals computes them in the input's float type from the sample u of each plane:
-// int((i + u) * alpha) - int(u * alpha) with alpha = (in - pool) / (out - 1), the last at in - pool.
+// int((i + u) * alpha) - int(u * alpha) (int() truncating) with alpha = (in - pool) / (out - 1), the last at in - pool.
 std::string fractional_starts(EmitContext& ctx, const std::string& u, int64_t in, int64_t out, int64_t pool, DType type) {
   const std::string last = ctx.const_i64s({in - pool});
   const std::string planes = ctx.shape_of(u);  // [N, C]
@@ -364,64 +364,106 @@ std::string fractional_starts(EmitContext& ctx, const std::string& u, int64_t in
   const float alpha = static_cast<float>(in - pool) / static_cast<float>(out - 1);
   const std::string a = ctx.const_scalar(alpha, type), sample = ctx.unsqueeze(u, {-1});
   const std::string index = ctx.cast(ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(out - 1), ctx.const_i64(1)}), type);
-  const std::string scaled = ctx.emit("Floor", {ctx.emit("Mul", {ctx.emit("Add", {index, sample}), a})});
-  const std::string offset = ctx.emit("Floor", {ctx.emit("Mul", {sample, a})});
+  // C++'s int() truncates toward zero: samples outside [0, 1) (which torch does not check) give
+  // negative products, where Floor would differ.
+  auto truncate = [&](const std::string& v) {
+    return ctx.emit("Where", {ctx.emit("Less", {v, ctx.const_scalar(0, type)}), ctx.emit("Ceil", {v}), ctx.emit("Floor", {v})});
+  };
+  const std::string scaled = truncate(ctx.emit("Mul", {ctx.emit("Add", {index, sample}), a}));
+  const std::string offset = truncate(ctx.emit("Mul", {sample, a}));
   const std::string starts = ctx.cast(ctx.emit("Sub", {scaled, offset}), DType::kInt64);
   return ctx.concat({starts, ctx.emit("Expand", {last, ctx.concat({planes, ctx.const_i64s({1})}, 0)})}, -1);
 }
 
 // fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples)
-// -> (Tensor, Tensor indices): windows placed from the given samples ([N, C, 2]: width's, then
-// height's), so deterministic; each window's rows and columns gathered (GatherElements), its max
-// and first argmax in row-major order, the index numbered h * W + w as torch numbers it.
-RuleResult aten_fractional_max_pool2d(EmitContext& ctx, const ir::Node& node) {
+// -> (Tensor, Tensor indices), and fractional_max_pool3d (int[3] sizes): windows placed from the given
+// samples ([N, C, dims]: torch reads width's then height's in 2-D, time's, height's, width's in 3-D),
+// so deterministic; each window gathered axis by axis (GatherElements), its max and first argmax in
+// row-major order, the index numbered over the flattened spatial dims as torch numbers it.
+RuleResult fractional_max_pool(EmitContext& ctx, const ir::Node& node, int64_t dims) {
   ArgReader args(ctx, node);
   const int64_t rank = args.rank_of("self");
-  PT2ONNX_CHECK(rank == 3 || rank == 4, ErrorCode::kUnsupported, "fractional_max_pool2d of a rank-" + std::to_string(rank) + " input");
+  PT2ONNX_CHECK(rank == dims + 1 || rank == dims + 2, ErrorCode::kUnsupported,
+                node.target + " of a rank-" + std::to_string(rank) + " input");
   const ir::TensorMeta& meta = args.meta("self");
-  PT2ONNX_CHECK(meta.sizes[rank - 1].is_static() && meta.sizes[rank - 2].is_static(), ErrorCode::kUnsupported,
-                "fractional_max_pool2d of symbolic height or width");
-  const int64_t height = meta.sizes[rank - 2].as_int(), width = meta.sizes[rank - 1].as_int();
+  std::vector<int64_t> in(static_cast<size_t>(dims));
+  for (int64_t a = 0; a < dims; ++a) {
+    const ir::Dim& d = meta.sizes[static_cast<size_t>(rank - dims + a)];
+    PT2ONNX_CHECK(d.is_static(), ErrorCode::kUnsupported, node.target + " of a symbolic spatial size");
+    in[static_cast<size_t>(a)] = d.as_int();
+  }
   const std::vector<int64_t> kernel = args.ints("kernel_size"), out = args.ints("output_size");
+  PT2ONNX_CHECK(static_cast<int64_t>(kernel.size()) == dims && static_cast<int64_t>(out.size()) == dims, ErrorCode::kUnsupported,
+                node.target + " with sizes not one per spatial dim");
   const DType type = args.dtype_of("self");
+  const bool unbatched = rank == dims + 1;
   std::string x = args.tensor("self");
-  if (rank == 3) x = ctx.unsqueeze(x, {0});
+  if (unbatched) x = ctx.unsqueeze(x, {0});
   const std::string samples = cast_if_needed(ctx, args.tensor("random_samples"), args.dtype_of("random_samples"), type);
-  const std::string u_w = ctx.emit("Gather", {samples, ctx.const_i64(0)}, {Attr("axis", int64_t{2})});
-  const std::string u_h = ctx.emit("Gather", {samples, ctx.const_i64(1)}, {Attr("axis", int64_t{2})});
-  const std::string start_h = fractional_starts(ctx, u_h, height, out[0], kernel[0], type);  // [N, C, outH]
-  const std::string start_w = fractional_starts(ctx, u_w, width, out[1], kernel[1], type);   // [N, C, outW]
-  auto window = [&](const std::string& starts, int64_t size) {  // [N, C, out * size]
-    const std::string offsets = ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(size), ctx.const_i64(1)});
-    return ctx.reshape(ctx.emit("Add", {ctx.unsqueeze(starts, {-1}), offsets}), ctx.const_i64s({0, 0, -1}));
-  };
-  const std::string planes = ctx.shape_slice(x, 0, 2);
-  const std::string rows = ctx.emit("Expand", {ctx.unsqueeze(window(start_h, kernel[0]), {-1}),
-                                               ctx.concat({planes, ctx.const_i64s({out[0] * kernel[0], width})}, 0)});
-  const std::string by_rows = ctx.emit("GatherElements", {x, rows}, {Attr("axis", int64_t{2})});
-  const std::string cols = ctx.emit("Expand", {ctx.unsqueeze(window(start_w, kernel[1]), {2}),
-                                               ctx.concat({planes, ctx.const_i64s({out[0] * kernel[0], out[1] * kernel[1]})}, 0)});
-  std::string windows = ctx.emit("GatherElements", {by_rows, cols}, {Attr("axis", int64_t{3})});
-  windows = ctx.transpose(ctx.reshape(windows, ctx.const_i64s({0, 0, out[0], kernel[0], out[1], kernel[1]})), {0, 1, 2, 4, 3, 5});
-  windows = ctx.reshape(windows, ctx.const_i64s({0, 0, out[0], out[1], kernel[0] * kernel[1]}));
+  std::vector<std::string> starts;  // per spatial axis, [N, C, out]
+  for (int64_t a = 0; a < dims; ++a) {
+    const int64_t sample = dims == 2 ? 1 - a : a;
+    const std::string u = ctx.emit("Gather", {samples, ctx.const_i64(sample)}, {Attr("axis", int64_t{2})});
+    starts.push_back(fractional_starts(ctx, u, in[static_cast<size_t>(a)], out[static_cast<size_t>(a)], kernel[static_cast<size_t>(a)], type));
+  }
+  // Gather each axis's windows: axis 2 + a becomes out * kernel long.
+  std::string windows = x;
+  for (int64_t a = 0; a < dims; ++a) {
+    const size_t i = static_cast<size_t>(a);
+    const std::string offsets = ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(kernel[i]), ctx.const_i64(1)});
+    std::string index = ctx.reshape(ctx.emit("Add", {ctx.unsqueeze(starts[i], {-1}), offsets}), ctx.const_i64s({0, 0, -1}));
+    std::vector<int64_t> others;  // the window's length goes to axis 2 + a
+    for (int64_t b = 0; b < dims; ++b)
+      if (b != a) others.push_back(2 + b);
+    index = ctx.unsqueeze(index, others);
+    const std::string shape = ctx.concat({ctx.shape_slice(windows, 0, 2 + a), ctx.const_i64s({out[i] * kernel[i]}),
+                                          ctx.shape_slice(windows, 3 + a, INT64_MAX)}, 0);
+    windows = ctx.emit("GatherElements", {windows, ctx.emit("Expand", {index, shape})}, {Attr("axis", 2 + a)});
+  }
+  std::vector<int64_t> split = {0, 0}, perm = {0, 1}, merged = {0, 0};
+  int64_t window_size = 1;
+  for (int64_t a = 0; a < dims; ++a) {
+    split.push_back(out[static_cast<size_t>(a)]);
+    split.push_back(kernel[static_cast<size_t>(a)]);
+    perm.push_back(2 + 2 * a);
+    merged.push_back(out[static_cast<size_t>(a)]);
+    window_size *= kernel[static_cast<size_t>(a)];
+  }
+  for (int64_t a = 0; a < dims; ++a) perm.push_back(3 + 2 * a);
+  merged.push_back(window_size);
+  windows = ctx.reshape(ctx.transpose(ctx.reshape(windows, ctx.const_i64s(split)), perm), ctx.const_i64s(merged));
   std::string values = ctx.reduce("ReduceMax", windows, std::vector<int64_t>{-1}, false);
-  if (rank == 3) values = ctx.squeeze(values, {0});
+  if (unbatched) values = ctx.squeeze(values, {0});
   if (ctx.output_count() > 1 && ctx.output_used(1)) {
     const std::string k = ctx.emit("ArgMax", {windows}, {Attr("axis", int64_t{-1}), Attr("keepdims", int64_t{0})});
-    const std::string kw = ctx.const_i64(kernel[1]);
-    const std::string h = ctx.emit("Add", {ctx.unsqueeze(start_h, {-1}), ctx.emit("Div", {k, kw})});
-    const std::string w = ctx.emit("Add", {ctx.unsqueeze(start_w, {2}), ctx.emit("Mod", {k, kw})});
-    std::string index = ctx.emit("Add", {ctx.emit("Mul", {h, ctx.const_i64(width)}), w});
-    if (rank == 3) index = ctx.squeeze(index, {0});
+    std::string index;
+    int64_t inner_kernel = window_size, stride = 1;
+    for (int64_t a = 0; a < dims; ++a) stride *= in[static_cast<size_t>(a)];
+    for (int64_t a = 0; a < dims; ++a) {
+      const size_t i = static_cast<size_t>(a);
+      inner_kernel /= kernel[i];
+      stride /= in[i];
+      const std::string offset = ctx.emit("Mod", {ctx.emit("Div", {k, ctx.const_i64(inner_kernel)}), ctx.const_i64(kernel[i])});
+      std::vector<int64_t> others;
+      for (int64_t b = 0; b < dims; ++b)
+        if (b != a) others.push_back(2 + b);
+      const std::string position = ctx.emit("Add", {others.empty() ? starts[i] : ctx.unsqueeze(starts[i], others), offset});
+      const std::string term = ctx.emit("Mul", {position, ctx.const_i64(stride)});
+      index = index.empty() ? term : ctx.emit("Add", {index, term});
+    }
+    if (unbatched) index = ctx.squeeze(index, {0});
     ctx.set_output(1, index);
   }
   return emitted(ctx, values);
 }
+RuleResult aten_fractional_max_pool2d(EmitContext& ctx, const ir::Node& node) { return fractional_max_pool(ctx, node, 2); }
+RuleResult aten_fractional_max_pool3d(EmitContext& ctx, const ir::Node& node) { return fractional_max_pool(ctx, node, 3); }
 
 }  // namespace
 
 void register_conv_pool_rules(RuleTable& t) {
   t.add("aten.fractional_max_pool2d.default", aten_fractional_max_pool2d);
+  t.add("aten.fractional_max_pool3d.default", aten_fractional_max_pool3d);
   t.add("aten.convolution.default", aten_convolution);
   t.add("aten._convolution.default", aten_convolution);
   t.add("aten.conv1d.default", aten_conv);

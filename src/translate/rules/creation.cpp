@@ -160,17 +160,11 @@ RuleResult aten_linspace(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, ctx.emit("Where", {first_half, low, high}), compute, type));
 }
 
-// linspace's values from start/end Scalars or 0-d tensors (torch reads their items), the step
-// computed in the graph, in the compute type as torch's kernel does, with its two-sided form.
-std::string linspace_values(EmitContext& ctx, const ArgReader& args, DType compute) {
-  const int64_t steps = args.get_int("steps");
-  PT2ONNX_CHECK(steps >= 0, ErrorCode::kUnsupported, "linspace/logspace with negative steps");
-  auto bound = [&](const std::string& name) {
-    if (!args.is_tensor(name)) return args.scalar(name, compute);
-    PT2ONNX_CHECK(args.rank_of(name) == 0, ErrorCode::kUnsupported, "linspace/logspace with a " + name + " tensor that is not 0-d");
-    return cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), compute);
-  };
-  const std::string start = bound("start"), end = bound("end");
+}  // namespace
+
+// linspace's values between two 0-D values of `compute`, the step computed in the graph in the
+// compute type as torch's kernel does, with its two-sided form (also torch.histogram's bin edges).
+std::string linspace_between(EmitContext& ctx, const std::string& start, const std::string& end, int64_t steps, DType compute) {
   const std::string step = steps > 1 ? ctx.emit("Div", {ctx.emit("Sub", {end, start}), ctx.const_scalar(static_cast<double>(steps - 1), compute)})
                                      : ctx.const_scalar(0, compute);
   const std::string index = ctx.emit("Range", {ctx.const_scalar(0, compute), ctx.const_scalar(static_cast<double>(steps), compute),
@@ -181,6 +175,20 @@ std::string linspace_values(EmitContext& ctx, const ArgReader& args, DType compu
   const int64_t halfway = steps == 1 ? 1 : steps / 2;
   const std::string first_half = ctx.emit("Less", {index, ctx.const_scalar(static_cast<double>(halfway), compute)});
   return ctx.emit("Where", {first_half, low, high});
+}
+
+namespace {
+
+// linspace's values from start/end Scalars or 0-d tensors (torch reads their items).
+std::string linspace_values(EmitContext& ctx, const ArgReader& args, DType compute) {
+  const int64_t steps = args.get_int("steps");
+  PT2ONNX_CHECK(steps >= 0, ErrorCode::kUnsupported, "linspace/logspace with negative steps");
+  auto bound = [&](const std::string& name) {
+    if (!args.is_tensor(name)) return args.scalar(name, compute);
+    PT2ONNX_CHECK(args.rank_of(name) == 0, ErrorCode::kUnsupported, "linspace/logspace with a " + name + " tensor that is not 0-d");
+    return cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), compute);
+  };
+  return linspace_between(ctx, bound("start"), bound("end"), steps, compute);
 }
 
 // linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, ...), Tensor_Scalar, Scalar_Tensor

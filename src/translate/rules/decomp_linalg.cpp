@@ -6,7 +6,8 @@
 // linalg_lu_factor(_ex), _lu_with_info, lu_unpack, lu_solve, linalg_lu_solve, linalg_slogdet);
 // Householder QR as LAPACK computes it (geqrf, linalg_qr, linalg_householder_product, ormqr); the
 // singular values by one-sided Jacobi sweeps (linalg_svdvals, linalg_pinv, pinverse,
-// linalg_matrix_rank, linalg_cond, the nuclear and spectral matrix norms); the matrix exponential by
+// linalg_matrix_rank, linalg_cond, the nuclear and spectral matrix norms, linalg_polar,
+// linalg_matrix_sqrth, linalg_eigvalsh); the matrix exponential by
 // scaling and squaring (linalg_matrix_exp). Results are cast back to the input's type.
 #include <algorithm>
 #include <cmath>
@@ -132,9 +133,10 @@ void set_info(EmitContext& ctx, const ArgReader& args, const std::string& name, 
 // linalg_inv(Tensor A) -> Tensor; linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
 RuleResult aten_linalg_inv(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const Inverse inv = inverse_of(ctx, args, "A", wants_info(ctx));
+  const std::string name = args.has("A") ? "A" : "self";  // inverse(self) too
+  const Inverse inv = inverse_of(ctx, args, name, wants_info(ctx));
   ctx.set_output(0, cast_if_needed(ctx, inv.value, DType::kFloat64, args.out_dtype(0)));
-  set_info(ctx, args, "A", inv);
+  set_info(ctx, args, name, inv);
   return RuleResult::kEmitted;
 }
 
@@ -637,8 +639,9 @@ RuleResult aten_linalg_lu_solve(EmitContext& ctx, const ir::Node& node) {
 // when singular, as torch gives; 1 and 0 for an empty matrix).
 RuleResult aten_linalg_slogdet_lu(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const int64_t n = square_size(args, "A");
-  const std::string a = cast_if_needed(ctx, args.tensor("A"), args.dtype_of("A"), DType::kFloat64);
+  const std::string name = args.has("A") ? "A" : "self";  // slogdet(self) too
+  const int64_t n = square_size(args, name);
+  const std::string a = cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), DType::kFloat64);
   std::string diagonal, swaps;
   if (n == 0) {
     diagonal = ctx.emit("Expand", {ctx.const_scalar(1, DType::kFloat64), ctx.concat({ctx.shape_slice(a, 0, -2), ctx.const_i64s({1})}, 0)});
@@ -781,11 +784,13 @@ RuleResult aten_linalg_qr(EmitContext& ctx, const ir::Node& node) {
 // columns of the m x m identity (orgqr), k = tau's length.
 RuleResult aten_householder_product(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const auto [m, n] = matrix_sizes(args, "input");
-  const ir::Dim& count = args.meta("tau").sizes.back();
+  // orgqr(self, input2) names the same operands differently.
+  const std::string input = args.has("input") ? "input" : "self", tau_name = args.has("tau") ? "tau" : "input2";
+  const auto [m, n] = matrix_sizes(args, input);
+  const ir::Dim& count = args.meta(tau_name).sizes.back();
   PT2ONNX_CHECK(count.is_static() && count.as_int() <= kMaxUnrolled, ErrorCode::kUnsupported, "householder_product of a symbolic or large tau");
-  const std::string packed = cast_if_needed(ctx, args.tensor("input"), args.dtype_of("input"), DType::kFloat64);
-  const std::string tau = cast_if_needed(ctx, args.tensor("tau"), args.dtype_of("tau"), DType::kFloat64);
+  const std::string packed = cast_if_needed(ctx, args.tensor(input), args.dtype_of(input), DType::kFloat64);
+  const std::string tau = cast_if_needed(ctx, args.tensor(tau_name), args.dtype_of(tau_name), DType::kFloat64);
   const std::string q = apply_reflectors(ctx, packed, tau, m, count.as_int(), identity_columns(ctx, packed, m, n), false);
   return emitted(ctx, cast_if_needed(ctx, q, DType::kFloat64, args.out_dtype()));
 }
@@ -919,20 +924,9 @@ Svd svd_of(EmitContext& ctx, const ArgReader& args, const std::string& name) {
 // linalg_matrix_norm / linalg_norm of ord "nuc" (the singular values' sum), 2 (the largest) or -2
 // (the smallest) over two dims (linalg_norm: over its dims, or a 2-D tensor's); other orders are
 // composite_math.cpp's (declined here). An empty matrix gives 0 for nuc and 2.
-RuleResult aten_singular_value_norm(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  if (!args.has("ord")) return RuleResult::kDeclined;
-  double ord = 0;  // 0: nuc
-  if (const auto* text = std::get_if<std::string>(&args.arg("ord"))) {
-    if (*text != "nuc") return RuleResult::kDeclined;
-  } else {
-    ord = args.scalar_number("ord");
-    if (std::abs(ord) != 2) return RuleResult::kDeclined;
-  }
+// The ord-norm (0: nuclear, +-2: spectral) of self's matrices over `dims`, by their singular values.
+std::string singular_value_norm(EmitContext& ctx, const ArgReader& args, double ord, const std::vector<int64_t>& dims, bool keepdim) {
   const int64_t rank = args.rank_of("self");
-  if (!args.has("dim") && rank != 2) return RuleResult::kDeclined;
-  std::vector<int64_t> dims = args.has("dim") ? normalize_dims(args.ints("dim"), rank) : std::vector<int64_t>{0, 1};
-  if (dims.size() != 2) return RuleResult::kDeclined;
   const ir::TensorMeta& meta = args.meta("self");
   std::vector<int64_t> perm;
   for (int64_t i = 0; i < rank; ++i)
@@ -954,14 +948,116 @@ RuleResult aten_singular_value_norm(EmitContext& ctx, const ir::Node& node) {
   else if (ord == 0) value = ctx.reduce("ReduceSum", svd.values, std::vector<int64_t>{-1}, false);
   else value = ctx.squeeze(ctx.emit("Slice", {svd.values, ctx.const_i64s({ord > 0 ? 0 : k - 1}), ctx.const_i64s({ord > 0 ? 1 : k}),
                                               ctx.const_i64s({-1})}), {-1});
-  if (args.bool_or("keepdim", false)) value = ctx.unsqueeze(value, {std::min(dims[0], dims[1]), std::max(dims[0], dims[1])});
-  return emitted(ctx, cast_if_needed(ctx, value, DType::kFloat64, args.out_dtype()));
+  if (keepdim) value = ctx.unsqueeze(value, {std::min(dims[0], dims[1]), std::max(dims[0], dims[1])});
+  return cast_if_needed(ctx, value, DType::kFloat64, args.out_dtype());
+}
+
+RuleResult aten_singular_value_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (!args.has("ord")) return RuleResult::kDeclined;
+  double ord = 0;  // 0: nuc
+  if (const auto* text = std::get_if<std::string>(&args.arg("ord"))) {
+    if (*text != "nuc") return RuleResult::kDeclined;
+  } else {
+    ord = args.scalar_number("ord");
+    if (std::abs(ord) != 2) return RuleResult::kDeclined;
+  }
+  const int64_t rank = args.rank_of("self");
+  if (!args.has("dim") && rank != 2) return RuleResult::kDeclined;
+  std::vector<int64_t> dims = args.has("dim") ? normalize_dims(args.ints("dim"), rank) : std::vector<int64_t>{0, 1};
+  if (dims.size() != 2) return RuleResult::kDeclined;
+  return emitted(ctx, singular_value_norm(ctx, args, ord, dims, args.bool_or("keepdim", false)));
+}
+
+// nuclear_norm(Tensor self, bool keepdim=False) (a 2-D self) and .dim(Tensor self, int[2] dim, bool
+// keepdim=False): the sum of the singular values.
+RuleResult aten_nuclear_norm(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  PT2ONNX_CHECK(args.has("dim") || rank == 2, ErrorCode::kUnsupported, "nuclear_norm of a tensor that is not 2-D without dims");
+  const std::vector<int64_t> dims = args.has("dim") ? normalize_dims(args.ints("dim"), rank) : std::vector<int64_t>{0, 1};
+  PT2ONNX_CHECK(dims.size() == 2, ErrorCode::kUnsupported, "nuclear_norm over other than two dims");
+  return emitted(ctx, singular_value_norm(ctx, args, 0, dims, args.bool_or("keepdim", false)));
 }
 
 // linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
 RuleResult aten_linalg_svdvals(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   return emitted(ctx, cast_if_needed(ctx, svd_of(ctx, args, "A").values, DType::kFloat64, args.out_dtype()));
+}
+
+// linalg_polar(Tensor A) -> (Tensor U, Tensor H), A [..., m, n] with m >= n (torch requires it):
+// from A = W S V^T as the Jacobi sweeps give it (B = A V, S B's column norms), U = W V^T =
+// B diag(1/S) V^T and H = V diag(S) V^T, both unique for a full-rank A. A zero singular value's
+// direction is left out of U (torch completes it with an arbitrary one).
+RuleResult aten_linalg_polar(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [m, n] = matrix_sizes(args, "A");
+  PT2ONNX_CHECK(m >= n, ErrorCode::kUnsupported, "linalg_polar of matrices with fewer rows than columns");
+  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
+                "linalg_polar of matrices with more than " + std::to_string(kMaxJacobi) + " columns (unrolled Jacobi sweeps)");
+  const int64_t rank = args.rank_of("A");
+  const std::string a = cast_if_needed(ctx, args.tensor("A"), args.dtype_of("A"), DType::kFloat64);
+  const DType out = args.out_dtype();
+  if (n == 0) {
+    ctx.set_output(0, cast_if_needed(ctx, a, DType::kFloat64, out));
+    ctx.set_output(1, ctx.emit("Expand", {ctx.const_scalar(0, out), ctx.concat({ctx.shape_slice(a, 0, -2), ctx.const_i64s({0, 0})}, 0)}));
+    return RuleResult::kEmitted;
+  }
+  const Jacobi j = jacobi64(ctx, a, n);
+  const std::string s = ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {j.b, j.b}), std::vector<int64_t>{-2}, true)});
+  const std::string zero = ctx.const_scalar(0, DType::kFloat64);
+  const std::string positive = ctx.emit("Greater", {s, zero});
+  const std::string inverse = ctx.emit("Where", {positive, ctx.emit("Reciprocal", {ctx.emit("Where", {positive, s, ctx.const_scalar(1, DType::kFloat64)})}), zero});
+  const std::string vt = transposed(ctx, j.v, rank);
+  ctx.set_output(0, cast_if_needed(ctx, ctx.emit("MatMul", {ctx.emit("Mul", {j.b, inverse}), vt}), DType::kFloat64, out));
+  if (ctx.output_used(1)) ctx.set_output(1, cast_if_needed(ctx, ctx.emit("MatMul", {ctx.emit("Mul", {j.v, s}), vt}), DType::kFloat64, out));
+  return RuleResult::kEmitted;
+}
+
+// linalg_matrix_sqrth(Tensor self) -> Tensor: of the symmetric matrix of self's lower triangle (as
+// torch reads it through eigh), V diag(sqrt(max(lambda, 0))) V^T with V from the Jacobi sweeps and
+// lambda_i = v_i . (A v_i), signed (torch clamps negative eigenvalues to 0).
+RuleResult aten_linalg_matrix_sqrth(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [m, n] = matrix_sizes(args, "self");
+  PT2ONNX_CHECK(m == n, ErrorCode::kUnsupported, "linalg_matrix_sqrth of a matrix that is not square");
+  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
+                "linalg_matrix_sqrth of matrices larger than " + std::to_string(kMaxJacobi) + " (unrolled Jacobi sweeps)");
+  std::string a = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
+  if (n == 0) return emitted(ctx, cast_if_needed(ctx, a, DType::kFloat64, args.out_dtype()));
+  const int64_t rank = args.rank_of("self");
+  const std::string lower = bool_mask(ctx, n, n, [](int64_t i, int64_t k) { return i >= k; }, "lower");
+  a = ctx.emit("Where", {lower, a, transposed(ctx, a, rank)});
+  const Jacobi j = jacobi64(ctx, a, n);
+  const std::string lambda = ctx.reduce("ReduceSum", ctx.emit("Mul", {j.v, j.b}), std::vector<int64_t>{-2}, true);
+  const std::string root = ctx.emit("Sqrt", {ctx.emit("Max", {lambda, ctx.const_scalar(0, DType::kFloat64)})});
+  const std::string x = ctx.emit("MatMul", {ctx.emit("Mul", {j.v, root}), transposed(ctx, j.v, rank)});
+  return emitted(ctx, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype()));
+}
+
+// linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor: the eigenvalues of the symmetric matrix of
+// self's lower (or upper) triangle, ascending: lambda_i = v_i . (A v_i) from the Jacobi sweeps
+// (the eigenvectors, defined only up to sign, are not needed).
+RuleResult aten_linalg_eigvalsh(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const auto [m, n] = matrix_sizes(args, "self");
+  PT2ONNX_CHECK(m == n, ErrorCode::kUnsupported, "linalg_eigvalsh of a matrix that is not square");
+  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
+                "linalg_eigvalsh of matrices larger than " + std::to_string(kMaxJacobi) + " (unrolled Jacobi sweeps)");
+  const std::string uplo = args.string_or("UPLO", "L");
+  PT2ONNX_CHECK(uplo == "L" || uplo == "U", ErrorCode::kUnsupported, "linalg_eigvalsh with UPLO '" + uplo + "'");
+  const int64_t rank = args.rank_of("self");
+  std::string a = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
+  if (n == 0)
+    return emitted(ctx, cast_if_needed(ctx, ctx.reduce("ReduceSum", a, std::vector<int64_t>{-1}, false), DType::kFloat64, args.out_dtype()));
+  const bool lower = uplo == "L";
+  const std::string kept = bool_mask(ctx, n, n, [lower](int64_t i, int64_t k) { return lower ? i >= k : i <= k; }, "triangle");
+  a = ctx.emit("Where", {kept, a, transposed(ctx, a, rank)});
+  const Jacobi j = jacobi64(ctx, a, n);
+  const std::string lambda = ctx.reduce("ReduceSum", ctx.emit("Mul", {j.v, j.b}), std::vector<int64_t>{-2}, false);
+  const std::string ascending = ctx.emit("TopK", {lambda, ctx.const_i64s({n})}, {Attr("axis", -1), Attr("largest", 0), Attr("sorted", 1)}, 2)[0];
+  return emitted(ctx, cast_if_needed(ctx, ascending, DType::kFloat64, args.out_dtype()));
 }
 
 // torch's cutoff max(atol, rtol * sigma_max) [..., 1] for pinv and matrix_rank: rtol defaults to
@@ -974,6 +1070,7 @@ std::string cutoff(EmitContext& ctx, const ArgReader& args, const std::string& n
     if (args.is_tensor(arg)) return ctx.unsqueeze(cast_if_needed(ctx, args.tensor(arg), args.dtype_of(arg), DType::kFloat64), {-1});
     return ctx.const_scalar(args.get_float(arg), DType::kFloat64);
   };
+  if (args.has("tol")) return *value("tol");  // linalg_matrix_rank(tol): an absolute cutoff, no relative one
   std::optional<std::string> atol = value("atol"), rtol = value("rtol");
   if (args.has("rcond")) rtol = value("rcond");
   const std::string zero = ctx.const_scalar(0, DType::kFloat64);
@@ -988,14 +1085,14 @@ std::string cutoff(EmitContext& ctx, const ArgReader& args, const std::string& n
 // and the float/rcond forms, pinverse(Tensor self, float rcond=1e-15): V diag(w) B^T with B = A V,
 // w = 1 / sigma^2 where sigma > the cutoff, else 0 (transposed for a wide A). hermitian: of the
 // symmetric matrix of self's lower triangle (its singular values are its eigenvalues' magnitudes).
-RuleResult aten_linalg_pinv(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
+// The pseudo-inverse of `self` in float64 (see aten_linalg_pinv).
+std::string pinv64(EmitContext& ctx, const ArgReader& args) {
   const auto [m, n] = matrix_sizes(args, "self");
   const int64_t rank = args.rank_of("self");
   const Svd svd = svd_of(ctx, args, "self");
   if (std::min(m, n) == 0) {  // [..., n, m] of zeros
     const std::string shape = ctx.concat({ctx.shape_slice(args.tensor("self"), 0, -2), ctx.const_i64s({n, m})}, 0);
-    return emitted(ctx, ctx.emit("Expand", {ctx.const_scalar(0, args.out_dtype()), shape}));
+    return ctx.emit("Expand", {ctx.const_scalar(0, DType::kFloat64), shape});
   }
   const std::string norms2 = ctx.reduce("ReduceSum", ctx.emit("Mul", {svd.b, svd.b}), std::vector<int64_t>{-2}, true);  // [..., 1, k]
   const std::string tol = ctx.unsqueeze(cutoff(ctx, args, "self", svd), {-1});                                          // [..., 1, 1]
@@ -1004,7 +1101,12 @@ RuleResult aten_linalg_pinv(EmitContext& ctx, const ir::Node& node) {
                                            ctx.const_scalar(0, DType::kFloat64)});
   std::string pinv = ctx.emit("MatMul", {ctx.emit("Mul", {svd.v, w}), transposed(ctx, svd.b, rank)});  // [..., k', rows]
   if (svd.wide) pinv = transposed(ctx, pinv, rank);
-  return emitted(ctx, cast_if_needed(ctx, pinv, DType::kFloat64, args.out_dtype()));
+  return pinv;
+}
+
+RuleResult aten_linalg_pinv(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emitted(ctx, cast_if_needed(ctx, pinv64(ctx, args), DType::kFloat64, args.out_dtype()));
 }
 
 // linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool
@@ -1021,10 +1123,32 @@ RuleResult aten_linalg_matrix_rank(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, count, DType::kInt64, args.out_dtype()));
 }
 
+// linalg_cond.p_str(Tensor self, str p): ||A|| ||A^-1|| in the Frobenius ("fro") or nuclear ("nuc")
+// norm, both functions of the singular values: sqrt(sum s^2 sum s^-2) and sum s sum 1/s (inf for a
+// singular matrix, as torch gives).
+std::string cond_by_name(EmitContext& ctx, const ArgReader& args) {
+  const std::string p = std::get<std::string>(args.arg("p"));
+  PT2ONNX_CHECK(p == "fro" || p == "nuc", ErrorCode::kUnsupported, "linalg_cond with p '" + p + "'");
+  const auto [m, n] = matrix_sizes(args, "self");
+  PT2ONNX_CHECK(m == n && n > 0, ErrorCode::kUnsupported, "linalg_cond with p '" + p + "' of a matrix that is not square");
+  const Svd svd = svd_of(ctx, args, "self");
+  const std::string s = svd.values, inv = ctx.emit("Reciprocal", {svd.values});
+  const std::vector<int64_t> last = {-1};
+  std::string value;
+  if (p == "nuc") {
+    value = ctx.emit("Mul", {ctx.reduce("ReduceSum", s, last, false), ctx.reduce("ReduceSum", inv, last, false)});
+  } else {
+    value = ctx.emit("Sqrt", {ctx.emit("Mul", {ctx.reduce("ReduceSum", ctx.emit("Mul", {s, s}), last, false),
+                                               ctx.reduce("ReduceSum", ctx.emit("Mul", {inv, inv}), last, false)})});
+  }
+  return cast_if_needed(ctx, value, DType::kFloat64, args.out_dtype());
+}
+
 // linalg_cond(Tensor self, Scalar? p=None) -> Tensor for p None or +-2: sigma_max / sigma_min (or
 // its inverse for -2); other orders are the norm rules' (declined).
 RuleResult aten_linalg_cond(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
+  if (args.has("p") && std::holds_alternative<std::string>(args.arg("p"))) return emitted(ctx, cond_by_name(ctx, args));
   double p = 2;
   if (args.has("p")) p = args.scalar_number("p");
   if (p != 2 && p != -2) return RuleResult::kDeclined;
@@ -1041,10 +1165,15 @@ RuleResult aten_linalg_cond(EmitContext& ctx, const ir::Node& node) {
 
 void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_svdvals.default", aten_linalg_svdvals);
+  t.add("aten.linalg_polar.default", aten_linalg_polar);
+  t.add("aten.linalg_matrix_sqrth.default", aten_linalg_matrix_sqrth);
+  t.add("aten.linalg_eigvalsh.default", aten_linalg_eigvalsh);
   constexpr std::string_view kOtherOrds = "ords other than nuc and +-2 are composite_math.cpp's";
   t.add("aten.linalg_matrix_norm.default", aten_singular_value_norm, kOtherOrds);
   t.add("aten.linalg_matrix_norm.str_ord", aten_singular_value_norm, kOtherOrds);
   t.add("aten.linalg_norm.default", aten_singular_value_norm, kOtherOrds);
+  t.add("aten.nuclear_norm.default", aten_nuclear_norm);
+  t.add("aten.nuclear_norm.dim", aten_nuclear_norm);
   t.add("aten.linalg_norm.ord_str", aten_singular_value_norm, kOtherOrds);
   t.add("aten.linalg_pinv.atol_rtol_tensor", aten_linalg_pinv);
   t.add("aten.linalg_pinv.atol_rtol_float", aten_linalg_pinv);
@@ -1052,6 +1181,7 @@ void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_matrix_rank.atol_rtol_tensor", aten_linalg_matrix_rank);
   t.add("aten.linalg_matrix_rank.atol_rtol_float", aten_linalg_matrix_rank);
   t.add("aten.linalg_cond.default", aten_linalg_cond, "orders other than None and +-2 are not the singular values'");
+  t.add("aten.linalg_cond.p_str", aten_linalg_cond);
   t.add("aten.geqrf.default", aten_geqrf);
   t.add("aten.linalg_qr.default", aten_linalg_qr);
   t.add("aten.linalg_householder_product.default", aten_householder_product);

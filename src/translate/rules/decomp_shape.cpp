@@ -34,7 +34,7 @@ RuleResult atleast_list(EmitContext& ctx, const ir::Node& node, int64_t wanted) 
   ArgReader args(ctx, node);
   const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors"));
   PT2ONNX_CHECK(list != nullptr, ErrorCode::kUnsupported, "atleast_nd of something other than a tensor list");
-  const std::vector<std::string> values = args.tensors("tensors");
+  const std::vector<std::string> values = args.tensors(args.has("tensors") ? "tensors" : "matrices");  // chain_matmul too
   PT2ONNX_CHECK(values.size() == ctx.output_count(), ErrorCode::kUnsupported, "atleast_nd with a result list of another length");
   for (size_t i = 0; i < values.size(); ++i) {
     const ir::TensorMeta* meta = ctx.meta(list->names[i]);
@@ -148,7 +148,7 @@ RuleResult aten_linalg_vecdot(EmitContext& ctx, const ir::Node& node) {
 // a 1-D last one a column, as MatMul reads them).
 RuleResult aten_linalg_multi_dot(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const std::vector<std::string> values = args.tensors("tensors");
+  const std::vector<std::string> values = args.tensors(args.has("tensors") ? "tensors" : "matrices");  // chain_matmul too
   PT2ONNX_CHECK(values.size() >= 2, ErrorCode::kUnsupported, "linalg_multi_dot of fewer than two tensors");
   std::string product = values[0];
   for (size_t i = 1; i < values.size(); ++i) product = ctx.emit("MatMul", {product, values[i]});

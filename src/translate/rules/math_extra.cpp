@@ -1,10 +1,12 @@
 // Elementwise functions added for torchlib parity: bit shifts (as multiplication and floor division
 // by powers of two, ONNX BitShift being unsigned-only), deg2rad/rad2deg, angle of real numbers,
 // isclose, determinants (ONNX Det), eye (EyeLike), bilinear (Einsum), the scaled complementary
-// error function special_erfcx (and special_log_ndtr through it), and gcd/lcm (Euclid in a Loop).
+// error function special_erfcx (and special_log_ndtr through it), gcd/lcm (Euclid in a Loop) and
+// nextafter (by exponent arithmetic).
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <string>
 
@@ -257,6 +259,67 @@ RuleResult aten_lcm(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Where", {zero_gcd, zero, value}));
 }
 
+// The binary layout of a floating type as nextafter needs it: significand digits (with the
+// implicit bit), the least normal exponent, the greatest exponent and the greatest finite value.
+struct FloatLayout {
+  int digits, min_exp, max_exp;
+  double max_finite;
+};
+
+FloatLayout float_layout(DType type) {
+  switch (type) {
+    case DType::kFloat16: return {11, -14, 15, 65504.0};
+    case DType::kBFloat16: return {8, -126, 127, 3.3895313892515355e38};
+    case DType::kFloat32: return {24, -126, 127, static_cast<double>(std::numeric_limits<float>::max())};
+    case DType::kFloat64: return {53, -1022, 1023, std::numeric_limits<double>::max()};
+    default: fail(ErrorCode::kUnsupported, std::string("nextafter of ") + std::string(ir::dtype_name(type)));
+  }
+}
+
+// nextafter(Tensor self, Tensor other) -> Tensor: the representable value next to self toward
+// other, by arithmetic (ONNX has no bit cast before opset 26). With e the exponent of |x| (Log,
+// then corrected against exact powers of two, at least the least normal exponent), a step away
+// from zero is 2^(e - digits + 1), a step toward zero from |x| == 2^e half that; adding the step
+// is exact. x == other gives other, NaN gives NaN, 0 the least subnormal toward other, an
+// infinity the greatest finite value. Half types run in float32, where every step of theirs is exact.
+RuleResult aten_nextafter(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = result_dtype(args, torch_result_type(args, {"self", "other"}));
+  const FloatLayout layout = float_layout(type);
+  const DType f = type == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  const std::string x = cast_if_needed(ctx, operand_as(ctx, args, "self", type), type, f);
+  const std::string y = cast_if_needed(ctx, operand_as(ctx, args, "other", type), type, f);
+  auto c = [&](double v) { return ctx.const_scalar(v, f); };
+  auto pow2 = [&](const std::string& e) { return ctx.emit("Pow", {c(2), e}); };
+  auto clamp_exp = [&](const std::string& e) { return ctx.emit("Max", {ctx.emit("Min", {e, c(layout.max_exp)}), c(layout.min_exp)}); };
+  const std::string a = ctx.emit("Abs", {x});
+  std::string e = clamp_exp(ctx.emit("Floor", {ctx.emit("Mul", {ctx.emit("Log", {a}), c(1.0 / std::numbers::ln2)})}));
+  e = ctx.emit("Sub", {e, ctx.cast(ctx.emit("Greater", {pow2(e), a}), f)});
+  e = ctx.emit("Add", {e, ctx.cast(ctx.emit("LessOrEqual", {pow2(ctx.emit("Add", {e, c(1)})), a}), f)});
+  e = clamp_exp(e);
+  const std::string away_step = pow2(ctx.emit("Sub", {e, c(layout.digits - 1)}));
+  const std::string at_power = ctx.emit("And", {ctx.emit("Equal", {a, pow2(e)}), ctx.emit("Greater", {e, c(layout.min_exp)})});
+  const std::string toward_step = ctx.emit("Where", {at_power, ctx.emit("Mul", {away_step, c(0.5)}), away_step});
+  const std::string up = ctx.emit("Greater", {y, x});
+  const std::string away = ctx.emit("Or", {ctx.emit("Equal", {x, c(0)}), ctx.emit("Equal", {ctx.emit("Greater", {x, c(0)}), up})});
+  const std::string step = ctx.emit("Where", {away, away_step, toward_step});
+  std::string r = ctx.emit("Add", {x, ctx.emit("Where", {up, step, ctx.emit("Neg", {step})})});
+  const std::string largest = ctx.emit("Mul", {ctx.emit("Sign", {x}), c(layout.max_finite)});
+  r = ctx.emit("Where", {ctx.emit("IsInf", {x}), largest, r});
+  r = ctx.emit("Where", {ctx.emit("Equal", {x, y}), y, r});
+  const std::string nan = ctx.emit("Or", {ctx.emit("IsNaN", {x}), ctx.emit("IsNaN", {y})});
+  r = ctx.emit("Where", {nan, ctx.emit("Add", {x, y}), r});
+  // A zero result takes other's sign (x == other) or x's (a step onto zero); onnxruntime's Where
+  // drops the sign of a zero, so it is set by a multiplication, the signs read as 1/v < 0.
+  auto negative = [&](const std::string& v) { return ctx.emit("Less", {ctx.emit("Div", {c(1), v}), c(0)}); };
+  const std::string equal = ctx.emit("Equal", {x, y});
+  const std::string sign_source_negative = ctx.emit("Or", {ctx.emit("And", {equal, negative(y)}),
+                                                           ctx.emit("And", {ctx.emit("Not", {equal}), negative(x)})});
+  const std::string flip = ctx.emit("And", {ctx.emit("Equal", {r, c(0)}), sign_source_negative});
+  r = ctx.emit("Mul", {r, ctx.emit("Where", {flip, c(-1), c(1)})});
+  return emitted(ctx, cast_if_needed(ctx, r, f, type));
+}
+
 }  // namespace
 
 void register_math_extra_rules(RuleTable& t) {
@@ -282,6 +345,7 @@ void register_math_extra_rules(RuleTable& t) {
   t.add("aten.eye.m", aten_eye);
   t.add("aten.special_erfcx.default", aten_special_erfcx);
   t.add("aten.special_log_ndtr.default", aten_special_log_ndtr);
+  t.add("aten.nextafter.default", aten_nextafter);
 }
 
 }  // namespace pt2onnx::translate

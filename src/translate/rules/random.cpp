@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <optional>
 #include <string>
 
 #include "common/error.h"
@@ -222,6 +223,28 @@ RuleResult aten_multinomial(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, out);
 }
 
+// random(Tensor self, *, Generator? generator=None), random.to(Tensor self, int to, ...) and
+// random.from(Tensor self, int from, int? to, ...): integers uniform in [from, to), drawn in float64,
+// in self's dtype. Without `to`, a float type's range is [0, 2^digits] (every integer it holds
+// exactly); for integer types that range is refused (float64 draws do not reach every int64).
+RuleResult aten_random(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const DType type = args.dtype_of("self");
+  const double from = static_cast<double>(args.int_or("from", 0));
+  std::optional<int64_t> to = args.optional_int("to");
+  if (!to) {
+    const int digits = type == DType::kFloat32 ? 24 : type == DType::kFloat64 ? 53 : type == DType::kFloat16 ? 11 : type == DType::kBFloat16 ? 8 : 0;
+    PT2ONNX_CHECK(digits > 0 || type == DType::kBool, ErrorCode::kUnsupported,
+                  "random_ over the whole range of " + std::string(ir::dtype_name(type)) + " (give `to`)");
+    to = type == DType::kBool ? 2 : (int64_t{1} << digits) + 1;
+  }
+  PT2ONNX_CHECK(static_cast<double>(*to) > from, ErrorCode::kUnsupported, "random_ with an empty range");
+  const std::string u = random_like(ctx, args, "Uniform", DType::kFloat64, {});
+  const std::string span = ctx.const_scalar(static_cast<double>(*to) - from, DType::kFloat64);
+  const std::string drawn = ctx.emit("Add", {ctx.emit("Floor", {ctx.emit("Mul", {u, span})}), ctx.const_scalar(from, DType::kFloat64)});
+  return emitted(ctx, ctx.cast(drawn, type));
+}
+
 }  // namespace
 
 void register_random_rules(RuleTable& t) {
@@ -250,6 +273,9 @@ void register_random_rules(RuleTable& t) {
   t.add("aten.geometric.default", aten_geometric);
   t.add("aten.randint_like.Tensor", aten_randint_like_tensor);
   t.add("aten.randperm.default", aten_randperm);
+  t.add("aten.random.default", aten_random);
+  t.add("aten.random.from", aten_random);
+  t.add("aten.random.to", aten_random);
 }
 
 }  // namespace pt2onnx::translate

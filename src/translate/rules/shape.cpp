@@ -773,6 +773,20 @@ RuleResult mode_pad(EmitContext& ctx, const ir::Node& node, const std::string& m
   ArgReader args(ctx, node);
   return emit_pad(ctx, args, mode, 0, "padding");
 }
+// _pad_circular(Tensor self, SymInt[] pad) -> Tensor
+RuleResult aten_pad_circular(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return emit_pad(ctx, args, "circular", 0);
+}
+// _pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor: mode numbered as
+// torch's padding_mode enum (0 reflect, 1 replicate, 2 circular, 3 constant).
+RuleResult aten_pad_enum(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  static const char* const kModes[] = {"reflect", "replicate", "circular", "constant"};
+  const int64_t mode = args.get_int("mode");
+  PT2ONNX_CHECK(mode >= 0 && mode < 4, ErrorCode::kUnsupported, "_pad_enum with mode " + std::to_string(mode));
+  return emit_pad(ctx, args, kModes[mode], args.float_or("value", 0));
+}
 RuleResult aten_reflection_pad(EmitContext& ctx, const ir::Node& node) { return mode_pad(ctx, node, "reflect"); }
 RuleResult aten_replication_pad(EmitContext& ctx, const ir::Node& node) { return mode_pad(ctx, node, "replicate"); }
 
@@ -984,6 +998,8 @@ void register_shape_rules(RuleTable& t) {
 
   t.add("aten.constant_pad_nd.default", aten_constant_pad_nd);
   t.add("aten.pad.default", aten_pad);
+  t.add("aten._pad_circular.default", aten_pad_circular);
+  t.add("aten._pad_enum.default", aten_pad_enum);
   t.add("aten.reflection_pad1d.default", aten_reflection_pad);
   t.add("aten.reflection_pad2d.default", aten_reflection_pad);
   t.add("aten.reflection_pad3d.default", aten_reflection_pad);

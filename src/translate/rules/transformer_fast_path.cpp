@@ -150,12 +150,48 @@ RuleResult aten_transformer_encoder_layer_fwd(EmitContext& ctx, const ir::Node& 
   return emitted(ctx, norm_first ? x : norm(x, 2));
 }
 
+// _transform_bias_rescale_qkv(Tensor qkv, Tensor qkv_bias, int num_heads) -> (Tensor, Tensor, Tensor):
+// qkv [B, T, 3 D] plus its bias, split into q, k, v [B, H, T, D / H], q divided by sqrt(D / H).
+RuleResult aten_transform_bias_rescale_qkv(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  require_batched(args, "qkv");
+  const DType type = args.dtype_of("qkv");
+  const ir::Dim& width = args.meta("qkv").sizes.back();
+  const int64_t heads = args.get_int("num_heads");
+  PT2ONNX_CHECK(width.is_static() && width.as_int() % 3 == 0 && heads > 0 && (width.as_int() / 3) % heads == 0, ErrorCode::kUnsupported,
+                "_transform_bias_rescale_qkv of a symbolic width or one not 3 x heads x head size");
+  const int64_t embed = width.as_int() / 3, head_dim = embed / heads;
+  const std::string biased = ctx.emit("Add", {args.tensor("qkv"), args.tensor("qkv_bias")});
+  const std::vector<std::string> parts = ctx.emit("Split", {biased, ctx.const_i64s({embed, embed, embed})}, {Attr("axis", int64_t{-1})}, 3);
+  ctx.set_output(0, split_heads(ctx, ctx.emit("Div", {parts[0], ctx.const_scalar(std::sqrt(double(head_dim)), type)}), heads, head_dim));
+  ctx.set_output(1, split_heads(ctx, parts[1], heads, head_dim));
+  ctx.set_output(2, split_heads(ctx, parts[2], heads, head_dim));
+  return RuleResult::kEmitted;
+}
+
+// _masked_softmax(Tensor self, Tensor mask, int? dim=None, int? mask_type=None) -> Tensor: softmax
+// over the last dim with masked (true) positions left out, a row masked everywhere giving NaN as
+// torch's kernel does (the fast-path attention zeroes those rows itself);
+// mask as the fast path reads it (mask_type 0 [T, S], 1 [B, S], 2 broadcasting).
+RuleResult aten_masked_softmax(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t rank = args.rank_of("self");
+  const std::optional<int64_t> dim = args.optional_int("dim");
+  PT2ONNX_CHECK(!dim || normalize_dim(*dim, rank) == rank - 1, ErrorCode::kUnsupported, "_masked_softmax over other than the last dim");
+  const DType type = args.dtype_of("self");
+  const std::string x = args.tensor("self");
+  const MaskTerms m = mask_terms(ctx, args, x, type);
+  return emitted(ctx, ctx.emit("Softmax", {ctx.emit("Add", {x, m.bias})}, {Attr("axis", int64_t{-1})}));
+}
+
 }  // namespace
 
 void register_transformer_fast_path_rules(RuleTable& t) {
   // LayerNormalization is opset 17, the lowest pt2onnx emits.
   t.add("aten._native_multi_head_attention.default", aten_native_multi_head_attention);
   t.add("aten._transformer_encoder_layer_fwd.default", aten_transformer_encoder_layer_fwd);
+  t.add("aten._transform_bias_rescale_qkv.default", aten_transform_bias_rescale_qkv);
+  t.add("aten._masked_softmax.default", aten_masked_softmax);
 }
 
 }  // namespace pt2onnx::translate
