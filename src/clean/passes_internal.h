@@ -78,6 +78,8 @@ int merge_duplicates(Body& body);
 int drop_identities(Body& body);
 // Where(Less(i, 0), Add(i, dim), i) -> i where i is provably non-negative.
 int drop_index_wraps(Body& body);
+// Div(Sub(a, Mod(a, b)), b) -> Div(a, b) where a is provably >= 0 and b a constant >= 1.
+int simplify_floor_divs(Body& body);
 // Min(Max(x, lo), hi) and Max(Min(x, hi), lo) with scalar constant bounds -> Clip(x, lo, hi).
 int fuse_clamps(Body& body);
 // Transpose(Transpose(x, p1), p2) -> Transpose(x, p1 o p2), or x when that is the identity.

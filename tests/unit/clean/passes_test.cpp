@@ -517,6 +517,33 @@ g (float[N,4] x, int64[N] user) => (float[N,4] y, float[N,4] z) {
   CHECK(producer(m.graph(), "y")->input(1) == "ri");
 }
 
+TEST_CASE("a floor division of a dim by a positive constant is one Div; of a possibly negative value it stays") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,4] x, int64 user) => (int64 y, int64 z, int64 w) {
+  zero = Constant <value = int64 {0}> ()
+  four = Constant <value = int64 {4}> ()
+  shape = Shape(x)
+  n = Gather <axis = 0> (shape, zero)
+  r = Mod <fmod = 0> (n, four)
+  s = Sub(n, r)
+  y = Div(s, four)
+  r2 = Mod <fmod = 0> (user, four)
+  s2 = Sub(user, r2)
+  z = Div(s2, four)
+  minus = Constant <value = int64 {-4}> ()
+  r3 = Mod <fmod = 0> (n, minus)
+  s3 = Sub(n, r3)
+  w = Div(s3, minus)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(producer(m.graph(), "y")->input(0) == "n");
+  CHECK(counts.at("Mod") == 2);  // `user` may be negative; a negative divisor floors the other way
+  CHECK(counts.at("Sub") == 2);
+  CHECK(producer(m.graph(), "z")->input(0) == "s2");
+  CHECK(producer(m.graph(), "w")->input(0) == "s3");
+}
+
 TEST_CASE("a clamp as Max then Min (or Min then Max) with scalar bounds becomes one Clip") {
   onnx::ModelProto m = parse(R"(
 g (float[N,4] x) => (float[N,4] y, float[N,4] z, float[N,4] w, float[N,4] v) {
