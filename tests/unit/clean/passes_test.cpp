@@ -324,6 +324,36 @@ g (float[N,2] x) => (float[2,3] w, bool[2,3] k, int64[3] mo, int64[3] cl, float[
   CHECK(constant_ints(m.graph(), "cl") == std::vector<int64_t>{0, 1, 1});  // C's % is -1, 1, 2
 }
 
+TEST_CASE("float Range, Add, Sub and Mul fold only on whole numbers, where nothing rounds") {
+  onnx::ModelProto m = parse(R"(
+g (float[2] x) => (float[4] lin, float[2] half, float[2] negzero, float[1] big) {
+  zero = Constant <value = float {0.0}> ()
+  four = Constant <value = float {4.0}> ()
+  one = Constant <value = float {1.0}> ()
+  r = Range(zero, four, one)
+  shift = Constant <value = float {-1.5}> ()
+  lin = Sub(four, r)
+  two = Constant <value = float[2] {1.0, 2.0}> ()
+  half = Add(two, shift)
+  minus = Constant <value = float[2] {-3.0, 0.0}> ()
+  zeros = Constant <value = float[2] {0.0, 5.0}> ()
+  negzero = Mul(minus, zeros)
+  huge = Constant <value = float[1] {16777216.0}> ()
+  big = Add(huge, one)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.count("Range") == 0);
+  CHECK(counts.at("Add") == 2);                  // -1.5 is no whole number; 2^24 + 1 is past float's
+  CHECK(counts.at("Mul") == 1);                  // -3 * 0 is -0.0
+  const onnx::NodeProto* lin = producer(m.graph(), "lin");  // a graph output stays a Constant
+  REQUIRE(lin != nullptr);
+  REQUIRE(lin->op_type() == "Constant");
+  std::optional<ConstTensor> v = constant_node_value(*lin);
+  REQUIRE(v.has_value());
+  CHECK(v->floats == std::vector<double>{4, 3, 2, 1});
+}
+
 TEST_CASE("a Div that would round differently from torch's floor is not folded") {
   onnx::ModelProto m = parse(R"(
 g (float[2] x) => (int64[1] y) {
