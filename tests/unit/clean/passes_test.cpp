@@ -149,7 +149,7 @@ g (float[2,3,4] x) => (float[6,4] y) {
 
 TEST_CASE("nothing that depends on a dynamic dim becomes a constant") {
   onnx::ModelProto m = parse(R"(
-g (float[N,3] x) => (float[M] y) {
+g (float[N,3] x) => (int64[1] total) {
   s = Shape(x)
   i0 = Constant <value = int64 {0}> ()
   n = Gather <axis = 0> (s, i0)
@@ -157,7 +157,6 @@ g (float[N,3] x) => (float[M] y) {
   u = Unsqueeze(n, one)
   k = Constant <value = int64[1] {3}> ()
   total = Mul(u, k)
-  y = Reshape(x, total)
 })");
   clean(m);
   const auto counts = op_counts(m.graph());
@@ -241,8 +240,29 @@ g (float[N,4,3] x) => (float[M,3] y, float[N,12] z) {
 })");
   clean(m);
   CHECK(constant_ints(m.graph(), producer(m.graph(), "y")->input(1)) == std::vector<int64_t>{-1, 3});
-  // Two computed pieces: not both -1, the shape math stays.
-  CHECK(op_counts(m.graph()).at("Concat") == 1);
+  // Two computed pieces cannot both be -1; z's type [N, 12] gives its operand instead.
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "z")->input(1)) == std::vector<int64_t>{0, 12});
+  CHECK(op_counts(m.graph()).count("Concat") == 0);
+}
+
+TEST_CASE("a Reshape whose result type is known takes its operand from it, whatever computes the operand") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,8] x, int64[3] user) => (float[N,S,2,4] y, float[N,S,8] z, float[N,0,8] e) {
+  s = Shape(x)
+  zero = Constant <value = int64[1] {0}> ()
+  two = Constant <value = int64[1] {2}> ()
+  neg = Constant <value = int64[1] {-1}> ()
+  head = Slice(s, zero, two)
+  shape = Concat <axis = 0> (head, two, neg)
+  y = Reshape(x, shape)
+  z = Reshape(y, s)
+  e = Reshape(x, user)
+})");
+  clean(m);
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "y")->input(1)) == std::vector<int64_t>{0, 0, 2, 4});
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "z")->input(1)) == std::vector<int64_t>{0, 0, 8});
+  CHECK(producer(m.graph(), "e")->input(1) == "user");  // a static 0 is no operand's 0 (that copies)
+  CHECK(op_counts(m.graph()).count("Shape") == 0);
 }
 
 TEST_CASE("folding covers Slice, Squeeze, Range, Cast, Sub, Div and ConstantOfShape") {
