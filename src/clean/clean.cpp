@@ -125,6 +125,10 @@ Cleaned clean_model(model::OnnxModel&& model, const CleanOptions& options) {
   OpCensus census(body);  // taken on first ask, after the BatchNorms are folded
   clean_body(body, census, report);
   if (fold) {
+    const int small = fold_small_weights(body, *weights);
+    report.folded_constants += small;
+    census.changed(small);
+    if (small) clean_body(body, census, report);
     // After merging (identical Transposes are one) and before dropping the weights they free.
     report.transposes_folded = census.has({"Transpose"}) ? fold_weight_transposes(body, *weights) : 0;
     census.changed(report.transposes_folded);

@@ -687,6 +687,15 @@ void make_constant(onnx::NodeProto& node, const ConstTensor& value) {
 
 }  // namespace
 
+std::optional<ConstTensor> fold_node_value(const onnx::NodeProto& node, const std::vector<const ConstTensor*>& inputs) {
+  if (!node.domain().empty() || node.output_size() != 1 || has_subgraph(node)) return std::nullopt;
+  const auto rule = rules().find(node.op_type());
+  if (rule == rules().end()) return std::nullopt;
+  return rule->second(FoldContext{node, inputs, nullptr});
+}
+
+void replace_with_constant(onnx::NodeProto& node, const ConstTensor& value) { make_constant(node, value); }
+
 int fold_constants(Body& body) {
   std::optional<KnownTypes> known;
   // Constant values by name (views of the scope's names, which this pass never changes):

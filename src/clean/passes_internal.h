@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clean/body.h"
+#include "clean/const_tensor.h"
 #include "common/view_map.h"
 
 namespace pt2onnx::clean {
@@ -69,6 +70,11 @@ int eliminate_dead_nodes(Body& body, ReadValues* reads = nullptr);
 int eliminate_dead_initializers(Body& body, const ReadValues* reads = nullptr);
 // Shape arithmetic on constants and static dims -> Constant nodes.
 int fold_constants(Body& body);
+// What fold_constants makes of `node` given its inputs' values (null: not constant), or nullopt;
+// Shape and Size, which read types, never fold here.
+std::optional<ConstTensor> fold_node_value(const onnx::NodeProto& node, const std::vector<const ConstTensor*>& inputs);
+// Turns `node` into a Constant node of `value`, its output name kept.
+void replace_with_constant(onnx::NodeProto& node, const ConstTensor& value);
 // Reshape/Expand shape operands made of dims the data already has -> Constants (0 / 1 pieces),
 // and Gathers of static dims from a Shape -> Constants.
 int resolve_shape_operands(Body& body);

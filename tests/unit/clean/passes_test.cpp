@@ -680,9 +680,15 @@ Unused (a) => (b) {
 class FakeWeights final : public WeightReader {
  public:
   std::map<std::string, std::vector<float>> values;
+  std::map<std::string, std::vector<int64_t>> int64s;
   std::optional<std::vector<float>> read_floats(const model::WeightBinding& weight) override {
     auto found = values.find(weight.fqn);
     if (found == values.end()) return std::nullopt;
+    return found->second;
+  }
+  std::optional<std::vector<int64_t>> read_int64s(const model::WeightBinding& weight) override {
+    auto found = int64s.find(weight.fqn);
+    if (found == int64s.end()) return std::nullopt;
     return found->second;
   }
   bool derivable(const model::DerivedWeight& weight, const std::vector<model::DerivedWeight>& /*earlier*/) override {
@@ -813,9 +819,62 @@ void declare_weight(onnx::GraphProto& graph, const std::string& name, std::vecto
     if (t.name() == name) {
       t.clear_raw_data();
       t.clear_float_data();
+      t.clear_int64_data();
       t.clear_dims();
       for (int64_t d : dims) t.add_dims(d);
     }
+}
+
+TEST_CASE("a relative position bias gathered from two small weights read nowhere else folds to one constant") {
+  const char* text = R"(
+g (float[2,3,3] x) => (float[2,3,3] y, float[2] z, float[2] n, float[1,2] s) <float[3,2] table = {0,0,0,0,0,0}, int64[3,3] index = {0,0,0,0,0,0,0,0,0}, float[2] other = {0,0}, float[2] single = {0,0}> {
+  flat = Constant <value = int64[1] {-1}> ()
+  i = Reshape(index, flat)
+  rows = Gather <axis = 0> (table, i)
+  shape = Constant <value = int64[3] {3, 3, 2}> ()
+  bias = Reshape(rows, shape)
+  biasT = Transpose <perm = [2, 0, 1]> (bias)
+  y = Add(x, biasT)
+  axes = Constant <value = int64[1] {0}> ()
+  u = Unsqueeze(other, axes)
+  z = Squeeze(u, axes)
+  n = Neg(other)
+  s = Unsqueeze(single, axes)
+})";
+  for (bool fold : {true, false}) {
+    onnx::ModelProto m = parse(text);
+    declare_weight(*m.mutable_graph(), "table", {3, 2});
+    declare_weight(*m.mutable_graph(), "index", {3, 3});
+    declare_weight(*m.mutable_graph(), "other", {2});
+    declare_weight(*m.mutable_graph(), "single", {2});
+    FakeWeights weights;
+    weights.values = {{"table", {1, 2, 3, 4, 5, 6}}, {"other", {7, 8}}, {"single", {9, 10}}};
+    weights.int64s = {{"index", {0, 1, 2, 2, 1, 0, 1, 1, 1}}};
+    CleanOptions options;
+    options.weights = &weights;
+    options.fold_weights = fold;  // false: --no-fold, weights as in the archive
+    model::OnnxModel t;
+    t.proto = m;
+    bind_all(t);
+    clean_in_place(t, options);
+    const auto counts = op_counts(t.proto.graph());
+    CHECK(counts.count("Gather") == (fold ? 0 : 1));
+    CHECK(initializer(t.proto.graph(), "table") == (fold ? nullptr : initializer(t.proto.graph(), "table")));
+    // `other` has two readers: folding its Unsqueeze would hold it twice.
+    CHECK(initializer(t.proto.graph(), "other") != nullptr);
+    // `single` is read once, but by no index buffer's chain: a float weight stays a weight.
+    CHECK(initializer(t.proto.graph(), "single") != nullptr);
+    CHECK(counts.at("Unsqueeze") == 2);
+    if (!fold) continue;
+    CHECK(counts.count("Reshape") == 0);
+    const onnx::TensorProto* b = initializer(t.proto.graph(), "biasT");
+    REQUIRE(b != nullptr);
+    std::optional<ConstTensor> v = read_const(*b);
+    REQUIRE(v.has_value());
+    CHECK(v->dims == std::vector<int64_t>{2, 3, 3});
+    // biasT[c, i, j] = table[index[i, j], c]
+    CHECK(v->floats == std::vector<double>{1, 3, 5, 5, 3, 1, 3, 3, 3, 2, 4, 6, 6, 4, 2, 4, 4, 4});
+  }
 }
 
 TEST_CASE("a Transpose of a weight folds into a transposed weight, streamed from the archive") {
