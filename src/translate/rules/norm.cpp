@@ -344,6 +344,12 @@ RuleResult emit_group_norm(EmitContext& ctx, const ArgReader& args, int64_t grou
   const std::string x = args.tensor("input");
   const DType type = args.dtype_of("input");
   const int64_t rank = args.rank_of("input");
+  // One group per channel is instance normalization: x as it is, the affine its scale and bias.
+  if (!uses_output(ctx, 1) && !uses_output(ctx, 2) && groups > 0 && static_dim(args.meta("input"), 1) == groups &&
+      float32_affine(args))
+    if (auto y = instance_normalized(ctx, x, type, rank, groups, eps, args.optional_tensor("weight"),
+                                     args.optional_tensor("bias")))
+      return emitted(ctx, *y);
   // [N, C, *] -> [N, G, C/G * prod(*)], statistics over the last axis.
   // The group size spelled out where the dims are static: with a batch of 0, -1 is ambiguous.
   const ir::TensorMeta& meta = args.meta("input");
@@ -353,16 +359,9 @@ RuleResult emit_group_norm(EmitContext& ctx, const ArgReader& args, int64_t grou
   if (per_group > 0) per_group /= groups;
   const std::string grouped = ctx.reshape(x, ctx.const_i64s({0, groups, per_group > 0 ? per_group : -1}));
   const std::string back = shape_but_batch(ctx, x, meta);
-  if (!uses_output(ctx, 1) && !uses_output(ctx, 2) && groups > 0 && float32_affine(args)) {
-    // One group per channel: the channel affine is the normalization's own scale and bias.
-    const bool per_channel_groups = static_dim(meta, 1) == groups;
-    const auto weight = per_channel_groups ? args.optional_tensor("weight") : std::nullopt;
-    const auto bias = per_channel_groups ? args.optional_tensor("bias") : std::nullopt;
-    if (auto y = instance_normalized(ctx, grouped, type, 3, groups, eps, weight, bias)) {
-      const std::string restored = ctx.reshape(*y, back);
-      return emitted(ctx, per_channel_groups ? restored : channel_affine(ctx, args, restored, rank));
-    }
-  }
+  if (!uses_output(ctx, 1) && !uses_output(ctx, 2) && groups > 0 && float32_affine(args))
+    if (auto y = instance_normalized(ctx, grouped, type, 3, groups, eps))
+      return emitted(ctx, channel_affine(ctx, args, ctx.reshape(*y, back), rank));
   const Moments m = moments(ctx, grouped, std::vector<int64_t>{2});
   const std::string normalized = standardized(ctx, m, eps, type);
   // native_group_norm's outputs 1 and 2: the mean and 1 / sqrt(var + eps) per group, [N, G].
