@@ -84,6 +84,8 @@ int merge_duplicates(Body& body);
 int drop_identities(Body& body);
 // Where(Less(i, 0), Add(i, dim), i) -> i where i is provably non-negative.
 int drop_index_wraps(Body& body);
+// Unsqueeze(Gather(Shape(x), k), [0]) -> Shape(x, start=k, end=k+1).
+int slice_shape_dims(Body& body);
 // Div(Sub(a, Mod(a, b)), b) -> Div(a, b) where a is provably >= 0 and b a constant >= 1.
 int simplify_floor_divs(Body& body);
 // Min(Max(x, lo), hi) and Max(Min(x, hi), lo) with scalar constant bounds -> Clip(x, lo, hi).

@@ -594,6 +594,38 @@ g (float[N,4] x, int64 user) => (int64 y, int64 z, int64 w) {
   CHECK(producer(m.graph(), "w")->input(0) == "s3");
 }
 
+TEST_CASE("an unsqueezed dim of a Shape is a Shape slice; a negative index stays a Gather") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,4] x, float[M,2] w) => (float[N,S,4] y, float[M,2] z) {
+  s = Shape(x)
+  one = Constant <value = int64 {1}> ()
+  axes = Constant <value = int64[1] {0}> ()
+  d = Gather <axis = 0> (s, one)
+  u = Unsqueeze(d, axes)
+  head = Constant <value = int64[1] {-1}> ()
+  four = Constant <value = int64[1] {4}> ()
+  shape = Concat <axis = 0> (head, u, four)
+  y = Expand(x, shape)
+  t = Shape(w)
+  last = Constant <value = int64 {-1}> ()
+  e = Gather <axis = 0> (t, last)
+  v = Unsqueeze(e, axes)
+  wshape = Concat <axis = 0> (head, v)
+  z = Reshape(w, wshape)
+})");
+  model::OnnxModel t;
+  t.proto = m;
+  Body body = main_body(*t.proto.mutable_graph(), nullptr, {}, {});
+  CHECK(slice_shape_dims(body) == 1);
+  const onnx::NodeProto* u = producer(t.proto.graph(), "u");
+  REQUIRE(u != nullptr);
+  CHECK(u->op_type() == "Shape");
+  CHECK(u->input(0) == "x");
+  CHECK(int_attribute(*u, "start", -1) == 1);
+  CHECK(int_attribute(*u, "end", -1) == 2);
+  CHECK(producer(t.proto.graph(), "v")->op_type() == "Unsqueeze");  // k = -1 needs w's rank
+}
+
 TEST_CASE("a clamp as Max then Min (or Min then Max) with scalar bounds becomes one Clip") {
   onnx::ModelProto m = parse(R"(
 g (float[N,4] x) => (float[N,4] y, float[N,4] z, float[N,4] w, float[N,4] v) {
