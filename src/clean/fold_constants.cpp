@@ -1,8 +1,9 @@
 // Constant folding of shape arithmetic: a node of a rule below whose inputs are all constants
 // (or, for Shape/Size, whose input's dims are all static) becomes one Constant node with the same
 // output name. Integer arithmetic only (on whole numbers held as floats too, where nothing rounds;
-// plus casts, comparisons, selections and data movement of any folded type), so no float rounding
-// moves; nothing whose value depends on a dynamic dim is ever folded.
+// plus casts, comparisons, selections, data movement of any folded type, and the correctly
+// rounded Sqrt in the element's precision), so no float rounding moves; nothing whose value
+// depends on a dynamic dim is ever folded.
 #include <cmath>
 #include <functional>
 #include <map>
@@ -386,6 +387,20 @@ std::optional<ConstTensor> fold_mul(const FoldContext& c) {
   });
 }
 
+// Sqrt is one of IEEE 754's correctly rounded operations: computed in the element's own precision
+// it gives the bits every conforming runtime gives (torch.onnx folds RAFT's sqrt(128) too).
+// Negative inputs (NaN) are left to run time.
+std::optional<ConstTensor> fold_sqrt(const FoldContext& c) {
+  if (!all_present(c.in, 1) || !is_float_type(c.in[0]->elem_type)) return std::nullopt;
+  ConstTensor out = *c.in[0];
+  const bool single = out.elem_type == onnx::TensorProto_DataType_FLOAT;
+  for (double& v : out.floats) {
+    if (!(v >= 0)) return std::nullopt;
+    v = single ? static_cast<double>(std::sqrt(static_cast<float>(v))) : std::sqrt(v);
+  }
+  return out;
+}
+
 // ---- whole numbers held as floats --------------------------------------------------------------
 // Add, Sub, Mul and Range of floats whose operands and results are all whole numbers within the
 // type's exact integer range (2^24 for float, 2^53 for double) round nowhere, in torch, in
@@ -670,6 +685,7 @@ const std::map<std::string_view, Rule>& rules() {
       {"Greater", fold_greater},   {"GreaterOrEqual", fold_greater_equal},
       {"And", fold_and},           {"Or", fold_or},           {"Not", fold_not},
       {"Min", fold_min},           {"Max", fold_max},         {"Clip", fold_clip},
+      {"Sqrt", fold_sqrt},
   };
   return table;
 }

@@ -86,6 +86,8 @@ int drop_identities(Body& body);
 int drop_index_wraps(Body& body);
 // Unsqueeze(Gather(Shape(x), k), [0]) -> Shape(x, start=k, end=k+1).
 int slice_shape_dims(Body& body);
+// Shape(Range(0, n, 1)) -> Unsqueeze(n, [0]) where n is provably >= 0.
+int shapes_of_ranges(Body& body);
 // Div(Sub(a, Mod(a, b)), b) -> Div(a, b) where a is provably >= 0 and b a constant >= 1.
 int simplify_floor_divs(Body& body);
 // Min(Max(x, lo), hi) and Max(Min(x, hi), lo) with scalar constant bounds -> Clip(x, lo, hi).

@@ -4,6 +4,7 @@
 #include <onnx/checker.h>
 #include <onnx/defs/parser.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <variant>
@@ -624,6 +625,45 @@ g (float[N,S,4] x, float[M,2] w) => (float[N,S,4] y, float[M,2] z) {
   CHECK(int_attribute(*u, "start", -1) == 1);
   CHECK(int_attribute(*u, "end", -1) == 2);
   CHECK(producer(t.proto.graph(), "v")->op_type() == "Unsqueeze");  // k = -1 needs w's rank
+}
+
+TEST_CASE("shape pieces as Shape slices: a Slice of a Shape, a dim beside its slice, the length of an arange") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,4] x) => (int64[2] head, int64 d, int64[1] u, int64[1] len, float[2] r) {
+  s = Shape(x)
+  zero = Constant <value = int64[1] {0}> ()
+  two = Constant <value = int64[1] {2}> ()
+  head = Slice(s, zero, two)
+  k = Constant <value = int64 {1}> ()
+  d = Gather <axis = 0> (s, k)
+  e = Gather <axis = 0> (s, k)
+  axes = Constant <value = int64[1] {0}> ()
+  u = Unsqueeze(e, axes)
+  start = Constant <value = int64 {0}> ()
+  step = Constant <value = int64 {1}> ()
+  a = Range(start, d, step)
+  len = Shape(a)
+  root = Constant <value = float[2] {4.0, 2.0}> ()
+  r = Sqrt(root)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.count("Gather") == 0);
+  CHECK(counts.count("Slice") == 0);
+  CHECK(counts.count("Range") == 0);  // its length is d; nothing else reads it
+  CHECK(counts.count("Sqrt") == 0);
+  // Only slices: head's [0, 2) and [1, 2) for d, u and len (graph outputs keep their own nodes).
+  for (const auto& n : m.graph().node())
+    if (n.op_type() == "Shape") CHECK(find_attribute(n, "end") != nullptr);
+  CHECK(producer(m.graph(), "len")->op_type() == "Shape");
+  CHECK(int_attribute(*producer(m.graph(), "len"), "start", -1) == 1);
+  const onnx::NodeProto* head = producer(m.graph(), "head");
+  CHECK(int_attribute(*head, "start", -1) == 0);
+  CHECK(int_attribute(*head, "end", -1) == 2);
+  CHECK(producer(m.graph(), "d")->op_type() == "Squeeze");
+  std::optional<ConstTensor> r = constant_node_value(*producer(m.graph(), "r"));
+  REQUIRE(r.has_value());
+  CHECK(r->floats == std::vector<double>{2.0, std::sqrt(2.0f)});
 }
 
 TEST_CASE("a clamp as Max then Min (or Min then Max) with scalar bounds becomes one Clip") {
