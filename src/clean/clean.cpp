@@ -77,6 +77,7 @@ const std::vector<RoundPass>& round_passes() {
       {"fold_batched_matmuls", {{"Reshape"}, {"MatMul", "Gemm"}}, fold_batched_matmuls, &CleanReport::merged_nodes},
       {"compose_reshapes", {{"Reshape"}}, compose_reshapes, &CleanReport::merged_nodes},
       {"drop_index_wraps", {{"Where"}}, drop_index_wraps, &CleanReport::identities},
+      {"split_concats", {{"Split"}, {"Concat"}}, split_concats, &CleanReport::merged_nodes},
       {"shapes_of_ranges", {{"Shape"}, {"Range"}}, shapes_of_ranges, &CleanReport::merged_nodes},
       {"slice_shape_dims", {{"Unsqueeze", "Gather", "Slice"}, {"Shape"}}, slice_shape_dims, &CleanReport::merged_nodes},
       {"simplify_floor_divs", {{"Mod"}, {"Div"}}, simplify_floor_divs, &CleanReport::identities},

@@ -84,6 +84,8 @@ int merge_duplicates(Body& body);
 int drop_identities(Body& body);
 // Where(Less(i, 0), Add(i, dim), i) -> i where i is provably non-negative.
 int drop_index_wraps(Body& body);
+// Split(Concat(a, b, ...)) along the same axis by the inputs' static lengths -> a, b, ...
+int split_concats(Body& body);
 // Unsqueeze(Gather(Shape(x), k), [0]) -> Shape(x, start=k, end=k+1).
 int slice_shape_dims(Body& body);
 // Shape(Range(0, n, 1)) -> Unsqueeze(n, [0]) where n is provably >= 0.

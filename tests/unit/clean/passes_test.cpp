@@ -666,6 +666,23 @@ g (float[N,S,4] x) => (int64[2] head, int64 d, int64[1] u, int64[1] len, float[2
   CHECK(r->floats == std::vector<double>{2.0, std::sqrt(2.0f)});
 }
 
+TEST_CASE("a Split that undoes a Concat gives the Concat's inputs back; other lengths keep it") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,2] x, float[N,3] y) => (float[N,2] a, float[N,3] b, float[N,1] c, float[N,4] d) {
+  cat = Concat <axis = 1> (x, y)
+  sizes = Constant <value = int64[2] {2, 3}> ()
+  p, q = Split <axis = 1> (cat, sizes)
+  a = Relu(p)
+  b = Relu(q)
+  other = Constant <value = int64[2] {1, 4}> ()
+  c, d = Split <axis = 1> (cat, other)
+})");
+  clean(m);
+  CHECK(producer(m.graph(), "a")->input(0) == "x");
+  CHECK(producer(m.graph(), "b")->input(0) == "y");
+  CHECK(op_counts(m.graph()).at("Split") == 1);  // c and d cut the Concat elsewhere
+}
+
 TEST_CASE("a clamp as Max then Min (or Min then Max) with scalar bounds becomes one Clip") {
   onnx::ModelProto m = parse(R"(
 g (float[N,4] x) => (float[N,4] y, float[N,4] z, float[N,4] w, float[N,4] v) {
