@@ -883,29 +883,61 @@ def clean_cells_line(row):
     return " | ".join(clean_cells(row))
 
 
-def clean_markdown(cache: Path, irs):
-    """The clean table from the rows of the last run of each model (cache/rows/*.json)."""
-    rows = []
+def table_lines(text):
+    """The rows already in a clean table between the markers, by (model, IR): a model whose
+    cache row is missing (a cache made elsewhere, or only some models rerun) keeps its line."""
+    if CLEAN_BEGIN not in text or CLEAN_END not in text:
+        return {}
+    body = text[text.index(CLEAN_BEGIN):text.index(CLEAN_END)]
+    rows = {}
+    for line in body.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) == len(CLEAN_COLUMNS) and cells[0] in MODELS:
+            rows[(cells[0], cells[1])] = line
+    return rows
+
+
+def _line_nodes(line):
+    """(ours, torch.onnx's) node counts of a kept table line; torch.onnx's None without a file."""
+    cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+    ours, theirs = cells[2].strip("*"), cells[3]
+    return (int(ours), int(theirs)) if ours.isdigit() and theirs.isdigit() else (None, None)
+
+
+def clean_markdown(cache: Path, irs, kept=None):
+    """The clean table from the rows of the last run of each model (cache/rows/*.json); `kept`
+    (table_lines of the current table) fills in the models the cache has no row for, and a model
+    and IR in neither is left out (the issue-30 families run in the default IR only)."""
+    kept = kept or {}
+    rows, totals = [], []  # totals: (model, IR, ours, theirs) of the rows with both converters
     for name in MODELS:
         for ir in irs:
             f = cache / "rows" / f"{name}.{ir}.json"
-            rows.append(json.loads(f.read_text()) if f.exists() else dict(model=name, ir=ir, result="not run"))
-    have = [r for r in rows if r.get("graph") and r.get("torch_graph")]
-    larger = [r for r in have if r["graph"]["nodes"] > r["torch_graph"]["nodes"]]
-    ours = sum(r["graph"]["nodes"] for r in have)
-    theirs = sum(r["torch_graph"]["nodes"] for r in have)
+            if f.exists():
+                r = json.loads(f.read_text())
+                rows.append("| " + " | ".join(c.replace("|", "\\|") for c in clean_cells(r)) + " |")
+                if r.get("graph") and r.get("torch_graph"):
+                    totals.append((name, ir, r["graph"]["nodes"], r["torch_graph"]["nodes"]))
+            elif (name, ir) in kept:
+                rows.append(kept[(name, ir)])
+                ours, theirs = _line_nodes(kept[(name, ir)])
+                if ours is not None:
+                    totals.append((name, ir, ours, theirs))
+    larger = [f"{m}.{ir}" for m, ir, a, b in totals if a > b]
+    ours = sum(t[2] for t in totals)
+    theirs = sum(t[3] for t in totals)
     lines = [CLEAN_BEGIN, "",
              "| " + " | ".join(CLEAN_COLUMNS) + " |", "|" + "|".join("---" for _ in CLEAN_COLUMNS) + "|"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in clean_cells(r)) + " |" for r in rows]
-    lines += ["", f"{len(have)} rows with both converters: {ours} nodes ours, {theirs} torch.onnx's; "
-              f"ours larger on {len(larger)} ({', '.join(r['model'] + '.' + r['ir'] for r in larger) or 'none'}).",
+    lines += rows
+    lines += ["", f"{len(totals)} rows with both converters: {ours} nodes ours, {theirs} torch.onnx's; "
+              f"ours larger on {len(larger)} ({', '.join(larger) or 'none'}).",
               "", CLEAN_END]
     return "\n".join(lines)
 
 
 def write_clean_md(path: Path, cache: Path, irs):
     text = path.read_text() if path.exists() else ""
-    table = clean_markdown(cache, irs)
+    table = clean_markdown(cache, irs, table_lines(text))
     if CLEAN_BEGIN in text and CLEAN_END in text:
         text = text[:text.index(CLEAN_BEGIN)] + table + text[text.index(CLEAN_END) + len(CLEAN_END):]
     else:

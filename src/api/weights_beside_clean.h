@@ -38,6 +38,14 @@ class WeightsBesideClean final : public clean::WeightReader {
     return std::nullopt;
   }
 
+  std::optional<std::vector<int64_t>> read_int64s(const model::WeightBinding& weight) override {
+    const auto& first = weight.is_constant ? tensors().constants : tensors().weights;
+    const auto& second = weight.is_constant ? tensors().weights : tensors().constants;
+    if (auto found = first.find(weight.fqn); found != first.end()) return emit::read_small_int64s(found->second);
+    if (auto found = second.find(weight.fqn); found != second.end()) return emit::read_small_int64s(found->second);
+    return std::nullopt;
+  }
+
   bool derivable(const model::DerivedWeight& weight, const std::vector<model::DerivedWeight>& earlier) override {
     if (!derived_) derived_.emplace(tensors().weights, tensors().constants);
     // Those derived since the last ask, where a source may be found; each was derivable then.

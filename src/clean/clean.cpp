@@ -77,6 +77,10 @@ const std::vector<RoundPass>& round_passes() {
       {"fold_batched_matmuls", {{"Reshape"}, {"MatMul", "Gemm"}}, fold_batched_matmuls, &CleanReport::merged_nodes},
       {"compose_reshapes", {{"Reshape"}}, compose_reshapes, &CleanReport::merged_nodes},
       {"drop_index_wraps", {{"Where"}}, drop_index_wraps, &CleanReport::identities},
+      {"split_concats", {{"Split"}, {"Concat"}}, split_concats, &CleanReport::merged_nodes},
+      {"shapes_of_ranges", {{"Shape"}, {"Range"}}, shapes_of_ranges, &CleanReport::merged_nodes},
+      {"slice_shape_dims", {{"Unsqueeze", "Gather", "Slice"}, {"Shape"}}, slice_shape_dims, &CleanReport::merged_nodes},
+      {"simplify_floor_divs", {{"Mod"}, {"Div"}}, simplify_floor_divs, &CleanReport::identities},
       {"fuse_clamps", {{"Min", "Max"}}, fuse_clamps, &CleanReport::merged_nodes},
       {"fuse_transposes", {{"Transpose"}}, fuse_transposes, &CleanReport::merged_nodes},
       {"merge_duplicates", {}, merge_duplicates, &CleanReport::merged_nodes},
@@ -124,6 +128,10 @@ Cleaned clean_model(model::OnnxModel&& model, const CleanOptions& options) {
   OpCensus census(body);  // taken on first ask, after the BatchNorms are folded
   clean_body(body, census, report);
   if (fold) {
+    const int small = fold_small_weights(body, *weights);
+    report.folded_constants += small;
+    census.changed(small);
+    if (small) clean_body(body, census, report);
     // After merging (identical Transposes are one) and before dropping the weights they free.
     report.transposes_folded = census.has({"Transpose"}) ? fold_weight_transposes(body, *weights) : 0;
     census.changed(report.transposes_folded);

@@ -71,6 +71,7 @@ TypeOracle value_type_oracle(const ir::TensorValues& values);
 // Exposed for tests: the BatchNorm folding step alone, and the weight Transpose folding alone.
 int fold_batch_norms(Body& body, WeightAccess& weights);
 int fold_weight_transposes(Body& body, WeightAccess& weights);
+int fold_small_weights(Body& body, WeightAccess& weights);
 int pack_4bit_weights(Body& body, WeightAccess& weights);
 int use_matmul_nbits(Body& body, WeightAccess& weights);
 

@@ -1,7 +1,10 @@
 // Constant folding of shape arithmetic: a node of a rule below whose inputs are all constants
 // (or, for Shape/Size, whose input's dims are all static) becomes one Constant node with the same
-// output name. Integer arithmetic only (plus casts, comparisons, selections and data movement of
-// any folded type), so no float rounding moves; nothing whose value depends on a dynamic dim is ever folded.
+// output name. Integer arithmetic only (on whole numbers held as floats too, where nothing rounds;
+// plus casts, comparisons, selections, data movement of any folded type, and the correctly
+// rounded Sqrt in the element's precision), so no float rounding moves; nothing whose value
+// depends on a dynamic dim is ever folded.
+#include <cmath>
 #include <functional>
 #include <map>
 #include <string_view>
@@ -383,6 +386,96 @@ std::optional<ConstTensor> fold_mul(const FoldContext& c) {
     return r;
   });
 }
+
+// Sqrt is one of IEEE 754's correctly rounded operations: computed in the element's own precision
+// it gives the bits every conforming runtime gives (torch.onnx folds RAFT's sqrt(128) too).
+// Negative inputs (NaN) are left to run time.
+std::optional<ConstTensor> fold_sqrt(const FoldContext& c) {
+  if (!all_present(c.in, 1) || !is_float_type(c.in[0]->elem_type)) return std::nullopt;
+  ConstTensor out = *c.in[0];
+  const bool single = out.elem_type == onnx::TensorProto_DataType_FLOAT;
+  for (double& v : out.floats) {
+    if (!(v >= 0)) return std::nullopt;
+    v = single ? static_cast<double>(std::sqrt(static_cast<float>(v))) : std::sqrt(v);
+  }
+  return out;
+}
+
+// ---- whole numbers held as floats --------------------------------------------------------------
+// Add, Sub, Mul and Range of floats whose operands and results are all whole numbers within the
+// type's exact integer range (2^24 for float, 2^53 for double) round nowhere, in torch, in
+// onnxruntime or here, so they fold through the integer rules (torchvision's linspace of static
+// ends and its meshgrid become one constant). Negative zero is declined: an integer has no sign
+// of zero (and -3 * 0 is -0.0 in floats).
+
+double exact_integer_limit(int32_t elem_type) {
+  return elem_type == onnx::TensorProto_DataType_FLOAT ? 16777216.0 : 9007199254740992.0;
+}
+
+std::optional<ConstTensor> as_whole_numbers(const ConstTensor& t) {
+  if (!is_float_type(t.elem_type)) return std::nullopt;
+  const double limit = exact_integer_limit(t.elem_type);
+  ConstTensor out = like(t, t.dims);
+  out.elem_type = onnx::TensorProto_DataType_INT64;
+  for (double v : t.floats) {
+    if (!(std::fabs(v) <= limit) || v != std::trunc(v) || (v == 0 && std::signbit(v))) return std::nullopt;
+    out.ints.push_back(static_cast<int64_t>(v));
+  }
+  return out;
+}
+
+// `rule` on the inputs as int64 (all float, of one type, whole numbers), its result as that type.
+std::optional<ConstTensor> on_whole_numbers(const FoldContext& c, Rule rule) {
+  if (c.in.empty() || !c.in[0]) return std::nullopt;
+  const int32_t type = c.in[0]->elem_type;
+  std::vector<ConstTensor> whole;
+  whole.reserve(c.in.size());
+  for (const ConstTensor* t : c.in) {
+    if (!t || t->elem_type != type) return std::nullopt;
+    std::optional<ConstTensor> w = as_whole_numbers(*t);
+    if (!w) return std::nullopt;
+    whole.push_back(std::move(*w));
+  }
+  Inputs view;
+  for (const ConstTensor& w : whole) view.push_back(&w);
+  std::optional<ConstTensor> r = rule(FoldContext{c.node, view, nullptr});
+  if (!r) return std::nullopt;
+  ConstTensor out = like(*r, r->dims);
+  out.elem_type = type;
+  for (int64_t v : r->ints) {
+    if (std::fabs(static_cast<double>(v)) > exact_integer_limit(type)) return std::nullopt;
+    out.floats.push_back(static_cast<double>(v));
+  }
+  return out;
+}
+
+bool float_inputs(const FoldContext& c) { return !c.in.empty() && c.in[0] && is_float_type(c.in[0]->elem_type); }
+
+std::optional<ConstTensor> fold_add_any(const FoldContext& c) {
+  return float_inputs(c) ? on_whole_numbers(c, fold_add) : fold_add(c);
+}
+std::optional<ConstTensor> fold_sub_any(const FoldContext& c) {
+  return float_inputs(c) ? on_whole_numbers(c, fold_sub) : fold_sub(c);
+}
+// A zero product with a negative factor is -0.0 in floats.
+std::optional<ConstTensor> fold_mul_unsigned_zero(const FoldContext& c) {
+  return fold_binary(c, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r) || (r == 0 && (a < 0 || b < 0))) return std::nullopt;
+    return r;
+  });
+}
+std::optional<ConstTensor> fold_mul_any(const FoldContext& c) {
+  return float_inputs(c) ? on_whole_numbers(c, fold_mul_unsigned_zero) : fold_mul(c);
+}
+// onnxruntime computes start + i * delta: i * delta stays within the range too when the span does.
+std::optional<ConstTensor> fold_range_any(const FoldContext& c) {
+  if (!float_inputs(c)) return fold_range(c);
+  if (!all_present(c.in, 3) || c.in[0]->floats.size() != 1 || c.in[1]->floats.size() != 1) return std::nullopt;
+  if (!(std::fabs(c.in[1]->floats[0] - c.in[0]->floats[0]) <= exact_integer_limit(c.in[0]->elem_type)))
+    return std::nullopt;
+  return on_whole_numbers(c, fold_range);
+}
 // Only where truncating and flooring division agree (exact, or both operands non-negative).
 std::optional<ConstTensor> fold_div(const FoldContext& c) {
   return fold_binary(c, [](int64_t a, int64_t b) -> std::optional<int64_t> {
@@ -584,14 +677,15 @@ const std::map<std::string_view, Rule>& rules() {
       {"Identity", fold_identity}, {"Shape", fold_shape},     {"Size", fold_size},
       {"Unsqueeze", fold_unsqueeze}, {"Squeeze", fold_squeeze}, {"Reshape", fold_reshape},
       {"Concat", fold_concat},     {"Gather", fold_gather},   {"Slice", fold_slice},
-      {"Cast", fold_cast},         {"Range", fold_range},     {"ConstantOfShape", fold_constant_of_shape},
-      {"Add", fold_add},           {"Sub", fold_sub},         {"Mul", fold_mul},
+      {"Cast", fold_cast},         {"Range", fold_range_any},     {"ConstantOfShape", fold_constant_of_shape},
+      {"Add", fold_add_any},       {"Sub", fold_sub_any},     {"Mul", fold_mul_any},
       {"Div", fold_div},           {"Neg", fold_neg},         {"Mod", fold_mod},
       {"Expand", fold_expand},     {"Transpose", fold_transpose}, {"Where", fold_where},
       {"Equal", fold_equal},       {"Less", fold_less},       {"LessOrEqual", fold_less_equal},
       {"Greater", fold_greater},   {"GreaterOrEqual", fold_greater_equal},
       {"And", fold_and},           {"Or", fold_or},           {"Not", fold_not},
       {"Min", fold_min},           {"Max", fold_max},         {"Clip", fold_clip},
+      {"Sqrt", fold_sqrt},
   };
   return table;
 }
@@ -608,6 +702,15 @@ void make_constant(onnx::NodeProto& node, const ConstTensor& value) {
 }
 
 }  // namespace
+
+std::optional<ConstTensor> fold_node_value(const onnx::NodeProto& node, const std::vector<const ConstTensor*>& inputs) {
+  if (!node.domain().empty() || node.output_size() != 1 || has_subgraph(node)) return std::nullopt;
+  const auto rule = rules().find(node.op_type());
+  if (rule == rules().end()) return std::nullopt;
+  return rule->second(FoldContext{node, inputs, nullptr});
+}
+
+void replace_with_constant(onnx::NodeProto& node, const ConstTensor& value) { make_constant(node, value); }
 
 int fold_constants(Body& body) {
   std::optional<KnownTypes> known;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clean/body.h"
+#include "clean/const_tensor.h"
 #include "common/view_map.h"
 
 namespace pt2onnx::clean {
@@ -69,6 +70,11 @@ int eliminate_dead_nodes(Body& body, ReadValues* reads = nullptr);
 int eliminate_dead_initializers(Body& body, const ReadValues* reads = nullptr);
 // Shape arithmetic on constants and static dims -> Constant nodes.
 int fold_constants(Body& body);
+// What fold_constants makes of `node` given its inputs' values (null: not constant), or nullopt;
+// Shape and Size, which read types, never fold here.
+std::optional<ConstTensor> fold_node_value(const onnx::NodeProto& node, const std::vector<const ConstTensor*>& inputs);
+// Turns `node` into a Constant node of `value`, its output name kept.
+void replace_with_constant(onnx::NodeProto& node, const ConstTensor& value);
 // Reshape/Expand shape operands made of dims the data already has -> Constants (0 / 1 pieces),
 // and Gathers of static dims from a Shape -> Constants.
 int resolve_shape_operands(Body& body);
@@ -78,6 +84,14 @@ int merge_duplicates(Body& body);
 int drop_identities(Body& body);
 // Where(Less(i, 0), Add(i, dim), i) -> i where i is provably non-negative.
 int drop_index_wraps(Body& body);
+// Split(Concat(a, b, ...)) along the same axis by the inputs' static lengths -> a, b, ...
+int split_concats(Body& body);
+// Unsqueeze(Gather(Shape(x), k), [0]) -> Shape(x, start=k, end=k+1).
+int slice_shape_dims(Body& body);
+// Shape(Range(0, n, 1)) -> Unsqueeze(n, [0]) where n is provably >= 0.
+int shapes_of_ranges(Body& body);
+// Div(Sub(a, Mod(a, b)), b) -> Div(a, b) where a is provably >= 0 and b a constant >= 1.
+int simplify_floor_divs(Body& body);
 // Min(Max(x, lo), hi) and Max(Min(x, hi), lo) with scalar constant bounds -> Clip(x, lo, hi).
 int fuse_clamps(Body& body);
 // Transpose(Transpose(x, p1), p2) -> Transpose(x, p1 o p2), or x when that is the identity.

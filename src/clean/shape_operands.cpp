@@ -134,17 +134,47 @@ bool same_dim(const DimValue& piece, const std::optional<int64_t>& size, const s
   return !piece.symbol.empty() && piece.symbol == symbol;
 }
 
+// A Reshape whose result type the export gives (its static sizes, and which dynamic dims equal
+// the data's at the same position) needs no shape operand computed at run time, whatever computes
+// it: static dims as they are, a dim of the data's at its position 0, and at most one other dim -1.
+// Not with a static 0 in the result: 0 in the operand copies the data's dim.
+std::optional<ConstTensor> operand_from_result(const Graph& g, const onnx::NodeProto& node, const ValueType& data) {
+  const std::optional<ValueType> result = g.known().lookup(node.output(0));
+  if (!result || !result->shape_known || result->symbols.size() != result->dims.size()) return std::nullopt;
+  ConstTensor out;
+  out.elem_type = onnx::TensorProto_DataType_INT64;
+  bool inferred = false;
+  for (size_t p = 0; p < result->dims.size(); ++p) {
+    if (result->dims[p]) {
+      if (*result->dims[p] == 0) return std::nullopt;
+      out.ints.push_back(*result->dims[p]);
+    } else if (p < data.dims.size() && !data.dims[p] && !result->symbols[p].empty() &&
+               data.symbols[p] == result->symbols[p]) {
+      out.ints.push_back(0);
+    } else {
+      if (inferred) return std::nullopt;
+      inferred = true;
+      out.ints.push_back(-1);
+    }
+  }
+  out.dims = {static_cast<int64_t>(out.ints.size())};
+  return out;
+}
+
 // The constant a Reshape/Expand shape operand can be, or nullopt.
 std::optional<ConstTensor> static_operand(const Graph& g, const onnx::NodeProto& node) {
   const bool reshape = node.op_type() == "Reshape";
   if (node.input_size() != 2 || !node.domain().empty()) return std::nullopt;
   if (reshape && int_attribute(node, "allowzero", 0) != 0) return std::nullopt;
+  if (g.constant(node.input(1))) return std::nullopt;  // fold_constants' (or an earlier round's) already
+  const std::optional<ValueType> data = g.known().lookup(node.input(0));
+  if (!data || !data->shape_known || data->symbols.size() != data->dims.size()) return std::nullopt;
+  if (reshape)
+    if (std::optional<ConstTensor> from_result = operand_from_result(g, node, *data)) return from_result;
   const onnx::NodeProto* concat = g.producer(node.input(1));
   if (!concat || concat->op_type() != "Concat" || !concat->domain().empty() ||
       int_attribute(*concat, "axis", 0) != 0)
     return std::nullopt;
-  const std::optional<ValueType> data = g.known().lookup(node.input(0));
-  if (!data || !data->shape_known || data->symbols.size() != data->dims.size()) return std::nullopt;
 
   // Lengths first: an Expand's operand aligns with the data from the right.
   struct Piece {

@@ -23,6 +23,11 @@ std::optional<std::vector<float>> WeightAccess::read_floats(const std::string& i
   return weight ? reader_.read_floats(*weight) : std::nullopt;
 }
 
+std::optional<std::vector<int64_t>> WeightAccess::read_archived_int64s(const std::string& initializer) {
+  const model::WeightBinding* weight = binding(initializer);
+  return weight ? reader_.read_int64s(*weight) : std::nullopt;
+}
+
 const model::WeightBinding* WeightAccess::binding(const std::string& initializer) {
   if (by_initializer_.empty()) {
     by_initializer_.reserve(bindings_.size());

@@ -26,6 +26,8 @@ class WeightReader {
   // The float32 elements of an archive weight (row-major), or nullopt when it is not float32,
   // not in the archive, or too large to read here.
   virtual std::optional<std::vector<float>> read_floats(const model::WeightBinding& weight) = 0;
+  // The same for int64 weights (index buffers); none by default.
+  virtual std::optional<std::vector<int64_t>> read_int64s(const model::WeightBinding& /*weight*/) { return std::nullopt; }
   // Whether emit can write `weight` from its source's bytes as weight.how says; `earlier` are the
   // weights derived before it, in order (its source may be one of them). Reads no bytes.
   virtual bool derivable(const model::DerivedWeight& weight, const std::vector<model::DerivedWeight>& earlier) = 0;
@@ -40,6 +42,10 @@ class WeightAccess {
   // The float32 elements of an initializer (row-major): its data in the graph, else its archive
   // weight's; nullopt when it is not float32, not known, or not small enough to read here.
   std::optional<std::vector<float>> read_floats(const std::string& initializer);
+  // The int64 elements of an initializer that is an archive weight (not its graph data), or nullopt.
+  std::optional<std::vector<int64_t>> read_archived_int64s(const std::string& initializer);
+  // Whether the initializer is bound to an archive weight.
+  bool archived(const std::string& initializer) { return binding(initializer) != nullptr; }
 
   // Declares that initializer `name` (already declared in the graph, or about to be, with the
   // type and dims `how` makes of `source`'s) holds `source` derived as `how` says. False when

@@ -96,6 +96,14 @@ std::optional<std::vector<float>> read_small_floats(const archive::TensorData& t
   return v;
 }
 
+std::optional<std::vector<int64_t>> read_small_int64s(const archive::TensorData& tensor) {
+  if (tensor.dtype != ir::DType::kInt64 || tensor.numel() > kMaxReadElements) return std::nullopt;
+  const std::vector<uint8_t> bytes = tensor.read_contiguous();
+  std::vector<int64_t> v(bytes.size() / sizeof(int64_t));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(int64_t));
+  return v;
+}
+
 const archive::TensorData* DerivedTensors::source_of(const model::WeightBinding& source) const {
   if (source.fqn.empty()) {  // derived before
     auto key = key_of_.find(source.initializer);

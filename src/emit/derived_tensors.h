@@ -20,6 +20,8 @@ namespace pt2onnx::emit {
 // The float32 elements of a small archive tensor (row-major; BatchNorm statistics and biases),
 // or nullopt when it is not float32 or too large to read whole.
 std::optional<std::vector<float>> read_small_floats(const archive::TensorData& tensor);
+// The same for int64 tensors (index buffers).
+std::optional<std::vector<int64_t>> read_small_int64s(const archive::TensorData& tensor);
 
 class DerivedTensors {
  public:

@@ -13,6 +13,17 @@ namespace pt2onnx::translate {
 namespace {
 
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+// The longest dim a select write turns into a constant one-hot mask (one bool per element).
+constexpr int64_t kMaxSelectMask = 4096;
+
+// The element types onnxruntime's CPU Where takes (not bool, int16 or bfloat16).
+bool where_kernel(ir::DType type) {
+  switch (type) {
+    case ir::DType::kFloat32: case ir::DType::kFloat64: case ir::DType::kFloat16: case ir::DType::kInt8:
+    case ir::DType::kUInt8: case ir::DType::kInt32: case ir::DType::kInt64: return true;
+    default: return false;
+  }
+}
 
 }  // namespace
 
@@ -30,8 +41,8 @@ std::string absolute_position(EmitContext& ctx, const ArgReader& args, const std
 }
 
 std::string scatter_slice(EmitContext& ctx, const std::string& base, int64_t rank, int64_t dim, const std::string& start,
-                          int64_t step, const std::string& src) {
-  const std::string count = ctx.dim_of(src, dim);
+                          int64_t step, const std::string& src, const std::string& known_count) {
+  const std::string count = known_count.empty() ? ctx.dim_of(src, dim) : known_count;
   if (step == 1) {
     // base[:start] ++ src ++ base[start + len(src):] along dim.
     const std::string axes = ctx.const_i64s({dim});
@@ -54,6 +65,27 @@ std::string scatter_slice(EmitContext& ctx, const std::string& base, int64_t ran
   return moved ? ctx.transpose(scattered, inverse) : scattered;
 }
 
+std::string scatter_select(EmitContext& ctx, const ArgReader& args, int64_t dim, const std::string& src) {
+  const std::string base = args.tensor("self");
+  const int64_t rank = args.rank_of("self");
+  const ir::Dim& size = args.meta("self").sizes[static_cast<size_t>(dim)];
+  const std::string placed = ctx.unsqueeze(src, {dim});
+  if (args.has("index") && args.is_static_int("index") && size.is_static() && size.as_int() <= kMaxSelectMask &&
+      where_kernel(args.dtype_of("self"))) {
+    const int64_t index = args.get_int("index") < 0 ? args.get_int("index") + size.as_int() : args.get_int("index");
+    if (index >= 0 && index < size.as_int()) {
+      // A one-hot mask along dim: Where takes `placed` (broadcast along dim) at the index only.
+      onnx::TensorProto mask;
+      mask.set_data_type(onnx::TensorProto_DataType_BOOL);
+      for (int64_t d = 0; d < rank; ++d) mask.add_dims(d == dim ? size.as_int() : 1);
+      for (int64_t i = 0; i < size.as_int(); ++i) mask.add_int32_data(i == index ? 1 : 0);
+      return ctx.emit("Where", {ctx.const_tensor(std::move(mask), "select_mask"), placed, base});
+    }
+  }
+  const std::string index = absolute_position(ctx, args, "index", 0, dim);
+  return scatter_slice(ctx, base, rank, dim, index, 1, placed, ctx.const_i64(1));
+}
+
 namespace {
 
 // The source of `view_node` with the part the view shows replaced by `new_view`.
@@ -64,8 +96,7 @@ std::string updated_source(EmitContext& ctx, const ir::Node& view_node, const st
   const std::string& target = view_node.target;
   if (target == "aten.select.int") {
     const int64_t dim = normalize_dim(args.get_int("dim"), rank);
-    const std::string index = absolute_position(ctx, args, "index", 0, dim);
-    return scatter_slice(ctx, base, rank, dim, index, 1, ctx.unsqueeze(new_view, {dim}));
+    return scatter_select(ctx, args, dim, new_view);
   }
   if (target == "aten.slice.Tensor") {
     const int64_t dim = normalize_dim(args.int_or("dim", 0), rank);

@@ -19,9 +19,13 @@ class ArgReader;
 // clamped to the size as torch reads slice bounds; `fallback` when absent or None.
 std::string absolute_position(EmitContext& ctx, const ArgReader& args, const std::string& name, int64_t fallback, int64_t dim);
 // `base` (of rank `rank`) with elements start, start+step, ... along `dim` replaced by `src`
-// (as many as src has along dim): slice_scatter's semantics.
+// (as many as src has along dim, or `known_count`, a 0-D int64, where given): slice_scatter's semantics.
 std::string scatter_slice(EmitContext& ctx, const std::string& base, int64_t rank, int64_t dim, const std::string& start,
-                          int64_t step, const std::string& src);
+                          int64_t step, const std::string& src, const std::string& known_count = "");
+// The node's `self` with the slice at its `index` along `dim` replaced by `src` (that slice's
+// shape): select_scatter's semantics. A static index into a static dim is a Where on a constant
+// one-hot mask along dim (selection only: two nodes, no shape math); otherwise the slices around it.
+std::string scatter_select(EmitContext& ctx, const ArgReader& args, int64_t dim, const std::string& src);
 
 struct Rebinding {
   std::string fx_name;  // an FX value the write changed (a view's source)

@@ -494,8 +494,7 @@ RuleResult aten_select_scatter(EmitContext& ctx, const ir::Node& node) {
   const int64_t rank = args.rank_of("self");
   const int64_t dim = normalize_dim(args.get_int("dim"), rank);
   const std::string src = cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), args.dtype_of("self"));
-  const std::string index = absolute_position(ctx, args, "index", 0, dim);
-  return emitted(ctx, scatter_slice(ctx, args.tensor("self"), rank, dim, index, 1, ctx.unsqueeze(src, {dim})));
+  return emitted(ctx, scatter_select(ctx, args, dim, src));
 }
 
 // index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor; int_Tensor, in-place.

@@ -1,7 +1,10 @@
 // Normalisation rules: layer_norm (ONNX LayerNormalization, opset 17), batch_norm (inference form,
-// or batch statistics when training, with the running statistics' update), rms_norm and group_norm (decomposed: RMSNormalization is
-// opset 23 and GroupNormalization changed meaning at 21, so one decomposition serves every opset).
+// or batch statistics when training, with the running statistics' update), rms_norm (decomposed:
+// RMSNormalization is opset 23), instance_norm and group_norm (InstanceNormalization on float32, over
+// [N, G, -1] for groups, as torchlib writes them: GroupNormalization changed meaning at 21;
+// decomposed for the other types, which onnxruntime's kernel lacks, and where a statistic is used).
 #include "common/error.h"
+#include "translate/constant_tensors.h"
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
@@ -294,10 +297,59 @@ RuleResult aten_rms_norm(EmitContext& ctx, const ir::Node& node) {
 
 // ---- group norm -------------------------------------------------------------------------------
 
+// Axes 2, 3, ... of a rank-`rank` tensor.
+std::vector<int64_t> spatial_axes(int64_t rank) {
+  std::vector<int64_t> axes;
+  for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+  return axes;
+}
+
+// InstanceNormalization of x (float32 [N, C, *], rank >= 3, C static): x standardized per
+// (sample, channel) over the other axes, then scaled and shifted per channel by `scale` and `bias`
+// ([C]; ones and zeros where absent). nullopt for other types, which onnxruntime's kernel lacks.
+std::optional<std::string> instance_normalized(EmitContext& ctx, const std::string& x, DType type, int64_t rank,
+                                               std::optional<int64_t> channels, double eps,
+                                               std::optional<std::string> scale = std::nullopt,
+                                               std::optional<std::string> bias = std::nullopt) {
+  if (type != DType::kFloat32 || rank < 3 || !channels) return std::nullopt;
+  if (!scale) scale = ctx.const_tensor(filled_tensor(1, DType::kFloat32, {*channels}), "ones");
+  if (!bias) bias = ctx.const_tensor(filled_tensor(0, DType::kFloat32, {*channels}), "zeros");
+  return ctx.emit("InstanceNormalization", {x, *scale, *bias}, {Attr("epsilon", eps)});
+}
+
+// Whether the node's weight and bias, where present, are float32 (InstanceNormalization's scale and
+// bias share the input's type).
+bool float32_affine(const ArgReader& args) {
+  for (const char* name : {"weight", "bias"})
+    if (args.optional_tensor(name) && args.dtype_of(name) != DType::kFloat32) return false;
+  return true;
+}
+
+std::optional<int64_t> static_dim(const ir::TensorMeta& meta, size_t i) {
+  if (i >= meta.sizes.size() || !meta.sizes[i].is_static()) return std::nullopt;
+  return meta.sizes[i].as_int();
+}
+
+// The shape of x with dim 0 copied (0) and the others spelled out, or Shape(x) where one is dynamic.
+std::string shape_but_batch(EmitContext& ctx, const std::string& x, const ir::TensorMeta& meta) {
+  std::vector<int64_t> dims = {0};
+  for (size_t i = 1; i < meta.sizes.size(); ++i) {
+    if (!meta.sizes[i].is_static()) return ctx.shape_of(x);
+    dims.push_back(meta.sizes[i].as_int());
+  }
+  return ctx.const_i64s(dims);
+}
+
 RuleResult emit_group_norm(EmitContext& ctx, const ArgReader& args, int64_t groups, double eps) {
   const std::string x = args.tensor("input");
   const DType type = args.dtype_of("input");
   const int64_t rank = args.rank_of("input");
+  // One group per channel is instance normalization: x as it is, the affine its scale and bias.
+  if (!uses_output(ctx, 1) && !uses_output(ctx, 2) && groups > 0 && static_dim(args.meta("input"), 1) == groups &&
+      float32_affine(args))
+    if (auto y = instance_normalized(ctx, x, type, rank, groups, eps, args.optional_tensor("weight"),
+                                     args.optional_tensor("bias")))
+      return emitted(ctx, *y);
   // [N, C, *] -> [N, G, C/G * prod(*)], statistics over the last axis.
   // The group size spelled out where the dims are static: with a batch of 0, -1 is ambiguous.
   const ir::TensorMeta& meta = args.meta("input");
@@ -306,6 +358,10 @@ RuleResult emit_group_norm(EmitContext& ctx, const ArgReader& args, int64_t grou
     per_group = meta.sizes[i].is_static() ? per_group * meta.sizes[i].as_int() : -1;
   if (per_group > 0) per_group /= groups;
   const std::string grouped = ctx.reshape(x, ctx.const_i64s({0, groups, per_group > 0 ? per_group : -1}));
+  const std::string back = shape_but_batch(ctx, x, meta);
+  if (!uses_output(ctx, 1) && !uses_output(ctx, 2) && groups > 0 && float32_affine(args))
+    if (auto y = instance_normalized(ctx, grouped, type, 3, groups, eps))
+      return emitted(ctx, channel_affine(ctx, args, ctx.reshape(*y, back), rank));
   const Moments m = moments(ctx, grouped, std::vector<int64_t>{2});
   const std::string normalized = standardized(ctx, m, eps, type);
   // native_group_norm's outputs 1 and 2: the mean and 1 / sqrt(var + eps) per group, [N, G].
@@ -314,7 +370,7 @@ RuleResult emit_group_norm(EmitContext& ctx, const ArgReader& args, int64_t grou
     const std::string rstd = ctx.emit("Reciprocal", {ctx.emit("Sqrt", {ctx.emit("Add", {m.var, ctx.const_scalar(eps, type)})})});
     ctx.set_output(2, cast_if_needed(ctx, ctx.squeeze(rstd, {2}), type, args.out_dtype(2)));
   }
-  return emitted(ctx, channel_affine(ctx, args, ctx.reshape(normalized, ctx.shape_of(x)), rank));
+  return emitted(ctx, channel_affine(ctx, args, ctx.reshape(normalized, back), rank));
 }
 
 // instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
@@ -332,9 +388,11 @@ RuleResult aten_instance_norm(EmitContext& ctx, const ir::Node& node) {
     emit_batch_norm_value(ctx, args, false);
     return RuleResult::kEmitted;
   }
-  std::vector<int64_t> spatial;
-  for (int64_t i = 2; i < rank; ++i) spatial.push_back(i);
-  return emitted(ctx, channel_affine(ctx, args, standardize(ctx, x, spatial, eps, type), rank));
+  if (float32_affine(args))
+    if (auto y = instance_normalized(ctx, x, type, rank, static_dim(args.meta("input"), 1), eps,
+                                     args.optional_tensor("weight"), args.optional_tensor("bias")))
+      return emitted(ctx, *y);
+  return emitted(ctx, channel_affine(ctx, args, standardize(ctx, x, spatial_axes(rank), eps, type), rank));
 }
 
 // group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05,

@@ -4,6 +4,7 @@
 #include <onnx/checker.h>
 #include <onnx/defs/parser.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <variant>
@@ -149,7 +150,7 @@ g (float[2,3,4] x) => (float[6,4] y) {
 
 TEST_CASE("nothing that depends on a dynamic dim becomes a constant") {
   onnx::ModelProto m = parse(R"(
-g (float[N,3] x) => (float[M] y) {
+g (float[N,3] x) => (int64[1] total) {
   s = Shape(x)
   i0 = Constant <value = int64 {0}> ()
   n = Gather <axis = 0> (s, i0)
@@ -157,7 +158,6 @@ g (float[N,3] x) => (float[M] y) {
   u = Unsqueeze(n, one)
   k = Constant <value = int64[1] {3}> ()
   total = Mul(u, k)
-  y = Reshape(x, total)
 })");
   clean(m);
   const auto counts = op_counts(m.graph());
@@ -241,8 +241,29 @@ g (float[N,4,3] x) => (float[M,3] y, float[N,12] z) {
 })");
   clean(m);
   CHECK(constant_ints(m.graph(), producer(m.graph(), "y")->input(1)) == std::vector<int64_t>{-1, 3});
-  // Two computed pieces: not both -1, the shape math stays.
-  CHECK(op_counts(m.graph()).at("Concat") == 1);
+  // Two computed pieces cannot both be -1; z's type [N, 12] gives its operand instead.
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "z")->input(1)) == std::vector<int64_t>{0, 12});
+  CHECK(op_counts(m.graph()).count("Concat") == 0);
+}
+
+TEST_CASE("a Reshape whose result type is known takes its operand from it, whatever computes the operand") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,8] x, int64[3] user) => (float[N,S,2,4] y, float[N,S,8] z, float[N,0,8] e) {
+  s = Shape(x)
+  zero = Constant <value = int64[1] {0}> ()
+  two = Constant <value = int64[1] {2}> ()
+  neg = Constant <value = int64[1] {-1}> ()
+  head = Slice(s, zero, two)
+  shape = Concat <axis = 0> (head, two, neg)
+  y = Reshape(x, shape)
+  z = Reshape(y, s)
+  e = Reshape(x, user)
+})");
+  clean(m);
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "y")->input(1)) == std::vector<int64_t>{0, 0, 2, 4});
+  CHECK(constant_ints(m.graph(), producer(m.graph(), "z")->input(1)) == std::vector<int64_t>{0, 0, 8});
+  CHECK(producer(m.graph(), "e")->input(1) == "user");  // a static 0 is no operand's 0 (that copies)
+  CHECK(op_counts(m.graph()).count("Shape") == 0);
 }
 
 TEST_CASE("folding covers Slice, Squeeze, Range, Cast, Sub, Div and ConstantOfShape") {
@@ -322,6 +343,36 @@ g (float[N,2] x) => (float[2,3] w, bool[2,3] k, int64[3] mo, int64[3] cl, float[
   CHECK(k->ints == std::vector<int64_t>{0, 0, 0, 1, 1, 1});
   CHECK(constant_ints(m.graph(), "mo") == std::vector<int64_t>{2, 1, 2});  // Python's %
   CHECK(constant_ints(m.graph(), "cl") == std::vector<int64_t>{0, 1, 1});  // C's % is -1, 1, 2
+}
+
+TEST_CASE("float Range, Add, Sub and Mul fold only on whole numbers, where nothing rounds") {
+  onnx::ModelProto m = parse(R"(
+g (float[2] x) => (float[4] lin, float[2] half, float[2] negzero, float[1] big) {
+  zero = Constant <value = float {0.0}> ()
+  four = Constant <value = float {4.0}> ()
+  one = Constant <value = float {1.0}> ()
+  r = Range(zero, four, one)
+  shift = Constant <value = float {-1.5}> ()
+  lin = Sub(four, r)
+  two = Constant <value = float[2] {1.0, 2.0}> ()
+  half = Add(two, shift)
+  minus = Constant <value = float[2] {-3.0, 0.0}> ()
+  zeros = Constant <value = float[2] {0.0, 5.0}> ()
+  negzero = Mul(minus, zeros)
+  huge = Constant <value = float[1] {16777216.0}> ()
+  big = Add(huge, one)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.count("Range") == 0);
+  CHECK(counts.at("Add") == 2);                  // -1.5 is no whole number; 2^24 + 1 is past float's
+  CHECK(counts.at("Mul") == 1);                  // -3 * 0 is -0.0
+  const onnx::NodeProto* lin = producer(m.graph(), "lin");  // a graph output stays a Constant
+  REQUIRE(lin != nullptr);
+  REQUIRE(lin->op_type() == "Constant");
+  std::optional<ConstTensor> v = constant_node_value(*lin);
+  REQUIRE(v.has_value());
+  CHECK(v->floats == std::vector<double>{4, 3, 2, 1});
 }
 
 TEST_CASE("a Div that would round differently from torch's floor is not folded") {
@@ -517,6 +568,121 @@ g (float[N,4] x, int64[N] user) => (float[N,4] y, float[N,4] z) {
   CHECK(producer(m.graph(), "y")->input(1) == "ri");
 }
 
+TEST_CASE("a floor division of a dim by a positive constant is one Div; of a possibly negative value it stays") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,4] x, int64 user) => (int64 y, int64 z, int64 w) {
+  zero = Constant <value = int64 {0}> ()
+  four = Constant <value = int64 {4}> ()
+  shape = Shape(x)
+  n = Gather <axis = 0> (shape, zero)
+  r = Mod <fmod = 0> (n, four)
+  s = Sub(n, r)
+  y = Div(s, four)
+  r2 = Mod <fmod = 0> (user, four)
+  s2 = Sub(user, r2)
+  z = Div(s2, four)
+  minus = Constant <value = int64 {-4}> ()
+  r3 = Mod <fmod = 0> (n, minus)
+  s3 = Sub(n, r3)
+  w = Div(s3, minus)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(producer(m.graph(), "y")->input(0) == "n");
+  CHECK(counts.at("Mod") == 2);  // `user` may be negative; a negative divisor floors the other way
+  CHECK(counts.at("Sub") == 2);
+  CHECK(producer(m.graph(), "z")->input(0) == "s2");
+  CHECK(producer(m.graph(), "w")->input(0) == "s3");
+}
+
+TEST_CASE("an unsqueezed dim of a Shape is a Shape slice; a negative index stays a Gather") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,4] x, float[M,2] w) => (float[N,S,4] y, float[M,2] z) {
+  s = Shape(x)
+  one = Constant <value = int64 {1}> ()
+  axes = Constant <value = int64[1] {0}> ()
+  d = Gather <axis = 0> (s, one)
+  u = Unsqueeze(d, axes)
+  head = Constant <value = int64[1] {-1}> ()
+  four = Constant <value = int64[1] {4}> ()
+  shape = Concat <axis = 0> (head, u, four)
+  y = Expand(x, shape)
+  t = Shape(w)
+  last = Constant <value = int64 {-1}> ()
+  e = Gather <axis = 0> (t, last)
+  v = Unsqueeze(e, axes)
+  wshape = Concat <axis = 0> (head, v)
+  z = Reshape(w, wshape)
+})");
+  model::OnnxModel t;
+  t.proto = m;
+  Body body = main_body(*t.proto.mutable_graph(), nullptr, {}, {});
+  CHECK(slice_shape_dims(body) == 1);
+  const onnx::NodeProto* u = producer(t.proto.graph(), "u");
+  REQUIRE(u != nullptr);
+  CHECK(u->op_type() == "Shape");
+  CHECK(u->input(0) == "x");
+  CHECK(int_attribute(*u, "start", -1) == 1);
+  CHECK(int_attribute(*u, "end", -1) == 2);
+  CHECK(producer(t.proto.graph(), "v")->op_type() == "Unsqueeze");  // k = -1 needs w's rank
+}
+
+TEST_CASE("shape pieces as Shape slices: a Slice of a Shape, a dim beside its slice, the length of an arange") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,S,4] x) => (int64[2] head, int64 d, int64[1] u, int64[1] len, float[2] r) {
+  s = Shape(x)
+  zero = Constant <value = int64[1] {0}> ()
+  two = Constant <value = int64[1] {2}> ()
+  head = Slice(s, zero, two)
+  k = Constant <value = int64 {1}> ()
+  d = Gather <axis = 0> (s, k)
+  e = Gather <axis = 0> (s, k)
+  axes = Constant <value = int64[1] {0}> ()
+  u = Unsqueeze(e, axes)
+  start = Constant <value = int64 {0}> ()
+  step = Constant <value = int64 {1}> ()
+  a = Range(start, d, step)
+  len = Shape(a)
+  root = Constant <value = float[2] {4.0, 2.0}> ()
+  r = Sqrt(root)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.count("Gather") == 0);
+  CHECK(counts.count("Slice") == 0);
+  CHECK(counts.count("Range") == 0);  // its length is d; nothing else reads it
+  CHECK(counts.count("Sqrt") == 0);
+  // Only slices: head's [0, 2) and [1, 2) for d, u and len (graph outputs keep their own nodes).
+  for (const auto& n : m.graph().node())
+    if (n.op_type() == "Shape") CHECK(find_attribute(n, "end") != nullptr);
+  CHECK(producer(m.graph(), "len")->op_type() == "Shape");
+  CHECK(int_attribute(*producer(m.graph(), "len"), "start", -1) == 1);
+  const onnx::NodeProto* head = producer(m.graph(), "head");
+  CHECK(int_attribute(*head, "start", -1) == 0);
+  CHECK(int_attribute(*head, "end", -1) == 2);
+  CHECK(producer(m.graph(), "d")->op_type() == "Squeeze");
+  std::optional<ConstTensor> r = constant_node_value(*producer(m.graph(), "r"));
+  REQUIRE(r.has_value());
+  CHECK(r->floats == std::vector<double>{2.0, std::sqrt(2.0f)});
+}
+
+TEST_CASE("a Split that undoes a Concat gives the Concat's inputs back; other lengths keep it") {
+  onnx::ModelProto m = parse(R"(
+g (float[N,2] x, float[N,3] y) => (float[N,2] a, float[N,3] b, float[N,1] c, float[N,4] d) {
+  cat = Concat <axis = 1> (x, y)
+  sizes = Constant <value = int64[2] {2, 3}> ()
+  p, q = Split <axis = 1> (cat, sizes)
+  a = Relu(p)
+  b = Relu(q)
+  other = Constant <value = int64[2] {1, 4}> ()
+  c, d = Split <axis = 1> (cat, other)
+})");
+  clean(m);
+  CHECK(producer(m.graph(), "a")->input(0) == "x");
+  CHECK(producer(m.graph(), "b")->input(0) == "y");
+  CHECK(op_counts(m.graph()).at("Split") == 1);  // c and d cut the Concat elsewhere
+}
+
 TEST_CASE("a clamp as Max then Min (or Min then Max) with scalar bounds becomes one Clip") {
   onnx::ModelProto m = parse(R"(
 g (float[N,4] x) => (float[N,4] y, float[N,4] z, float[N,4] w, float[N,4] v) {
@@ -603,9 +769,15 @@ Unused (a) => (b) {
 class FakeWeights final : public WeightReader {
  public:
   std::map<std::string, std::vector<float>> values;
+  std::map<std::string, std::vector<int64_t>> int64s;
   std::optional<std::vector<float>> read_floats(const model::WeightBinding& weight) override {
     auto found = values.find(weight.fqn);
     if (found == values.end()) return std::nullopt;
+    return found->second;
+  }
+  std::optional<std::vector<int64_t>> read_int64s(const model::WeightBinding& weight) override {
+    auto found = int64s.find(weight.fqn);
+    if (found == int64s.end()) return std::nullopt;
     return found->second;
   }
   bool derivable(const model::DerivedWeight& weight, const std::vector<model::DerivedWeight>& /*earlier*/) override {
@@ -736,9 +908,62 @@ void declare_weight(onnx::GraphProto& graph, const std::string& name, std::vecto
     if (t.name() == name) {
       t.clear_raw_data();
       t.clear_float_data();
+      t.clear_int64_data();
       t.clear_dims();
       for (int64_t d : dims) t.add_dims(d);
     }
+}
+
+TEST_CASE("a relative position bias gathered from two small weights read nowhere else folds to one constant") {
+  const char* text = R"(
+g (float[2,3,3] x) => (float[2,3,3] y, float[2] z, float[2] n, float[1,2] s) <float[3,2] table = {0,0,0,0,0,0}, int64[3,3] index = {0,0,0,0,0,0,0,0,0}, float[2] other = {0,0}, float[2] single = {0,0}> {
+  flat = Constant <value = int64[1] {-1}> ()
+  i = Reshape(index, flat)
+  rows = Gather <axis = 0> (table, i)
+  shape = Constant <value = int64[3] {3, 3, 2}> ()
+  bias = Reshape(rows, shape)
+  biasT = Transpose <perm = [2, 0, 1]> (bias)
+  y = Add(x, biasT)
+  axes = Constant <value = int64[1] {0}> ()
+  u = Unsqueeze(other, axes)
+  z = Squeeze(u, axes)
+  n = Neg(other)
+  s = Unsqueeze(single, axes)
+})";
+  for (bool fold : {true, false}) {
+    onnx::ModelProto m = parse(text);
+    declare_weight(*m.mutable_graph(), "table", {3, 2});
+    declare_weight(*m.mutable_graph(), "index", {3, 3});
+    declare_weight(*m.mutable_graph(), "other", {2});
+    declare_weight(*m.mutable_graph(), "single", {2});
+    FakeWeights weights;
+    weights.values = {{"table", {1, 2, 3, 4, 5, 6}}, {"other", {7, 8}}, {"single", {9, 10}}};
+    weights.int64s = {{"index", {0, 1, 2, 2, 1, 0, 1, 1, 1}}};
+    CleanOptions options;
+    options.weights = &weights;
+    options.fold_weights = fold;  // false: --no-fold, weights as in the archive
+    model::OnnxModel t;
+    t.proto = m;
+    bind_all(t);
+    clean_in_place(t, options);
+    const auto counts = op_counts(t.proto.graph());
+    CHECK(counts.count("Gather") == (fold ? 0 : 1));
+    CHECK(initializer(t.proto.graph(), "table") == (fold ? nullptr : initializer(t.proto.graph(), "table")));
+    // `other` has two readers: folding its Unsqueeze would hold it twice.
+    CHECK(initializer(t.proto.graph(), "other") != nullptr);
+    // `single` is read once, but by no index buffer's chain: a float weight stays a weight.
+    CHECK(initializer(t.proto.graph(), "single") != nullptr);
+    CHECK(counts.at("Unsqueeze") == 2);
+    if (!fold) continue;
+    CHECK(counts.count("Reshape") == 0);
+    const onnx::TensorProto* b = initializer(t.proto.graph(), "biasT");
+    REQUIRE(b != nullptr);
+    std::optional<ConstTensor> v = read_const(*b);
+    REQUIRE(v.has_value());
+    CHECK(v->dims == std::vector<int64_t>{2, 3, 3});
+    // biasT[c, i, j] = table[index[i, j], c]
+    CHECK(v->floats == std::vector<double>{1, 3, 5, 5, 3, 1, 3, 3, 3, 2, 4, 6, 6, 4, 2, 4, 4, 4});
+  }
 }
 
 TEST_CASE("a Transpose of a weight folds into a transposed weight, streamed from the archive") {

@@ -305,11 +305,19 @@ TEST_CASE("an in-place write to a view is written back to its base") {
       .op("fill_", "aten.fill_.Scalar", {{"self", tensor("select")}, {"value", floating(5)}}, DType::kFloat32, {4})
       .output("zeros");
   const onnx::ModelProto m = translate_program(b.program(), {18}).model;
-  // The output is the base rebuilt from its rows before and after, and the filled row.
+  // The output is the base with the filled row taken where a one-hot mask over dim 0 says.
   const onnx::NodeProto* out = producer(m, "zeros_1");  // "zeros" names the original ConstantOfShape
   REQUIRE(out != nullptr);
   CHECK(out->op_type() == "Identity");
-  CHECK(producer(m, out->input(0))->op_type() == "Concat");
+  const onnx::NodeProto* where = producer(m, out->input(0));
+  REQUIRE(where != nullptr);
+  CHECK(where->op_type() == "Where");
+  const onnx::NodeProto* mask = producer(m, where->input(0));
+  REQUIRE(mask != nullptr);
+  REQUIRE(mask->op_type() == "Constant");
+  const onnx::TensorProto& t = mask->attribute(0).t();
+  CHECK(std::vector<int64_t>(t.dims().begin(), t.dims().end()) == std::vector<int64_t>{3, 1});
+  CHECK(std::vector<int32_t>(t.int32_data().begin(), t.int32_data().end()) == std::vector<int32_t>{0, 1, 0});
   CHECK(find_op(m, "Expand") != nullptr);
   CHECK_NOTHROW(check_and_infer(m));
 }
