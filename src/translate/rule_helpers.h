@@ -57,6 +57,9 @@ std::string atan2_values(EmitContext& ctx, std::string y, std::string x, ir::DTy
 // is the max/min magnitude. Defined with the reduction rules.
 std::string vector_norm(EmitContext& ctx, const std::string& x, double ord, const std::optional<std::vector<int64_t>>& axes,
                         bool keepdim, ir::DType type);
+// C's trunc of floating `x` (toward zero; ONNX has no Trunc): sign(x) floor(|x|). Defined with the
+// elementwise rules.
+std::string trunc_values(EmitContext& ctx, const std::string& x);
 // torch.linspace's `steps` values from `start` to `end` (0-D values of floating `compute`), step
 // and both halves computed as torch's kernel does. Defined with the creation rules.
 std::string linspace_between(EmitContext& ctx, const std::string& start, const std::string& end, int64_t steps, ir::DType compute);

@@ -366,11 +366,8 @@ std::string fractional_starts(EmitContext& ctx, const std::string& u, int64_t in
   const std::string index = ctx.cast(ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(out - 1), ctx.const_i64(1)}), type);
   // C++'s int() truncates toward zero: samples outside [0, 1) (which torch does not check) give
   // negative products, where Floor would differ.
-  auto truncate = [&](const std::string& v) {
-    return ctx.emit("Where", {ctx.emit("Less", {v, ctx.const_scalar(0, type)}), ctx.emit("Ceil", {v}), ctx.emit("Floor", {v})});
-  };
-  const std::string scaled = truncate(ctx.emit("Mul", {ctx.emit("Add", {index, sample}), a}));
-  const std::string offset = truncate(ctx.emit("Mul", {sample, a}));
+  const std::string scaled = trunc_values(ctx, ctx.emit("Mul", {ctx.emit("Add", {index, sample}), a}));
+  const std::string offset = trunc_values(ctx, ctx.emit("Mul", {sample, a}));
   const std::string starts = ctx.cast(ctx.emit("Sub", {scaled, offset}), DType::kInt64);
   return ctx.concat({starts, ctx.emit("Expand", {last, ctx.concat({planes, ctx.const_i64s({1})}, 0)})}, -1);
 }

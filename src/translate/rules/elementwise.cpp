@@ -161,8 +161,7 @@ RuleResult aten_atanh(EmitContext& ctx, const ir::Node& node) { return unary_in_
 RuleResult aten_trunc(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   if (!is_floating(args.dtype_of("self"))) return emitted(ctx, args.tensor("self"));
-  const std::string x = args.tensor("self");
-  return emitted(ctx, ctx.emit("Mul", {ctx.emit("Sign", {x}), ctx.emit("Floor", {ctx.emit("Abs", {x})})}));
+  return emitted(ctx, trunc_values(ctx, args.tensor("self")));
 }
 
 // atan2(Tensor self, Tensor other) -> Tensor   (self is y, other is x; ints become float). ONNX has
@@ -175,6 +174,10 @@ RuleResult aten_atan2(EmitContext& ctx, const ir::Node& node) {
 }
 
 }  // namespace
+
+std::string trunc_values(EmitContext& ctx, const std::string& x) {
+  return ctx.emit("Mul", {ctx.emit("Sign", {x}), ctx.emit("Floor", {ctx.emit("Abs", {x})})});
+}
 
 std::string atan2_values(EmitContext& ctx, std::string y, std::string x, DType type) {
   const std::string zero = ctx.const_scalar(0, type);
@@ -455,12 +458,9 @@ RuleResult composite(EmitContext& ctx, const ir::Node& node, const std::vector<s
   return emitted(ctx, f(ctx, type, xs));
 }
 
-std::string trunc_of(EmitContext& ctx, const std::string& x) {
-  return ctx.emit("Mul", {ctx.emit("Sign", {x}), ctx.emit("Floor", {ctx.emit("Abs", {x})})});
-}
 // x - trunc(x)
 std::string frac_of(EmitContext& ctx, DType, const std::vector<std::string>& x) {
-  return ctx.emit("Sub", {x[0], trunc_of(ctx, x[0])});
+  return ctx.emit("Sub", {x[0], trunc_values(ctx, x[0])});
 }
 // sin(pi x) / (pi x), 1 at 0
 std::string sinc_of(EmitContext& ctx, DType type, const std::vector<std::string>& x) {
