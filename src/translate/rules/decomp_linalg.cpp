@@ -1015,47 +1015,54 @@ RuleResult aten_linalg_polar(EmitContext& ctx, const ir::Node& node) {
   return RuleResult::kEmitted;
 }
 
-// linalg_matrix_sqrth(Tensor self) -> Tensor: of the symmetric matrix of self's lower triangle (as
-// torch reads it through eigh), V diag(sqrt(max(lambda, 0))) V^T with V from the Jacobi sweeps and
-// lambda_i = v_i . (A v_i), signed (torch clamps negative eigenvalues to 0).
-RuleResult aten_linalg_matrix_sqrth(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const auto [m, n] = matrix_sizes(args, "self");
-  PT2ONNX_CHECK(m == n, ErrorCode::kUnsupported, "linalg_matrix_sqrth of a matrix that is not square");
-  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
-                "linalg_matrix_sqrth of matrices larger than " + std::to_string(kMaxJacobi) + " (unrolled Jacobi sweeps)");
-  std::string a = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
-  if (n == 0) return emitted(ctx, cast_if_needed(ctx, a, DType::kFloat64, args.out_dtype()));
-  const int64_t rank = args.rank_of("self");
-  const std::string lower = bool_mask(ctx, n, n, [](int64_t i, int64_t k) { return i >= k; }, "lower");
-  a = ctx.emit("Where", {lower, a, transposed(ctx, a, rank)});
-  const Jacobi j = jacobi64(ctx, a, n);
-  const std::string lambda = ctx.reduce("ReduceSum", ctx.emit("Mul", {j.v, j.b}), std::vector<int64_t>{-2}, true);
-  const std::string root = ctx.emit("Sqrt", {ctx.emit("Max", {lambda, ctx.const_scalar(0, DType::kFloat64)})});
-  const std::string x = ctx.emit("MatMul", {ctx.emit("Mul", {j.v, root}), transposed(ctx, j.v, rank)});
-  return emitted(ctx, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype()));
-}
-
-// linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor: the eigenvalues of the symmetric matrix of
-// self's lower (or upper) triangle, ascending: lambda_i = v_i . (A v_i) from the Jacobi sweeps
-// (the eigenvectors, defined only up to sign, are not needed).
-RuleResult aten_linalg_eigvalsh(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const auto [m, n] = matrix_sizes(args, "self");
-  PT2ONNX_CHECK(m == n, ErrorCode::kUnsupported, "linalg_eigvalsh of a matrix that is not square");
-  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
-                "linalg_eigvalsh of matrices larger than " + std::to_string(kMaxJacobi) + " (unrolled Jacobi sweeps)");
-  const std::string uplo = args.string_or("UPLO", "L");
-  PT2ONNX_CHECK(uplo == "L" || uplo == "U", ErrorCode::kUnsupported, "linalg_eigvalsh with UPLO '" + uplo + "'");
+// The symmetric matrices of self's lower (or upper) triangle, as torch reads a matrix through eigh,
+// by the Jacobi sweeps: V and the signed eigenvalues lambda_i = v_i . (A v_i) [..., 1, n]. n is
+// static, at most kMaxJacobi and > 0.
+struct SymmetricEigen {
+  std::string v, lambda;
+};
+SymmetricEigen symmetric_eigen(EmitContext& ctx, const ArgReader& args, int64_t n, bool lower) {
   const int64_t rank = args.rank_of("self");
   std::string a = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), DType::kFloat64);
-  if (n == 0)
-    return emitted(ctx, cast_if_needed(ctx, ctx.reduce("ReduceSum", a, std::vector<int64_t>{-1}, false), DType::kFloat64, args.out_dtype()));
-  const bool lower = uplo == "L";
   const std::string kept = bool_mask(ctx, n, n, [lower](int64_t i, int64_t k) { return lower ? i >= k : i <= k; }, "triangle");
   a = ctx.emit("Where", {kept, a, transposed(ctx, a, rank)});
   const Jacobi j = jacobi64(ctx, a, n);
-  const std::string lambda = ctx.reduce("ReduceSum", ctx.emit("Mul", {j.v, j.b}), std::vector<int64_t>{-2}, false);
+  return {j.v, ctx.reduce("ReduceSum", ctx.emit("Mul", {j.v, j.b}), std::vector<int64_t>{-2}, true)};
+}
+
+// The size of self's square matrices, checked for the Jacobi sweeps.
+int64_t symmetric_size(const ArgReader& args, const std::string& op) {
+  const auto [m, n] = matrix_sizes(args, "self");
+  PT2ONNX_CHECK(m == n, ErrorCode::kUnsupported, op + " of a matrix that is not square");
+  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
+                op + " of matrices larger than " + std::to_string(kMaxJacobi) + " (unrolled Jacobi sweeps)");
+  return n;
+}
+
+// linalg_matrix_sqrth(Tensor self) -> Tensor: V diag(sqrt(max(lambda, 0))) V^T of the lower
+// triangle's symmetric matrix (torch clamps negative eigenvalues to 0).
+RuleResult aten_linalg_matrix_sqrth(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t n = symmetric_size(args, "linalg_matrix_sqrth");
+  if (n == 0) return emitted(ctx, cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), args.out_dtype()));
+  const SymmetricEigen e = symmetric_eigen(ctx, args, n, true);
+  const std::string root = ctx.emit("Sqrt", {ctx.emit("Max", {e.lambda, ctx.const_scalar(0, DType::kFloat64)})});
+  const std::string x = ctx.emit("MatMul", {ctx.emit("Mul", {e.v, root}), transposed(ctx, e.v, args.rank_of("self"))});
+  return emitted(ctx, cast_if_needed(ctx, x, DType::kFloat64, args.out_dtype()));
+}
+
+// linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor: the eigenvalues of the lower (or upper)
+// triangle's symmetric matrix, ascending (the eigenvectors, defined only up to sign, are not needed).
+RuleResult aten_linalg_eigvalsh(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t n = symmetric_size(args, "linalg_eigvalsh");
+  const std::string uplo = args.string_or("UPLO", "L");
+  PT2ONNX_CHECK(uplo == "L" || uplo == "U", ErrorCode::kUnsupported, "linalg_eigvalsh with UPLO '" + uplo + "'");
+  if (n == 0) {
+    const std::string a = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), args.out_dtype());
+    return emitted(ctx, ctx.reduce("ReduceSum", a, std::vector<int64_t>{-1}, false));
+  }
+  const std::string lambda = ctx.squeeze(symmetric_eigen(ctx, args, n, uplo == "L").lambda, {-2});
   const std::string ascending = ctx.emit("TopK", {lambda, ctx.const_i64s({n})}, {Attr("axis", -1), Attr("largest", 0), Attr("sorted", 1)}, 2)[0];
   return emitted(ctx, cast_if_needed(ctx, ascending, DType::kFloat64, args.out_dtype()));
 }
