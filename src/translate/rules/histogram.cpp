@@ -98,6 +98,13 @@ std::vector<std::string> edges_from_counts(EmitContext& ctx, const ArgReader& ar
   return edges;
 }
 
+// The length of a bin-edges tensor: 1-D, static and non-zero.
+int64_t edge_count(const ir::TensorMeta& meta) {
+  PT2ONNX_CHECK(meta.sizes.size() == 1 && meta.sizes[0].is_static() && meta.sizes[0].as_int() > 0, ErrorCode::kUnsupported,
+                "histogram bins tensor that is not 1-D with a static, non-zero length");
+  return meta.sizes[0].as_int();
+}
+
 // Static edge counts of given bin tensors (1-D each, one per dim).
 std::vector<int64_t> edge_tensor_bins(EmitContext& ctx, const ArgReader& args, const std::string& name, int64_t dims) {
   std::vector<int64_t> bins;
@@ -107,9 +114,8 @@ std::vector<int64_t> edge_tensor_bins(EmitContext& ctx, const ArgReader& args, c
   PT2ONNX_CHECK(list != nullptr, ErrorCode::kUnsupported, "histogramdd bins that are not a Tensor[]");
   for (const std::string& fx : list->names) {
     const ir::TensorMeta* meta = ctx.meta(fx);
-    PT2ONNX_CHECK(meta && meta->sizes.size() == 1 && meta->sizes[0].is_static() && meta->sizes[0].as_int() > 0, ErrorCode::kUnsupported,
-                  "histogram bins tensor that is not 1-D with a static, non-zero length");
-    bins.push_back(meta->sizes[0].as_int() - 1);
+    PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "histogram bins tensor without metadata");
+    bins.push_back(edge_count(*meta) - 1);
   }
   return bins;
 }
@@ -158,6 +164,14 @@ void set_edges(EmitContext& ctx, size_t first_output, const std::vector<std::str
     if (first_output + d < ctx.output_count() && ctx.output_used(first_output + d)) ctx.set_output(first_output + d, edges[d]);
 }
 
+// Binds the histogram over `edges` to output 0 and the edges to the outputs from 1 on.
+RuleResult bind_histogram(EmitContext& ctx, const ArgReader& args, const Samples& s, const std::vector<std::string>& edges,
+                          const std::vector<int64_t>& bins) {
+  ctx.set_output(0, count_samples(ctx, s, edges, bins, args.bool_or("density", false)));
+  set_edges(ctx, 1, edges);
+  return RuleResult::kEmitted;
+}
+
 // histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False)
 //   -> (Tensor hist, Tensor bin_edges)
 RuleResult aten_histogram_bin_ct(EmitContext& ctx, const ir::Node& node) {
@@ -165,9 +179,7 @@ RuleResult aten_histogram_bin_ct(EmitContext& ctx, const ir::Node& node) {
   const Samples s = read_samples(ctx, args, true);
   const std::vector<int64_t> bins = {args.int_or("bins", 100)};
   const std::vector<std::string> edges = edges_from_counts(ctx, args, s, bins);
-  ctx.set_output(0, ctx.reshape(count_samples(ctx, s, edges, bins, args.bool_or("density", false)), ctx.const_i64s({bins[0]})));
-  set_edges(ctx, 1, edges);
-  return RuleResult::kEmitted;
+  return bind_histogram(ctx, args, s, edges, bins);
 }
 
 // histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False)
@@ -175,14 +187,9 @@ RuleResult aten_histogram_bin_ct(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_histogram_bins_tensor(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const Samples s = read_samples(ctx, args, true);
-  const ir::TensorMeta& meta = args.meta("bins");
-  PT2ONNX_CHECK(meta.sizes.size() == 1 && meta.sizes[0].is_static() && meta.sizes[0].as_int() > 0, ErrorCode::kUnsupported,
-                "histogram bins tensor that is not 1-D with a static, non-zero length");
-  const std::vector<int64_t> bins = {meta.sizes[0].as_int() - 1};
+  const std::vector<int64_t> bins = {edge_count(args.meta("bins")) - 1};
   const std::vector<std::string> edges = {args.tensor("bins")};
-  ctx.set_output(0, count_samples(ctx, s, edges, bins, args.bool_or("density", false)));
-  set_edges(ctx, 1, edges);
-  return RuleResult::kEmitted;
+  return bind_histogram(ctx, args, s, edges, bins);
 }
 
 // histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False)
@@ -193,9 +200,7 @@ RuleResult aten_histogramdd_counts(EmitContext& ctx, const ir::Node& node) {
   std::vector<int64_t> bins = args.ints("bins");
   if (bins.size() == 1 && s.dims != 1) bins.assign(static_cast<size_t>(s.dims), bins[0]);
   const std::vector<std::string> edges = edges_from_counts(ctx, args, s, bins);
-  ctx.set_output(0, count_samples(ctx, s, edges, bins, args.bool_or("density", false)));
-  set_edges(ctx, 1, edges);
-  return RuleResult::kEmitted;
+  return bind_histogram(ctx, args, s, edges, bins);
 }
 
 // histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None,
@@ -205,9 +210,7 @@ RuleResult aten_histogramdd_tensors(EmitContext& ctx, const ir::Node& node) {
   const Samples s = read_samples(ctx, args, false);
   const std::vector<int64_t> bins = edge_tensor_bins(ctx, args, "bins", s.dims);
   const std::vector<std::string> edges = args.tensors("bins");
-  ctx.set_output(0, count_samples(ctx, s, edges, bins, args.bool_or("density", false)));
-  set_edges(ctx, 1, edges);
-  return RuleResult::kEmitted;
+  return bind_histogram(ctx, args, s, edges, bins);
 }
 
 // _histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]
