@@ -30,8 +30,15 @@ using ir::DType;
 // The nodes of a Loop body built by hand; constants come from the outer graph (a subgraph reads
 // outer values by name).
 struct Body {
+  // A Loop body named after `base` with its iteration number and condition declared.
+  Body(EmitContext& c, const std::string& base) : ctx(c) {
+    graph.set_name(ctx.fresh_name(base));
+    iteration = add_scalar_input(ctx, graph, "i", DType::kInt64);
+    condition = add_scalar_input(ctx, graph, "cond", DType::kBool);
+  }
   EmitContext& ctx;
   onnx::GraphProto graph;
+  std::string iteration, condition;
   std::string op(const std::string& op_type, const std::vector<std::string>& inputs, const std::vector<Attr>& attrs = {}) {
     return append_body_node(ctx, graph, op_type, inputs, attrs);
   }
@@ -61,10 +68,7 @@ using Round = std::function<std::pair<std::string, std::string>(Body& b)>;
 // Rejection sampling: rounds of `round` until every element not already `done` (a bool of the
 // element shape) has an accepted candidate; elements done from the start keep 0.
 std::string rejection_loop(EmitContext& ctx, const std::string& like, const std::string& done, const Round& round) {
-  Body b{ctx, {}};
-  b.graph.set_name(ctx.fresh_name("rejection_round"));
-  add_scalar_input(ctx, b.graph, "i", DType::kInt64);
-  add_scalar_input(ctx, b.graph, "cond", DType::kBool);
+  Body b(ctx, "rejection_round");
   const std::string value_in = add_typed_input(ctx, b.graph, "value", DType::kFloat64);
   const std::string done_in = add_typed_input(ctx, b.graph, "done", DType::kBool);
   const auto [candidate, accepted] = round(b);
@@ -141,15 +145,12 @@ RuleResult aten_binomial(EmitContext& ctx, const ir::Node& node) {
   const std::string prob = cast_if_needed(ctx, args.tensor("prob"), args.dtype_of("prob"), DType::kFloat64);
   const std::string shaped = ctx.emit("Add", {ctx.emit("Mul", {count, ctx.const_scalar(0, DType::kFloat64)}),
                                               ctx.emit("Mul", {prob, ctx.const_scalar(0, DType::kFloat64)})});
-  Body b{ctx, {}};
-  b.graph.set_name(ctx.fresh_name("binomial_trial"));
-  const std::string i = add_scalar_input(ctx, b.graph, "i", DType::kInt64);
-  const std::string cond = add_scalar_input(ctx, b.graph, "cond", DType::kBool);
+  Body b(ctx, "binomial_trial");
   const std::string k_in = add_typed_input(ctx, b.graph, "successes", DType::kFloat64);
-  const std::string trial = b.op("Cast", {i}, {Attr("to", int64_t{onnx_dtype(DType::kFloat64)})});
+  const std::string trial = b.op("Cast", {b.iteration}, {Attr("to", int64_t{onnx_dtype(DType::kFloat64)})});
   const std::string success = b.op("And", {b.op("Less", {trial, count}), b.op("Less", {b.draw("Uniform", shaped), prob})});
   const std::string k = b.op("Add", {k_in, b.op("Cast", {success}, {Attr("to", int64_t{onnx_dtype(DType::kFloat64)})})});
-  add_typed_output(b.graph, b.op("Identity", {cond}), DType::kBool, true);
+  add_typed_output(b.graph, b.op("Identity", {b.condition}), DType::kBool, true);
   add_typed_output(b.graph, k, DType::kFloat64);
   // The trip count: the largest count (0 for no elements; the concat keeps ReduceMax off an empty set).
   const std::string flat = ctx.reshape(ctx.emit("Max", {count, ctx.const_scalar(0, DType::kFloat64)}), ctx.const_i64s({-1}));
@@ -176,10 +177,7 @@ std::string log_gamma_from_one(Body& b, const std::string& x) {
 // Poisson draws for rates below 10: the number of unit-rate exponential inter-arrival times whose
 // sum stays within the rate. Elements with other rates are done from the start (count 0).
 std::string poisson_by_counting(EmitContext& ctx, const std::string& rate, const std::string& done) {
-  Body b{ctx, {}};
-  b.graph.set_name(ctx.fresh_name("poisson_arrival"));
-  add_scalar_input(ctx, b.graph, "i", DType::kInt64);
-  add_scalar_input(ctx, b.graph, "cond", DType::kBool);
+  Body b(ctx, "poisson_arrival");
   const std::string count_in = add_typed_input(ctx, b.graph, "count", DType::kFloat64);
   const std::string time_in = add_typed_input(ctx, b.graph, "time", DType::kFloat64);
   const std::string done_in = add_typed_input(ctx, b.graph, "done", DType::kBool);
