@@ -10,6 +10,7 @@
 // keep them. Only with folding on (`--no-fold` keeps weights as in the archive), and not before
 // --hiera, where the instances of a module type must keep reading their weights to share one
 // function. Transposes of weights stay fold_weight_transposes'.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -52,6 +53,13 @@ std::optional<ConstTensor> read_weight(const onnx::TensorProto& declared, Weight
 
 int fold_small_weights(Body& body, WeightAccess& weights) {
   if (!body.graph || !body.hiera_types.empty()) return 0;
+  // Every fold starts at an index buffer: without one, no index is built (a large graph's uses
+  // map is most of this pass's cost).
+  const auto& initializers = body.graph->initializer();
+  if (std::none_of(initializers.begin(), initializers.end(), [&](const onnx::TensorProto& t) {
+        return t.data_type() == onnx::TensorProto_DataType_INT64 && weights.archived(t.name());
+      }))
+    return 0;
   std::map<std::string, const onnx::TensorProto*> candidates;  // archive weights no input overrides
   for (const onnx::TensorProto& t : body.graph->initializer())
     if (weights.archived(t.name())) candidates.emplace(t.name(), &t);
