@@ -162,6 +162,8 @@ std::string EmitContext::value_of(const std::string& fx_name) const {
 }
 
 const ir::TensorMeta* EmitContext::meta(const std::string& fx_name) const {
+  if (!meta_overrides_.empty())
+    if (const auto over = meta_overrides_.find(fx_name); over != meta_overrides_.end()) return &over->second;
   // A hashed lookup (ir::TensorValues): rules ask for a meta per argument.
   const auto found = fx_graph_->tensor_values.find(fx_name);
   return found == fx_graph_->tensor_values.end() ? nullptr : &found->second;

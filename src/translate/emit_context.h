@@ -118,6 +118,10 @@ class EmitContext {
   std::string value_of(const std::string& fx_name) const;
   // tensor_values entry of an FX value, or nullptr.
   const ir::TensorMeta* meta(const std::string& fx_name) const;
+  // While set, meta() answers these for the named FX values instead of the graph's metadata
+  // (half_in_float.h: a node's half-precision operands seen as float while its rule runs).
+  void override_meta(const std::string& fx_name, ir::TensorMeta meta) { meta_overrides_.insert_or_assign(fx_name, std::move(meta)); }
+  void clear_meta_overrides() { meta_overrides_.clear(); }
   // Marks a value that must keep its name (graph inputs, initializers, cached values).
   void pin(const std::string& value);
   // Whether the node being translated may reuse a cached `value`: values made inside a module
@@ -285,6 +289,7 @@ class EmitContext {
   // Lookups only, never iterated (so hashed: the order of the output does not depend on them).
   IdMap values_;  // id of an FX name -> id of its ONNX value (both in shared_->names)
   std::vector<bool> pinned_;  // by id in shared_->names (a bit a name: a child's costs little)
+  std::unordered_map<std::string, ir::TensorMeta> meta_overrides_;  // empty but while a rule runs in float
   std::unordered_map<std::string, std::string> constants_;  // cache key -> value
   std::unordered_map<std::string, std::string> shapes_;     // value -> Shape(value)
   std::map<std::pair<std::string, int64_t>, std::string> dims_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/error.h"
 #include "translate/rules/register_all.h"
 
 namespace pt2onnx::translate {
@@ -34,6 +35,13 @@ void RuleTable::add_complex_since(int min_opset, std::string_view target, RuleFn
 }
 
 void RuleTable::add(std::string_view target, const Rule& rule) { insert_rule(rules_[std::string(target)], rule); }
+
+void RuleTable::compute_half_in_float(std::string_view target) {
+  auto it = rules_.find(target);
+  PT2ONNX_CHECK(it != rules_.end(), ErrorCode::kInternal, "half-in-float rule list names " + std::string(target) + ", which has no rule");
+  for (Rule& rule : it->second)
+    if (!rule.complex) rule.half_in_float = true;
+}
 
 const std::vector<Rule>* RuleTable::find(std::string_view target) const {
   auto it = rules_.find(target);

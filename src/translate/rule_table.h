@@ -26,6 +26,9 @@ struct Rule {
   // A complex rule is tried only on nodes that read or write a complex tensor (complex_values.h),
   // and only complex rules are: the real rules know nothing of the real/imaginary pair axis.
   bool complex = false;
+  // Computes float16/bfloat16 operands in float and rounds its results once, as torch's kernel
+  // does (half_in_float.h); set by compute_half_in_float.
+  bool half_in_float = false;
 };
 
 class RuleTable {
@@ -41,6 +44,8 @@ class RuleTable {
   void add_complex_since(int min_opset, std::string_view target, RuleFn fn, std::string_view note = {});
   // Adds a copy of an existing rule under another target (aliases, complex pair forms).
   void add(std::string_view target, const Rule& rule);
+  // Marks the real rules of `target` (which must have some) as computing half operands in float.
+  void compute_half_in_float(std::string_view target);
   // All rules of `target`, newest first, or nullptr.
   const std::vector<Rule>* find(std::string_view target) const;
   // True when some rule of `target` is valid at `opset`.

@@ -12,6 +12,7 @@
 #include "common/view_map.h"
 #include "ir/dtype_table.h"
 #include "translate/complex_values.h"
+#include "translate/half_in_float.h"
 #include "translate/translate_with_rules.h"
 #include "translate/emit_context.h"
 #include "translate/graph_io.h"
@@ -121,8 +122,12 @@ void translate_node(EmitContext& ctx, const ir::Graph& graph, size_t index, cons
   std::string notes;
   for (const Rule& rule : *list) {
     if (rule.min_opset > ctx.opset() || rule.complex != complex) continue;
+    std::optional<HalfInFloat> in_float;
+    if (rule.half_in_float) in_float.emplace(ctx, node);
     const int before = ctx.node_count();
     if (rule.fn(ctx, node) == RuleResult::kEmitted) {
+      if (in_float) in_float->round_results();
+      in_float.reset();  // the operands' own values again, before the results are bound
       const bool inplace = is_inplace_target(node.target);
       const std::vector<Rebinding> sources = inplace ? write_back_views(ctx, graph, node, index, liveness)
                                                      : std::vector<Rebinding>{};

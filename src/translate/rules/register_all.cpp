@@ -47,6 +47,7 @@ void register_all_rules(RuleTable& table) {
   register_random_loop_rules(table);
   register_kernel_form_rules(table);
   register_alias_rules(table);
+  register_half_in_float_rules(table);  // last: it marks rules registered above, aliases too
 }
 
 }  // namespace pt2onnx::translate

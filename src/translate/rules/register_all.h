@@ -50,6 +50,7 @@ void register_histogram_rules(RuleTable& table);       // histogram, histogramdd
 void register_lanczos_rules(RuleTable& table);         // _upsample_lanczos2d_aa by weight matrices
 void register_random_loop_rules(RuleTable& table);     // _standard_gamma, poisson by rejection Loops
 void register_kernel_form_rules(RuleTable& table);     // range, conv_tbc, RNN cells, rrelu, norm kernels, ...
-void register_alias_rules(RuleTable& table);        // second names of targets above (_unsafe_index); last
+void register_alias_rules(RuleTable& table);        // second names of targets above (_unsafe_index)
+void register_half_in_float_rules(RuleTable& table);  // marks the rules torch computes in float for half operands
 
 }  // namespace pt2onnx::translate
