@@ -2118,6 +2118,18 @@ class Lanczos(nn.Module):
                 F.interpolate(x, size=(13, 5), **lz), F.interpolate(xd, size=(11, 3), **lz))
 
 
+@case("aa_align_corners", lambda g: (randn(g, 2, 3, 13, 17), randn(g, 1, 2, 6, 5).double()))
+class AntialiasAlignCorners(nn.Module):
+    """F.interpolate(antialias=True, align_corners=True), bilinear and bicubic: down- and upscaling by sizes and by scale factors (torch ignores them for the mapping), an output of one row, float64."""
+
+    def forward(self, x, xd):
+        bl = dict(mode="bilinear", antialias=True, align_corners=True)
+        bc = dict(mode="bicubic", antialias=True, align_corners=True)
+        return (F.interpolate(x, size=(7, 29), **bl), F.interpolate(x, scale_factor=(0.37, 2.5), **bl),
+                F.interpolate(x, size=(1, 5), **bl), F.interpolate(x, size=(5, 40), **bc),
+                F.interpolate(x, scale_factor=(0.5, 0.3), **bc), F.interpolate(xd, size=(11, 3), **bl))
+
+
 
 def _matrix_factor_inputs(gen):
     a = randn(gen, 2, 6, 6)

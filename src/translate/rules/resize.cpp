@@ -93,17 +93,16 @@ std::string scales_constant(EmitContext& ctx, const std::vector<double>& factors
 // _upsample_bicubic2d_aa alike. torch's antialiased filter is ONNX Resize with antialias=1, half_pixel
 // centres, taps outside the input dropped and the weights renormalised (exclude_outside=1), and
 // cubic_coeff_a -0.5 (checked against torch: down- and upscaling, by sizes and by scale factors,
-// within 6e-6). Given scale factors map coordinates by 1/scale, as torch's do. Refused:
+// within 6e-6). Given scale factors map coordinates by 1/scale, as torch's do. Declined:
 // align_corners=True (ONNX's align_corners mapping with antialias differs from torch's: errors of
-// 0.6 on unit-variance inputs) and opsets below 18 (Resize has no antialias before).
+// 0.6 on unit-variance inputs; separable_filters.cpp computes torch's weights instead). Refused:
+// opsets below 18 (Resize has no antialias before).
 RuleResult upsample_aa(EmitContext& ctx, const ir::Node& node, Interpolation mode) {
   ArgReader args(ctx, node);
+  if (args.bool_or("align_corners", false)) return RuleResult::kDeclined;
   PT2ONNX_CHECK(ctx.opset() >= 18, ErrorCode::kUnsupported,
                 "antialiased interpolation (" + node.target + ") needs opset 18 (Resize antialias), asked for " +
                     std::to_string(ctx.opset()));
-  PT2ONNX_CHECK(!args.bool_or("align_corners", false), ErrorCode::kUnsupported,
-                "antialiased interpolation with align_corners=True: ONNX Resize's align_corners mapping under "
-                "antialias does not match torch's filter");
   const std::string input_name = node.input("input") ? "input" : "self";
   const std::string x = args.tensor(input_name);
   std::vector<Attr> attrs = {Attr("mode", mode == Interpolation::kCubic ? "cubic" : "linear"), Attr("antialias", int64_t{1}),
