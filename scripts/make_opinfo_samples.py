@@ -80,7 +80,7 @@ SELECTED = {
     "var_mean": 14, "nn.functional.group_norm": 12, "nn.functional.conv_transpose2d": 3, "logit": 4,
     "nn.functional.dropout": 4, "sort": 49, "topk": 7, "gather": [5, 3, 4], "scatter": [21, 20], "scatter_add": 6,
     "scatter_reduce.mean": _is_0d, "unflatten": 8, "nn.functional.pixel_unshuffle": [3, 4], "tensordot": 2,
-    "_upsample_bilinear2d_aa": 2, "index_add": [0, 6], "take": [0, 6],
+    "_upsample_bilinear2d_aa": [2, 6], "index_add": [0, 6], "take": [0, 6],
     "linspace": lambda s: len(s.args) > 1 and s.args[1] == 1,
     "linspace.tensor_overload": lambda s: len(s.args) > 1 and s.args[1] == 1,
     "norm": lambda s: len(s.args) > 0 and s.args[0] == 0,
@@ -143,6 +143,9 @@ SELECTED = {
     # FFTs at opset 18 (DFT's axis an attribute), in float64: the multi-dim samples float32 DFTs got wrong
     "fft.fft2": 2, "fft.fftn": 7, "fft.rfft2": 2, "fft.ifft": None, "fft.irfft": None, "fft.irfftn": None,
     "fft.hfft": None, "fft.ihfftn": None, "fft.hfftn": None, "unique": 0,  # unique: sorted=False
+    # torch_nn's chunked linear cross entropy (class indices; probabilities with class weights;
+    # per sample with a bias and class weights)
+    "nn.functional.linear_cross_entropy.chunked": [0, 67], "nn.functional.linear_cross_entropy.chunked_none": 58,
 }
 
 # Samples of other dtypes (issue 30's dtype sweeps; sample indices of that dtype's list), each an

@@ -1,6 +1,7 @@
 // Reduction rules: mean/sum/prod/amax/amin, max/min with indices, argmax/argmin, any/all,
-// var/std, logsumexp, vector norms, cumsum, logcumsumexp. Reduce* take their axes as opset-dependent
-// attribute or input (EmitContext::reduce); an empty or absent dim list reduces everything.
+// var/std, logsumexp, vector norms, cumsum, logcumsumexp, mse_loss (the NLL and cross entropy
+// losses: cross_entropy.cpp). Reduce* take their axes as opset-dependent attribute or input
+// (EmitContext::reduce); an empty or absent dim list reduces everything.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -382,110 +383,11 @@ RuleResult aten_bincount(EmitContext& ctx, const ir::Node& node) {
 
 // ---- losses -------------------------------------------------------------------------------------
 
-// torch's reduction enum: 0 none, 1 mean, 2 sum.
-const char* reduction_name(int64_t reduction) {
-  PT2ONNX_CHECK(reduction >= 0 && reduction <= 2, ErrorCode::kUnsupported, "loss reduction " + std::to_string(reduction));
-  return reduction == 0 ? "none" : reduction == 1 ? "mean" : "sum";
-}
-
 // mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
 RuleResult aten_mse_loss(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const std::string diff = ctx.emit("Sub", {args.tensor("self"), args.tensor("target")});
   return emitted(ctx, reduce_loss(ctx, ctx.emit("Mul", {diff, diff}), args.int_or("reduction", 1)));
-}
-
-// Log-probabilities [N, C, ...] (a [C] input as [1, C]) and targets [N, ...] with ignore_index,
-// as NegativeLogLikelihoodLoss takes them; `unbatched` when the input had no batch axis.
-struct NllOperands {
-  std::string log_probs, target;
-  bool unbatched = false;
-};
-
-NllOperands nll_operands(EmitContext& ctx, const ArgReader& args, const std::string& log_probs) {
-  NllOperands out{log_probs, cast_if_needed(ctx, args.tensor("target"), args.dtype_of("target"), DType::kInt64), false};
-  if (args.rank_of("self") == 1) {
-    out = {ctx.unsqueeze(log_probs, {0}), ctx.unsqueeze(out.target, {0}), true};
-  }
-  return out;
-}
-
-std::string nll(EmitContext& ctx, const ArgReader& args, const NllOperands& in, int64_t reduction) {
-  std::vector<std::string> inputs = {in.log_probs, in.target};
-  if (auto weight = args.optional_tensor("weight")) inputs.push_back(*weight);
-  std::string loss = ctx.emit("NegativeLogLikelihoodLoss", inputs,
-                              {Attr("reduction", reduction_name(reduction)), Attr("ignore_index", args.int_or("ignore_index", -100))});
-  return in.unbatched && reduction == 0 ? ctx.squeeze(loss, {0}) : loss;
-}
-
-// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100)
-//   -> Tensor; also nll_loss and nll_loss_forward / nll_loss2d_forward (whose total_weight must be unused)
-RuleResult aten_nll_loss(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  PT2ONNX_CHECK(!ctx.output_used(1), ErrorCode::kUnsupported, "the total_weight output of nll_loss_forward is used");
-  return emitted(ctx, nll(ctx, args, nll_operands(ctx, args, args.tensor("self")), args.int_or("reduction", 1)));
-}
-
-// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean,
-//     SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
-// Class-index targets: NLL of LogSoftmax over axis 1, plus with label smoothing e:
-// (1 - e) * nll + e / C * smooth, smooth_i = -sum_c w_c logp_ic (0 where ignored), mean divided by the
-// targets' total weight as nll is. Probability targets: -sum_c w_c t_ic logp_ic, t smoothed to
-// t (1 - e) + e / C, mean over the batch elements.
-RuleResult aten_cross_entropy_loss(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const DType type = args.dtype_of("self");
-  const int64_t reduction = args.int_or("reduction", 1);
-  const double smoothing = args.float_or("label_smoothing", 0.0);
-  const int64_t rank = args.rank_of("self");
-  const int64_t class_axis = rank == 1 ? 0 : 1;
-  const ir::Dim& classes_dim = args.meta("self").sizes[static_cast<size_t>(class_axis)];
-  const std::string log_probs = ctx.emit("LogSoftmax", {args.tensor("self")}, {Attr("axis", class_axis)});
-  // The class weights shaped to broadcast along the class axis.
-  std::optional<std::string> weight = args.optional_tensor("weight");
-  std::vector<int64_t> after;
-  for (int64_t i = class_axis + 1; i < rank; ++i) after.push_back(i - class_axis);
-  const std::optional<std::string> weight_b = weight && !after.empty() ? std::optional(ctx.unsqueeze(*weight, after)) : weight;
-  const std::string classes = classes_dim.is_static() ? ctx.const_scalar(static_cast<double>(classes_dim.as_int()), type)
-                                                      : ctx.cast(ctx.dim_of(args.tensor("self"), class_axis), type);
-
-  if (is_floating(args.dtype_of("target"))) {
-    std::string target = args.tensor("target");
-    if (smoothing != 0.0)
-      target = ctx.emit("Add", {ctx.emit("Mul", {target, ctx.const_scalar(1.0 - smoothing, type)}),
-                                ctx.emit("Div", {ctx.const_scalar(smoothing, type), classes})});
-    std::string term = ctx.emit("Mul", {log_probs, target});
-    if (weight_b) term = ctx.emit("Mul", {term, *weight_b});
-    const std::string loss = ctx.emit("Neg", {ctx.reduce("ReduceSum", term, std::vector<int64_t>{class_axis}, false)});
-    if (reduction == 1 && rank == 1) return emitted(ctx, loss);
-    return emitted(ctx, reduce_loss(ctx, loss, reduction));
-  }
-  const NllOperands in = nll_operands(ctx, args, log_probs);
-  const std::string nll_loss = nll(ctx, args, in, reduction);
-  if (smoothing == 0.0) return emitted(ctx, nll_loss);
-  // smooth_i over the [N, C, ...] form.
-  std::string term = in.log_probs;
-  if (weight_b) term = ctx.emit("Mul", {term, rank == 1 ? *weight : *weight_b});
-  std::string smooth = ctx.emit("Neg", {ctx.reduce("ReduceSum", term, std::vector<int64_t>{1}, false)});
-  const std::string kept = ctx.emit("Not", {ctx.emit("Equal", {in.target, ctx.const_i64(args.int_or("ignore_index", -100))})});
-  smooth = ctx.emit("Where", {kept, smooth, ctx.const_scalar(0, type)});
-  if (reduction == 0) {
-    if (in.unbatched) smooth = ctx.squeeze(smooth, {0});
-  } else {
-    smooth = ctx.reduce("ReduceSum", smooth, std::nullopt, false);
-    if (reduction == 1) {
-      // nll's mean divides by the kept targets' total weight (their count without weights).
-      std::string per_target = ctx.cast(kept, type);
-      if (weight) {
-        const std::string safe = ctx.emit("Where", {kept, in.target, ctx.const_i64(0)});
-        per_target = ctx.emit("Mul", {per_target, ctx.emit("Gather", {*weight, safe}, {Attr("axis", 0)})});
-      }
-      smooth = ctx.emit("Div", {smooth, ctx.reduce("ReduceSum", per_target, std::nullopt, false)});
-    }
-  }
-  const std::string mixed = ctx.emit("Add", {ctx.emit("Mul", {nll_loss, ctx.const_scalar(1.0 - smoothing, type)}),
-                                             ctx.emit("Mul", {smooth, ctx.emit("Div", {ctx.const_scalar(smoothing, type), classes})})});
-  return emitted(ctx, mixed);
 }
 
 }  // namespace
@@ -536,11 +438,6 @@ void register_reduction_rules(RuleTable& t) {
   t.add("aten.histc.default", aten_histc);
   t.add("aten.bincount.default", aten_bincount);
   t.add("aten.mse_loss.default", aten_mse_loss);
-  t.add("aten.nll_loss_nd.default", aten_nll_loss);
-  t.add("aten.nll_loss.default", aten_nll_loss);
-  t.add("aten.nll_loss_forward.default", aten_nll_loss);
-  t.add("aten.nll_loss2d_forward.default", aten_nll_loss);
-  t.add("aten.cross_entropy_loss.default", aten_cross_entropy_loss);
   t.add("aten.special_logsumexp.default", aten_logsumexp);
 }
 

@@ -34,6 +34,7 @@ void register_all_rules(RuleTable& table) {
   register_composite_shape_rules(table);
   register_composite_math_rules(table);
   register_loss_rules(table);
+  register_cross_entropy_rules(table);
   register_decomp_special_rules(table);
   register_decomp_order_rules(table);
   register_decomp_scatter_rules(table);

@@ -385,7 +385,7 @@ TEST_CASE("constants: half and bfloat16 bit patterns round to nearest even") {
   CHECK(t.int64_data(0) == INT64_MAX);  // saturates rather than overflowing
 }
 
-TEST_CASE("antialiased interpolation is Resize(antialias=1) from opset 18; align_corners and older opsets are refused") {
+TEST_CASE("antialiased interpolation is Resize(antialias=1) from opset 18, older opsets are refused; align_corners is weight matrices") {
   const std::vector<ir::NamedArgument> args = {{"input", tensor("x")}, {"output_size", ints({3, 4})},
                                                {"align_corners", boolean(false)}, {"scale_factors", none()}};
   const onnx::ModelProto at18 = one_node("aten._upsample_bicubic2d_aa.vec", args, {1, 2, 9, 9}, {1, 2, 3, 4}, 18);
@@ -401,8 +401,15 @@ TEST_CASE("antialiased interpolation is Resize(antialias=1) from opset 18; align
                        doctest::Contains("needs opset 18"), Error);
   std::vector<ir::NamedArgument> corners = args;
   corners[2] = {"align_corners", boolean(true)};
-  CHECK_THROWS_WITH_AS(one_node("aten._upsample_bilinear2d_aa.vec", corners, {1, 2, 9, 9}, {1, 2, 3, 4}, 18),
-                       doctest::Contains("align_corners=True"), Error);
+  // align_corners=True: torch's weights as two MatMuls (torch's values are checked by the
+  // aa_align_corners op sample), at any opset.
+  for (int opset : {17, 18}) {
+    const onnx::ModelProto m = one_node("aten._upsample_bilinear2d_aa.vec", corners, {1, 2, 9, 9}, {1, 2, 3, 4}, opset);
+    CHECK(find_op(m, "Resize") == nullptr);
+    int matmuls = 0;
+    for (const auto& n : m.graph().node()) matmuls += n.op_type() == "MatMul";
+    CHECK(matmuls == 2);
+  }
 }
 
 TEST_CASE("special_erfcx is a float32 approximation without Erf; float64 is refused") {
