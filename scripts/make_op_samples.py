@@ -433,6 +433,22 @@ class Conv(_Convs):
                 self.ct3(x3))
 
 
+@case("weight_norm_conv", lambda g: (randn(g, 2, 32, 40), randn(g, 3, 8)), irs=("default",))
+class WeightNormConv(nn.Module):
+    """_weight_norm of two parameters (the weight_norm parametrization): wav2vec2's grouped position conv (dim=2), dim=0 and dim=None; pt2onnx folds each into one weight."""
+
+    def __init__(self):
+        super().__init__()
+        wn = nn.utils.parametrizations.weight_norm
+        self.pos = wn(nn.Conv1d(32, 32, 16, padding=8, groups=4), dim=2)
+        self.conv = wn(nn.Conv1d(32, 6, 3))
+        self.linear = wn(nn.Linear(8, 5), dim=None)
+        randomize_(self)
+
+    def forward(self, x, y):
+        return self.pos(x), self.conv(x), self.linear(y)
+
+
 @case("pool", lambda g: (randn(g, 2, 3, 9), randn(g, 2, 3, 6, 8), randn(g, 1, 2, 4, 6, 6)))
 class Pool(nn.Module):
     """max/avg pool 1d/2d/3d (stride, padding, dilation, count_include_pad), adaptive avg pool 1d/2d/3d (divisible)."""

@@ -127,6 +127,11 @@ Cleaned clean_model(model::OnnxModel&& model, const CleanOptions& options) {
   if (fold) report.batch_norms_folded = fold_batch_norms(body, *weights);
   OpCensus census(body);  // taken on first ask, after the BatchNorms are folded
   clean_body(body, census, report);
+  if (fold && census.has({"ReduceL2", "Abs"})) {
+    report.weight_norms_folded = fold_weight_norms(body, *weights);
+    census.changed(report.weight_norms_folded);
+    if (report.weight_norms_folded) clean_body(body, census, report);  // v, g and the norm go dead
+  }
   if (fold) {
     const int small = fold_small_weights(body, *weights);
     report.folded_constants += small;

@@ -874,6 +874,72 @@ g (float[1,2,4,4] x) => (float[1,2,4,4] y, float[1,2,4,4] c)
   }
 }
 
+// _weight_norm(v, g, dim=2) of a Conv1d weight, as translate writes it.
+constexpr const char* kWeightNorm = R"(
+g (float[1,2,5] x) => (float[1,3,4] y) <float[3,2,2] v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, float[1,1,2] gain = {2, 3}> {
+  axes = Constant <value = int64[2] {0, 1}> ()
+  r = ReduceL2 <keepdims = 1> (v, axes)
+  q = Div(gain, r)
+  w = Mul(v, q)
+  y = Conv(x, w)
+})";
+
+TEST_CASE("a weight norm of two weights folds into one weight scaled per channel of its dim") {
+  model::OnnxModel t;
+  t.proto = parse(kWeightNorm);
+  bind_all(t);
+  FakeWeights weights;
+  weights.values = {{"v", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, {"gain", {2, 3}}};
+  CleanOptions options;
+  options.weights = &weights;
+  options.fold_weights = true;
+  std::vector<model::DerivedWeight> derived;
+  CHECK(clean_in_place(t, options, &derived).weight_norms_folded == 1);
+  const onnx::GraphProto& graph = t.proto.graph();
+  CHECK(op_counts(graph) == std::map<std::string, int>{{"Conv", 1}});
+  const onnx::NodeProto& conv = graph.node(0);
+  REQUIRE(derived.size() == 1);
+  CHECK(derived[0].name == conv.input(1));
+  CHECK(derived[0].source.fqn == "v");
+  const auto* scaled = std::get_if<model::DerivedWeight::Scaled>(&derived[0].how);
+  REQUIRE(scaled != nullptr);
+  // Channel k of the last axis: gain[k] / sqrt(sum of v[:, :, k]^2).
+  REQUIRE(scaled->factors.size() == 2);
+  CHECK(scaled->factors[0] == doctest::Approx(2 / std::sqrt(1.0 + 9 + 25 + 49 + 81 + 121)).epsilon(1e-15));
+  CHECK(scaled->factors[1] == doctest::Approx(3 / std::sqrt(4.0 + 16 + 36 + 64 + 100 + 144)).epsilon(1e-15));
+  CHECK(scaled->inner == 1);
+  const onnx::TensorProto* w = initializer(graph, conv.input(1));
+  REQUIRE(w != nullptr);
+  CHECK(std::vector<int64_t>(w->dims().begin(), w->dims().end()) == std::vector<int64_t>{3, 2, 2});
+  CHECK(initializer(graph, "v") == nullptr);
+  CHECK(initializer(graph, "gain") == nullptr);
+}
+
+TEST_CASE("a weight norm stays with --no-fold, when v has another reader, or when its norm keeps two axes") {
+  auto folded = [](const std::string& text, bool fold) {
+    model::OnnxModel t;
+    t.proto = parse(text);
+    bind_all(t);
+    FakeWeights weights;
+    weights.values = {{"v", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, {"gain", {2, 3}}};
+    CleanOptions options;
+    options.weights = &weights;
+    options.fold_weights = fold;
+    const int n = clean_in_place(t, options).weight_norms_folded;
+    CHECK(op_counts(t.proto.graph()).count("ReduceL2") == static_cast<size_t>(n == 0));
+    return n;
+  };
+  CHECK(folded(kWeightNorm, false) == 0);
+  std::string read_twice = kWeightNorm;
+  read_twice.replace(read_twice.find("=> (float[1,3,4] y)"), 19, "=> (float[1,3,4] y, float[3,2,2] v2)");
+  read_twice.replace(read_twice.find("  y = Conv"), 0, "  v2 = Neg(v)\n");
+  CHECK(folded(read_twice, true) == 0);
+  std::string two_kept = kWeightNorm;
+  two_kept.replace(two_kept.find("int64[2] {0, 1}"), 15, "int64[1] {0}");
+  two_kept.replace(two_kept.find("float[1,1,2] gain"), 17, "float[1,2,1] gain");
+  CHECK(folded(two_kept, true) == 0);
+}
+
 TEST_CASE("BatchNorm after a Gemm folds per column of B (transB = 0) with beta * C in the bias") {
   onnx::ModelProto m = parse(R"(
 g (float[4,3] x) => (float[4,2] y)
