@@ -71,6 +71,7 @@ struct RoundPass {
 const std::vector<RoundPass>& round_passes() {
   static const std::vector<RoundPass> passes = {
       {"fold_constants", {}, fold_constants, &CleanReport::folded_constants},
+      {"fold_truncated_floats", {{"Cast"}}, fold_truncated_floats, &CleanReport::folded_constants},
       {"resolve_shape_operands", {{"Gather", "Reshape", "Expand"}}, resolve_shape_operands, &CleanReport::folded_constants},
       {"drop_identities", {}, drop_identities, &CleanReport::identities},
       // Only a Reshape of a MatMul/Gemm output starts a chain.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <sstream>
 #include <variant>
 
 #include "clean/const_tensor.h"
@@ -384,6 +385,78 @@ g (float[2] x) => (int64[1] y) {
 })");
   clean(m);
   CHECK(op_counts(m.graph()).at("Div") == 1);
+}
+
+// WavLM's relative-position buckets (32 buckets, max distance 64) of the positions in `positions`,
+// as translate writes them.
+std::string wavlm_buckets(const std::vector<int64_t>& positions) {
+  std::ostringstream list, fifteens;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    list << (i ? ", " : "") << positions[i];
+    fifteens << (i ? ", " : "") << 15;
+  }
+  std::ostringstream text;
+  text << "g (float[2] x) => (int64[" << positions.size() << "] y) {\n"
+       << "  rel = Constant <value = int64[" << positions.size() << "] {" << list.str() << "}> ()\n"
+       << "  fifteen = Constant <value = int64[" << positions.size() << "] {" << fifteens.str() << "}> ()\n"
+       << R"(  zero = Constant <value = int64 {0}> ()
+  sixteen = Constant <value = int64 {16}> ()
+  eight = Constant <value = int64 {8}> ()
+  eight_f = Constant <value = float {8.0}> ()
+  log8 = Constant <value = float {2.0794415}> ()
+  gt = Greater(rel, zero)
+  gt_int = Cast <to = 7> (gt)
+  base = Mul(gt_int, sixteen)
+  a = Abs(rel)
+  small = Less(a, eight)
+  af = Cast <to = 1> (a)
+  d = Div(af, eight_f)
+  l = Log(d)
+  d2 = Div(l, log8)
+  m = Mul(d2, eight_f)
+  s = Add(eight_f, m)
+  large = Cast <to = 7> (s)
+  clamped = Min(large, fifteen)
+  picked = Where(small, a, clamped)
+  y = Add(base, picked)
+})";
+  return text.str();
+}
+
+TEST_CASE("integer buckets of float Log arithmetic on constants fold where every runtime's rounding agrees") {
+  std::vector<int64_t> positions;
+  for (int64_t p = -70; p <= 70; ++p) positions.push_back(p);  // 0: log(0), 64: exactly bucket 16
+  onnx::ModelProto m = parse(wavlm_buckets(positions));
+  clean(m);
+  CHECK(op_counts(m.graph()) == std::map<std::string, int>{{"Constant", 1}});
+  const std::vector<int64_t> y = constant_ints(m.graph(), "y");
+  REQUIRE(y.size() == positions.size());
+  for (size_t i = 0; i < positions.size(); ++i) {  // transformers' formula in float32
+    const int64_t p = positions[i], a = p < 0 ? -p : p;
+    const float large = 8.0f + std::log(static_cast<float>(a) / 8.0f) / 2.0794415f * 8.0f;
+    const int64_t bucket = a < 8 ? a : std::min<int64_t>(static_cast<int64_t>(large), 15);
+    CHECK_MESSAGE(y[i] == (p > 0 ? 16 : 0) + bucket, "position " << p);
+  }
+}
+
+TEST_CASE("a float cast to int near an integer edge, and float results that round, are not folded") {
+  onnx::ModelProto m = parse(R"(
+g (float[2] x) => (int64[1] y, float[1] third, float[1] eighth) {
+  eight = Constant <value = float[1] {8.0}> ()
+  ln2 = Constant <value = float {0.6931472}> ()
+  l = Log(eight)
+  q = Div(l, ln2)
+  y = Cast <to = 7> (q)
+  one = Constant <value = float[1] {1.0}> ()
+  three = Constant <value = float {3.0}> ()
+  third = Div(one, three)
+  eighth = Div(one, eight)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Log") == 1);   // log(8) / log(2) is 3 give or take an ulp: truncates to 2 or 3
+  CHECK(counts.at("Cast") == 1);
+  CHECK(counts.at("Div") == 3);   // float results stay nodes here
 }
 
 TEST_CASE("identical constants and Shape/Gather nodes merge; graph outputs keep their names") {
