@@ -17,6 +17,7 @@
 
 #include "clean/const_tensor.h"
 #include "clean/passes_internal.h"
+#include "common/view_map.h"
 
 namespace pt2onnx::clean {
 
@@ -272,26 +273,36 @@ bool evaluated_op(const std::string& op) {
 }  // namespace
 
 int fold_truncated_floats(Body& body) {
-  std::map<std::string, Value> values;  // Constant nodes, small initializers and what the sweep found
-  std::map<std::string, const onnx::TensorProto*> initializers;
+  // Where constants come from, read on the first ask (most are never asked about): Constant
+  // nodes and initializers that no graph input overrides.
+  struct Source {
+    const onnx::NodeProto* node = nullptr;
+    const onnx::TensorProto* initializer = nullptr;
+  };
+  ViewMap<Source> sources(body.nodes->size() / 4 + static_cast<size_t>(body.graph ? body.graph->initializer_size() : 0));
   if (body.graph) {
-    for (const onnx::TensorProto& t : body.graph->initializer()) initializers.emplace(t.name(), &t);
-    for (const auto& v : body.graph->input()) initializers.erase(v.name());  // a runtime may feed it
+    for (const onnx::TensorProto& t : body.graph->initializer()) sources.insert(t.name(), Source{nullptr, &t});
+    for (const auto& v : body.graph->input())
+      if (Source* s = sources.find(v.name())) s->initializer = nullptr;
   }
+  std::map<std::string, Value, std::less<>> values;  // read or found by the sweep (stable addresses)
   auto lookup = [&](const std::string& name) -> const Value* {
     if (auto found = values.find(name); found != values.end()) return &found->second;
-    auto init = initializers.find(name);
-    if (init == initializers.end()) return nullptr;
-    std::optional<ConstTensor> t = read_const(*init->second);
-    initializers.erase(init);
+    const Source* source = sources.find(name);
+    if (!source) return nullptr;
+    std::optional<ConstTensor> t = source->node          ? constant_node_value(*source->node)
+                                   : source->initializer ? read_const(*source->initializer)
+                                                         : std::nullopt;
     if (!t) return nullptr;
     return &values.emplace(name, exactly(std::move(*t))).first->second;
   };
   int folded = 0;
   std::vector<const Value*> in;
   for (onnx::NodeProto& node : *body.nodes) {
-    if (std::optional<ConstTensor> c = constant_node_value(node)) {
-      if (node.output_size() == 1) values.insert_or_assign(node.output(0), exactly(std::move(*c)));
+    if (node.op_type() == "Constant" && node.domain().empty() && node.output_size() == 1) {
+      Source* s = sources.try_emplace(node.output(0), Source{}).first;
+      *s = Source{&node, nullptr};  // a later one replaces an earlier value
+      values.erase(node.output(0));
       continue;
     }
     if (!node.domain().empty() || node.output_size() != 1 || node.input_size() == 0 || !evaluated_op(node.op_type()))
