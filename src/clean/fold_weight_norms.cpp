@@ -129,7 +129,8 @@ struct Folder {
     return false;
   }
 
-  bool fold(int index, onnx::NodeProto& mul, const std::string& v, const std::string& q) {
+  // v and q are copies: the Mul's inputs are cleared when it folds.
+  bool fold(int index, onnx::NodeProto& mul, std::string v, std::string q) {
     const onnx::NodeProto* div = producer(q);
     if (!div || div->op_type() != "Div" || !div->domain().empty() || div->input_size() != 2 || reads(q) != 1) return false;
     const std::string& g = div->input(0);
