@@ -5,7 +5,8 @@
 // (model::DerivedWeight::Scaled) that emit computes tile by tile while it writes it. The norms
 // are sums of squares read here tile by tile in double precision (WeightAccess), so memory stays
 // bounded whatever v's size (wav2vec2-base's v is 19 MB). Only with folding on (--no-fold keeps
-// v and g as in the archive).
+// v and g as in the archive), and not where the three nodes are all of a --hiera instance (the
+// function asked for would be left empty).
 #include <cmath>
 
 #include "clean/clean.h"
@@ -112,6 +113,13 @@ struct Folder {
     auto made = uses.producer.find(name);
     return made == uses.producer.end() ? nullptr : &body.nodes->Get(made->second);
   }
+  // How many nodes other than Constants lie in the --hiera instance keyed `instance`.
+  int nodes_in_instance(const std::string& instance) const {
+    int n = 0;
+    for (int i = 0; i < body.nodes->size(); ++i)
+      n += body.nodes->Get(i).op_type() != "Constant" && instance_key(body, i) == instance ? 1 : 0;
+    return n;
+  }
   // A float32 archive weight no graph input overrides, or null.
   const onnx::TensorProto* weight(const std::string& name) const {
     const onnx::TensorProto* t = find_initializer(*body.graph, name);
@@ -140,8 +148,9 @@ struct Folder {
     const onnx::TensorProto* g_weight = weight(g);
     if (!v_weight || !g_weight || reads(v) != 2 || reads(g) != 1) return false;
     const int mul_at = index, div_at = uses.producer.at(q), norm_at = uses.producer.at(div->input(1));
-    if (instance_key(body, mul_at) != instance_key(body, div_at) || instance_key(body, mul_at) != instance_key(body, norm_at))
-      return false;
+    const std::string instance = instance_key(body, mul_at);
+    if (instance != instance_key(body, div_at) || instance != instance_key(body, norm_at)) return false;
+    if (inside_instance(body, mul_at) && nodes_in_instance(instance) == 3) return false;  // --hiera asked for it
 
     const std::vector<int64_t> v_dims(v_weight->dims().begin(), v_weight->dims().end());
     const std::vector<int64_t> g_dims(g_weight->dims().begin(), g_weight->dims().end());
