@@ -1,5 +1,6 @@
 // Graph clean-up on the translated ONNX: dead nodes and initializers, constant folding of shape
-// arithmetic on static dims, merging of identical nodes, identity Casts/Reshapes/Identities,
+// arithmetic on static dims (and of integers that float arithmetic on constants gives alike in
+// every runtime), merging of identical nodes, identity Casts/Reshapes/Identities,
 // (unless --no-fold) inference BatchNorm folded into the Conv/Gemm before it, weight norms of
 // two weights and Transposes of weights folded into the weight, Casts of int8 weights to
 // INT4/UINT4 packed into the weight, and, last, the main graph's Constant nodes as initializers.
