@@ -433,6 +433,57 @@ class Conv(_Convs):
                 self.ct3(x3))
 
 
+@case("weight_norm_conv", lambda g: (randn(g, 2, 32, 40), randn(g, 3, 8)), irs=("default",))
+class WeightNormConv(nn.Module):
+    """_weight_norm of two parameters (the weight_norm parametrization): wav2vec2's grouped position conv (dim=2), dim=0 and dim=None; pt2onnx folds each into one weight."""
+
+    def __init__(self):
+        super().__init__()
+        wn = nn.utils.parametrizations.weight_norm
+        self.pos = wn(nn.Conv1d(32, 32, 16, padding=8, groups=4), dim=2)
+        self.conv = wn(nn.Conv1d(32, 6, 3))
+        self.linear = wn(nn.Linear(8, 5), dim=None)
+        randomize_(self)
+
+    def forward(self, x, y):
+        return self.pos(x), self.conv(x), self.linear(y)
+
+
+def _relative_position_bucket(relative_positions, num_buckets, max_distance):
+    """WavLM's bucketing (transformers' WavLMAttention._relative_positions_bucket)."""
+    num_buckets = num_buckets // 2
+    buckets = (relative_positions > 0).to(torch.long) * num_buckets
+    relative_positions = torch.abs(relative_positions)
+    max_exact = num_buckets // 2
+    is_small = relative_positions < max_exact
+    if_large = torch.log(relative_positions.float() / max_exact)
+    if_large = if_large / math.log(max_distance / max_exact)
+    if_large = if_large * (num_buckets - max_exact)
+    if_large = (max_exact + if_large).to(torch.long)
+    if_large = torch.min(if_large, torch.full_like(if_large, num_buckets - 1))
+    return buckets + torch.where(is_small, relative_positions, if_large)
+
+
+@case("relative_position_bucket", lambda g: (randn(g, 2, 1000), randn(g, 48, 48)), irs=("default",))
+class RelativePositionBucket(nn.Module):
+    """WavLM's relative-position buckets of static lengths (float Log cast to int64, clamped, picked by where): the tiny config's 32 / 64 over 48 x 48 (pt2onnx folds it to a constant) and WavLM-base's 320 / 800 over 2 x 1000 (kept: |i - j| = 713 lands 2.5 float32 ulps below bucket 156)."""
+
+    def __init__(self):
+        super().__init__()
+        self.base = nn.Embedding(320, 1)
+        self.tiny = nn.Embedding(32, 1)
+        randomize_(self)
+
+    def forward(self, a, b):
+        outs = []
+        for x, emb, buckets, distance in ((a, self.base, 320, 800), (b, self.tiny, 32, 64)):
+            context = torch.arange(x.shape[0], dtype=torch.long)[:, None]
+            memory = torch.arange(x.shape[1], dtype=torch.long)[None, :]
+            bucket = _relative_position_bucket(memory - context, buckets, distance)
+            outs += [bucket, x + emb(bucket).squeeze(-1)]
+        return tuple(outs)
+
+
 @case("pool", lambda g: (randn(g, 2, 3, 9), randn(g, 2, 3, 6, 8), randn(g, 1, 2, 4, 6, 6)))
 class Pool(nn.Module):
     """max/avg pool 1d/2d/3d (stride, padding, dilation, count_include_pad), adaptive avg pool 1d/2d/3d (divisible)."""

@@ -46,6 +46,17 @@ class WeightsBesideClean final : public clean::WeightReader {
     return std::nullopt;
   }
 
+  std::optional<std::vector<double>> channel_sums_of_squares(const model::WeightBinding& weight, int64_t channels,
+                                                             int64_t inner) override {
+    const auto& first = weight.is_constant ? tensors().constants : tensors().weights;
+    const auto& second = weight.is_constant ? tensors().weights : tensors().constants;
+    if (auto found = first.find(weight.fqn); found != first.end())
+      return emit::channel_sums_of_squares(found->second, channels, inner);
+    if (auto found = second.find(weight.fqn); found != second.end())
+      return emit::channel_sums_of_squares(found->second, channels, inner);
+    return std::nullopt;
+  }
+
   bool derivable(const model::DerivedWeight& weight, const std::vector<model::DerivedWeight>& earlier) override {
     if (!derived_) derived_.emplace(tensors().weights, tensors().constants);
     // Those derived since the last ask, where a source may be found; each was derivable then.

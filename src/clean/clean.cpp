@@ -71,6 +71,7 @@ struct RoundPass {
 const std::vector<RoundPass>& round_passes() {
   static const std::vector<RoundPass> passes = {
       {"fold_constants", {}, fold_constants, &CleanReport::folded_constants},
+      {"fold_truncated_floats", {{"Cast"}}, fold_truncated_floats, &CleanReport::folded_constants},
       {"resolve_shape_operands", {{"Gather", "Reshape", "Expand"}}, resolve_shape_operands, &CleanReport::folded_constants},
       {"drop_identities", {}, drop_identities, &CleanReport::identities},
       // Only a Reshape of a MatMul/Gemm output starts a chain.
@@ -127,6 +128,11 @@ Cleaned clean_model(model::OnnxModel&& model, const CleanOptions& options) {
   if (fold) report.batch_norms_folded = fold_batch_norms(body, *weights);
   OpCensus census(body);  // taken on first ask, after the BatchNorms are folded
   clean_body(body, census, report);
+  if (fold && census.has({"ReduceL2", "Abs"})) {
+    report.weight_norms_folded = fold_weight_norms(body, *weights);
+    census.changed(report.weight_norms_folded);
+    if (report.weight_norms_folded) clean_body(body, census, report);  // v, g and the norm go dead
+  }
   if (fold) {
     const int small = fold_small_weights(body, *weights);
     report.folded_constants += small;

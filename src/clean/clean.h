@@ -1,10 +1,11 @@
 // Graph clean-up on the translated ONNX: dead nodes and initializers, constant folding of shape
-// arithmetic on static dims, merging of identical nodes, identity Casts/Reshapes/Identities,
-// (unless --no-fold) inference BatchNorm folded into the Conv/Gemm before it and Transposes of
-// weights folded into the weight, Casts of int8 weights to INT4/UINT4 packed into the weight,
-// and, last, the main graph's Constant nodes as initializers.
+// arithmetic on static dims (and of integers that float arithmetic on constants gives alike in
+// every runtime), merging of identical nodes, identity Casts/Reshapes/Identities,
+// (unless --no-fold) inference BatchNorm folded into the Conv/Gemm before it, weight norms of
+// two weights and Transposes of weights folded into the weight, Casts of int8 weights to
+// INT4/UINT4 packed into the weight, and, last, the main graph's Constant nodes as initializers.
 // Nothing that depends on a dynamic dim becomes a constant; numbers are unchanged (BatchNorm
-// folding changes the rounding of the fused weights only).
+// and weight-norm folding change the rounding of the fused weights only).
 //
 // convert() runs clean_model() on the flat graph, before --hiera (module stacks kept
 // parallel, values never made to cross instances of the hiera types), and clean_functions()
@@ -27,7 +28,7 @@ struct CleanOptions {
   std::vector<std::string> hiera_types;  // --hiera and opaque module types still to be folded
   // Reads the weights and says which derived ones emit can write; null: nothing is derived.
   WeightReader* weights = nullptr;
-  bool fold_weights = false;  // BatchNorm and weight Transposes folded into derived weights (not --no-fold)
+  bool fold_weights = false;  // BatchNorm, weight norms and weight Transposes folded into derived weights (not --no-fold)
   bool pack_weights = false;  // 4-bit weights packed (not a fold: --no-fold keeps it); false: Casts stay
   bool matmul_nbits = false;  // --matmul-nbits: Linear layers on 4-bit weights as com.microsoft.MatMulNBits (needs pack_weights)
   TypeOracle types;                      // static types of values the ONNX does not annotate
@@ -40,6 +41,7 @@ struct CleanReport {
   int merged_nodes = 0;
   int identities = 0;
   int batch_norms_folded = 0;
+  int weight_norms_folded = 0;  // _weight_norm of two weights made one derived weight
   int transposes_folded = 0;
   int weights_packed = 0;  // int8 weights stored as INT4/UINT4
   int matmul_nbits = 0;    // Linear layers made com.microsoft.MatMulNBits
@@ -70,6 +72,7 @@ TypeOracle value_type_oracle(const ir::TensorValues& values);
 
 // Exposed for tests: the BatchNorm folding step alone, and the weight Transpose folding alone.
 int fold_batch_norms(Body& body, WeightAccess& weights);
+int fold_weight_norms(Body& body, WeightAccess& weights);
 int fold_weight_transposes(Body& body, WeightAccess& weights);
 int fold_small_weights(Body& body, WeightAccess& weights);
 int pack_4bit_weights(Body& body, WeightAccess& weights);

@@ -496,6 +496,17 @@ std::optional<ConstTensor> fold_neg(const FoldContext& c) {
   return out;
 }
 
+std::optional<ConstTensor> fold_abs(const FoldContext& c) {
+  if (!all_present(c.in, 1) || !c.in[0]->is_integer()) return std::nullopt;
+  ConstTensor out = *c.in[0];
+  const int64_t lowest = out.elem_type == onnx::TensorProto_DataType_INT32 ? INT32_MIN : INT64_MIN;
+  for (int64_t& v : out.ints) {
+    if (v == lowest) return std::nullopt;  // no positive counterpart in its type
+    v = v < 0 ? -v : v;
+  }
+  return out;
+}
+
 // ---- selection, comparison and data movement of small static tensors ---------------------------
 // (the static masks models build at run time, e.g. Swin's shifted-window mask: no rounding, since
 // these only compare, select and move elements)
@@ -679,7 +690,7 @@ const std::map<std::string_view, Rule>& rules() {
       {"Concat", fold_concat},     {"Gather", fold_gather},   {"Slice", fold_slice},
       {"Cast", fold_cast},         {"Range", fold_range_any},     {"ConstantOfShape", fold_constant_of_shape},
       {"Add", fold_add_any},       {"Sub", fold_sub_any},     {"Mul", fold_mul_any},
-      {"Div", fold_div},           {"Neg", fold_neg},         {"Mod", fold_mod},
+      {"Div", fold_div},           {"Neg", fold_neg},         {"Abs", fold_abs},         {"Mod", fold_mod},
       {"Expand", fold_expand},     {"Transpose", fold_transpose}, {"Where", fold_where},
       {"Equal", fold_equal},       {"Less", fold_less},       {"LessOrEqual", fold_less_equal},
       {"Greater", fold_greater},   {"GreaterOrEqual", fold_greater_equal},

@@ -75,6 +75,9 @@ int fold_constants(Body& body);
 std::optional<ConstTensor> fold_node_value(const onnx::NodeProto& node, const std::vector<const ConstTensor*>& inputs);
 // Turns `node` into a Constant node of `value`, its output name kept.
 void replace_with_constant(onnx::NodeProto& node, const ConstTensor& value);
+// Integers computed from constants by float arithmetic that rounds (WavLM's Log buckets) ->
+// Constants, where every runtime's rounding gives the same integers.
+int fold_truncated_floats(Body& body);
 // Reshape/Expand shape operands made of dims the data already has -> Constants (0 / 1 pieces),
 // and Gathers of static dims from a Shape -> Constants.
 int resolve_shape_operands(Body& body);

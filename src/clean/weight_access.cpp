@@ -28,6 +28,25 @@ std::optional<std::vector<int64_t>> WeightAccess::read_archived_int64s(const std
   return weight ? reader_.read_int64s(*weight) : std::nullopt;
 }
 
+std::optional<std::vector<double>> WeightAccess::channel_sums_of_squares(const std::string& initializer,
+                                                                        int64_t channels, int64_t inner) {
+  const model::WeightBinding* weight = binding(initializer);
+  return weight ? reader_.channel_sums_of_squares(*weight, channels, inner) : std::nullopt;
+}
+
+std::optional<std::vector<double>> WeightReader::channel_sums_of_squares(const model::WeightBinding& weight,
+                                                                        int64_t channels, int64_t inner) {
+  if (channels <= 0 || inner <= 0) return std::nullopt;
+  std::optional<std::vector<float>> values = read_floats(weight);
+  if (!values) return std::nullopt;
+  std::vector<double> sums(static_cast<size_t>(channels), 0.0);
+  for (size_t i = 0; i < values->size(); ++i) {
+    const double v = (*values)[i];
+    sums[(i / static_cast<size_t>(inner)) % sums.size()] += v * v;
+  }
+  return sums;
+}
+
 const model::WeightBinding* WeightAccess::binding(const std::string& initializer) {
   if (by_initializer_.empty()) {
     by_initializer_.reserve(bindings_.size());

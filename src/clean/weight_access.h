@@ -28,6 +28,11 @@ class WeightReader {
   virtual std::optional<std::vector<float>> read_floats(const model::WeightBinding& weight) = 0;
   // The same for int64 weights (index buffers); none by default.
   virtual std::optional<std::vector<int64_t>> read_int64s(const model::WeightBinding& /*weight*/) { return std::nullopt; }
+  // The sums of squares of a float32 archive weight's elements by channel, element i counting to
+  // channel (i / inner) % channels, in double precision; nullopt when it is not float32 or not in
+  // the archive. By default from read_floats (small weights); an archive reader reads in tiles.
+  virtual std::optional<std::vector<double>> channel_sums_of_squares(const model::WeightBinding& weight, int64_t channels,
+                                                                     int64_t inner);
   // Whether emit can write `weight` from its source's bytes as weight.how says; `earlier` are the
   // weights derived before it, in order (its source may be one of them). Reads no bytes.
   virtual bool derivable(const model::DerivedWeight& weight, const std::vector<model::DerivedWeight>& earlier) = 0;
@@ -44,6 +49,10 @@ class WeightAccess {
   std::optional<std::vector<float>> read_floats(const std::string& initializer);
   // The int64 elements of an initializer that is an archive weight (not its graph data), or nullopt.
   std::optional<std::vector<int64_t>> read_archived_int64s(const std::string& initializer);
+  // The sums of squares by channel (WeightReader::channel_sums_of_squares) of an initializer
+  // that is an archive weight, or nullopt.
+  std::optional<std::vector<double>> channel_sums_of_squares(const std::string& initializer, int64_t channels,
+                                                             int64_t inner);
   // Whether the initializer is bound to an archive weight.
   bool archived(const std::string& initializer) { return binding(initializer) != nullptr; }
 

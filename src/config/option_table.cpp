@@ -96,7 +96,8 @@ std::vector<OptionSpec> make_table() {
      "(what onnxruntime-genai runs); default: standard DequantizeLinear + MatMul",
      [](RunOptions& o) -> OptionField { return &o.convert.matmul_nbits; }},
     OptionSpec{"--no-fold", "", K::kSwitchOff, "",
-     "keep inference BatchNorm as its own node instead of folding it into the Conv/Gemm before it",
+     "keep weights as in the archive: inference BatchNorm stays its own node instead of folding into the "
+     "Conv/Gemm before it, and weight norms and weight Transposes stay nodes",
      [](RunOptions& o) -> OptionField { return &o.convert.fold; }},
   };
   // clang-format on

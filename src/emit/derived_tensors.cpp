@@ -18,6 +18,8 @@ namespace {
 // Per-channel vectors read in memory are at most this many elements (BatchNorm statistics and
 // biases are one value per channel).
 constexpr int64_t kMaxReadElements = int64_t{1} << 20;
+// Elements read at a time when a whole tensor is reduced.
+constexpr uint64_t kReduceTileElements = uint64_t{1} << 18;
 
 // Whether emit can write the view at the speed of a plain copy (emit/permuted_copy.h): a dense
 // permutation that fits one block or whose output runs are long enough. A view that is invalid is left for emit to
@@ -36,7 +38,7 @@ std::optional<archive::TensorData> derive(const archive::TensorData& source, con
   if (source.dtype != ir::DType::kFloat32 || !source.is_contiguous() || how.factors.empty() || how.inner <= 0)
     return std::nullopt;
   archive::TensorData out;
-  out.name = source.name + " (BatchNorm folded)";
+  out.name = source.name + " (scaled per channel by folding)";
   out.dtype = source.dtype;
   out.sizes = source.sizes;
   out.strides.assign(out.sizes.size(), 1);  // row-major
@@ -78,7 +80,7 @@ std::string key_of(const model::DerivedWeight& weight) {
   const char* prefix = std::visit(
       [](const auto& how) {
         using How = std::decay_t<decltype(how)>;
-        if constexpr (std::is_same_v<How, model::DerivedWeight::Scaled>) return "batchnorm-folded ";
+        if constexpr (std::is_same_v<How, model::DerivedWeight::Scaled>) return "scaled ";
         else if constexpr (std::is_same_v<How, model::DerivedWeight::Permuted>) return "transposed ";
         else return "packed-4bit ";
       },
@@ -102,6 +104,28 @@ std::optional<std::vector<int64_t>> read_small_int64s(const archive::TensorData&
   std::vector<int64_t> v(bytes.size() / sizeof(int64_t));
   std::memcpy(v.data(), bytes.data(), v.size() * sizeof(int64_t));
   return v;
+}
+
+std::optional<std::vector<double>> channel_sums_of_squares(const archive::TensorData& tensor, int64_t channels,
+                                                           int64_t inner) {
+  if (tensor.dtype != ir::DType::kFloat32 || !tensor.storage || !tensor.is_contiguous() || channels <= 0 || inner <= 0)
+    return std::nullopt;
+  const auto count = static_cast<uint64_t>(tensor.numel());
+  if (tensor.storage->size() < tensor.storage_bytes_needed()) return std::nullopt;  // emit reports it
+  const uint64_t base = static_cast<uint64_t>(tensor.storage_offset) * sizeof(float);
+  std::vector<double> sums(static_cast<size_t>(channels), 0.0);
+  std::vector<float> tile(static_cast<size_t>(std::min(count, kReduceTileElements)));
+  const auto run = static_cast<uint64_t>(inner);
+  for (uint64_t done = 0; done < count;) {
+    const uint64_t n = std::min<uint64_t>(tile.size(), count - done);
+    tensor.storage->read(base + done * sizeof(float), n * sizeof(float), tile.data());
+    for (uint64_t i = 0; i < n; ++i) {
+      const double v = tile[static_cast<size_t>(i)];
+      sums[static_cast<size_t>(((done + i) / run) % sums.size())] += v * v;
+    }
+    done += n;
+  }
+  return sums;
 }
 
 const archive::TensorData* DerivedTensors::source_of(const model::WeightBinding& source) const {

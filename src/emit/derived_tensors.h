@@ -1,5 +1,5 @@
 // The archive tensors that the weights clean-up derives (model/derived_weight.h) are written
-// from: a Conv/Gemm weight scaled per output channel (clean/fold_batch_norm.cpp) is a Storage
+// from: a weight scaled per channel (clean/fold_batch_norm.cpp, clean/fold_weight_norms.cpp) is a Storage
 // that computes its bytes from the archive's (emit/scaled_storage.h); a weight with its dims permuted
 // (clean/fold_weight_transposes.cpp) is a strided view of the archive's storage, written block by
 // block at copy speed (emit/permuted_copy.h), or not derived when it cannot be (the Transpose
@@ -22,6 +22,12 @@ namespace pt2onnx::emit {
 std::optional<std::vector<float>> read_small_floats(const archive::TensorData& tensor);
 // The same for int64 tensors (index buffers).
 std::optional<std::vector<int64_t>> read_small_int64s(const archive::TensorData& tensor);
+// The sums of squares of a float32 tensor's elements by channel, element i counting to channel
+// (i / inner) % channels, in double precision (the norms of a weight-normalised convolution,
+// clean/fold_weight_norms.cpp). Read tile by tile through the storage (which checks its CRC), so
+// memory stays bounded whatever the tensor's size; nullopt when it is not float32 and contiguous.
+std::optional<std::vector<double>> channel_sums_of_squares(const archive::TensorData& tensor, int64_t channels,
+                                                           int64_t inner);
 
 class DerivedTensors {
  public:

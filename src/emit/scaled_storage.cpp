@@ -12,7 +12,7 @@ ScaledStorage::ScaledStorage(archive::TensorData source, std::vector<double> fac
     : source_(std::move(source)), factors_(std::move(factors)), inner_(static_cast<uint64_t>(inner)) {}
 
 std::string ScaledStorage::entry_name() const {
-  return source_.storage->entry_name() + " (scaled by BatchNorm folding)";
+  return source_.storage->entry_name() + " (scaled per channel by folding)";
 }
 
 void ScaledStorage::scale(const void* src, float* dst, uint64_t first, uint64_t count) const {

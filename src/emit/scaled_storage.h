@@ -1,5 +1,6 @@
 // A Conv/Gemm weight with a folded BatchNorm's factor applied per output channel
-// (clean/fold_batch_norm.cpp): a Storage whose bytes are computed from an archive weight's on
+// (clean/fold_batch_norm.cpp), or a weight norm's v with g / ||v|| applied per channel
+// (clean/fold_weight_norms.cpp): a Storage whose bytes are computed from an archive weight's on
 // each read. Emit copies a whole one in tiles from a mapping of the archive
 // (emit/scaled_copy.h); read() serves every other reader with the same arithmetic.
 #pragma once
@@ -20,7 +21,7 @@ class ScaledStorage final : public archive::Storage {
   uint64_t size() const override { return static_cast<uint64_t>(source_.numel()) * sizeof(float); }
   void read(uint64_t offset, uint64_t n, void* dst) const override;
   std::optional<uint64_t> file_offset() const override { return std::nullopt; }  // computed, not copied
-  std::string why_not_in_file() const override { return "it is computed from an archive weight (a folded BatchNorm)"; }
+  std::string why_not_in_file() const override { return "it is computed from an archive weight (a folded BatchNorm or weight norm)"; }
   std::string entry_name() const override;
 
   // The archive tensor the elements are computed from.

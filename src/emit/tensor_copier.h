@@ -1,7 +1,7 @@
 // Copies a tensor's row-major bytes to a given offset of an output file. A tensor that is a
 // whole STORED entry is copied in-kernel with copy_file_range while a second thread checksums
 // it; other contiguous ones are copied in-kernel after their entry was verified; a permuted one
-// (a folded Transpose) block by block (emit/permuted_copy.h); a scaled one (a folded BatchNorm)
+// (a folded Transpose) block by block (emit/permuted_copy.h); a scaled one (a folded BatchNorm or weight norm)
 // tile by tile (emit/scaled_copy.h); the rest through a bounded buffer
 // (Storage::read, which verifies). Where copy_file_range cannot copy
 // between the two files, pwrite copies from mappings of the archive. Shared by the external

@@ -14,7 +14,8 @@ namespace pt2onnx::model {
 
 struct DerivedWeight {
   // float32 elements of the source, element i times factors[(i / inner) % factors.size()]
-  // (a Conv/Gemm weight scaled per output channel by a folded BatchNorm).
+  // (a Conv/Gemm weight scaled per output channel by a folded BatchNorm, or a weight norm's v
+  // scaled per channel of its dim by g / ||v||).
   struct Scaled {
     std::vector<double> factors;
     int64_t inner = 1;

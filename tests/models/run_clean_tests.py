@@ -6,8 +6,8 @@ samples/kernels, and the state samples of samples/state/state_samples.json) is c
 opset 18 and must have no dead node and no unused initializer, in the main graph and in every local
 function, and no function that nothing calls; onnxruntime must still reproduce torch's outputs
 (fp32: rtol 1e-4, atol 1e-5) at every size the sample has. The --hiera cases of the hiera test
-are checked the same way, and `--no-fold` must keep BatchNormalization apart (and numbers equal)
-where folding removed it. Prints each sample's node count and max abs error vs torch.
+are checked the same way, and `--no-fold` must keep BatchNormalization and weight norms apart (and
+numbers equal) where folding removed them. Prints each sample's node count and max abs error vs torch.
 
 Dead means: not needed (transitively) by a scope's outputs; subgraphs (If/Loop/Scan) read outer
 values by name, and those reads count."""
@@ -28,6 +28,8 @@ from run_model_tests import (ATOL, RTOL, CheckFailed, compare, load_io, load_kno
 
 # Samples where every BatchNorm follows a Conv with constant weights: folding must remove them.
 FOLDED_BATCH_NORMS = {"cnn.default", "cnn.core", "hiera/resnet.default", "hiera/resnet.core"}
+# Samples whose _weight_norm of two parameters folds into one weight (no ReduceL2 left).
+FOLDED_WEIGHT_NORMS = {"ops/weight_norm_conv.default"}
 
 OPSET = 18
 
@@ -175,6 +177,15 @@ def main(argv=None):
                     if n_bn < n_bn_folded or (label in FOLDED_BATCH_NORMS and (n_bn == 0 or n_bn_folded > 0)):
                         raise CheckFailed(f"{n_bn_folded} BatchNormalization left after folding, {n_bn} with --no-fold")
                     detail += f"; --no-fold: {len(kept.graph.node)} nodes ({n_bn} BatchNorm), max abs err {err_kept:.2g}"
+                if label in FOLDED_WEIGHT_NORMS and not REPORT_ONLY:
+                    # --no-fold keeps the norms (ReduceL2) at run time; numbers must agree as well.
+                    _, _, err_kept, kept = check(args.pt2onnx, pt2, npz, s.entry.get("has_second_batch", False),
+                                                 work / "nofold.onnx", ["--no-fold"], tol)
+                    n_norms = sum(n.op_type == "ReduceL2" for n in kept.graph.node)
+                    n_norms_folded = sum(n.op_type == "ReduceL2" for n in model.graph.node)
+                    if n_norms == 0 or n_norms_folded > 0:
+                        raise CheckFailed(f"{n_norms_folded} ReduceL2 left after folding, {n_norms} with --no-fold")
+                    detail += f"; --no-fold: {len(kept.graph.node)} nodes ({n_norms} ReduceL2), max abs err {err_kept:.2g}"
                 print(f"ok    {label}: {detail}, max abs err vs torch {err:.2g}")
                 passed += 1
             except CheckFailed as e:

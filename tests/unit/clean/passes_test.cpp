@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <sstream>
 #include <variant>
 
 #include "clean/const_tensor.h"
@@ -384,6 +385,78 @@ g (float[2] x) => (int64[1] y) {
 })");
   clean(m);
   CHECK(op_counts(m.graph()).at("Div") == 1);
+}
+
+// WavLM's relative-position buckets (32 buckets, max distance 64) of the positions in `positions`,
+// as translate writes them.
+std::string wavlm_buckets(const std::vector<int64_t>& positions) {
+  std::ostringstream list, fifteens;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    list << (i ? ", " : "") << positions[i];
+    fifteens << (i ? ", " : "") << 15;
+  }
+  std::ostringstream text;
+  text << "g (float[2] x) => (int64[" << positions.size() << "] y) {\n"
+       << "  rel = Constant <value = int64[" << positions.size() << "] {" << list.str() << "}> ()\n"
+       << "  fifteen = Constant <value = int64[" << positions.size() << "] {" << fifteens.str() << "}> ()\n"
+       << R"(  zero = Constant <value = int64 {0}> ()
+  sixteen = Constant <value = int64 {16}> ()
+  eight = Constant <value = int64 {8}> ()
+  eight_f = Constant <value = float {8.0}> ()
+  log8 = Constant <value = float {2.0794415}> ()
+  gt = Greater(rel, zero)
+  gt_int = Cast <to = 7> (gt)
+  base = Mul(gt_int, sixteen)
+  a = Abs(rel)
+  small = Less(a, eight)
+  af = Cast <to = 1> (a)
+  d = Div(af, eight_f)
+  l = Log(d)
+  d2 = Div(l, log8)
+  m = Mul(d2, eight_f)
+  s = Add(eight_f, m)
+  large = Cast <to = 7> (s)
+  clamped = Min(large, fifteen)
+  picked = Where(small, a, clamped)
+  y = Add(base, picked)
+})";
+  return text.str();
+}
+
+TEST_CASE("integer buckets of float Log arithmetic on constants fold where every runtime's rounding agrees") {
+  std::vector<int64_t> positions;
+  for (int64_t p = -70; p <= 70; ++p) positions.push_back(p);  // 0: log(0), 64: exactly bucket 16
+  onnx::ModelProto m = parse(wavlm_buckets(positions));
+  clean(m);
+  CHECK(op_counts(m.graph()) == std::map<std::string, int>{{"Constant", 1}});
+  const std::vector<int64_t> y = constant_ints(m.graph(), "y");
+  REQUIRE(y.size() == positions.size());
+  for (size_t i = 0; i < positions.size(); ++i) {  // transformers' formula in float32
+    const int64_t p = positions[i], a = p < 0 ? -p : p;
+    const float large = 8.0f + std::log(static_cast<float>(a) / 8.0f) / 2.0794415f * 8.0f;
+    const int64_t bucket = a < 8 ? a : std::min<int64_t>(static_cast<int64_t>(large), 15);
+    CHECK_MESSAGE(y[i] == (p > 0 ? 16 : 0) + bucket, "position " << p);
+  }
+}
+
+TEST_CASE("a float cast to int near an integer edge, and float results that round, are not folded") {
+  onnx::ModelProto m = parse(R"(
+g (float[2] x) => (int64[1] y, float[1] third, float[1] eighth) {
+  eight = Constant <value = float[1] {8.0}> ()
+  ln2 = Constant <value = float {0.6931472}> ()
+  l = Log(eight)
+  q = Div(l, ln2)
+  y = Cast <to = 7> (q)
+  one = Constant <value = float[1] {1.0}> ()
+  three = Constant <value = float {3.0}> ()
+  third = Div(one, three)
+  eighth = Div(one, eight)
+})");
+  clean(m);
+  const auto counts = op_counts(m.graph());
+  CHECK(counts.at("Log") == 1);   // log(8) / log(2) is 3 give or take an ulp: truncates to 2 or 3
+  CHECK(counts.at("Cast") == 1);
+  CHECK(counts.at("Div") == 3);   // float results stay nodes here
 }
 
 TEST_CASE("identical constants and Shape/Gather nodes merge; graph outputs keep their names") {
@@ -872,6 +945,72 @@ g (float[1,2,4,4] x) => (float[1,2,4,4] y, float[1,2,4,4] c)
     clean(m, options);
     CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
   }
+}
+
+// _weight_norm(v, g, dim=2) of a Conv1d weight, as translate writes it.
+constexpr const char* kWeightNorm = R"(
+g (float[1,2,5] x) => (float[1,3,4] y) <float[3,2,2] v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, float[1,1,2] gain = {2, 3}> {
+  axes = Constant <value = int64[2] {0, 1}> ()
+  r = ReduceL2 <keepdims = 1> (v, axes)
+  q = Div(gain, r)
+  w = Mul(v, q)
+  y = Conv(x, w)
+})";
+
+TEST_CASE("a weight norm of two weights folds into one weight scaled per channel of its dim") {
+  model::OnnxModel t;
+  t.proto = parse(kWeightNorm);
+  bind_all(t);
+  FakeWeights weights;
+  weights.values = {{"v", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, {"gain", {2, 3}}};
+  CleanOptions options;
+  options.weights = &weights;
+  options.fold_weights = true;
+  std::vector<model::DerivedWeight> derived;
+  CHECK(clean_in_place(t, options, &derived).weight_norms_folded == 1);
+  const onnx::GraphProto& graph = t.proto.graph();
+  CHECK(op_counts(graph) == std::map<std::string, int>{{"Conv", 1}});
+  const onnx::NodeProto& conv = graph.node(0);
+  REQUIRE(derived.size() == 1);
+  CHECK(derived[0].name == conv.input(1));
+  CHECK(derived[0].source.fqn == "v");
+  const auto* scaled = std::get_if<model::DerivedWeight::Scaled>(&derived[0].how);
+  REQUIRE(scaled != nullptr);
+  // Channel k of the last axis: gain[k] / sqrt(sum of v[:, :, k]^2).
+  REQUIRE(scaled->factors.size() == 2);
+  CHECK(scaled->factors[0] == doctest::Approx(2 / std::sqrt(1.0 + 9 + 25 + 49 + 81 + 121)).epsilon(1e-15));
+  CHECK(scaled->factors[1] == doctest::Approx(3 / std::sqrt(4.0 + 16 + 36 + 64 + 100 + 144)).epsilon(1e-15));
+  CHECK(scaled->inner == 1);
+  const onnx::TensorProto* w = initializer(graph, conv.input(1));
+  REQUIRE(w != nullptr);
+  CHECK(std::vector<int64_t>(w->dims().begin(), w->dims().end()) == std::vector<int64_t>{3, 2, 2});
+  CHECK(initializer(graph, "v") == nullptr);
+  CHECK(initializer(graph, "gain") == nullptr);
+}
+
+TEST_CASE("a weight norm stays with --no-fold, when v has another reader, or when its norm keeps two axes") {
+  auto folded = [](const std::string& text, bool fold) {
+    model::OnnxModel t;
+    t.proto = parse(text);
+    bind_all(t);
+    FakeWeights weights;
+    weights.values = {{"v", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, {"gain", {2, 3}}};
+    CleanOptions options;
+    options.weights = &weights;
+    options.fold_weights = fold;
+    const int n = clean_in_place(t, options).weight_norms_folded;
+    CHECK(op_counts(t.proto.graph()).count("ReduceL2") == static_cast<size_t>(n == 0));
+    return n;
+  };
+  CHECK(folded(kWeightNorm, false) == 0);
+  std::string read_twice = kWeightNorm;
+  read_twice.replace(read_twice.find("=> (float[1,3,4] y)"), 19, "=> (float[1,3,4] y, float[3,2,2] v2)");
+  read_twice.replace(read_twice.find("  y = Conv"), 0, "  v2 = Neg(v)\n");
+  CHECK(folded(read_twice, true) == 0);
+  std::string two_kept = kWeightNorm;
+  two_kept.replace(two_kept.find("int64[2] {0, 1}"), 15, "int64[1] {0}");
+  two_kept.replace(two_kept.find("float[1,1,2] gain"), 17, "float[1,2,1] gain");
+  CHECK(folded(two_kept, true) == 0);
 }
 
 TEST_CASE("BatchNorm after a Gemm folds per column of B (transB = 0) with beta * C in the bias") {

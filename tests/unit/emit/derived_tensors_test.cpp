@@ -41,7 +41,7 @@ TEST_CASE("a scaled weight is the source times its channel's factor, at any offs
   REQUIRE(tensors.bindings().size() == 1);
   const model::WeightBinding& binding = tensors.bindings().back();
   CHECK(binding.initializer == "conv.weight.bn_folded");
-  CHECK(binding.fqn == "batchnorm-folded conv.weight.bn_folded");
+  CHECK(binding.fqn == "scaled conv.weight.bn_folded");
   const archive::TensorData& scaled = tensors.tensors().at(binding.fqn);
   CHECK(scaled.sizes == std::vector<int64_t>{2, 3});
   CHECK(scaled.strides == std::vector<int64_t>{3, 1});
@@ -103,6 +103,31 @@ TEST_CASE("a permuted weight is a strided view of the same storage; emit's gathe
   const archive::TensorData& again = tensors.tensors().at(tensors.bindings().back().fqn);
   CHECK(again.sizes == std::vector<int64_t>{2, 3});
   CHECK(again.strides == std::vector<int64_t>{3, 1});
+}
+
+TEST_CASE("the per-channel norms of a weight norm are read in tiles at wav2vec2-base's size") {
+  // v of the position convolution, [768, 48, 128] (19 MB), normalised over dims 0 and 1 (dim=2):
+  // many tiles, each channel spread over all of them.
+  const std::vector<int64_t> sizes = {768, 48, 128};
+  std::vector<float> v(static_cast<size_t>(768 * 48 * 128));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(static_cast<int64_t>(i % 1013) - 506) / 256.0f;
+  const archive::TensorData tensor = float_tensor("pos_conv.original1", v, sizes);
+  std::vector<double> expected(128, 0.0);
+  for (size_t i = 0; i < v.size(); ++i) expected[i % 128] += double{v[i]} * double{v[i]};
+  const std::optional<std::vector<double>> sums = channel_sums_of_squares(tensor, 128, 1);
+  REQUIRE(sums.has_value());
+  REQUIRE(sums->size() == 128);
+  for (size_t c = 0; c < 128; ++c) CHECK((*sums)[c] == doctest::Approx(expected[c]).epsilon(1e-12));
+  // Over every dim but 0 (dim=0): one channel per 48 * 128 elements.
+  const std::optional<std::vector<double>> rows = channel_sums_of_squares(tensor, 768, 48 * 128);
+  REQUIRE(rows.has_value());
+  double row0 = 0;
+  for (size_t i = 0; i < 48 * 128; ++i) row0 += double{v[i]} * double{v[i]};
+  CHECK((*rows)[0] == doctest::Approx(row0).epsilon(1e-12));
+
+  archive::TensorData ints = tensor;
+  ints.dtype = ir::DType::kInt32;
+  CHECK_FALSE(channel_sums_of_squares(ints, 128, 1).has_value());
 }
 
 }  // namespace
