@@ -446,6 +446,15 @@ def _llama4():
         num_experts_per_tok=1, use_cache=False, attention_chunk_size=16))
 
 
+def _gemma3():
+    # Sliding and full attention layers; the window (8) is shorter than the first size's sequence (12).
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+    return Gemma3ForCausalLM(Gemma3TextConfig(
+        vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=4, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=16, query_pre_attn_scalar=16, max_position_embeddings=64,
+        sliding_window=8, use_cache=False, layer_types=["sliding_attention", "full_attention"] * 2))
+
+
 def _rwkv():
     from transformers import RwkvConfig, RwkvModel
     return RwkvModel(RwkvConfig(vocab_size=VOCAB, hidden_size=64, num_hidden_layers=2, attention_hidden_size=64,
@@ -454,6 +463,7 @@ def _rwkv():
 
 model("gemma3n", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_gemma3n, False, LOGITS))
 model("llama4", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_llama4, False, LOGITS))
+model("gemma3", "transformers", ["input_ids"], IDS_DYN)(_hf_text(_gemma3, False, LOGITS))
 # RWKV's CPU path loops over the sequence in Python, so export fixes its length: batch only.
 RWKV_SIZES = ((2, 12), (3, 12))
 model("rwkv", "transformers", ["input_ids"], BATCH_DYN("input_ids"))(

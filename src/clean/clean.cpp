@@ -138,6 +138,9 @@ Cleaned clean_model(model::OnnxModel&& model, const CleanOptions& options) {
     report.folded_constants += small;
     census.changed(small);
     if (small) clean_body(body, census, report);
+    report.shifts_folded = fold_weight_shifts(body, *weights);
+    census.changed(report.shifts_folded);
+    if (report.shifts_folded) clean_body(body, census, report);
     // After merging (identical Transposes are one) and before dropping the weights they free.
     report.transposes_folded = census.has({"Transpose"}) ? fold_weight_transposes(body, *weights) : 0;
     census.changed(report.transposes_folded);

@@ -28,7 +28,7 @@ struct CleanOptions {
   std::vector<std::string> hiera_types;  // --hiera and opaque module types still to be folded
   // Reads the weights and says which derived ones emit can write; null: nothing is derived.
   WeightReader* weights = nullptr;
-  bool fold_weights = false;  // BatchNorm, weight norms and weight Transposes folded into derived weights (not --no-fold)
+  bool fold_weights = false;  // BatchNorm, weight norms, weight Transposes and shifts folded into derived weights (not --no-fold)
   bool pack_weights = false;  // 4-bit weights packed (not a fold: --no-fold keeps it); false: Casts stay
   bool matmul_nbits = false;  // --matmul-nbits: Linear layers on 4-bit weights as com.microsoft.MatMulNBits (needs pack_weights)
   TypeOracle types;                      // static types of values the ONNX does not annotate
@@ -43,6 +43,7 @@ struct CleanReport {
   int batch_norms_folded = 0;
   int weight_norms_folded = 0;  // _weight_norm of two weights made one derived weight
   int transposes_folded = 0;
+  int shifts_folded = 0;   // weights shifted by a scalar (Add/Sub) derived from the archive
   int weights_packed = 0;  // int8 weights stored as INT4/UINT4
   int matmul_nbits = 0;    // Linear layers made com.microsoft.MatMulNBits
   int constants_moved = 0;  // Constant nodes that became initializers
@@ -74,6 +75,7 @@ TypeOracle value_type_oracle(const ir::TensorValues& values);
 int fold_batch_norms(Body& body, WeightAccess& weights);
 int fold_weight_norms(Body& body, WeightAccess& weights);
 int fold_weight_transposes(Body& body, WeightAccess& weights);
+int fold_weight_shifts(Body& body, WeightAccess& weights);
 int fold_small_weights(Body& body, WeightAccess& weights);
 int pack_4bit_weights(Body& body, WeightAccess& weights);
 int use_matmul_nbits(Body& body, WeightAccess& weights);

@@ -35,7 +35,7 @@ std::vector<OptionSpec> make_table() {
      [](RunOptions& o) -> OptionField { return &o.convert.opset; }}.with_default().range(kMinOpset, kMaxOpset),
     OptionSpec{"--external-data", "external_data", K::kFlagValue, "[=archive]",
      "store weights in one file beside the .onnx (automatic above 2 GB); =archive: copy none, the .onnx references "
-     "them inside the .pt2 (STORED entries; BatchNorm and weight transposes then stay nodes)",
+     "them inside the .pt2 (STORED entries; BatchNorm, weight transposes and weight shifts then stay nodes)",
      [](RunOptions& o) -> OptionField { return &o.convert.external_data; }}.valued("file").checked(external_data_error),
     OptionSpec{"--model", "model", K::kValue, "NAME", "which model of an archive that holds several",
      [](RunOptions& o) -> OptionField { return &o.convert.model; }},

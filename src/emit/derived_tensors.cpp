@@ -38,12 +38,12 @@ std::optional<archive::TensorData> derive(const archive::TensorData& source, con
   if (source.dtype != ir::DType::kFloat32 || !source.is_contiguous() || how.factors.empty() || how.inner <= 0)
     return std::nullopt;
   archive::TensorData out;
-  out.name = source.name + " (scaled per channel by folding)";
+  out.name = source.name + (how.offset == 0 ? " (scaled per channel by folding)" : " (shifted by a folded Add)");
   out.dtype = source.dtype;
   out.sizes = source.sizes;
   out.strides.assign(out.sizes.size(), 1);  // row-major
   for (size_t d = out.sizes.size(); d-- > 1;) out.strides[d - 1] = out.strides[d] * out.sizes[d];
-  out.storage = std::make_shared<ScaledStorage>(source, how.factors, how.inner);
+  out.storage = std::make_shared<ScaledStorage>(source, how.factors, how.inner, how.offset);
   return out;
 }
 
@@ -80,7 +80,7 @@ std::string key_of(const model::DerivedWeight& weight) {
   const char* prefix = std::visit(
       [](const auto& how) {
         using How = std::decay_t<decltype(how)>;
-        if constexpr (std::is_same_v<How, model::DerivedWeight::Scaled>) return "scaled ";
+        if constexpr (std::is_same_v<How, model::DerivedWeight::Scaled>) return how.offset == 0 ? "scaled " : "shifted ";
         else if constexpr (std::is_same_v<How, model::DerivedWeight::Permuted>) return "transposed ";
         else return "packed-4bit ";
       },

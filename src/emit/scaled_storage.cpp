@@ -8,11 +8,11 @@
 
 namespace pt2onnx::emit {
 
-ScaledStorage::ScaledStorage(archive::TensorData source, std::vector<double> factors, int64_t inner)
-    : source_(std::move(source)), factors_(std::move(factors)), inner_(static_cast<uint64_t>(inner)) {}
+ScaledStorage::ScaledStorage(archive::TensorData source, std::vector<double> factors, int64_t inner, double offset)
+    : source_(std::move(source)), factors_(std::move(factors)), inner_(static_cast<uint64_t>(inner)), offset_(offset) {}
 
 std::string ScaledStorage::entry_name() const {
-  return source_.storage->entry_name() + " (scaled per channel by folding)";
+  return source_.storage->entry_name() + (offset_ == 0 ? " (scaled per channel by folding)" : " (shifted by a folded Add)");
 }
 
 void ScaledStorage::scale(const void* src, float* dst, uint64_t first, uint64_t count) const {
@@ -27,7 +27,8 @@ void ScaledStorage::scale(const void* src, float* dst, uint64_t first, uint64_t 
     for (uint64_t i = e - first; i < run_end - first; ++i) {
       float value;  // src may be unaligned: an archive entry starts anywhere
       std::memcpy(&value, bytes + i * sizeof(float), sizeof(float));
-      dst[i] = static_cast<float>(static_cast<double>(value) * factor);
+      const double scaled = static_cast<double>(value) * factor;
+      dst[i] = static_cast<float>(offset_ == 0 ? scaled : scaled + offset_);
     }
     e = run_end;
     if (++channel == channels) channel = 0;

@@ -13,12 +13,16 @@
 namespace pt2onnx::model {
 
 struct DerivedWeight {
-  // float32 elements of the source, element i times factors[(i / inner) % factors.size()]
-  // (a Conv/Gemm weight scaled per output channel by a folded BatchNorm, or a weight norm's v
-  // scaled per channel of its dim by g / ||v||).
+  // float32 elements of the source, element i times factors[(i / inner) % factors.size()], plus
+  // offset (a Conv/Gemm weight scaled per output channel by a folded BatchNorm; a weight norm's v
+  // scaled per channel of its dim by g / ||v||; a weight that a folded Add or Sub shifts by a
+  // scalar, as Gemma's RMSNorm reads 1 + weight). Computed in double and rounded once to float32:
+  // with one factor of 1 or an offset of 0 that is the float32 result of the single operation
+  // torch computes.
   struct Scaled {
     std::vector<double> factors;
     int64_t inner = 1;
+    double offset = 0;  // 0: none added (x * factor keeps the sign of a zero)
   };
   // Transpose(source, perm): dims[i] = source dims[perm[i]] (a folded weight Transpose).
   struct Permuted {

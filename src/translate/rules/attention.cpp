@@ -89,16 +89,23 @@ RuleResult emit_attention(EmitContext& ctx, const ArgReader& args, const Attenti
   std::string scores = ctx.emit("MatMul", {q, k_t});
 
   const bool has_mask = !a.mask_name.empty() && args.has(a.mask_name);
+  const bool bool_mask = has_mask && args.dtype_of(a.mask_name) == DType::kBool;
   PT2ONNX_CHECK(!(has_mask && a.is_causal), ErrorCode::kUnsupported, "attention with both a mask and is_causal");
   if (a.is_causal) scores = ctx.emit("Add", {scores, causal_bias(ctx, args, type)});
   if (has_mask) {
     const std::string mask = args.tensor(a.mask_name);
-    if (args.dtype_of(a.mask_name) == DType::kBool) scores = ctx.emit("Where", {mask, scores, ctx.const_scalar(-INFINITY, type)});
+    if (bool_mask) scores = ctx.emit("Where", {mask, scores, ctx.const_scalar(-INFINITY, type)});
     else scores = ctx.emit("Add", {scores, cast_if_needed(ctx, mask, args.dtype_of(a.mask_name), type)});
   }
   std::string weights = ctx.emit("Softmax", {scores}, {Attr("axis", -1)});
-  if (has_mask) {
-    // A row masked everywhere gives zeros (torch's _safe_softmax), not NaN.
+  // A row masked everywhere gives zeros (torch's _safe_softmax), not NaN. A bool mask says which
+  // rows by itself, so the layers that share a mask share the test (merge_duplicates); a float
+  // mask's -inf is found in the scores.
+  if (bool_mask) {
+    const std::string kept = ctx.cast(args.tensor(a.mask_name), DType::kInt32);
+    const std::string any_kept = ctx.cast(ctx.reduce("ReduceMax", kept, std::vector<int64_t>{-1}, true), DType::kBool);
+    weights = ctx.emit("Where", {any_kept, weights, ctx.const_scalar(0, type)});
+  } else if (has_mask) {
     const std::string masked = ctx.cast(ctx.emit("Equal", {scores, ctx.const_scalar(-INFINITY, type)}), DType::kInt32);
     const std::string all_masked = ctx.cast(ctx.reduce("ReduceMin", masked, std::vector<int64_t>{-1}, true), DType::kBool);
     weights = ctx.emit("Where", {all_masked, ctx.const_scalar(0, type), weights});

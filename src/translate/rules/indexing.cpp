@@ -296,6 +296,8 @@ const ir::TensorMeta& index_meta(EmitContext& ctx, const std::string& fx) {
 
 // GatherND/ScatterND coordinates [..., k] of integer index tensors for dims `positions` of self:
 // broadcast against each other (i + 0*j + ...), negative values wrapped. Sets `broadcast_rank`.
+// Two indices broadcast as i + 0*j and j + 0*i: one node fewer than through the sum of all
+// zeros, and an index shared by several index ops keeps one 0*i.
 std::string index_coordinates(EmitContext& ctx, const ArgReader& args, const std::vector<std::optional<std::string>>& indices,
                               const std::vector<int64_t>& positions, size_t& broadcast_rank) {
   std::vector<std::string> values;
@@ -307,11 +309,15 @@ std::string index_coordinates(EmitContext& ctx, const ArgReader& args, const std
     broadcast_rank = std::max(broadcast_rank, m.sizes.size());
     values.push_back(cast_if_needed(ctx, ctx.value_of(fx), m.dtype, DType::kInt64));
   }
-  std::string zeros = ctx.emit("Mul", {values.front(), ctx.const_i64(0)});
-  for (size_t i = 1; i < values.size(); ++i) zeros = ctx.emit("Add", {zeros, ctx.emit("Mul", {values[i], ctx.const_i64(0)})});
+  std::vector<std::string> zeros;  // 0 * each index
+  for (const std::string& v : values) zeros.push_back(values.size() == 1 ? "" : ctx.emit("Mul", {v, ctx.const_i64(0)}));
+  std::string all_zeros = values.size() > 2 ? zeros.front() : "";
+  for (size_t i = 1; i < values.size() && values.size() > 2; ++i) all_zeros = ctx.emit("Add", {all_zeros, zeros[i]});
   std::vector<std::string> coords;
   for (size_t i = 0; i < values.size(); ++i) {
-    const std::string broadcast = values.size() == 1 ? values[i] : ctx.emit("Add", {values[i], zeros});
+    std::string broadcast = values[i];
+    if (values.size() == 2) broadcast = ctx.emit("Add", {values[i], zeros[1 - i]});
+    else if (values.size() > 2) broadcast = ctx.emit("Add", {values[i], all_zeros});
     const std::string size = ctx.size_of(args.tensor_fx("self"), positions[i]);
     const std::string negative = ctx.emit("Less", {broadcast, ctx.const_i64(0)});
     const std::string wrapped = ctx.emit("Where", {negative, ctx.emit("Add", {broadcast, size}), broadcast});

@@ -1174,6 +1174,103 @@ g (float[2,3] x) => (float[2,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}> {
   }
 }
 
+TEST_CASE("an Add or Sub of a weight and a scalar folds into a shifted weight, streamed from the archive") {
+  // Gemma's RMSNorm: x * (1 + w); v is read by two identical shifts (c - v), n by a shift and a Mul.
+  onnx::ModelProto m = parse(R"(
+g (float[2,3] x) => (float[2,3] y, float[2,3] z, float[2,3] q) <float[3] w = {0,0,0}, float[3] v = {0,0,0},
+   float[3] n = {0,0,0}> {
+  one = Constant <value = float {1.0}> ()
+  two = Constant <value = float[1] {2.0}> ()
+  s = Add(w, one)
+  y = Mul(x, s)
+  d1 = Sub(two, v)
+  d2 = Sub(two, v)
+  e = Add(d1, d2)
+  z = Mul(x, e)
+  ns = Add(n, one)
+  nm = Mul(n, x)
+  q = Add(ns, nm)
+})");
+  for (const char* name : {"w", "v", "n"}) declare_weight(*m.mutable_graph(), name, {3});
+  FakeWeights weights;
+  weights.values = {{"w", {1, 2, 3}}, {"v", {1, 2, 3}}, {"n", {1, 2, 3}}};
+  CleanOptions options;
+  options.weights = &weights;
+  options.fold_weights = true;
+  model::OnnxModel t;
+  t.proto = m;
+  bind_all(t);
+  std::vector<model::DerivedWeight> derived;
+  const CleanReport report = clean_in_place(t, options, &derived);
+  CHECK(report.shifts_folded == 2);
+  REQUIRE(derived.size() == 2);
+  const model::DerivedWeight* w = find_derived(derived, "w.shifted");
+  REQUIRE(w != nullptr);
+  CHECK(w->source.initializer == "w");
+  const auto* shifted = std::get_if<model::DerivedWeight::Scaled>(&w->how);
+  REQUIRE(shifted != nullptr);
+  CHECK(shifted->factors == std::vector<double>{1.0});
+  CHECK(shifted->offset == 1.0);
+  const model::DerivedWeight* v = find_derived(derived, "v.shifted");
+  REQUIRE(v != nullptr);
+  const auto* negated = std::get_if<model::DerivedWeight::Scaled>(&v->how);
+  REQUIRE(negated != nullptr);
+  CHECK(negated->factors == std::vector<double>{-1.0});  // 2 - v
+  CHECK(negated->offset == 2.0);
+  CHECK(producer(t.proto.graph(), "y")->input(1) == "w.shifted");
+  CHECK(initializer(t.proto.graph(), "w") == nullptr);
+  CHECK(initializer(t.proto.graph(), "v") == nullptr);
+  // n has another reader: the file would hold it twice.
+  CHECK(initializer(t.proto.graph(), "n") != nullptr);
+  CHECK(find_derived(derived, "n.shifted") == nullptr);
+  CHECK(op_counts(t.proto.graph()).at("Add") == 3);  // d1 + d2, n + 1, ns + nm
+  CHECK(op_counts(t.proto.graph()).count("Sub") == 0);
+}
+
+TEST_CASE("a weight shift stays with --no-fold, a non-scalar or zero constant, or two different shifts") {
+  const char* texts[] = {
+      R"(g (float[2,3] x) => (float[2,3] y) <float[3] w = {0,0,0}> {
+  one = Constant <value = float {1.0}> ()
+  s = Add(w, one)
+  y = Mul(x, s)
+})",
+      R"(g (float[2,3] x) => (float[2,3] y) <float[3] w = {0,0,0}> {
+  c = Constant <value = float[3] {1.0, 2.0, 3.0}> ()
+  s = Add(w, c)
+  y = Mul(x, s)
+})",
+      R"(g (float[2,3] x) => (float[2,3] y) <float[3] w = {0,0,0}> {
+  zero = Constant <value = float {0.0}> ()
+  s = Sub(zero, w)
+  y = Mul(x, s)
+})",
+      R"(g (float[2,3] x) => (float[2,3] y) <float[3] w = {0,0,0}> {
+  one = Constant <value = float {1.0}> ()
+  two = Constant <value = float {2.0}> ()
+  s = Add(w, one)
+  r = Add(w, two)
+  p = Mul(s, r)
+  y = Mul(x, p)
+})"};
+  for (int variant = 0; variant < 4; ++variant) {
+    CAPTURE(variant);
+    onnx::ModelProto m = parse(texts[variant]);
+    declare_weight(*m.mutable_graph(), "w", {3});
+    FakeWeights weights;
+    weights.values = {{"w", {1, 2, 3}}};
+    CleanOptions options;
+    options.weights = &weights;
+    options.fold_weights = variant != 0;  // variant 0: --no-fold
+    model::OnnxModel t;
+    t.proto = m;
+    bind_all(t);
+    std::vector<model::DerivedWeight> derived;
+    CHECK(clean_in_place(t, options, &derived).shifts_folded == 0);
+    CHECK(derived.empty());
+    CHECK(initializer(t.proto.graph(), "w") != nullptr);
+  }
+}
+
 // An int8 weight declared as translate leaves it: dims and type, no data.
 onnx::ModelProto int4_cast_model(const char* extra_reader) {
   onnx::ModelProto m = parse(std::string(R"(

@@ -58,6 +58,23 @@ TEST_CASE("a scaled weight is the source times its channel's factor, at any offs
   CHECK_THROWS(scaled.storage->read(20, 8, piece.data()));
 }
 
+TEST_CASE("a shifted weight is the float32 sum torch computes, under its own key") {
+  const std::vector<float> w = {0.1f, -0.0f, 3.0f, 1e-8f, -1.0f};
+  const std::map<std::string, archive::TensorData> weights = {{"norm.weight", float_tensor("norm.weight", w, {5})}};
+  const std::map<std::string, archive::TensorData> constants;
+  DerivedTensors tensors(weights, constants);
+  REQUIRE(tensors.add(derived("norm.weight.shifted", "norm.weight", model::DerivedWeight::Scaled{{1.0}, 5, 1.0})));
+  REQUIRE(tensors.add(derived("norm.weight.from_2", "norm.weight", model::DerivedWeight::Scaled{{-1.0}, 5, 2.0})));
+  CHECK(tensors.bindings().front().fqn == "shifted norm.weight.shifted");
+  std::vector<float> plus(5), minus(5);
+  tensors.tensors().at("shifted norm.weight.shifted").storage->read(0, sizeof(float) * 5, plus.data());
+  tensors.tensors().at("shifted norm.weight.from_2").storage->read(0, sizeof(float) * 5, minus.data());
+  for (size_t i = 0; i < w.size(); ++i) {
+    CHECK(plus[i] == w[i] + 1.0f);
+    CHECK(minus[i] == 2.0f - w[i]);
+  }
+}
+
 TEST_CASE("small float32 tensors are read; others are declined; an unknown source derives nothing") {
   CHECK(read_small_floats(float_tensor("bn.running_var", {1, 2}, {2})) == std::vector<float>{1, 2});
   archive::TensorData ints = float_tensor("ids", {1, 2}, {2});

@@ -36,10 +36,11 @@ std::vector<uint8_t> float_bytes(uint64_t n) {
 }
 
 std::shared_ptr<ScaledStorage> scaled_over(const std::vector<uint8_t>& bytes, std::vector<double> factors,
-                                           int64_t inner) {
+                                           int64_t inner, double offset = 0) {
   auto storage = std::make_shared<archive::MemoryStorage>(bytes, archive::StorageLabel{"a.pt2", "w0"});
   const int64_t numel = static_cast<int64_t>(bytes.size() / sizeof(float));
-  return std::make_shared<ScaledStorage>(make_tensor(ir::DType::kFloat32, {numel}, storage), std::move(factors), inner);
+  return std::make_shared<ScaledStorage>(make_tensor(ir::DType::kFloat32, {numel}, storage), std::move(factors), inner,
+                                         offset);
 }
 
 // copy_scaled of elements [first, first + count) into a buffer, checking that the source is read
@@ -86,6 +87,21 @@ TEST_CASE("copy_scaled: tiles of any size give what a read of the scaled storage
         const std::vector<uint8_t> tail = copy_through(*storage, source, 2, numel - 3, tile);
         CHECK(std::equal(tail.begin(), tail.end(), want.begin() + 2 * sizeof(float)));
       }
+    }
+  }
+}
+
+TEST_CASE("copy_scaled of a shifted weight (1 + w) writes float32's 1 + w, tile by tile") {
+  const uint64_t numel = 77;
+  const std::vector<uint8_t> source = float_bytes(numel);
+  const auto storage = scaled_over(source, {1.0}, static_cast<int64_t>(numel), 1.0);
+  for (const uint64_t tile : {uint64_t{4}, uint64_t{40}, kScaledTileBytes}) {
+    const std::vector<uint8_t> out = copy_through(*storage, source, 0, numel, tile);
+    for (uint64_t i = 0; i < numel; ++i) {
+      float w = 0, got = 0;
+      std::memcpy(&w, source.data() + i * sizeof(float), sizeof(float));
+      std::memcpy(&got, out.data() + i * sizeof(float), sizeof(float));
+      CHECK(got == 1.0f + w);
     }
   }
 }

@@ -1,0 +1,137 @@
+// An Add or Sub of an archive weight and a scalar float constant becomes a new initializer that
+// holds the weight shifted: Gemma's RMSNorm scales by (1 + weight), which the export writes as
+// add(weight, 1) in every norm. The new initializer is derived from the archive weight while emit
+// writes it (model::DerivedWeight::Scaled with an offset), so it is never held in memory here;
+// w + c in double rounded once to float32 is the float32 sum torch computes (and c - w the
+// difference). Only when every reader of the weight is such a node with the same constant: then
+// the original goes dead and the file holds the weight once. Shifts by 0 are drop_identities'
+// (0 - w would turn a +0 weight into -0 here). Not inside a --hiera instance, whose function
+// takes the module's weight as torch holds it.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "clean/clean.h"
+#include "clean/const_tensor.h"
+#include "clean/passes_internal.h"
+
+namespace pt2onnx::clean {
+
+namespace {
+
+// weight * factor + offset, as one reader computes it.
+struct Shift {
+  double factor = 1;
+  double offset = 0;
+  bool operator==(const Shift& o) const { return factor == o.factor && offset == o.offset; }
+};
+
+// A declaration: the data comes from a weight binding at emit, not from the proto.
+bool is_declaration(const onnx::TensorProto& t) {
+  return !t.has_raw_data() && t.float_data_size() == 0 && t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL;
+}
+
+// The scalar float32 constant that `name` holds (a Constant node's output) when it broadcasts to
+// no more than `rank` dims, or nullopt.
+std::optional<double> scalar_constant(const std::map<std::string, ConstTensor>& constants, const std::string& name,
+                                      int rank) {
+  auto found = constants.find(name);
+  if (found == constants.end()) return std::nullopt;
+  const ConstTensor& c = found->second;
+  if (c.elem_type != onnx::TensorProto_DataType_FLOAT || c.numel() != 1 || c.floats.size() != 1 ||
+      static_cast<int>(c.dims.size()) > rank)
+    return std::nullopt;
+  return c.floats[0];
+}
+
+// The shift node `node` applies to `weight` (one of its inputs), or nullopt.
+std::optional<Shift> shift_of(const onnx::NodeProto& node, const std::string& weight, int rank,
+                              const std::map<std::string, ConstTensor>& constants) {
+  const bool add = node.op_type() == "Add", sub = node.op_type() == "Sub";
+  if ((!add && !sub) || !node.domain().empty() || node.input_size() != 2 || node.input(0) == node.input(1))
+    return std::nullopt;
+  const bool weight_first = node.input(0) == weight;
+  std::optional<double> c = scalar_constant(constants, node.input(weight_first ? 1 : 0), rank);
+  if (!c || *c == 0) return std::nullopt;
+  if (add) return Shift{1, *c};
+  return weight_first ? Shift{1, -*c} : Shift{-1, *c};
+}
+
+}  // namespace
+
+int fold_weight_shifts(Body& body, WeightAccess& weights) {
+  if (!body.graph) return 0;
+  Nodes& nodes = *body.nodes;
+  std::unordered_map<std::string, const onnx::TensorProto*> candidates;  // float32 archive weights
+  for (const onnx::TensorProto& t : body.graph->initializer())
+    if (t.data_type() == onnx::TensorProto_DataType_FLOAT && is_declaration(t) && weights.archived(t.name()))
+      candidates.emplace(t.name(), &t);
+  for (const auto& v : body.graph->input()) candidates.erase(v.name());
+  if (candidates.empty()) return 0;
+
+  std::map<std::string, ConstTensor> constants;
+  std::map<std::string, std::vector<std::pair<int, Shift>>> shifts;  // by weight: its readers
+  std::set<std::string> other_reads(body.outputs.begin(), body.outputs.end());
+  std::set<std::string> taken;
+  for (const onnx::TensorProto& t : body.graph->initializer()) taken.insert(t.name());
+  for (int i = 0; i < nodes.size(); ++i) {
+    const onnx::NodeProto& node = nodes.Get(i);
+    taken.insert(node.output().begin(), node.output().end());
+    if (std::optional<ConstTensor> c = constant_node_value(node); c && node.output_size() == 1)
+      constants.insert_or_assign(node.output(0), std::move(*c));
+    for (const std::string& in : node.input()) {
+      auto weight = candidates.find(in);
+      std::optional<Shift> shift;
+      if (weight != candidates.end() && !inside_instance(body, i))
+        shift = shift_of(node, in, weight->second->dims_size(), constants);
+      if (shift) shifts[in].emplace_back(i, *shift);
+      else other_reads.insert(in);
+    }
+    subgraph_reads(node, other_reads);
+  }
+
+  std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
+  std::map<std::string, std::string> renames;
+  int folded = 0;
+  for (const auto& [weight, readers] : shifts) {
+    if (other_reads.count(weight)) continue;
+    const Shift shift = readers.front().second;
+    bool same = true;
+    for (const auto& reader : readers) same = same && reader.second == shift;
+    if (!same) continue;
+    const onnx::TensorProto& w = *candidates.at(weight);
+    int64_t numel = 1;
+    for (int64_t d : w.dims()) numel *= d;
+    std::string name = weight + ".shifted";
+    for (int k = 1; taken.count(name); ++k) name = weight + ".shifted_" + std::to_string(k);
+    if (!weights.add(weight, name, model::DerivedWeight::Scaled{{shift.factor}, std::max<int64_t>(numel, 1), shift.offset}))
+      continue;
+    taken.insert(name);
+    onnx::TensorProto declared = w;
+    declared.set_name(name);
+    *body.graph->add_initializer() = std::move(declared);
+    body.inputs.insert(name);
+    for (const auto& reader : readers) {
+      const std::string& out = nodes.Get(reader.first).output(0);
+      if (body.outputs.count(out)) {  // a scope output keeps its name: an Identity reads the new weight
+        onnx::NodeProto& n = *nodes.Mutable(reader.first);
+        n.set_op_type("Identity");
+        n.clear_input();
+        n.add_input(name);
+        continue;
+      }
+      renames[out] = name;
+      keep[static_cast<size_t>(reader.first)] = false;
+    }
+    ++folded;
+  }
+  if (!folded) return 0;
+  for (onnx::NodeProto& node : nodes) apply_renames(node, renames);
+  erase_nodes(body, keep);
+  return folded;
+}
+
+}  // namespace pt2onnx::clean
