@@ -164,6 +164,7 @@ Cleaned clean_model(model::OnnxModel&& model, const CleanOptions& options) {
     census.changed(report.weights_packed);
     if (report.weights_packed) clean_body(body, census, report);  // the int8 originals go dead
   }
+  report.unchanged_state = drop_unchanged_state(body, *model.proto.mutable_metadata_props());
   // --hiera clones Constants into function bodies; with it, this waits for clean_functions.
   if (options.hiera_types.empty()) report.constants_moved = constants_to_initializers(body);
 

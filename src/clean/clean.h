@@ -48,6 +48,7 @@ struct CleanReport {
   int matmul_nbits = 0;    // Linear layers made com.microsoft.MatMulNBits
   int constants_moved = 0;  // Constant nodes that became initializers
   int dead_functions = 0;
+  int unchanged_state = 0;  // state pairs written back unchanged, dropped from the signature
 };
 
 struct Cleaned {
