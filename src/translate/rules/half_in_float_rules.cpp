@@ -1,17 +1,22 @@
 // The rules whose ops torch computes in float for float16/bfloat16 operands, where computing in
 // the half type gives other numbers: half_in_float.h runs them in float. Each entry is there
-// because onnx's reference evaluator (ONNX's own float16 semantics, one rounding per node) gives
-// torch's numbers for the converted OpInfo samples with the entry and not without it: lerp
-// (torch keeps the scalar weight in float: 0.4, not 0.39990), sinc (sin(pi x) / (pi x) rounded
-// once). Ops that torch composes of half-precision steps (cross, logit, diff, the margin losses)
-// are right as they are, rounding per node as torch does, and are not listed.
+// because the float16 OpInfo samples give torch's numbers with the entry and not without it, in
+// onnx's reference evaluator (ONNX's own float16 semantics, one rounding per node) or in
+// onnxruntime: lerp (torch keeps the scalar weight in float: 0.4, not 0.39990), sinc and exp2
+// (sin(pi x) / (pi x) and exp(x ln 2) rounded once) and cross_entropy_loss (log-softmax and the
+// mean in float). Ops that torch composes of half-precision steps (cross, logit, diff, the margin
+// losses, addr, bilinear) are right as they are, rounding per node as torch does, and are not
+// listed. scaled_dot_product_attention would match torch's CPU numbers in float too, but stays
+// in the half type: in float, a runtime's (and --compile's) half-precision attention kernels,
+// tensor cores among them, would no longer apply.
 #include "translate/rule_table.h"
 #include "translate/rules/register_all.h"
 
 namespace pt2onnx::translate {
 
 void register_half_in_float_rules(RuleTable& t) {
-  static constexpr const char* kTargets[] = {"aten.lerp.Scalar", "aten.lerp.Tensor", "aten.sinc.default"};
+  static constexpr const char* kTargets[] = {"aten.lerp.Scalar",   "aten.lerp.Tensor", "aten.sinc.default",
+                                             "aten.exp2.default",  "aten.cross_entropy_loss.default"};
   for (const char* target : kTargets) t.compute_half_in_float(target);
 }
 
