@@ -12,11 +12,13 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "clean/clean.h"
 #include "clean/const_tensor.h"
 #include "clean/passes_internal.h"
+#include "common/view_map.h"
 
 namespace pt2onnx::clean {
 
@@ -60,38 +62,63 @@ std::optional<Shift> shift_of(const onnx::NodeProto& node, const std::string& we
   return weight_first ? Shift{1, -*c} : Shift{-1, *c};
 }
 
+// Whether `node` is an Add or Sub that shift_of may take (reads of other nodes never shift).
+bool shift_shaped(const onnx::NodeProto& node) {
+  return (node.op_type() == "Add" || node.op_type() == "Sub") && node.domain().empty() && node.input_size() == 2 &&
+         node.input(0) != node.input(1);
+}
+
 }  // namespace
 
 int fold_weight_shifts(Body& body, WeightAccess& weights) {
   if (!body.graph) return 0;
   Nodes& nodes = *body.nodes;
+  // Only weights that some Add or Sub reads can fold: most graphs' weights are not looked up.
+  ViewSet shift_operands;  // views the nodes' input names, unchanged until the folds below
+  for (const onnx::NodeProto& node : nodes) {
+    if (!shift_shaped(node)) continue;
+    shift_operands.insert(node.input(0));
+    shift_operands.insert(node.input(1));
+  }
+  if (shift_operands.size() == 0) return 0;
   std::unordered_map<std::string, const onnx::TensorProto*> candidates;  // float32 archive weights
   for (const onnx::TensorProto& t : body.graph->initializer())
-    if (t.data_type() == onnx::TensorProto_DataType_FLOAT && is_declaration(t) && weights.archived(t.name()))
+    if (shift_operands.contains(t.name()) && t.data_type() == onnx::TensorProto_DataType_FLOAT && is_declaration(t) &&
+        weights.archived(t.name()))
       candidates.emplace(t.name(), &t);
   for (const auto& v : body.graph->input()) candidates.erase(v.name());
   if (candidates.empty()) return 0;
 
   std::map<std::string, ConstTensor> constants;
   std::map<std::string, std::vector<std::pair<int, Shift>>> shifts;  // by weight: its readers
-  std::set<std::string> other_reads(body.outputs.begin(), body.outputs.end());
-  std::set<std::string> taken;
-  for (const onnx::TensorProto& t : body.graph->initializer()) taken.insert(t.name());
+  std::set<std::pair<int, int>> shift_reads;                           // (node, input) of each reader
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes.Get(i);
-    taken.insert(node.output().begin(), node.output().end());
     if (std::optional<ConstTensor> c = constant_node_value(node); c && node.output_size() == 1)
       constants.insert_or_assign(node.output(0), std::move(*c));
-    for (const std::string& in : node.input()) {
+    if (!shift_shaped(node)) continue;
+    for (int j = 0; j < node.input_size(); ++j) {
+      const std::string& in = node.input(j);
       auto weight = candidates.find(in);
-      std::optional<Shift> shift;
-      if (weight != candidates.end() && !inside_instance(body, i))
-        shift = shift_of(node, in, weight->second->dims_size(), constants);
-      if (shift) shifts[in].emplace_back(i, *shift);
-      else other_reads.insert(in);
+      if (weight == candidates.end()) continue;
+      std::optional<Shift> shift = shift_of(node, in, weight->second->dims_size(), constants);
+      if (!shift || inside_instance(body, i)) continue;
+      shifts[in].emplace_back(i, *shift);
+      shift_reads.emplace(i, j);
     }
+  }
+  if (shifts.empty()) return 0;
+  // Every other read of a shifted weight keeps it whole (only those weights are asked about).
+  std::set<std::string> other_reads(body.outputs.begin(), body.outputs.end());
+  for (int i = 0; i < nodes.size(); ++i) {
+    const onnx::NodeProto& node = nodes.Get(i);
+    for (int j = 0; j < node.input_size(); ++j)
+      if (shifts.count(node.input(j)) && !shift_reads.count({i, j})) other_reads.insert(node.input(j));
     subgraph_reads(node, other_reads);
   }
+  std::unordered_set<std::string> taken;  // names a new initializer must not take
+  for (const onnx::TensorProto& t : body.graph->initializer()) taken.insert(t.name());
+  for (const onnx::NodeProto& node : nodes) taken.insert(node.output().begin(), node.output().end());
 
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
   std::map<std::string, std::string> renames;

@@ -25,6 +25,7 @@ struct GraphState {
   ModuleStacks stacks;
   NameSet graph_inputs;
   NameSet graph_outputs;
+  std::vector<std::string> graph_output_names;  // the same names, walked once per folded type
   NameSet value_names;
   NameSet node_names;
   std::set<std::string> function_names;
@@ -97,6 +98,7 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
   struct Readers {
     int group = kNoReader;
     bool several = false;
+    bool graph_output = false;  // one lookup answers both questions used_outside asks
   };
   std::vector<Readers> reader_groups(state.value_names.size());
   ViewMap<Readers> unnamed_readers;
@@ -113,6 +115,8 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
       if (readers->group == kNoReader) readers->group = group;
       else if (readers->group != group) readers->several = true;
     });
+  for (const std::string& out : state.graph_output_names)
+    if (Readers* readers = readers_of(out)) readers->graph_output = true;
 
   // Once its body and call are made, an instance's members are read no more (contract_instances
   // drops them): their contents go at once, so the calls grow in the memory they free. Not when
@@ -131,25 +135,26 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
         state.nodes, with_borrowed(state.nodes, instance.nodes, map.group_of, static_cast<int>(g), cheap, borrowed));
     auto used_outside = [&](const std::string& value) {
       if (cheap.made_outside(value, map.group_of, static_cast<int>(g)) >= 0) return false;  // borrowed
-      if (state.graph_outputs.count(value)) return true;
       const Readers* readers = readers_of(value);
+      if (readers ? readers->graph_output : state.graph_outputs.count(value)) return true;
       return readers && readers->group != kNoReader && (readers->several || readers->group != static_cast<int>(g));
     };
     for (size_t b : borrowed) borrowed_values.insert(state.nodes[b].output(0));
-    const Boundary boundary = instance_boundary(state.nodes, members, used_outside);
+    Boundary boundary = instance_boundary(state.nodes, members, used_outside);
     // Most instances repeat a body already made: their key is found without making theirs.
     const bool flat = flat_structural_key(state.nodes, members, boundary, key);
     if (!flat) {
       canonical_body(state.nodes, members, boundary, body);
       key = structural_key(body);
     }
-    const bool new_body = !function_of_key.contains(key);
+    const auto known = function_of_key.find(key);
+    const bool new_body = known == function_of_key.end();
     if (flat && new_body) canonical_body(state.nodes, members, boundary, body);
     CallNode call;
     call.node.set_name(fresh_name(instance.path.empty() ? wanted : instance.path, state.node_names));
     call.node.set_doc_string((instance.path.empty() ? "<root>" : instance.path) + " [" + instance.type() + "]");
-    for (const std::string& in : boundary.inputs) call.node.add_input(in);
-    for (const std::string& out : boundary.outputs) call.node.add_output(out);
+    for (std::string& in : boundary.inputs) call.node.add_input(std::move(in));  // boundary is read no more
+    for (std::string& out : boundary.outputs) call.node.add_output(std::move(out));
     call.stack = instance.outer_stack();
     if (release_members) release_contents(state.nodes, instance.nodes, cheap);
     if (opaque) {
@@ -163,8 +168,9 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
       calls.push_back(std::move(call));
       continue;
     }
-    auto [it, inserted] = function_of_key.emplace(key, state.functions.size());
-    if (inserted) {
+    size_t function = new_body ? state.functions.size() : known->second;
+    if (new_body) {
+      function_of_key.emplace(key, function);
       const std::string& type = instance.type();
       body.set_name(claim_function_name(function_base_name(type, options.function_name), state.function_names));
       body.set_domain(domain);
@@ -173,8 +179,7 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
       folded.functions.push_back(body.name());
       state.functions.push_back(std::move(body));
     }
-    const onnx::FunctionProto& function = state.functions[it->second];
-    call.node.set_op_type(function.name());
+    call.node.set_op_type(state.functions[function].name());
     call.node.set_domain(domain);
     calls.push_back(std::move(call));
   }
@@ -227,7 +232,10 @@ HierarchyReport fold_hierarchy(onnx::ModelProto& model, ir::ModuleStacks& node_m
   size_t value_count = static_cast<size_t>(graph.input_size() + graph.initializer_size());
   for (const auto& node : state.nodes) value_count += static_cast<size_t>(node.output_size());
   state.value_names.reserve(value_count + value_count / 8);
-  for (const auto& out : graph.output()) state.graph_outputs.insert(out.name());
+  for (const auto& out : graph.output()) {
+    state.graph_outputs.insert(out.name());
+    state.graph_output_names.push_back(out.name());
+  }
   for (const auto& in : graph.input()) {
     state.value_names.insert(in.name());
     state.graph_inputs.insert(in.name());

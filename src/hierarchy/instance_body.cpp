@@ -137,14 +137,16 @@ bool subgraphs_read(const onnx::NodeProto& node, const std::string& name) {
 Boundary instance_boundary(const Nodes& nodes, const std::vector<size_t>& members,
                            const std::function<bool(const std::string&)>& used_outside) {
   Boundary boundary;
-  ViewSet made(members.size() * 2), taken_in(members.size() * 2);  // view the members' names
+  // Values made inside or taken in already: a read of either adds no input. One table, so each
+  // read is one lookup. Views the members' names.
+  ViewSet seen(members.size() * 4);
   for (size_t i : members) {
     for_each_read(nodes[i], [&](const std::string& in) {
-      if (!made.contains(in) && taken_in.insert(in)) boundary.inputs.push_back(in);
+      if (seen.insert(in)) boundary.inputs.push_back(in);
     });
     for (const std::string& out : nodes[i].output())
       if (!out.empty()) {
-        made.insert(out);
+        seen.insert(out);
         if (used_outside(out)) boundary.outputs.push_back(out);
       }
   }
@@ -295,8 +297,11 @@ bool flat_structural_key(const Nodes& nodes, const std::vector<size_t>& members,
     }
     append_count(key, static_cast<size_t>(node.attribute_size()));
     for (const onnx::AttributeProto& attr : node.attribute()) {
-      append_count(key, attr.ByteSizeLong());
-      attr.AppendToString(&key);
+      const size_t size = attr.ByteSizeLong();  // cached in `attr`: not computed again below
+      append_count(key, size);
+      const size_t at = key.size();
+      key.resize(at + size);
+      attr.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(key.data() + at));
     }
   }
   append_count(key, boundary.outputs.size());

@@ -34,15 +34,18 @@ bool subgraphs_read(const onnx::NodeProto& node, const std::string& name);
 // ask this of every node of 100k-node graphs, several times.
 template <class Fn>
 void for_each_read(const onnx::NodeProto& node, Fn&& fn) {
-  const auto& in = node.input();
-  bool simple = in.size() <= 16;
+  const int count = node.input_size();
+  bool simple = count <= 16;
   for (const onnx::AttributeProto& attr : node.attribute()) simple = simple && !attr.has_g() && attr.graphs_size() == 0;
   if (simple) {
-    for (int k = 0; k < in.size(); ++k) {
-      if (in[k].empty()) continue;
+    // The names by pointer: RepeatedPtrField<std::string>::Get is not inlined (protobuf declares
+    // that instantiation extern), and the repeat check would call it for every pair.
+    const std::string* const* in = node.input().data();
+    for (int k = 0; k < count; ++k) {
+      if (in[k]->empty()) continue;
       bool repeated = false;
-      for (int j = 0; j < k && !repeated; ++j) repeated = in[j] == in[k];
-      if (!repeated) fn(in[k]);
+      for (int j = 0; j < k && !repeated; ++j) repeated = *in[j] == *in[k];
+      if (!repeated) fn(*in[k]);
     }
     return;
   }

@@ -24,12 +24,15 @@ std::vector<std::pair<std::string, int>> module_types(const ModuleStacks& stacks
 
 int deepest_match(const std::string& wanted, const ModuleStacks& stacks) {
   int deepest = -1;
-  for (const auto& stack : stacks)
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    const auto& stack = stacks[i];
+    if (i > 0 && stack.same_as(stacks[i - 1])) continue;  // consecutive nodes often share one stack
     for (size_t j = 0; j < stack.size(); ++j)
       if (type_matches(wanted, stack[j].type)) {
         deepest = std::max(deepest, static_cast<int>(j));
         break;  // the outermost match is the one that groups the node
       }
+  }
   return deepest;
 }
 
@@ -40,13 +43,21 @@ InstanceMap find_instances(const std::string& wanted, const ModuleStacks& stacks
   std::string key;
   for (size_t i = 0; i < stacks.size(); ++i) {
     const auto& stack = stacks[i];
+    if (i > 0 && stack.same_as(stacks[i - 1])) {  // one held stack: the previous node's instance
+      map.group_of[i] = map.group_of[i - 1];
+      if (map.group_of[i] >= 0) map.instances[static_cast<size_t>(map.group_of[i])].nodes.push_back(i);
+      continue;
+    }
     key.clear();
     for (size_t j = 0; j < stack.size(); ++j) {
       if (j) key += '/';
       key += stack[j].key;
       if (!type_matches(wanted, stack[j].type)) continue;
-      auto [it, inserted] = index_of_key.emplace(key, static_cast<int>(map.instances.size()));
-      if (inserted) map.instances.push_back({std::string(stack[j].path), stack, j + 1, {}});
+      auto it = index_of_key.find(key);  // found for most nodes: no key copied
+      if (it == index_of_key.end()) {
+        it = index_of_key.emplace(key, static_cast<int>(map.instances.size())).first;
+        map.instances.push_back({std::string(stack[j].path), stack, j + 1, {}});
+      }
       map.group_of[i] = it->second;
       map.instances[static_cast<size_t>(it->second)].nodes.push_back(i);
       break;

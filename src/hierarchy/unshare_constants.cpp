@@ -82,16 +82,17 @@ std::vector<size_t> with_borrowed(const Nodes& nodes, const std::vector<size_t>&
   std::vector<size_t> out;
   out.reserve(members.size());
   auto copied = [&](const std::string& value) { return cheap.made_outside(value, group_of, group); };
-  std::function<void(size_t)> copy_in = [&](size_t p) {
+  // Recursive through `self`, not a std::function (which would allocate for every instance).
+  auto copy_in = [&](auto& self, size_t p) -> void {
     if (std::find(borrowed.begin(), borrowed.end(), p) != borrowed.end()) return;  // a few per instance
     for (const std::string& in : nodes[p].input())
-      if (const long q = copied(in); q >= 0) copy_in(static_cast<size_t>(q));
+      if (const long q = copied(in); q >= 0) self(self, static_cast<size_t>(q));
     borrowed.push_back(p);
     out.push_back(p);
   };
   for (size_t r : members) {
     for (const std::string& in : nodes[r].input())
-      if (const long p = copied(in); p >= 0) copy_in(static_cast<size_t>(p));
+      if (const long p = copied(in); p >= 0) copy_in(copy_in, static_cast<size_t>(p));
     out.push_back(r);
   }
   return out;
