@@ -118,6 +118,15 @@ std::string cross_entropy(EmitContext& ctx, const LossOperands& in) {
                           ctx.emit("Mul", {smooth, ctx.emit("Div", {ctx.const_scalar(in.smoothing, type), in.classes})})});
 }
 
+// What every loss node names alike: `target`, the class weights `weight`, `ignore_index`.
+void read_targets(LossOperands& in, const ArgReader& args, int64_t reduction) {
+  in.target = args.tensor("target");
+  in.target_type = args.dtype_of("target");
+  in.weight = args.optional_tensor("weight");
+  in.reduction = reduction;
+  in.ignore_index = args.int_or("ignore_index", -100);
+}
+
 // The operands of an aten loss node: scores `self`, `target`, `weight`, `ignore_index`.
 LossOperands aten_loss_operands(EmitContext& ctx, const ArgReader& args, int64_t reduction) {
   LossOperands in;
@@ -127,11 +136,7 @@ LossOperands aten_loss_operands(EmitContext& ctx, const ArgReader& args, int64_t
   const ir::Dim& classes = args.meta("self").sizes[static_cast<size_t>(in.rank == 1 ? 0 : 1)];
   in.classes = classes.is_static() ? ctx.const_scalar(static_cast<double>(classes.as_int()), in.type)
                                    : ctx.cast(ctx.dim_of(in.scores, in.rank == 1 ? 0 : 1), in.type);
-  in.target = args.tensor("target");
-  in.target_type = args.dtype_of("target");
-  in.weight = args.optional_tensor("weight");
-  in.reduction = reduction;
-  in.ignore_index = args.int_or("ignore_index", -100);
+  read_targets(in, args, reduction);
   return in;
 }
 
@@ -165,11 +170,7 @@ LossOperands linear_logits(EmitContext& ctx, const ArgReader& args, int64_t redu
   in.scores = logits;
   in.rank = 2;
   in.classes = ctx.cast(ctx.size_of(args.tensor_fx("linear_weight"), 0), in.type);
-  in.target = args.tensor("target");
-  in.target_type = args.dtype_of("target");
-  in.weight = args.optional_tensor("weight");
-  in.reduction = reduction;
-  in.ignore_index = args.int_or("ignore_index", -100);
+  read_targets(in, args, reduction);
   return in;
 }
 
