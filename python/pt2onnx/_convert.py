@@ -89,7 +89,8 @@ def convert(archive: PathLike, output: Optional[PathLike] = None, *,
         report: also keep the run's JSON report there (it is returned either way).
         verbose: stage timings and counts in ConvertResult.log.
         fuse: False keeps attention and RMS norm decomposed at opset 23+.
-        fold: False keeps weights as in the archive (BatchNorm, weight norms, weight Transposes as nodes).
+        fold: False keeps weights as in the archive (BatchNorm, weight norms, weight Transposes and
+            scalar shifts of weights as nodes).
         matmul_nbits: Linear layers on int4/uint4 weights as onnxruntime's com.microsoft.MatMulNBits.
         limits: raised limits on untrusted input, {"entry-bytes": 2**31}.
 

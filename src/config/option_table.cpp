@@ -97,7 +97,7 @@ std::vector<OptionSpec> make_table() {
      [](RunOptions& o) -> OptionField { return &o.convert.matmul_nbits; }},
     OptionSpec{"--no-fold", "", K::kSwitchOff, "",
      "keep weights as in the archive: inference BatchNorm stays its own node instead of folding into the "
-     "Conv/Gemm before it, and weight norms and weight Transposes stay nodes",
+     "Conv/Gemm before it, and weight norms, weight Transposes and scalar shifts of weights (1 + weight) stay nodes",
      [](RunOptions& o) -> OptionField { return &o.convert.fold; }},
   };
   // clang-format on
