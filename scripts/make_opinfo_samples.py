@@ -159,8 +159,8 @@ SELECTED_IN = {
     "bool": {"addr": 0, "amax": 0, "aminmax": 0, "clamp_min": 0, "fmax": 0, "index_add": 5, "kron": 0,
              "max.reduction_with_dim": 0, "maximum": 0, "msort": 0, "native_dropout_backward": 0, "outer": 0,
              "sign": 0, "sum_to_size": 0},
-    "float16": {"atan2": 0, "exp2": 0, "isclose": 0, "isfinite": 0, "isinf": 0, "isposinf": 0, "lerp": 0, "logaddexp": 0,
-                "sinc": 0},
+    "float16": {"atan2": 0, "exp2": 0, "index_add": 0, "isclose": 0, "isfinite": 0, "isinf": 0, "isposinf": 0, "lerp": 0, "logaddexp": 0,
+                "scatter_reduce.sum": 0, "sinc": 0},
 }
 
 

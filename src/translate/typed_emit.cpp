@@ -5,6 +5,7 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <variant>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -123,6 +124,18 @@ std::vector<std::string> emit_in(EmitContext& ctx, std::string_view op_type, con
 std::string emit_in(EmitContext& ctx, std::string_view op_type, const std::vector<std::string>& inputs, DType type,
                     const std::vector<Attr>& attrs) {
   return emit_in(ctx, op_type, inputs, type, attrs, 1).front();
+}
+
+std::string emit_scatter(EmitContext& ctx, std::string_view op_type, const std::vector<std::string>& inputs, DType type,
+                         const std::vector<Attr>& attrs) {
+  const bool reduces = std::any_of(attrs.begin(), attrs.end(), [](const Attr& a) {
+    const auto* v = std::get_if<std::string>(&a.value);
+    return a.name == "reduction" && v && *v != "none";
+  });
+  if (!reduces || (type != DType::kFloat16 && type != DType::kBFloat16) || inputs.size() != 3)
+    return ctx.emit(op_type, inputs, attrs);
+  const std::string out = ctx.emit(op_type, {ctx.cast(inputs[0], DType::kFloat32), inputs[1], ctx.cast(inputs[2], DType::kFloat32)}, attrs);
+  return ctx.cast(out, type);
 }
 
 }  // namespace pt2onnx::translate

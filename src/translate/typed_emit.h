@@ -42,4 +42,12 @@ std::vector<std::string> emit_in(EmitContext& ctx, std::string_view op_type, con
 std::string emit_in(EmitContext& ctx, std::string_view op_type, const std::vector<std::string>& inputs,
                     ir::DType type, const std::vector<Attr>& attrs = {});
 
+// ScatterElements/ScatterND of `type` data with the given attributes. With a reduction (add,
+// mul, max, min) on float16 or bfloat16 data, onnxruntime's CPU provider has no kernel: the file
+// is valid, but it cannot run it. Such a scatter runs in float, its data and updates cast and its
+// result rounded once: the same values where no two updates meet an element, within a rounding
+// of torch's (which rounds each update) where they do.
+std::string emit_scatter(EmitContext& ctx, std::string_view op_type, const std::vector<std::string>& inputs, ir::DType type,
+                         const std::vector<Attr>& attrs);
+
 }  // namespace pt2onnx::translate

@@ -431,7 +431,7 @@ RuleResult aten_index_add(EmitContext& ctx, const ir::Node& node) {
   along[static_cast<size_t>(dim)] = -1;
   const std::string index = ctx.reshape(cast_if_needed(ctx, args.tensor("index"), args.dtype_of("index"), DType::kInt64), ctx.const_i64s(along));
   const std::string spread = ctx.emit("Expand", {index, ctx.shape_of(source)});
-  const std::string out = ctx.emit("ScatterElements", {self, spread, source}, {Attr("axis", dim), Attr("reduction", "add")});
+  const std::string out = emit_scatter(ctx, "ScatterElements", {self, spread, source}, type, {Attr("axis", dim), Attr("reduction", "add")});
   return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out);
 }
 

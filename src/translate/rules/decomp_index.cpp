@@ -8,6 +8,7 @@
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
+#include "translate/typed_emit.h"
 
 namespace pt2onnx::translate {
 
@@ -25,7 +26,7 @@ RuleResult aten_put(EmitContext& ctx, const ir::Node& node) {
   const std::string source = ctx.reshape(cast_if_needed(ctx, args.tensor("source"), args.dtype_of("source"), args.dtype_of("self")), flat);
   std::vector<Attr> attrs = {Attr("axis", 0)};
   if (args.bool_or("accumulate", false)) attrs.emplace_back("reduction", "add");
-  const std::string out = ctx.emit("ScatterElements", {ctx.reshape(self, flat), index, source}, attrs);
+  const std::string out = emit_scatter(ctx, "ScatterElements", {ctx.reshape(self, flat), index, source}, args.dtype_of("self"), attrs);
   return emitted(ctx, ctx.reshape(out, ctx.shape_of(self)));
 }
 
@@ -105,7 +106,7 @@ RuleResult aten_unsafe_masked_index_put_accumulate(EmitContext& ctx, const ir::N
   const std::string kept = ctx.emit("Where", {args.tensor("mask"), values, ctx.const_scalar(0, type)});
   const std::string update_shape = ctx.concat({ctx.shape_slice(coords, 0, -1), ctx.shape_slice(self, k, rank)}, 0);
   const std::string updates = ctx.emit("Expand", {kept, update_shape});
-  return emitted(ctx, ctx.emit("ScatterND", {self, coords, updates}, {Attr("reduction", "add")}));
+  return emitted(ctx, emit_scatter(ctx, "ScatterND", {self, coords, updates}, type, {Attr("reduction", "add")}));
 }
 
 // For 1-D int64 counts, the source index of each output position j of their repetition: the
@@ -168,8 +169,8 @@ RuleResult aten_scatter_reduce_string(EmitContext& ctx, const ir::Node& node) {
                                   ? ctx.emit("Slice", {src, ctx.const_i64s(zeros), ctx.shape_of(index), ctx.const_i64s(axes)})
                                   : ctx.emit("Expand", {src, ctx.shape_of(index)});
   const int64_t axis = rank == 0 ? 0 : normalize_dim(args.get_int("dim"), rank);
-  std::string out = ctx.emit("ScatterElements", {self, index, updates},
-                             {Attr("axis", axis), Attr("reduction", reduce == "add" ? "add" : "mul")});
+  std::string out = emit_scatter(ctx, "ScatterElements", {self, index, updates}, type,
+                                {Attr("axis", axis), Attr("reduction", reduce == "add" ? "add" : "mul")});
   if (rank == 0) out = ctx.squeeze(out, {0});
   return emitted(ctx, out);
 }

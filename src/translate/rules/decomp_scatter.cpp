@@ -11,6 +11,7 @@
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
+#include "translate/typed_emit.h"
 
 namespace pt2onnx::translate {
 
@@ -52,7 +53,7 @@ RuleResult aten_index_reduce(EmitContext& ctx, const ir::Node& node) {
   index_shape[static_cast<size_t>(axis)] = -1;
   const std::string index = ctx.emit("Expand", {ctx.reshape(args.tensor("index"), ctx.const_i64s(index_shape)), ctx.shape_of(source)});
   auto scatter = [&](const std::string& data, const std::string& updates, const char* reduction) {
-    return ctx.emit("ScatterElements", {data, index, updates}, {Attr("axis", axis), Attr("reduction", reduction)});
+    return emit_scatter(ctx, "ScatterElements", {data, index, updates}, type, {Attr("axis", axis), Attr("reduction", reduction)});
   };
   const std::string touched = ctx.emit("ScatterElements", {ctx.emit("Expand", {ctx.const_bool(false), ctx.shape_of(self)}), index,
                                                            ctx.emit("Expand", {ctx.const_bool(true), ctx.shape_of(source)})},
@@ -114,7 +115,7 @@ RuleResult max_pool_backward(EmitContext& ctx, const ir::Node& node, int64_t spa
   const std::string grad = ctx.reshape(cast_if_needed(ctx, args.tensor("grad_output"), args.dtype_of("grad_output"), type), out_flat);
   const std::string indices = ctx.reshape(cast_if_needed(ctx, args.tensor("indices"), args.dtype_of("indices"), DType::kInt64), out_flat);
   const std::string zeros = ctx.emit("Expand", {ctx.const_scalar(0, type), flat_shape});
-  const std::string out = ctx.emit("ScatterElements", {zeros, indices, grad}, {Attr("axis", rank - spatial), Attr("reduction", "add")});
+  const std::string out = emit_scatter(ctx, "ScatterElements", {zeros, indices, grad}, type, {Attr("axis", rank - spatial), Attr("reduction", "add")});
   return emitted(ctx, ctx.reshape(out, ctx.shape_of(self)));
 }
 RuleResult aten_max_pool2d_backward(EmitContext& ctx, const ir::Node& node) { return max_pool_backward(ctx, node, 2); }

@@ -19,6 +19,7 @@
 #include "translate/arg_reader.h"
 #include "translate/onnx_types.h"
 #include "translate/rule_helpers.h"
+#include "translate/typed_emit.h"
 
 namespace pt2onnx::translate {
 namespace {
@@ -143,7 +144,7 @@ std::string count_samples(EmitContext& ctx, const Samples& s, const std::vector<
   const std::string zero = ctx.const_scalar(0, s.type);
   const std::string amount = s.weights ? ctx.emit("Where", {inside, *s.weights, zero}) : ctx.cast(inside, s.type);
   const std::string empty = ctx.emit("Expand", {zero, ctx.const_i64s({total})});
-  std::string hist = ctx.emit("ScatterElements", {empty, index, amount}, {Attr("axis", int64_t{0}), Attr("reduction", "add")});
+  std::string hist = emit_scatter(ctx, "ScatterElements", {empty, index, amount}, s.type, {Attr("axis", int64_t{0}), Attr("reduction", "add")});
   hist = ctx.reshape(hist, ctx.const_i64s(bins));
   if (!density) return hist;
   hist = ctx.emit("Div", {hist, ctx.reduce("ReduceSum", hist, std::nullopt, false)});

@@ -8,6 +8,7 @@
 #include "translate/onnx_types.h"
 #include "translate/rules/register_all.h"
 #include "translate/rule_helpers.h"
+#include "translate/typed_emit.h"
 #include "translate/constant_tensors.h"
 #include "translate/view_mutation.h"
 
@@ -96,20 +97,20 @@ RuleResult aten_embedding_bag(EmitContext& ctx, const ir::Node& node) {
   // Entries per bag (padding excluded), for mean and for telling empty bags in max.
   auto counts = [&]() {
     const std::string one_each = valid.empty() ? ctx.emit("Expand", {ctx.const_scalar(1, type), ctx.shape_of(bag)}) : ctx.cast(valid, type);
-    return ctx.emit("ScatterElements", {ctx.emit("Expand", {zero, count_shape}), bag, one_each},
-                    {Attr("axis", 0), Attr("reduction", "add")});
+    return emit_scatter(ctx, "ScatterElements", {ctx.emit("Expand", {zero, count_shape}), bag, one_each}, type,
+                        {Attr("axis", 0), Attr("reduction", "add")});
   };
   if (mode == 2) {
     const std::string lowest = ctx.const_scalar(-std::numeric_limits<double>::infinity(), type);
     if (!valid.empty()) rows = ctx.emit("Where", {ctx.unsqueeze(valid, {1}), rows, lowest});
-    const std::string maxed = ctx.emit("ScatterElements", {ctx.emit("Expand", {lowest, out_shape}), scatter_index, rows},
-                                       {Attr("axis", 0), Attr("reduction", "max")});
+    const std::string maxed = emit_scatter(ctx, "ScatterElements", {ctx.emit("Expand", {lowest, out_shape}), scatter_index, rows}, type,
+                                           {Attr("axis", 0), Attr("reduction", "max")});
     const std::string filled = ctx.unsqueeze(ctx.emit("Greater", {counts(), zero}), {1});
     return emitted(ctx, ctx.emit("Where", {filled, maxed, zero}));
   }
   if (!valid.empty()) rows = ctx.emit("Where", {ctx.unsqueeze(valid, {1}), rows, zero});
-  const std::string summed = ctx.emit("ScatterElements", {ctx.emit("Expand", {zero, out_shape}), scatter_index, rows},
-                                      {Attr("axis", 0), Attr("reduction", "add")});
+  const std::string summed = emit_scatter(ctx, "ScatterElements", {ctx.emit("Expand", {zero, out_shape}), scatter_index, rows}, type,
+                                          {Attr("axis", 0), Attr("reduction", "add")});
   if (mode == 0) return emitted(ctx, summed);
   const std::string divisor = ctx.emit("Max", {counts(), ctx.const_scalar(1, type)});
   return emitted(ctx, ctx.emit("Div", {summed, ctx.unsqueeze(divisor, {1})}));
@@ -176,8 +177,8 @@ RuleResult aten_scatter_add(EmitContext& ctx, const ir::Node& node) {
   const bool scalar = args.rank_of("self") == 0;
   const int64_t dim = scalar ? 0 : normalize_dim(args.get_int("dim"), args.rank_of("self"));
   const std::string src = at_least_1d(ctx, args, "src", cast_if_needed(ctx, args.tensor("src"), args.dtype_of("src"), args.dtype_of("self")));
-  const std::string out = ctx.emit("ScatterElements", {at_least_1d(ctx, args, "self", args.tensor("self")), element_index(ctx, args), src},
-                                   {Attr("axis", dim), Attr("reduction", "add")});
+  const std::string out = emit_scatter(ctx, "ScatterElements", {at_least_1d(ctx, args, "self", args.tensor("self")), element_index(ctx, args), src},
+                                       args.dtype_of("self"), {Attr("axis", dim), Attr("reduction", "add")});
   return emitted(ctx, scalar ? ctx.squeeze(out, {0}) : out);
 }
 
@@ -230,12 +231,12 @@ RuleResult aten_scatter_reduce(EmitContext& ctx, const ir::Node& node) {
     if (reduce == "prod") neutral = ctx.emit("Expand", {ctx.const_scalar(1, type), index_shape});
     self = ctx.emit("ScatterElements", {self, index, neutral}, plain);
   }
-  std::string result = ctx.emit("ScatterElements", {self, index, src}, reducing);
+  std::string result = emit_scatter(ctx, "ScatterElements", {self, index, src}, type, reducing);
   if (reduce != "mean") return finish(result);
 
   const std::string zeros = ctx.emit("Expand", {ctx.const_scalar(0, type), ctx.shape_of(self_in)});
   const std::string ones = ctx.emit("Expand", {ctx.const_scalar(1, type), index_shape});
-  const std::string scattered = ctx.emit("ScatterElements", {zeros, index, ones}, {Attr("axis", dim), Attr("reduction", "add")});
+  const std::string scattered = emit_scatter(ctx, "ScatterElements", {zeros, index, ones}, type, {Attr("axis", dim), Attr("reduction", "add")});
   const std::string one = ctx.const_scalar(1, type);
   // Elements nothing lands on keep their value: divided by 1.
   const std::string count = include_self ? ctx.emit("Add", {scattered, one}) : ctx.emit("Max", {scattered, one});
@@ -414,7 +415,7 @@ RuleResult aten_index_put(EmitContext& ctx, const ir::Node& node) {
     const std::string coords = mask_coordinates(ctx, ctx.value_of(*indices.front()), m.dtype);
     const std::string lead = ctx.emit("Slice", {ctx.shape_of(coords), ctx.const_i64s({0}), ctx.const_i64s({-1})});
     const std::string shape = indexed < rank ? ctx.concat({lead, ctx.shape_slice(x, indexed, rank)}, 0) : lead;
-    return emitted(ctx, ctx.emit("ScatterND", {x, coords, ctx.emit("Expand", {values, shape})}, attrs));
+    return emitted(ctx, emit_scatter(ctx, "ScatterND", {x, coords, ctx.emit("Expand", {values, shape})}, args.dtype_of("self"), attrs));
   }
 
   size_t broadcast_rank = 0;
@@ -444,7 +445,7 @@ RuleResult aten_index_put(EmitContext& ctx, const ir::Node& node) {
   } else {
     updates = ctx.emit("Expand", {values, k < rank ? ctx.concat({index_shape, rest_shape}, 0) : index_shape});
   }
-  const std::string scattered = ctx.emit("ScatterND", {moved, coords, updates}, attrs);
+  const std::string scattered = emit_scatter(ctx, "ScatterND", {moved, coords, updates}, args.dtype_of("self"), attrs);
   if (identity) return emitted(ctx, scattered);
   std::vector<int64_t> inverse(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
