@@ -37,6 +37,20 @@ Body function_body(onnx::FunctionProto& function) {
   return body;
 }
 
+void replace_by_value(Body& body, int index, const std::string& value, std::vector<bool>& keep,
+                      std::map<std::string, std::string>& renames) {
+  onnx::NodeProto& node = *body.nodes->Mutable(index);
+  if (body.outputs.count(node.output(0))) {
+    node.set_op_type("Identity");
+    node.clear_attribute();
+    node.clear_input();
+    node.add_input(value);
+    return;
+  }
+  renames[node.output(0)] = value;
+  keep[static_cast<size_t>(index)] = false;
+}
+
 void erase_nodes(Body& body, const std::vector<bool>& keep) {
   Nodes& nodes = *body.nodes;
   int kept = 0;

@@ -66,6 +66,12 @@ void insert_before(Body& body, std::vector<std::pair<int, onnx::NodeProto>> inse
 // Removes the nodes whose `keep` entry is false, keeping order (and `modules` parallel).
 void erase_nodes(Body& body, const std::vector<bool>& keep);
 
+// Node `index` gives way to `value` (a new initializer that holds its result): its readers read
+// `value` (through `renames`, which the caller applies) and it goes (`keep`); where its output is
+// a scope output, which keeps its name, it becomes an Identity of `value` instead.
+void replace_by_value(Body& body, int index, const std::string& value, std::vector<bool>& keep,
+                      std::map<std::string, std::string>& renames);
+
 // Replaces every read of `from` by `to`, in subgraph attributes too (outer-scope reads).
 void rename_uses(Body& body, const std::string& from, const std::string& to);
 

@@ -2,8 +2,9 @@
 // arithmetic on static dims (and of integers that float arithmetic on constants gives alike in
 // every runtime), merging of identical nodes, identity Casts/Reshapes/Identities,
 // (unless --no-fold) inference BatchNorm folded into the Conv/Gemm before it, weight norms of
-// two weights and Transposes of weights folded into the weight, Casts of int8 weights to
-// INT4/UINT4 packed into the weight, and, last, the main graph's Constant nodes as initializers.
+// two weights, Transposes of weights and scalar shifts of weights folded into the weight, Casts
+// of int8 weights to INT4/UINT4 packed into the weight, state written back unchanged dropped
+// from the signature, and, last, the main graph's Constant nodes as initializers.
 // Nothing that depends on a dynamic dim becomes a constant; numbers are unchanged (BatchNorm
 // and weight-norm folding change the rounding of the fused weights only).
 //

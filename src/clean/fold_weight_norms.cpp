@@ -189,9 +189,6 @@ struct Folder {
 int fold_weight_norms(Body& body, WeightAccess& weights) {
   if (!body.graph) return 0;
   const Nodes& nodes = *body.nodes;
-  if (std::none_of(nodes.begin(), nodes.end(), [](const onnx::NodeProto& n) { return n.op_type() == "ReduceL2"; }) &&
-      std::none_of(nodes.begin(), nodes.end(), [](const onnx::NodeProto& n) { return n.op_type() == "Abs"; }))
-    return 0;
   const ValueUses uses = value_uses(body);
   std::set<std::string> graph_inputs;
   for (const auto& v : body.graph->input()) graph_inputs.insert(v.name());

@@ -31,10 +31,6 @@ struct Shift {
   bool operator==(const Shift& o) const { return factor == o.factor && offset == o.offset; }
 };
 
-// A declaration: the data comes from a weight binding at emit, not from the proto.
-bool is_declaration(const onnx::TensorProto& t) {
-  return !t.has_raw_data() && t.float_data_size() == 0 && t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL;
-}
 
 // The scalar float32 constant that `name` holds (a Constant node's output) when it broadcasts to
 // no more than `rank` dims, or nullopt.
@@ -141,18 +137,7 @@ int fold_weight_shifts(Body& body, WeightAccess& weights) {
     declared.set_name(name);
     *body.graph->add_initializer() = std::move(declared);
     body.inputs.insert(name);
-    for (const auto& reader : readers) {
-      const std::string& out = nodes.Get(reader.first).output(0);
-      if (body.outputs.count(out)) {  // a scope output keeps its name: an Identity reads the new weight
-        onnx::NodeProto& n = *nodes.Mutable(reader.first);
-        n.set_op_type("Identity");
-        n.clear_input();
-        n.add_input(name);
-        continue;
-      }
-      renames[out] = name;
-      keep[static_cast<size_t>(reader.first)] = false;
-    }
+    for (const auto& reader : readers) replace_by_value(body, reader.first, name, keep, renames);
     ++folded;
   }
   if (!folded) return 0;

@@ -30,12 +30,6 @@ std::vector<int64_t> transpose_perm(const onnx::NodeProto& node, int rank) {
 }
 
 
-// A declaration: the data comes from a weight binding at emit, not from the proto.
-bool is_declaration(const onnx::TensorProto& t) {
-  return !t.has_raw_data() && t.float_data_size() == 0 && t.int32_data_size() == 0 && t.int64_data_size() == 0 &&
-         t.double_data_size() == 0 && t.uint64_data_size() == 0 && t.string_data_size() == 0 &&
-         t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL;
-}
 
 }  // namespace
 
@@ -90,20 +84,7 @@ int fold_weight_transposes(Body& body, WeightAccess& weights) {
     for (int64_t from : perm) declared.add_dims(w->dims(static_cast<int>(from)));
     *body.graph->add_initializer() = std::move(declared);
     body.inputs.insert(name);
-    for (int t : transposes) {
-      const std::string& out = nodes.Get(t).output(0);
-      if (body.outputs.count(out)) {
-        // A scope output keeps its name: an Identity reads the new initializer. (Rare: a
-        // weight's transpose returned as is.)
-        onnx::NodeProto& n = *nodes.Mutable(t);
-        n.set_op_type("Identity");
-        n.clear_attribute();
-        n.set_input(0, name);
-        continue;
-      }
-      renames[out] = name;
-      keep[static_cast<size_t>(t)] = false;
-    }
+    for (int t : transposes) replace_by_value(body, t, name, keep, renames);
     ++folded;
   }
   if (!folded) return 0;

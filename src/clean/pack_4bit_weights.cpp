@@ -27,9 +27,6 @@ int32_t cast_to_4bit(const onnx::NodeProto& node) {
   return to == kInt4 || to == kUInt4 ? static_cast<int32_t>(to) : 0;
 }
 
-bool is_declaration(const onnx::TensorProto& t) {
-  return !t.has_raw_data() && t.int32_data_size() == 0 && t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL;
-}
 
 }  // namespace
 

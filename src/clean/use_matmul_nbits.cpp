@@ -30,9 +30,6 @@ struct Match {
   int64_t n = 0, k = 0, block = 0;
 };
 
-bool is_declaration(const onnx::TensorProto& t) {
-  return !t.has_raw_data() && t.int32_data_size() == 0 && t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL;
-}
 
 std::vector<int64_t> ints_attribute(const onnx::NodeProto& node, const std::string& name) {
   const onnx::AttributeProto* a = find_attribute(node, name);

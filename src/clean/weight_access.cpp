@@ -28,6 +28,12 @@ std::optional<std::vector<int64_t>> WeightAccess::read_archived_int64s(const std
   return weight ? reader_.read_int64s(*weight) : std::nullopt;
 }
 
+bool is_declaration(const onnx::TensorProto& t) {
+  return !t.has_raw_data() && t.float_data_size() == 0 && t.int32_data_size() == 0 && t.int64_data_size() == 0 &&
+         t.double_data_size() == 0 && t.uint64_data_size() == 0 && t.string_data_size() == 0 &&
+         t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL;
+}
+
 std::optional<std::vector<double>> WeightAccess::channel_sums_of_squares(const std::string& initializer,
                                                                         int64_t channels, int64_t inner) {
   const model::WeightBinding* weight = binding(initializer);

@@ -20,6 +20,10 @@
 
 namespace pt2onnx::clean {
 
+// Whether an initializer only declares a weight (dims and dtype): its data comes from the weight
+// binding at emit, not from the proto. Only such an initializer can be derived from the archive.
+bool is_declaration(const onnx::TensorProto& t);
+
 class WeightReader {
  public:
   virtual ~WeightReader() = default;
