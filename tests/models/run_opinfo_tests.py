@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import collections
 import concurrent.futures
+import functools
 import json
 import re
 import shutil
@@ -109,7 +110,9 @@ FLOAT_ACCUMULATING = ("ReduceSum", "ReduceMean", "ReduceL2", "ReduceL1", "Reduce
                       "BatchNormalization", "Einsum", "CumSum")
 
 
+@functools.lru_cache(maxsize=None)
 def _float_accumulating_ops():
+    """The reference evaluator's kernels of FLOAT_ACCUMULATING, made once, computing float16 in float."""
     from onnx.reference.ops import load_op
 
     def in_float(base):
@@ -128,7 +131,7 @@ def _float_accumulating_ops():
             out.append(in_float(load_op("", name, version=OPSET)))
         except Exception:  # an op the installed onnx does not implement
             pass
-    return out
+    return tuple(out)
 
 
 def reference_matches(onnx_path, ins, outs, rtol, atol):
@@ -139,7 +142,7 @@ def reference_matches(onnx_path, ins, outs, rtol, atol):
     rounds only at its end, so its numbers can differ by some float16 ulps from both."""
     from onnx.reference import ReferenceEvaluator
     import warnings
-    for new_ops in ([], _float_accumulating_ops()):
+    for new_ops in ([], list(_float_accumulating_ops())):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # its numpy float16 kernels warn on overflow, as torch's infinities are
