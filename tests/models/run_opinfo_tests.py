@@ -9,6 +9,9 @@ several models (one per OpInfo sample) and an `.io.npz` with `<model>.input_<i>`
 torch's own float16 defaults, rtol 1e-3 / atol 1e-5 (NaN and infinity positions equal), integers
 and bools exact, shapes and dtypes exact. A program that updates
 an input in place has its `<input>.new` outputs after torch's; only torch's outputs are compared.
+Where torch leaves the order of equal values unspecified (sort and argsort unless stable=True, the
+index of a mode, median or k-th value: UNORDERED_TIES), indices that differ from torch's only
+between equal input values are a match, with the count of such indices in its detail.
 
 Each model ends in one status: matched, refused (pt2onnx exit 4, naming the op), wrong (numbers
 differ: a first-order defect; not where the sweep saved the op's float64 run and ours is within
@@ -134,6 +137,59 @@ def _float_accumulating_ops():
     return tuple(out)
 
 
+# OpInfos whose index outputs torch leaves unspecified among equal values: sort and argsort unless
+# stable=True, and the index of "a" mode, median or k-th value. Maps to (the values output or None,
+# the indices output).
+UNORDERED_TIES = {"sort": (0, 1), "argsort": (None, 0), "mode": (0, 1), "median": (0, 1), "nanmedian": (0, 1),
+                  "kthvalue": (0, 1), "topk": (0, 1)}
+
+
+def _gather(x, idx, axis):
+    """x's elements at idx along axis; idx has x's rank, or one less (the reduced dim dropped)."""
+    if idx.ndim == x.ndim - 1:
+        return np.take_along_axis(x, np.expand_dims(idx, axis), axis).squeeze(axis)
+    return np.take_along_axis(x, idx, axis)
+
+
+def _is_sorted_along(v, axis):
+    return any(np.array_equal(v, s, equal_nan=True) for s in (np.sort(v, axis), np.flip(np.sort(v, axis), axis)))
+
+
+def equal_up_to_ties(opinfo, desc, ins, got, outs, rtol, atol):
+    """For an UNORDERED_TIES OpInfo: a note when every other output matches and our indices pick
+    the same input values as torch's, along the dim torch's own indices are consistent with, each
+    index at most once where the op returns distinct positions; None otherwise."""
+    spec = UNORDERED_TIES.get(opinfo)
+    if spec is None or "stable=True" in desc or not ins:
+        return None
+    values_at, indices_at = spec
+    if indices_at >= len(outs) or (values_at is not None and values_at >= len(outs)):
+        return None
+    if any(i != indices_at and not within(a, e, rtol, atol) for i, (a, e) in enumerate(zip(got, outs))):
+        return None
+    x, ours, theirs = np.asarray(ins[0]), np.asarray(got[indices_at]), outs[indices_at]
+    if ours.shape != theirs.shape or ours.dtype != theirs.dtype or x.ndim == 0 or theirs.ndim not in (x.ndim, x.ndim - 1):
+        return None
+    for axis in range(x.ndim):
+        try:
+            picked = _gather(x, theirs, axis)
+            picked_ours = _gather(x, ours, axis)
+        except (IndexError, ValueError):
+            continue
+        consistent = (np.array_equal(picked, outs[values_at], equal_nan=True) if values_at is not None
+                      else _is_sorted_along(picked, axis))
+        if not consistent or not np.array_equal(picked, picked_ours, equal_nan=True):
+            continue
+        if ours.ndim == x.ndim:  # sort, argsort, topk: positions are distinct along the dim
+            s = np.sort(ours, axis)
+            if (np.diff(s, axis=axis) == 0).any():
+                continue
+        differ = int((ours != theirs).sum())
+        return (f"indices differ from torch's at {differ} of {theirs.size} elements, each between equal values "
+                f"(torch leaves the order of ties unspecified)")
+    return None
+
+
 def reference_matches(onnx_path, ins, outs, rtol, atol):
     """Whether onnx's reference evaluator, which follows ONNX's own float16 semantics (each node's
     result rounded to float16, as torch rounds each half-precision step), gives torch's outputs for
@@ -181,7 +237,7 @@ def run_ort(onnx_path, inputs):
     return [o.name for o in sess.get_outputs()], sess.run(None, dict(zip(names, inputs)))
 
 
-def check_model(exe, pt2, model, ins, outs, work: Path, timeout, outs64=None):
+def check_model(exe, pt2, model, ins, outs, work: Path, timeout, outs64=None, opinfo="", desc=""):
     """(status, detail, max abs error or None) of one model."""
     onnx_path = work / f"{model}.onnx"
     try:
@@ -215,6 +271,9 @@ def check_model(exe, pt2, model, ins, outs, work: Path, timeout, outs64=None):
     try:
         worst = compare(got[:len(outs)], outs, *tolerances(outs))
     except CheckFailed as e:
+        ties = equal_up_to_ties(opinfo, desc, ins, got[:len(outs)], outs, *tolerances(outs))
+        if ties is not None:
+            return "matched", ties, None
         note = arbitrated(got[:len(outs)], outs, outs64 or {}, *tolerances(outs))
         half = any(np.asarray(o).dtype == np.float16 for o in outs)
         if note is None and half and reference_matches(onnx_path, ins, outs, *tolerances(outs)):
@@ -245,7 +304,8 @@ def run_all(exe, index_path: Path, timeout, jobs, only=None):
                     ins, outs, outs64 = load_arrays(npz, model)
                     tasks.append((model, meta, pt2, ins, outs, outs64))
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(check_model, exe, pt2, model, ins, outs, work, timeout, outs64): (model, meta)
+            futures = {pool.submit(check_model, exe, pt2, model, ins, outs, work, timeout, outs64, meta["opinfo"],
+                                   meta.get("desc", "")): (model, meta)
                        for model, meta, pt2, ins, outs, outs64 in tasks}
             for f in concurrent.futures.as_completed(futures):
                 model, meta = futures[f]
