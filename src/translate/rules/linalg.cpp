@@ -53,15 +53,21 @@ RuleResult aten_t(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.transpose(args.tensor("self"), {1, 0}));
 }
 
-// beta * self + alpha * product, skipping the scalings that are 1 (and self when beta is 0,
-// where torch ignores it, NaNs included).
-std::string scaled_sum(EmitContext& ctx, const ArgReader& args, const std::string& product, DType type) {
-  const double beta = args.float_or("beta", 1), alpha = args.float_or("alpha", 1);
-  const std::string scaled_product = alpha == 1 ? product : emit_in(ctx, "Mul", {product, ctx.const_scalar(alpha, type)}, type);
-  if (beta == 0) return scaled_product;
+// beta * self + term, skipping the scaling that is 1 (and self when beta is 0, where torch ignores
+// it, NaNs included).
+std::string plus_scaled_self(EmitContext& ctx, const ArgReader& args, const std::string& term, DType type) {
+  const double beta = args.float_or("beta", 1);
+  if (beta == 0) return term;
   std::string self = args.tensor("self");
   if (beta != 1) self = emit_in(ctx, "Mul", {self, ctx.const_scalar(beta, type)}, type);
-  return emit_in(ctx, "Add", {self, scaled_product}, type);
+  return emit_in(ctx, "Add", {self, term}, type);
+}
+
+// beta * self + alpha * product.
+std::string scaled_sum(EmitContext& ctx, const ArgReader& args, const std::string& product, DType type) {
+  const double alpha = args.float_or("alpha", 1);
+  const std::string scaled_product = alpha == 1 ? product : emit_in(ctx, "Mul", {product, ctx.const_scalar(alpha, type)}, type);
+  return plus_scaled_self(ctx, args, scaled_product, type);
 }
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -245,11 +251,16 @@ RuleResult aten_addmv(EmitContext& ctx, const ir::Node& node) {
 }
 
 // addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor   (outer product)
+// torch's kernel forms alpha * vec1 * vec2 left to right, each product rounded to the tensors'
+// type: alpha scales vec1 before the outer product, which float16 results show.
 RuleResult aten_addr(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
-  const std::string outer = emit_in(ctx, "Mul", {ctx.unsqueeze(args.tensor("vec1"), {1}), ctx.unsqueeze(args.tensor("vec2"), {0})},
-                                    args.dtype_of("vec1"));
-  return emitted(ctx, scaled_sum(ctx, args, outer, args.dtype_of("vec1")));
+  const DType type = args.dtype_of("vec1");
+  const double alpha = args.float_or("alpha", 1);
+  std::string vec1 = args.tensor("vec1");
+  if (alpha != 1) vec1 = emit_in(ctx, "Mul", {vec1, ctx.const_scalar(alpha, type)}, type);
+  const std::string outer = emit_in(ctx, "Mul", {ctx.unsqueeze(vec1, {1}), ctx.unsqueeze(args.tensor("vec2"), {0})}, type);
+  return emitted(ctx, plus_scaled_self(ctx, args, outer, type));
 }
 
 // addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
