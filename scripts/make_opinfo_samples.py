@@ -10,7 +10,7 @@ the rest held constant; it is exported with torch.export (default IR, non-strict
 one OpInfo are packed as the models of one archive (`package_pt2`, entries deflated), next to an
 `.io.npz` holding each model's inputs and torch eager outputs (`<model>.input_<i>`,
 `<model>.output_<i>`; complex tensors as (real, imag) pairs, the form pt2onnx gives them; for
-float32 programs also `<model>.output_<i>_f64`, the same op run on float64 inputs).
+float32, float16 and bfloat16 programs also `<model>.output_<i>_f64`, the same op run on float64 inputs).
 
 A sample is left out, with its reason recorded in the index and printed, when its op returns a
 Python value or no tensor, draws random numbers (two eager runs under different seeds differ),
@@ -330,17 +330,19 @@ def build_program(op, sample, timeout):
 
 
 def float64_reference(op, leaves, spec, tensor_pos, inputs, outs):
-    """The outputs again with every float32 input in float64, by output index, for the float32
-    outputs whose float64 twin came back (the sweep's arbiter where torch's own float32 result is
-    off: matrix_exp of entries near 1e5 rounds to errors of 0.05 there)."""
-    if not any(t.dtype == torch.float32 for t in inputs):
+    """The outputs again with every float32 or half input in float64, by output index, for the
+    outputs of those types whose float64 twin came back (the sweep's arbiter where torch's own
+    result is off: matrix_exp of entries near 1e5 rounds to errors of 0.05 in float32, and torch's
+    float16 kernels round after every step of some ops)."""
+    rounded = (torch.float32, torch.float16, torch.bfloat16)
+    if not any(t.dtype in rounded for t in inputs):
         return {}
     try:
         torch.manual_seed(1)
         with torch.no_grad():
             vals = list(leaves)
             for p, t in zip(tensor_pos, inputs):
-                vals[p] = t.double() if t.dtype == torch.float32 else t.clone()
+                vals[p] = t.double() if t.dtype in rounded else t.clone()
             inp, args, kwargs = pytree.tree_unflatten(vals, spec)
             raw = [x for x in pytree.tree_leaves(op.op(inp, *args, **kwargs)) if isinstance(x, torch.Tensor)]
     except Exception:
@@ -348,7 +350,7 @@ def float64_reference(op, leaves, spec, tensor_pos, inputs, outs):
     if len(raw) != len(outs):
         return {}
     return {i: _np(r) for i, (r, o) in enumerate(zip(raw, outs))
-            if o.dtype == torch.float32 and r.dtype == torch.float64 and r.shape == o.shape}
+            if o.dtype in rounded and r.dtype == torch.float64 and r.shape == o.shape}
 
 
 def write_archive(path: Path, programs: dict):

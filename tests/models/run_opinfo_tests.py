@@ -15,8 +15,8 @@ between equal input values are a match, with the count of such indices in its de
 
 Each model ends in one status: matched, refused (pt2onnx exit 4, naming the op), wrong (numbers
 differ: a first-order defect; not where the sweep saved the op's float64 run and ours is within
-tolerance of it while torch's float32 output is not: torch's rounding, reported as matched with
-both distances), invalid (exit 0 but the checker or onnxruntime rejects the file: a
+tolerance of it while torch's float32 or float16 output is not: torch's rounding, reported as
+matched with both distances), invalid (exit 0 but the checker or onnxruntime rejects the file: a
 first-order defect), ort_gap (the checker passes the file and onnxruntime's CPU provider has no
 kernel for one of its nodes at that type), ort_half (float16 outputs that differ in onnxruntime
 while onnx's reference evaluator, one float16 rounding per node as ONNX defines it and as torch
@@ -85,9 +85,9 @@ def within(actual, expected, rtol, atol):
 
 
 def arbitrated(got, outs, outs64, rtol, atol):
-    """Where ours and torch's float32 outputs differ: a note when, for every such output, ours is
-    within the tolerance of the float64 run and torch's float32 output is not (torch's own rounding,
-    not ours); None otherwise."""
+    """Where ours and torch's float32 or half outputs differ: a note when, for every such output,
+    ours is within the tolerance of the float64 run and torch's output is not (torch's own
+    rounding, not ours); None otherwise."""
     notes = []
     for i, (a, e) in enumerate(zip(got, outs)):
         if within(a, e, rtol, atol):
@@ -96,10 +96,16 @@ def arbitrated(got, outs, outs64, rtol, atol):
         if ref is None:
             return None
         a64, e64 = np.asarray(a).astype(np.float64), np.asarray(e).astype(np.float64)
+        with np.errstate(over="ignore"):  # the float64 run rounded to the output's type: past float16's range, inf
+            ref = np.asarray(ref).astype(np.asarray(e).dtype).astype(np.float64)
         if not within(a64, ref, rtol, atol) or within(e64, ref, rtol, atol):
             return None
-        notes.append(f"output {i}: torch's float32 is off the float64 run by {np.nanmax(np.abs(e64 - ref)):.3g}, "
-                     f"ours by {np.nanmax(np.abs(a64 - ref)):.3g}")
+        def distance(v):  # over the elements where both are finite
+            both = np.isfinite(v) & np.isfinite(ref)
+            return float(np.abs(v[both] - ref[both]).max()) if both.any() else 0.0
+        nans = int((np.isnan(e64) & ~np.isnan(ref)).sum())
+        off = f"has {nans} NaNs where it has none" if nans else f"is off it by {distance(e64):.3g}"
+        notes.append(f"output {i}: torch's {np.asarray(e).dtype} {off}, ours by {distance(a64):.3g}")
     return "; ".join(notes) if notes else None
 
 
