@@ -104,7 +104,9 @@ def arbitrated(got, outs, outs64, rtol, atol):
             both = np.isfinite(v) & np.isfinite(ref)
             return float(np.abs(v[both] - ref[both]).max()) if both.any() else 0.0
         nans = int((np.isnan(e64) & ~np.isnan(ref)).sum())
-        off = f"has {nans} NaNs where it has none" if nans else f"is off it by {distance(e64):.3g}"
+        infs = int((np.isinf(e64) & np.isfinite(ref)).sum())
+        off = (f"has {nans} NaNs where it has none" if nans else
+               f"has {infs} infinities where it is finite" if infs else f"is off it by {distance(e64):.3g}")
         notes.append(f"output {i}: torch's {np.asarray(e).dtype} {off}, ours by {distance(a64):.3g}")
     return "; ".join(notes) if notes else None
 
