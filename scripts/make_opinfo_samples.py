@@ -160,7 +160,11 @@ SELECTED_IN = {
              "max.reduction_with_dim": 0, "maximum": 0, "msort": 0, "native_dropout_backward": 0, "outer": 0,
              "sign": 0, "sum_to_size": 0},
     "float16": {"atan2": 0, "exp2": 0, "index_add": 0, "isclose": 0, "isfinite": 0, "isinf": 0, "isposinf": 0, "lerp": 0, "logaddexp": 0,
-                "scatter_reduce.sum": 0, "sinc": 0},
+                "scatter_reduce.sum": 0, "sinc": 0,
+                # ties torch orders its own way; torch's float16 rounding per step or overflow (the
+                # float64 run arbitrates)
+                "argsort": 0, "mode": 6, "addbmm": 0, "matrix_exp": 0, "nn.functional.batch_norm": 0,
+                "nn.functional.soft_margin_loss": 2},
 }
 
 
