@@ -11,7 +11,8 @@ and bools exact, shapes and dtypes exact. A program that updates
 an input in place has its `<input>.new` outputs after torch's; only torch's outputs are compared.
 Where torch leaves the order of equal values unspecified (sort and argsort unless stable=True, the
 index of a mode, median or k-th value: UNORDERED_TIES), indices that differ from torch's only
-between equal input values are a match, with the count of such indices in its detail.
+between equal input values are a match, with the count of such indices in its detail; so are
+eigenvectors that equal torch's once each takes the sign of torch's (SIGN_FREE_COLUMNS).
 
 Each model ends in one status: matched, refused (pt2onnx exit 4, naming the op), wrong (numbers
 differ: a first-order defect; not where the sweep saved the op's float64 run and ours is within
@@ -198,6 +199,30 @@ def equal_up_to_ties(opinfo, desc, ins, got, outs, rtol, atol):
     return None
 
 
+# OpInfos with outputs whose columns are vectors defined only up to sign (torch leaves the choice to
+# LAPACK): the output indices.
+SIGN_FREE_COLUMNS = {"linalg.eigh": (1,)}
+
+
+def equal_up_to_signs(opinfo, got, outs, rtol, atol):
+    """For a SIGN_FREE_COLUMNS OpInfo: a note when all outputs match once each column of those
+    outputs takes the sign of torch's (a column and its negation are the same answer); None otherwise."""
+    which = SIGN_FREE_COLUMNS.get(opinfo)
+    if which is None or any(i >= len(outs) for i in which):
+        return None
+    aligned, flipped = list(got), 0
+    for i in which:
+        ours, theirs = np.asarray(got[i]), outs[i]
+        if ours.shape != theirs.shape or ours.ndim < 2:
+            return None
+        sign = np.where((ours.astype(np.float64) * theirs).sum(axis=-2, keepdims=True) < 0, -1, 1).astype(ours.dtype)
+        flipped += int((sign < 0).sum())
+        aligned[i] = ours * sign
+    if not flipped or not all(within(a, e, rtol, atol) for a, e in zip(aligned, outs)):
+        return None
+    return f"equal to torch's once {flipped} vectors take its sign (each is defined only up to sign)"
+
+
 def reference_matches(onnx_path, ins, outs, rtol, atol):
     """Whether onnx's reference evaluator, which follows ONNX's own float16 semantics (each node's
     result rounded to float16, as torch rounds each half-precision step), gives torch's outputs for
@@ -282,6 +307,9 @@ def check_model(exe, pt2, model, ins, outs, work: Path, timeout, outs64=None, op
         ties = equal_up_to_ties(opinfo, desc, ins, got[:len(outs)], outs, *tolerances(outs))
         if ties is not None:
             return "matched", ties, None
+        signs = equal_up_to_signs(opinfo, got[:len(outs)], outs, *tolerances(outs))
+        if signs is not None:
+            return "matched", signs, None
         note = arbitrated(got[:len(outs)], outs, outs64 or {}, *tolerances(outs))
         half = any(np.asarray(o).dtype == np.float16 for o in outs)
         if note is None and half and reference_matches(onnx_path, ins, outs, *tolerances(outs)):

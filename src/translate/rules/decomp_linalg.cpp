@@ -1067,6 +1067,34 @@ RuleResult aten_linalg_eigvalsh(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, ascending, DType::kFloat64, args.out_dtype()));
 }
 
+// linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors): the
+// eigenvalues ascending and the eigenvectors as the columns of an orthogonal matrix, in the same
+// order. Each eigenvector is defined only up to its sign (and, where eigenvalues repeat, up to a
+// rotation within their space): torch leaves that choice to LAPACK, here it is Jacobi's. The
+// Jacobi rotations keep V orthogonal whatever the matrix.
+RuleResult aten_linalg_eigh(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  const int64_t n = symmetric_size(args, "linalg_eigh");
+  const std::string uplo = args.string_or("UPLO", "L");
+  PT2ONNX_CHECK(uplo == "L" || uplo == "U", ErrorCode::kUnsupported, "linalg_eigh with UPLO '" + uplo + "'");
+  const DType out = args.out_dtype();
+  if (n == 0) {
+    const std::string a = cast_if_needed(ctx, args.tensor("self"), args.dtype_of("self"), out);
+    ctx.set_output(0, ctx.reduce("ReduceSum", a, std::vector<int64_t>{-1}, false));
+    ctx.set_output(1, a);
+    return RuleResult::kEmitted;
+  }
+  const SymmetricEigen e = symmetric_eigen(ctx, args, n, uplo == "L");
+  const std::vector<std::string> sorted = ctx.emit("TopK", {ctx.squeeze(e.lambda, {-2}), ctx.const_i64s({n})},
+                                                   {Attr("axis", -1), Attr("largest", 0), Attr("sorted", 1)}, 2);
+  ctx.set_output(0, cast_if_needed(ctx, sorted[0], DType::kFloat64, out));
+  if (ctx.output_used(1)) {
+    const std::string order = ctx.emit("Expand", {ctx.unsqueeze(sorted[1], {-2}), ctx.emit("Shape", {e.v})});
+    ctx.set_output(1, cast_if_needed(ctx, ctx.emit("GatherElements", {e.v, order}, {Attr("axis", -1)}), DType::kFloat64, out));
+  }
+  return RuleResult::kEmitted;
+}
+
 // torch's cutoff max(atol, rtol * sigma_max) [..., 1] for pinv and matrix_rank: rtol defaults to
 // eps * max(m, n) of the input's dtype when atol is absent (or zero), else to 0.
 std::string cutoff(EmitContext& ctx, const ArgReader& args, const std::string& name, const Svd& svd) {
@@ -1175,6 +1203,7 @@ void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_polar.default", aten_linalg_polar);
   t.add("aten.linalg_matrix_sqrth.default", aten_linalg_matrix_sqrth);
   t.add("aten.linalg_eigvalsh.default", aten_linalg_eigvalsh);
+  t.add("aten.linalg_eigh.default", aten_linalg_eigh);
   constexpr std::string_view kOtherOrds = "ords other than nuc and +-2 are composite_math.cpp's";
   t.add("aten.linalg_matrix_norm.default", aten_singular_value_norm, kOtherOrds);
   t.add("aten.linalg_matrix_norm.str_ord", aten_singular_value_norm, kOtherOrds);
