@@ -1993,6 +1993,18 @@ class FractionalPool(nn.Module):
         return v, i, v2, i2, v3, i3, v4, i4, v5, i5, v6, i6
 
 
+@case("hash_tensor", lambda g: (randn(g, 3, 4, 5), randint(g, -50, 50, 4, 6).int()), irs=("default",))
+class HashTensor(nn.Module):
+    """hash_tensor (xor of 64-bit patterns, BitCast: opset 26): all dims, one dim, two with keepdim; float16, -0.0 and NaN; int32 (sign-extended)."""
+
+    def forward(self, x, n):
+        h = torch.hash_tensor
+        # -0.0 by a product: onnxruntime's Where drops the sign of a zero.
+        big = x > 1.5
+        special = torch.where(x < -1.5, torch.tensor(float("nan")), x) * (~big) * torch.where(big, -1.0, 1.0)
+        return h(x), h(x, 1), h(x, [0, 2], keepdim=True), h(x.half()), h(special, -1), h(n), h(n, 0)
+
+
 @case("matrix_exp", lambda g: (randn(g, 3, 3), randn(g, 2, 4, 4, scale=3.0), randn(g, 2, 2, 2).double()), irs=("default",))
 class MatrixExp(nn.Module):
     """linalg_matrix_exp: small and large norms (squarings differing within a batch), zero, float64."""
@@ -2356,6 +2368,7 @@ FUSED_OPS = {
 MIN_OPSET = {"onnx_ops": 23, "dtypes": 19}  # float8 Cast is ONNX opset 19
 MIN_OPSET.update(fft=20, fft_extra=20, stft=20, stft_core=20)  # ONNX DFT with the axis as an input
 MIN_OPSET.update(coverage_opset20=20)  # DFT as above, AffineGrid, 5-D GridSample
+MIN_OPSET.update(hash_tensor=26)  # BitCast
 
 
 def _onnx_ops_reference(module, inputs):

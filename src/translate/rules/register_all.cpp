@@ -44,6 +44,7 @@ void register_all_rules(RuleTable& table) {
   register_decomp_index_rules(table);
   register_decomp_linalg_rules(table);
   register_histogram_rules(table);
+  register_hash_tensor_rules(table);
   register_separable_filter_rules(table);
   register_random_loop_rules(table);
   register_kernel_form_rules(table);

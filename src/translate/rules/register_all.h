@@ -47,6 +47,7 @@ void register_decomp_loss_rules(RuleTable& table);       // triplet, cosine embe
 void register_decomp_index_rules(RuleTable& table);      // put, scatter with a reduce string, nonzero_numpy/static
 void register_decomp_linalg_rules(RuleTable& table);     // inverse, solves, Cholesky, LU, QR, Jacobi SVD (unrolled)
 void register_histogram_rules(RuleTable& table);       // histogram, histogramdd and its _histogramdd_* parts
+void register_hash_tensor_rules(RuleTable& table);     // hash_tensor: the xor of bit patterns (opset 26)
 void register_cross_entropy_rules(RuleTable& table);   // nll, cross entropy, torch_nn linear cross entropy
 void register_separable_filter_rules(RuleTable& table);  // lanczos and align_corners antialiasing by weight matrices
 void register_random_loop_rules(RuleTable& table);     // _standard_gamma, poisson by rejection Loops
