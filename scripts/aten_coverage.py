@@ -83,7 +83,7 @@ WRITTEN_AS = {
 }
 # The overloads an explicit torch.Generator selects (rand.generator, randint_like.Tensor_generator, ...).
 GENERATOR_OVERLOAD = re.compile(r"(^|_)generator($|_)")
-EIGEN_SVD = {"linalg_eig", "linalg_eigvals", "_linalg_eigvals", "_linalg_eigh", "_linalg_svd", "svd", "linalg_svd"}
+EIGEN_SVD = {"linalg_eig", "linalg_eigvals", "_linalg_eigvals", "_linalg_eigh", "_linalg_svd"}
 SPARSE_NAMED = {"hspmm", "smm", "sspaddmm", "copy_sparse_to_sparse", "resize_as_sparse", "_spsolve",
                 "_convert_indices_from_coo_to_csr", "_convert_indices_from_csr_to_coo", "_rowwise_prune"}
 QUANTIZED_NAMED = {"_empty_affine_quantized", "_empty_per_channel_affine_quantized", "empty_quantized"}
@@ -168,8 +168,8 @@ OUT_OF_SCOPE = [
     (lambda n, o, s: n in EIGEN_SVD,
      "eigen- or singular-vector factors: defined only up to sign (a complex phase for eig) and, for general "
      "matrices, complex and unordered eigenvalues; LAPACK's iterative algorithm fixes them and ONNX has no "
-     "counterpart (rules: singular values alone, linalg_svdvals; symmetric eigenvectors, linalg_eigh, by "
-     "Jacobi sweeps; _linalg_eigh is the form export does not write)"),
+     "counterpart (rules by Jacobi sweeps: linalg_svdvals, linalg_svd, svd and linalg_eigh; _linalg_svd and "
+     "_linalg_eigh are forms export does not write)"),
     (lambda n, o, s: n in ("linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve"),
      "LAPACK sytrf's Bunch-Kaufman LDL^T: pivots and 2x2 blocks encoded as LAPACK chooses them while it "
      "factors; no ONNX counterpart"),

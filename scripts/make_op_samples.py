@@ -2005,6 +2005,27 @@ class HashTensor(nn.Module):
         return h(x), h(x, 1), h(x, [0, 2], keepdim=True), h(x.half()), h(special, -1), h(n), h(n, 0)
 
 
+@case("svd_factors", lambda g: (randn(g, 2, 6, 4), randn(g, 3, 5), randn(g, 4, 3)), irs=("default",))
+class SvdFactors(nn.Module):
+    """linalg_svd, svd (tall, wide, batched, full, rank-deficient, compute_uv=False) and eigh, by what the vectors' signs leave alone: S, U diag(S) Vh, U^T U, Vh Vh^T."""
+
+    def forward(self, t, w, r):
+        la = torch.linalg
+        out = []
+        deficient = r @ torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 0.0, 0.0]])  # rank 2
+        for a, full in ((t, False), (t, True), (w, False), (w, True), (deficient, False)):
+            u, s, vh = la.svd(a, full_matrices=full)
+            k = s.shape[-1]
+            out += [s, u[..., :, :k] @ torch.diag_embed(s) @ vh[..., :k, :], u.mT @ u, vh @ vh.mT]
+        u, s, v = torch.svd(w, some=True)
+        out += [s, u @ torch.diag_embed(s) @ v.mT]
+        u0, s0, v0 = torch.svd(t, compute_uv=False)
+        sym = t[0].mT @ t[0]
+        lam, vec = la.eigh(sym)
+        out += [u0, s0, v0, lam, vec @ torch.diag_embed(lam) @ vec.mT, vec.mT @ vec]
+        return tuple(out)
+
+
 @case("matrix_exp", lambda g: (randn(g, 3, 3), randn(g, 2, 4, 4, scale=3.0), randn(g, 2, 2, 2).double()), irs=("default",))
 class MatrixExp(nn.Module):
     """linalg_matrix_exp: small and large norms (squarings differing within a batch), zero, float64."""

@@ -146,7 +146,7 @@ SELECTED = {
     # torch_nn's chunked linear cross entropy (class indices; probabilities with class weights;
     # per sample with a bias and class weights)
     "nn.functional.linear_cross_entropy.chunked": [0, 67], "nn.functional.linear_cross_entropy.chunked_none": 58,
-    "linalg.eigh": 4,  # a batch; eigenvectors compared up to sign
+    "linalg.eigh": 4, "linalg.svd": 215, "svd": 215,  # batches; eigen- and singular vectors compared up to sign
 }
 
 # Samples of other dtypes (issue 30's dtype sweeps; sample indices of that dtype's list), each an

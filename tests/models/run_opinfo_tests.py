@@ -12,7 +12,8 @@ an input in place has its `<input>.new` outputs after torch's; only torch's outp
 Where torch leaves the order of equal values unspecified (sort and argsort unless stable=True, the
 index of a mode, median or k-th value: UNORDERED_TIES), indices that differ from torch's only
 between equal input values are a match, with the count of such indices in its detail; so are
-eigenvectors that equal torch's once each takes the sign of torch's (SIGN_FREE_COLUMNS).
+eigen- and singular vectors that equal torch's once each takes the sign of torch's
+(SIGN_FREE_COLUMNS).
 
 Each model ends in one status: matched, refused (pt2onnx exit 4, naming the op), wrong (numbers
 differ: a first-order defect; not where the sweep saved the op's float64 run and ours is within
@@ -199,25 +200,34 @@ def equal_up_to_ties(opinfo, desc, ins, got, outs, rtol, atol):
     return None
 
 
-# OpInfos with outputs whose columns are vectors defined only up to sign (torch leaves the choice to
-# LAPACK): the output indices.
-SIGN_FREE_COLUMNS = {"linalg.eigh": (1,)}
+# OpInfos with vectors defined only up to sign (torch leaves the choice to LAPACK): the output whose
+# columns are such vectors, and the output (or None) whose matching columns, or rows, change sign
+# with them: eigenvectors alone; U's columns with V's columns (svd) or Vh's rows (linalg.svd).
+SIGN_FREE_COLUMNS = {"linalg.eigh": (1, None, False), "svd": (0, 2, False), "linalg.svd": (0, 2, True)}
 
 
 def equal_up_to_signs(opinfo, got, outs, rtol, atol):
-    """For a SIGN_FREE_COLUMNS OpInfo: a note when all outputs match once each column of those
-    outputs takes the sign of torch's (a column and its negation are the same answer); None otherwise."""
-    which = SIGN_FREE_COLUMNS.get(opinfo)
-    if which is None or any(i >= len(outs) for i in which):
+    """For a SIGN_FREE_COLUMNS OpInfo: a note when all outputs match once each vector takes the sign
+    of torch's (a vector and its negation are the same answer; a singular pair flips together);
+    None otherwise."""
+    spec = SIGN_FREE_COLUMNS.get(opinfo)
+    if spec is None or any(i is not None and i >= len(outs) for i in spec[:2]):
         return None
-    aligned, flipped = list(got), 0
-    for i in which:
-        ours, theirs = np.asarray(got[i]), outs[i]
-        if ours.shape != theirs.shape or ours.ndim < 2:
+    lead, partner, partner_rows = spec
+    ours, theirs = np.asarray(got[lead]), outs[lead]
+    if ours.shape != theirs.shape or ours.ndim < 2:
+        return None
+    sign = np.where((ours.astype(np.float64) * theirs).sum(axis=-2, keepdims=True) < 0, -1, 1)  # [..., 1, cols]
+    aligned = list(got)
+    aligned[lead] = (ours * sign).astype(ours.dtype)
+    if partner is not None:
+        other = np.asarray(got[partner])
+        k = other.shape[-2] if partner_rows else other.shape[-1]
+        if other.ndim != ours.ndim or k > sign.shape[-1]:
             return None
-        sign = np.where((ours.astype(np.float64) * theirs).sum(axis=-2, keepdims=True) < 0, -1, 1).astype(ours.dtype)
-        flipped += int((sign < 0).sum())
-        aligned[i] = ours * sign
+        pair = sign[..., :k]
+        aligned[partner] = (other * (np.swapaxes(pair, -1, -2) if partner_rows else pair)).astype(other.dtype)
+    flipped = int((sign < 0).sum())
     if not flipped or not all(within(a, e, rtol, atol) for a, e in zip(aligned, outs)):
         return None
     return f"equal to torch's once {flipped} vectors take its sign (each is defined only up to sign)"

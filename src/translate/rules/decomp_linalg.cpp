@@ -986,6 +986,107 @@ RuleResult aten_linalg_svdvals(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, cast_if_needed(ctx, svd_of(ctx, args, "A").values, DType::kFloat64, args.out_dtype()));
 }
 
+// The float64 columns u [..., m, c] (orthonormal where `valid` [..., 1, c] holds, zero elsewhere)
+// with every other column replaced, in order, by the unit vector along the standard basis vector
+// e_t least covered by the columns so far (t: the row of u of least norm, whose squared norm is
+// below 1 while fewer than m columns are set), minus its projection on them. Unrolled over c.
+std::string complete_orthonormal(EmitContext& ctx, std::string u, const std::string& valid, int64_t m, int64_t c, int64_t rank) {
+  const std::string rows = ctx.reshape(ctx.emit("Range", {ctx.const_i64(0), ctx.const_i64(m), ctx.const_i64(1)}), ctx.const_i64s({m, 1}));
+  for (int64_t j = 0; j < c; ++j) {
+    const std::string row_norms = ctx.reduce("ReduceSum", ctx.emit("Mul", {u, u}), std::vector<int64_t>{-1}, true);
+    const std::string t = ctx.emit("ArgMin", {row_norms}, {Attr("axis", -2), Attr("keepdims", 1)});
+    const std::string e = cast_if_needed(ctx, ctx.emit("Equal", {rows, t}), DType::kBool, DType::kFloat64);
+    const std::string w = ctx.emit("Sub", {e, ctx.emit("MatMul", {u, ctx.emit("MatMul", {transposed(ctx, u, rank), e})})});
+    const std::string unit = ctx.emit("Div", {w, ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {w, w}), std::vector<int64_t>{-2}, true)})});
+    const std::string column = bool_mask(ctx, 1, c, [j](int64_t, int64_t k) { return k == j; }, "column_is");
+    u = ctx.emit("Where", {ctx.emit("And", {column, ctx.emit("Not", {valid})}), unit, u});
+  }
+  return u;
+}
+
+// The singular value decomposition A = U diag(S) V^T of the float64 matrices `a` [..., m, n] (static
+// sizes): S descending, U [..., m, k] (or [..., m, m] when `full`), V [..., n, k] (or [..., n, n]),
+// k = min(m, n). The one-sided Jacobi sweeps give V and B = A V, U = B diag(1/S); a column of U
+// whose singular value is 0 (below 1e-13 of the largest), and the columns `full` adds, are
+// completed to an orthonormal basis. A wide A is decomposed as A^T, with U and V exchanged.
+struct SvdFactors {
+  std::string u, s, v;
+};
+SvdFactors svd_factors(EmitContext& ctx, std::string a, int64_t m, int64_t n, int64_t rank, bool full) {
+  const bool wide = m < n;
+  if (wide) {
+    a = transposed(ctx, a, rank);
+    std::swap(m, n);
+  }
+  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
+                "singular vectors of matrices with more than " + std::to_string(kMaxJacobi) + " rows and columns (unrolled Jacobi sweeps)");
+  const int64_t c = full ? m : n;  // columns of the tall side's U
+  PT2ONNX_CHECK(c <= kMaxUnrolled, ErrorCode::kUnsupported,
+                "full singular vectors of matrices with more than " + std::to_string(kMaxUnrolled) + " rows (the completion is unrolled)");
+  const std::string batch = ctx.shape_slice(a, 0, -2);
+  const std::string zero = ctx.const_scalar(0, DType::kFloat64);
+  SvdFactors f;
+  std::string u, valid;
+  if (n == 0) {
+    f.s = ctx.emit("Expand", {zero, ctx.concat({batch, ctx.const_i64s({0})}, 0)});
+    f.v = ctx.emit("Expand", {zero, ctx.concat({batch, ctx.const_i64s({0, 0})}, 0)});
+    u = ctx.emit("Expand", {zero, ctx.concat({batch, ctx.const_i64s({m, c})}, 0)});
+    valid = ctx.emit("Expand", {ctx.const_bool(false), ctx.const_i64s({1, c})});
+  } else {
+    const Jacobi j = jacobi64(ctx, a, n);
+    const std::string norms = ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {j.b, j.b}), std::vector<int64_t>{-2}, false)});
+    const std::vector<std::string> sorted = ctx.emit("TopK", {norms, ctx.const_i64s({n})}, {Attr("axis", -1), Attr("largest", 1), Attr("sorted", 1)}, 2);
+    auto columns_in_order = [&](const std::string& x) {
+      return ctx.emit("GatherElements", {x, ctx.emit("Expand", {ctx.unsqueeze(sorted[1], {-2}), ctx.emit("Shape", {x})})}, {Attr("axis", -1)});
+    };
+    f.s = sorted[0];
+    f.v = columns_in_order(j.v);
+    const std::string s_row = ctx.unsqueeze(f.s, {-2});
+    const std::string floor = ctx.emit("Mul", {ctx.reduce("ReduceMax", s_row, std::vector<int64_t>{-1}, true), ctx.const_scalar(1e-13, DType::kFloat64)});
+    valid = ctx.emit("And", {ctx.emit("Greater", {s_row, floor}), ctx.emit("Greater", {s_row, zero})});
+    u = ctx.emit("Where", {valid, ctx.emit("Div", {columns_in_order(j.b), ctx.emit("Where", {valid, s_row, ctx.const_scalar(1, DType::kFloat64)})}), zero});
+    if (c > n) {
+      u = ctx.concat({u, ctx.emit("Expand", {zero, ctx.concat({batch, ctx.const_i64s({m, c - n})}, 0)})}, -1);
+      valid = ctx.concat({valid, ctx.emit("Expand", {ctx.const_bool(false), ctx.concat({ctx.shape_slice(valid, 0, -1), ctx.const_i64s({c - n})}, 0)})}, -1);
+    }
+  }
+  u = complete_orthonormal(ctx, u, valid, m, c, rank);
+  if (wide) return {f.v, f.s, u};
+  return {u, f.s, f.v};
+}
+
+// linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+// and svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V):
+// svd_factors. Singular vectors are defined only up to sign (pairs of U and V columns together),
+// and those of a zero singular value only up to a rotation: torch's are LAPACK's choice.
+RuleResult svd_rule(EmitContext& ctx, const ArgReader& args, const std::string& name, bool full, bool v_transposed) {
+  const auto [m, n] = matrix_sizes(args, name);
+  const int64_t rank = args.rank_of(name);
+  const std::string a = cast_if_needed(ctx, args.tensor(name), args.dtype_of(name), DType::kFloat64);
+  const SvdFactors f = svd_factors(ctx, a, m, n, rank, full);
+  ctx.set_output(0, cast_if_needed(ctx, f.u, DType::kFloat64, args.out_dtype(0)));
+  ctx.set_output(1, cast_if_needed(ctx, f.s, DType::kFloat64, args.out_dtype(1)));
+  ctx.set_output(2, cast_if_needed(ctx, v_transposed ? transposed(ctx, f.v, rank) : f.v, DType::kFloat64, args.out_dtype(2)));
+  return RuleResult::kEmitted;
+}
+
+RuleResult aten_linalg_svd(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  return svd_rule(ctx, args, "A", args.bool_or("full_matrices", true), true);
+}
+
+// svd with compute_uv=False gives zero-filled U [..., m, m] and V [..., n, n] besides S.
+RuleResult aten_svd(EmitContext& ctx, const ir::Node& node) {
+  ArgReader args(ctx, node);
+  if (args.bool_or("compute_uv", true)) return svd_rule(ctx, args, "self", !args.bool_or("some", true), false);
+  const auto [m, n] = matrix_sizes(args, "self");
+  const std::string batch = ctx.shape_slice(args.tensor("self"), 0, -2);
+  ctx.set_output(0, ctx.emit("Expand", {ctx.const_scalar(0, args.out_dtype(0)), ctx.concat({batch, ctx.const_i64s({m, m})}, 0)}));
+  ctx.set_output(1, cast_if_needed(ctx, svd_of(ctx, args, "self").values, DType::kFloat64, args.out_dtype(1)));
+  ctx.set_output(2, ctx.emit("Expand", {ctx.const_scalar(0, args.out_dtype(2)), ctx.concat({batch, ctx.const_i64s({n, n})}, 0)}));
+  return RuleResult::kEmitted;
+}
+
 // linalg_polar(Tensor A) -> (Tensor U, Tensor H), A [..., m, n] with m >= n (torch requires it):
 // from A = W S V^T as the Jacobi sweeps give it (B = A V, S B's column norms), U = W V^T =
 // B diag(1/S) V^T and H = V diag(S) V^T, both unique for a full-rank A. A zero singular value's
@@ -1200,6 +1301,8 @@ RuleResult aten_linalg_cond(EmitContext& ctx, const ir::Node& node) {
 
 void register_decomp_linalg_rules(RuleTable& t) {
   t.add("aten.linalg_svdvals.default", aten_linalg_svdvals);
+  t.add("aten.linalg_svd.default", aten_linalg_svd);
+  t.add("aten.svd.default", aten_svd);
   t.add("aten.linalg_polar.default", aten_linalg_polar);
   t.add("aten.linalg_matrix_sqrth.default", aten_linalg_matrix_sqrth);
   t.add("aten.linalg_eigvalsh.default", aten_linalg_eigvalsh);
