@@ -194,6 +194,34 @@ bool scalar_is(Generator& gen, const std::string& name, double want, size_t max_
   return (*v.floats)[0] == want;
 }
 
+// The 16-bit type (FLOAT16 or BFLOAT16) a float operand was computed from: a Cast to float of such
+// a value, reached through Transposes, Reshapes and products with a scalar constant; 0 otherwise.
+// translate/half_in_float.h computes attention of half operands in float; the kernel still takes
+// them to tensor cores, each operand rounded once to the 16-bit type as an all-half graph has it.
+int sixteen_bit_origin(Generator& gen, const ValueGraph& graph, std::string name) {
+  auto sixteen = [](int t) { return t == TensorProto::FLOAT16 || t == TensorProto::BFLOAT16; };
+  if (gen.has(name) && sixteen(gen.value(name).dtype)) return gen.value(name).dtype;
+  for (int hops = 0; hops < 8; ++hops) {
+    const onnx::NodeProto* p = graph.producer(name);
+    if (!p || p->input_size() < 1) return 0;
+    if (is_op(*p, "Cast")) {
+      const int from = gen.has(p->input(0)) ? gen.value(p->input(0)).dtype : 0;
+      return sixteen(from) ? from : 0;
+    }
+    if (is_op(*p, "Transpose") || is_op(*p, "Reshape")) {
+      name = p->input(0);
+    } else if (is_op(*p, "Mul") && p->input_size() == 2) {
+      const bool first_scalar = gen.has(p->input(0)) && gen.value(p->input(0)).floats && gen.value(p->input(0)).floats->size() == 1;
+      const bool second_scalar = gen.has(p->input(1)) && gen.value(p->input(1)).floats && gen.value(p->input(1)).floats->size() == 1;
+      if (first_scalar == second_scalar) return 0;
+      name = first_scalar ? p->input(1) : p->input(0);
+    } else {
+      return 0;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::optional<Generator::AttentionShape> Generator::attention_shape(const AttentionMatch& m) {
@@ -392,10 +420,11 @@ bool Generator::emit_attention(const AttentionMatch& m) {
                     {"LOAD_Q", load_q}, {"LOAD_K", load_k}, {"SCORE", score.code}, {"LOAD_V", load_v}, {"STORE", st.code}};
   std::string body = render_template("attention_simt", holes);
   int smem = (kRows * (static_cast<int>(a.e) + 1) + kKeys * (kv_width + 1) + kRows * (kKeys + 1)) * 4;
-  // fp16 / bf16 q', k', v: both products on tensor cores on sm_80+ (the SIMT body elsewhere).
-  if (a.vq.dtype == a.vk.dtype && a.vq.dtype == a.vv.dtype &&
-      (a.vq.dtype == TensorProto::FLOAT16 || a.vq.dtype == TensorProto::BFLOAT16))
-    body = attention_mma_body(a.vq.dtype == TensorProto::FLOAT16, a.e, a.ev, holes, body, per_lane, smem);
+  // fp16 / bf16 q', k', v (or float ones made from them): both products on tensor cores on sm_80+
+  // (the SIMT body elsewhere).
+  const int q16 = sixteen_bit_origin(*this, graph_, a.qn);
+  if (q16 && q16 == sixteen_bit_origin(*this, graph_, a.kn) && q16 == sixteen_bit_origin(*this, graph_, a.vn))
+    body = attention_mma_body(q16 == TensorProto::FLOAT16, a.e, a.ev, holes, body, per_lane, smem);
   std::string computes = "attention (";
   for (int n : m.deferred()) computes += function_.node(n).op_type() + ", ";
   computes += "MatMul) -> " + out;
