@@ -294,8 +294,8 @@ def check_model(exe, pt2, model, ins, outs, work: Path, timeout, outs64=None, op
     if p.returncode == 4:
         detail = err.strip().splitlines()[0][:300] if err.strip() else "exit 4"
         newer = re.search(r"needs opset (\d+)|\(opset (\d+)\)", err)
-        if opset == OPSET and newer:
-            n = int(newer.group(1) or newer.group(2))
+        n = int(newer.group(1) or newer.group(2)) if newer else 0
+        if opset == OPSET and n > OPSET:
             again = check_model(exe, pt2, model, ins, outs, work, timeout, outs64, opinfo, desc, opset=n)
             detail += f"; at opset {n}: {again[0]} ({again[1][:120]})"
         return "refused", detail, None
