@@ -1993,6 +1993,15 @@ class FractionalPool(nn.Module):
         return v, i, v2, i2, v3, i3, v4, i4, v5, i5, v6, i6
 
 
+@case("integer_pow", lambda g: (torch.tensor([3, -3, 2, 1, -1, 0, 7, 123456789, -2, 5]), torch.tensor([39, 41, 64, -3, -5, 0, 0, 3, 63, -1]),
+                                 torch.tensor([3, -3, 2, 1, -1, 0, 7, 100, -2, 5], dtype=torch.int8)), irs=("default",))
+class IntegerPow(nn.Module):
+    """pow of integers as torch's powi: results past 2^53 exact, past int64 wrapped, negative exponents (base 1, -1, other), int8, Scalar base, Tensor_Scalar."""
+
+    def forward(self, a, b, c):
+        return a ** b, torch.pow(c, b.to(torch.int8)), 3 ** b, a ** 5, a ** 40
+
+
 @case("hash_tensor", lambda g: (randn(g, 3, 4, 5), randint(g, -50, 50, 4, 6).int()), irs=("default",))
 class HashTensor(nn.Module):
     """hash_tensor (xor of 64-bit patterns, BitCast: opset 26): all dims, one dim, two with keepdim; float16, -0.0 and NaN; int32 (sign-extended)."""

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "translate/onnx_types.h"
+#include "translate/rules/integer_pow.h"
 #include "translate/rules/register_all.h"
 #include "translate/typed_emit.h"
 #include "translate/rule_helpers.h"
@@ -295,6 +296,7 @@ RuleResult aten_pow_tensor_scalar(EmitContext& ctx, const ir::Node& node) {
       if (e == -2.0) return emitted(ctx, ctx.emit("Reciprocal", {ctx.emit("Mul", {x, x})}));
     }
   }
+  if (ir::is_integral(type)) return emitted(ctx, integer_pow(ctx, x, args.scalar("exponent", type), type));
   return emitted(ctx, ctx.emit("Pow", {x, args.scalar("exponent", type)}));
 }
 
@@ -302,14 +304,18 @@ RuleResult aten_pow_tensor_scalar(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_pow_tensor_tensor(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = arithmetic_dtype(args, {"self", "exponent"});
-  return emitted(ctx, ctx.emit("Pow", {operand_as(ctx, args, "self", type), operand_as(ctx, args, "exponent", type)}));
+  const std::string base = operand_as(ctx, args, "self", type), exponent = operand_as(ctx, args, "exponent", type);
+  if (ir::is_integral(type)) return emitted(ctx, integer_pow(ctx, base, exponent, type));
+  return emitted(ctx, ctx.emit("Pow", {base, exponent}));
 }
 
 // pow.Scalar(Scalar self, Tensor exponent) -> Tensor
 RuleResult aten_pow_scalar(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = arithmetic_dtype(args, {"self", "exponent"});
-  return emitted(ctx, ctx.emit("Pow", {args.scalar("self", type), operand_as(ctx, args, "exponent", type)}));
+  const std::string base = args.scalar("self", type), exponent = operand_as(ctx, args, "exponent", type);
+  if (ir::is_integral(type)) return emitted(ctx, integer_pow(ctx, base, exponent, type));
+  return emitted(ctx, ctx.emit("Pow", {base, exponent}));
 }
 
 // ---- min / max / clamp ------------------------------------------------------------------------
