@@ -156,10 +156,13 @@ SELECTED = {
 # float32.
 SELECTED_IN = {
     "int64": {"arange": 31, "ceil": 0, "floor": 0, "native_dropout_backward": 0,
-              "nn.functional.margin_ranking_loss": 0, "nn.functional.poisson_nll_loss": 0},
+              "nn.functional.margin_ranking_loss": 0, "nn.functional.poisson_nll_loss": 0,
+              "__rpow__": 4, "nn.functional.pixel_shuffle": 0},  # powers past int64 wrap; DepthToSpace's int64 gap
     "bool": {"addr": 0, "amax": 0, "aminmax": 0, "clamp_min": 0, "fmax": 0, "index_add": 5, "kron": 0,
              "max.reduction_with_dim": 0, "maximum": 0, "msort": 0, "native_dropout_backward": 0, "outer": 0,
-             "sign": 0, "sum_to_size": 0},
+             "sign": 0, "sum_to_size": 0,
+             # onnxruntime has no bool Where or Unique: computed as And/Or and in int64
+             "masked_fill": 0, "diagflat": 2, "unique": 200, "mode": 0},
     "float16": {"atan2": 0, "exp2": 0, "index_add": 0, "isclose": 0, "isfinite": 0, "isinf": 0, "isposinf": 0, "lerp": 0, "logaddexp": 0,
                 "scatter_reduce.sum": 0, "sinc": 0,
                 # ties torch orders its own way; torch's float16 rounding per step or overflow (the

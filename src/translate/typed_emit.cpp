@@ -138,4 +138,9 @@ std::string emit_scatter(EmitContext& ctx, std::string_view op_type, const std::
   return ctx.cast(out, type);
 }
 
+std::string emit_where(EmitContext& ctx, const std::string& cond, const std::string& x, const std::string& y, DType type) {
+  if (type != DType::kBool) return ctx.emit("Where", {cond, x, y});
+  return ctx.emit("Or", {ctx.emit("And", {cond, x}), ctx.emit("And", {ctx.emit("Not", {cond}), y})});
+}
+
 }  // namespace pt2onnx::translate

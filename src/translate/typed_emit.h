@@ -50,4 +50,9 @@ std::string emit_in(EmitContext& ctx, std::string_view op_type, const std::vecto
 std::string emit_scatter(EmitContext& ctx, std::string_view op_type, const std::vector<std::string>& inputs, ir::DType type,
                          const std::vector<Attr>& attrs);
 
+// Where(cond, x, y) with x and y of `type`. onnxruntime's CPU provider has no Where kernel for bool
+// values (the file would be valid but could not run): those are (cond and x) or (not cond and y),
+// which broadcast alike.
+std::string emit_where(EmitContext& ctx, const std::string& cond, const std::string& x, const std::string& y, ir::DType type);
+
 }  // namespace pt2onnx::translate

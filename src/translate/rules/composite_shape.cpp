@@ -308,7 +308,8 @@ std::string embed_diagonal(EmitContext& ctx, const std::string& v, int64_t rank,
   const std::string padded = pad ? ctx.emit("Pad", {v, ctx.const_i64s(pads)}) : v;
   const std::string m = ctx.dim_of(padded, rank - 1);
   const std::string along = ctx.unsqueeze(padded, {k >= 0 ? rank : rank - 1});
-  return ctx.emit("Where", {diagonal_mask(ctx, m, k), along, ctx.const_scalar(0, type)});
+  const std::string mask = diagonal_mask(ctx, m, k);
+  return emit_where(ctx, mask, along, ctx.const_scalar(0, type), type);
 }
 
 // diag(Tensor self, int diagonal=0) -> Tensor: a 1-D tensor onto the diagonal of a square matrix;
@@ -322,7 +323,7 @@ RuleResult aten_diag(EmitContext& ctx, const ir::Node& node) {
   const std::string x = args.tensor("self");
   if (rank == 1) return emitted(ctx, embed_diagonal(ctx, x, 1, k, type));
   const std::string mask = ctx.cast(ctx.emit("EyeLike", {ctx.cast(x, DType::kFloat32)}, {Attr("k", k)}), DType::kBool);
-  const std::string on = ctx.emit("Where", {mask, x, ctx.const_scalar(0, type)});
+  const std::string on = emit_where(ctx, mask, x, ctx.const_scalar(0, type), type);
   const std::string r = ctx.dim_of(x, 0), c = ctx.dim_of(x, 1);
   const std::string shift = ctx.const_i64(std::abs(k));
   const std::string length = k >= 0 ? ctx.emit("Min", {r, ctx.emit("Sub", {c, shift})}) : ctx.emit("Min", {ctx.emit("Sub", {r, shift}), c});
@@ -400,7 +401,7 @@ RuleResult aten_channel_shuffle(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_masked_select(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const std::string mask = cast_if_needed(ctx, args.tensor("mask"), args.dtype_of("mask"), DType::kBool);
-  const std::string x = ctx.emit("Where", {mask, args.tensor("self"), args.tensor("self")});  // self, broadcast
+  const std::string x = emit_where(ctx, mask, args.tensor("self"), args.tensor("self"), args.dtype_of("self"));  // self, broadcast
   const std::string flat_mask = ctx.reshape(ctx.emit("Expand", {mask, ctx.shape_of(x)}), ctx.const_i64s({-1}));
   return emitted(ctx, ctx.emit("Compress", {ctx.reshape(x, ctx.const_i64s({-1})), flat_mask}, {Attr("axis", 0)}));
 }

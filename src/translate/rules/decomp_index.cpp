@@ -90,7 +90,7 @@ RuleResult aten_unsafe_masked_index(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = args.dtype_of("self");
   const std::string gathered = ctx.emit("GatherND", {args.tensor("self"), masked_index_coordinates(ctx, args, false)});
-  return emitted(ctx, ctx.emit("Where", {args.tensor("mask"), gathered, args.scalar("fill", type)}));
+  return emitted(ctx, emit_where(ctx, args.tensor("mask"), gathered, args.scalar("fill", type), type));
 }
 
 // _unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor:
@@ -103,7 +103,7 @@ RuleResult aten_unsafe_masked_index_put_accumulate(EmitContext& ctx, const ir::N
   const std::string coords = masked_index_coordinates(ctx, args, true);
   const int64_t k = static_cast<int64_t>(args.optional_tensors("indices").size());
   const std::string values = cast_if_needed(ctx, args.tensor("values"), args.dtype_of("values"), type);
-  const std::string kept = ctx.emit("Where", {args.tensor("mask"), values, ctx.const_scalar(0, type)});
+  const std::string kept = emit_where(ctx, args.tensor("mask"), values, ctx.const_scalar(0, type), type);
   const std::string update_shape = ctx.concat({ctx.shape_slice(coords, 0, -1), ctx.shape_slice(self, k, rank)}, 0);
   const std::string updates = ctx.emit("Expand", {kept, update_shape});
   return emitted(ctx, emit_scatter(ctx, "ScatterND", {self, coords, updates}, type, {Attr("reduction", "add")}));

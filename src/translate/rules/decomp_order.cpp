@@ -289,7 +289,7 @@ RuleResult aten_mode(EmitContext& ctx, const ir::Node& node) {
   const std::string frequent = ctx.emit("Equal", {counts, ctx.reduce("ReduceMax", counts, std::vector<int64_t>{axis}, true)});
   // The smallest key among the most frequent (others stand in as the slice's largest key).
   const std::string filler = reduce_in(ctx, "ReduceMax", key, type, std::vector<int64_t>{axis}, true);
-  const std::string best = reduce_in(ctx, "ReduceMin", ctx.emit("Where", {frequent, key, filler}), type, std::vector<int64_t>{axis}, true);
+  const std::string best = reduce_in(ctx, "ReduceMin", emit_where(ctx, frequent, key, filler, type), type, std::vector<int64_t>{axis}, true);
   const std::string hit = ctx.emit("And", {frequent, ctx.emit("Equal", {key, best})});
   std::vector<int64_t> position_shape = {-1};
   position_shape.resize(static_cast<size_t>(rank - axis), 1);

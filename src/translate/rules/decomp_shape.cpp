@@ -70,7 +70,7 @@ RuleResult aten_diagflat(EmitContext& ctx, const ir::Node& node) {
                                                           : ctx.emit("Expand", {cols, ctx.const_i64s({side, side})}),
                                               ctx.const_i64(0), ctx.const_i64(n - 1)});
   const std::string picked = ctx.emit("Gather", {v, which});
-  return emitted(ctx, ctx.emit("Where", {on, picked, ctx.const_scalar(0, args.dtype_of("self"))}));
+  return emitted(ctx, emit_where(ctx, on, picked, ctx.const_scalar(0, args.dtype_of("self")), args.dtype_of("self")));
 }
 
 // The flat positions of diagonal `offset` in a rows x cols matrix (row-major), and its length.

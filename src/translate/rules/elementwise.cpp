@@ -441,7 +441,8 @@ RuleResult aten_fill(EmitContext& ctx, const ir::Node& node) {
 RuleResult aten_masked_fill(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const DType type = args.dtype_of("self");
-  return emitted(ctx, ctx.emit("Where", {as_bool(ctx, args, "mask"), operand_as(ctx, args, "value", type), args.tensor("self")}));
+  const std::string mask = as_bool(ctx, args, "mask");
+  return emitted(ctx, emit_where(ctx, mask, operand_as(ctx, args, "value", type), args.tensor("self"), type));
 }
 
 
@@ -575,7 +576,8 @@ RuleResult aten_heaviside(EmitContext& ctx, const ir::Node& node) {
   const DType type = arithmetic_dtype(args, {"self", "values"});
   const std::string x = operand_as(ctx, args, "self", type);
   const std::string step = ctx.cast(emit_in(ctx, "Greater", {x, ctx.const_scalar(0, type)}, type), type);
-  return emitted(ctx, ctx.emit("Where", {ctx.emit("Equal", {x, ctx.const_scalar(0, type)}), operand_as(ctx, args, "values", type), step}));
+  const std::string zero = ctx.emit("Equal", {x, ctx.const_scalar(0, type)});
+  return emitted(ctx, emit_where(ctx, zero, operand_as(ctx, args, "values", type), step, type));
 }
 
 // A bool result shaped like `self`, all `value` (what the float tests give for integer tensors).

@@ -524,7 +524,7 @@ RuleResult aten_index_fill(EmitContext& ctx, const ir::Node& node) {
   if (!others.empty()) mask = ctx.unsqueeze(mask, others);
   if (rank == 0) mask = ctx.reshape(mask, ctx.const_i64s({}));
   const DType type = args.dtype_of("self");
-  return emitted(ctx, ctx.emit("Where", {mask, operand_as(ctx, args, "value", type), args.tensor("self")}));
+  return emitted(ctx, emit_where(ctx, mask, operand_as(ctx, args, "value", type), args.tensor("self"), type));
 }
 
 }  // namespace

@@ -651,12 +651,24 @@ RuleResult aten_repeat_interleave(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.reshape(expanded, ctx.concat({lead, merged, after}, 0)));
 }
 
-// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor: DepthToSpace in CRD order
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor: DepthToSpace in CRD order; for other
+// types than float, double and uint8, which onnxruntime's CPU DepthToSpace lacks, its reshapes:
+// [N, C*r*r, H, W] -> [N, C, r, r, H, W] -> [N, C, H, r, W, r] -> [N, C, H*r, W*r].
 RuleResult aten_pixel_shuffle(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   PT2ONNX_CHECK(args.rank_of("self") == 4, ErrorCode::kUnsupported, "pixel_shuffle of a tensor that is not 4-D");
-  return emitted(ctx, ctx.emit("DepthToSpace", {args.tensor("self")},
-                               {Attr("blocksize", args.get_int("upscale_factor")), Attr("mode", "CRD")}));
+  const int64_t r = args.get_int("upscale_factor");
+  const DType type = args.dtype_of("self");
+  if (type == DType::kFloat32 || type == DType::kFloat64 || type == DType::kUInt8)
+    return emitted(ctx, ctx.emit("DepthToSpace", {args.tensor("self")}, {Attr("blocksize", r), Attr("mode", "CRD")}));
+  const std::string& fx = args.tensor_fx("self");
+  const std::string n = ctx.unsqueeze(ctx.size_of(fx, 0), {0});
+  const std::string c = ctx.unsqueeze(ctx.emit("Div", {ctx.size_of(fx, 1), ctx.const_i64(r * r)}), {0});
+  const std::string h = ctx.unsqueeze(ctx.size_of(fx, 2), {0}), w = ctx.unsqueeze(ctx.size_of(fx, 3), {0});
+  const std::string rr = ctx.const_i64s({r});
+  const std::string split = ctx.reshape(args.tensor("self"), ctx.concat({n, c, rr, rr, h, w}, 0));
+  const std::string moved = ctx.transpose(split, {0, 1, 4, 2, 5, 3});
+  return emitted(ctx, ctx.reshape(moved, ctx.concat({n, c, ctx.emit("Mul", {h, rr}), ctx.emit("Mul", {w, rr})}, 0)));
 }
 
 // pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor: SpaceToDepth matches torch's order

@@ -19,6 +19,15 @@ namespace {
 using ir::DType;
 
 // Binds (values, inverse, counts) to outputs 0-2; the ones not asked for become empty int64.
+// ONNX Unique's four outputs; bool values, which onnxruntime's CPU Unique lacks, as int64 (the
+// same order: false before true).
+std::vector<std::string> unique_of(EmitContext& ctx, const std::string& x, ir::DType type, const std::vector<Attr>& attrs) {
+  if (type != ir::DType::kBool) return ctx.emit("Unique", {x}, attrs, 4);
+  std::vector<std::string> u = ctx.emit("Unique", {ctx.cast(x, ir::DType::kInt64)}, attrs, 4);
+  u[0] = ctx.cast(u[0], ir::DType::kBool);
+  return u;
+}
+
 RuleResult bind_unique(EmitContext& ctx, const ArgReader& args, const std::string& values, const std::string& inverse,
                        const std::string& counts) {
   ctx.set_output(0, values);
@@ -32,7 +41,7 @@ RuleResult bind_unique(EmitContext& ctx, const ArgReader& args, const std::strin
 RuleResult aten_unique2(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const std::string x = args.tensor("self");
-  const std::vector<std::string> u = ctx.emit("Unique", {x}, {Attr("sorted", int64_t{1})}, 4);
+  const std::vector<std::string> u = unique_of(ctx, x, args.dtype_of("self"), {Attr("sorted", int64_t{1})});
   // ONNX's inverse indexes the flattened input; torch's has the input's shape.
   return bind_unique(ctx, args, u[0], ctx.reshape(u[2], ctx.shape_of(x)), u[3]);
 }
@@ -46,7 +55,7 @@ RuleResult aten_unique_dim(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
   const int64_t dim = normalize_dim(args.get_int("dim"), args.rank_of("self"));
   const std::vector<std::string> u =
-      ctx.emit("Unique", {args.tensor("self")}, {Attr("axis", dim), Attr("sorted", int64_t{1})}, 4);
+      unique_of(ctx, args.tensor("self"), args.dtype_of("self"), {Attr("axis", dim), Attr("sorted", int64_t{1})});
   return bind_unique(ctx, args, u[0], u[2], u[3]);
 }
 
