@@ -428,6 +428,14 @@ def table_report(index, results, out_md=None, only=None):
     lines.append(f"| exported | {len(exported)} | {len(results)} |")
     lines.append(f"| converted (every program, exit 0) | {converted_ops} | {converted_models} |")
     lines.append(f"| matched (every program) | {count['matched']} | {models['matched']} |")
+    # Matches decided by a rule other than plain closeness to torch's output, each its own row.
+    decided_by = (("float64 run", "of them, programs where torch's output is off the float64 run and ours is not"),
+                  ("unspecified", "of them, programs whose indices differ from torch's only between equal values"),
+                  ("defined only up to sign", "of them, programs whose vectors equal torch's up to sign"))
+    for marker, label in decided_by:
+        n = sum(1 for _, st, d, *_ in results.values() if st == "matched" and marker in d)
+        if n:
+            lines.append(f"| {label} | | {n} |")
     lines.append(f"| refused (some program, by name) | {count['refused']} | {models['refused']} |")
     lines.append(f"| error (other exit, crash, timeout) | {count['error']} | {models['error']} |")
     lines.append(f"| wrong (must be 0) | {count['wrong']} | {models['wrong']} |")
