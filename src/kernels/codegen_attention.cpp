@@ -200,6 +200,7 @@ bool scalar_is(Generator& gen, const std::string& name, double want, size_t max_
 // them to tensor cores, each operand rounded once to the 16-bit type as an all-half graph has it.
 int sixteen_bit_origin(Generator& gen, const ValueGraph& graph, std::string name) {
   auto sixteen = [](int t) { return t == TensorProto::FLOAT16 || t == TensorProto::BFLOAT16; };
+  auto scalar_constant = [&](const std::string& v) { return gen.has(v) && gen.value(v).floats && gen.value(v).floats->size() == 1; };
   if (gen.has(name) && sixteen(gen.value(name).dtype)) return gen.value(name).dtype;
   for (int hops = 0; hops < 8; ++hops) {
     const onnx::NodeProto* p = graph.producer(name);
@@ -211,8 +212,7 @@ int sixteen_bit_origin(Generator& gen, const ValueGraph& graph, std::string name
     if (is_op(*p, "Transpose") || is_op(*p, "Reshape")) {
       name = p->input(0);
     } else if (is_op(*p, "Mul") && p->input_size() == 2) {
-      const bool first_scalar = gen.has(p->input(0)) && gen.value(p->input(0)).floats && gen.value(p->input(0)).floats->size() == 1;
-      const bool second_scalar = gen.has(p->input(1)) && gen.value(p->input(1)).floats && gen.value(p->input(1)).floats->size() == 1;
+      const bool first_scalar = scalar_constant(p->input(0)), second_scalar = scalar_constant(p->input(1));
       if (first_scalar == second_scalar) return 0;
       name = first_scalar ? p->input(1) : p->input(0);
     } else {
