@@ -211,4 +211,9 @@ int64_t int_attribute(const onnx::NodeProto& node, const std::string& name, int6
   return a ? a->i() : fallback;
 }
 
+void declare_initializer(Body& body, onnx::TensorProto t) {
+  body.inputs.insert(t.name());
+  *body.graph->add_initializer() = std::move(t);
+}
+
 }  // namespace pt2onnx::clean

@@ -72,6 +72,9 @@ void erase_nodes(Body& body, const std::vector<bool>& keep);
 void replace_by_value(Body& body, int index, const std::string& value, std::vector<bool>& keep,
                       std::map<std::string, std::string>& renames);
 
+// Adds `t` as an initializer of the scope (whose graph it must have) and records its name.
+void declare_initializer(Body& body, onnx::TensorProto t);
+
 // Replaces every read of `from` by `to`, in subgraph attributes too (outer-scope reads).
 void rename_uses(Body& body, const std::string& from, const std::string& to);
 

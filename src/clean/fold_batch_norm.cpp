@@ -13,16 +13,6 @@ namespace pt2onnx::clean {
 
 namespace {
 
-struct Names {
-  std::set<std::string> taken;
-  std::string fresh(const std::string& base) {
-    std::string name = base;
-    for (int i = 1; taken.count(name); ++i) name = base + "_" + std::to_string(i);
-    taken.insert(name);
-    return name;
-  }
-};
-
 const onnx::TensorProto* find_initializer(const onnx::GraphProto& graph, const std::string& name) {
   for (const onnx::TensorProto& t : graph.initializer())
     if (t.name() == name) return &t;
@@ -88,7 +78,7 @@ onnx::TensorProto float_vector(const std::string& name, const std::vector<double
 }
 
 // Folds bn into the Conv/Gemm `producer`; false (nothing changed) when a condition fails.
-bool fold_into(Body& body, onnx::NodeProto& producer, const onnx::NodeProto& bn, WeightAccess& weights, Names& names) {
+bool fold_into(Body& body, onnx::NodeProto& producer, const onnx::NodeProto& bn, WeightAccess& weights, FreshNames& names) {
   onnx::GraphProto& graph = *body.graph;
   const bool is_gemm = producer.op_type() == "Gemm";
   if (producer.input_size() < 2) return false;
@@ -118,23 +108,21 @@ bool fold_into(Body& body, onnx::NodeProto& producer, const onnx::NodeProto& bn,
     for (size_t i = 0; i < b->size(); ++i) bias[i] = beta * (*b)[i];
   }
 
-  const std::string w_name = names.fresh(producer.input(1) + ".bn_folded");
+  const std::string w_name = names(producer.input(1) + ".bn_folded");
   if (!weights.add(producer.input(1), w_name, model::DerivedWeight::Scaled{p->factor, inner})) {
-    names.taken.erase(w_name);
+    names.release(w_name);
     return false;
   }
   onnx::TensorProto declared = *w;
   declared.set_name(w_name);
   declared.clear_raw_data();  // a declaration: emit derives its data (WeightAccess::add)
   declared.clear_float_data();
-  *graph.add_initializer() = std::move(declared);
+  declare_initializer(body, std::move(declared));
 
   std::vector<double> folded_bias(static_cast<size_t>(channels));
   for (size_t i = 0; i < folded_bias.size(); ++i) folded_bias[i] = bias[i] * p->factor[i] + p->shift[i];
-  const std::string b_name = names.fresh(bn.input(2) + ".bn_folded");
-  *graph.add_initializer() = float_vector(b_name, folded_bias);
-  body.inputs.insert(w_name);
-  body.inputs.insert(b_name);
+  const std::string b_name = names(bn.input(2) + ".bn_folded");
+  declare_initializer(body, float_vector(b_name, folded_bias));
 
   producer.set_input(1, w_name);
   if (producer.input_size() > 2) producer.set_input(2, b_name);
@@ -154,15 +142,10 @@ int fold_batch_norms(Body& body, WeightAccess& weights) {
     return 0;
   std::map<std::string, int> producer;
   std::map<std::string, int> reads;
-  Names names;
-  for (const onnx::TensorProto& t : body.graph->initializer()) names.taken.insert(t.name());
-  for (const auto& v : body.graph->input()) names.taken.insert(v.name());
+  FreshNames names(body);
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes.Get(i);
-    for (const std::string& o : node.output()) {
-      producer[o] = i;
-      names.taken.insert(o);
-    }
+    for (const std::string& o : node.output()) producer[o] = i;
     for (const std::string& in : node.input()) ++reads[in];
     std::set<std::string> outer;
     subgraph_reads(node, outer);

@@ -172,8 +172,7 @@ struct Folder {
     declared.set_name(name);
     declared.clear_raw_data();  // a declaration: emit derives its data
     declared.clear_float_data();
-    *body.graph->add_initializer() = std::move(declared);
-    body.inputs.insert(name);
+    declare_initializer(body, std::move(declared));
     // The Mul passes the folded weight on; drop_identities bypasses it, the dead-node sweep
     // takes the Div and the norm.
     mul.set_op_type("Identity");

@@ -12,7 +12,6 @@
 #include <set>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "clean/clean.h"
@@ -112,9 +111,7 @@ int fold_weight_shifts(Body& body, WeightAccess& weights) {
       if (shifts.count(node.input(j)) && !shift_reads.count({i, j})) other_reads.insert(node.input(j));
     subgraph_reads(node, other_reads);
   }
-  std::unordered_set<std::string> taken;  // names a new initializer must not take
-  for (const onnx::TensorProto& t : body.graph->initializer()) taken.insert(t.name());
-  for (const onnx::NodeProto& node : nodes) taken.insert(node.output().begin(), node.output().end());
+  FreshNames fresh(body);
 
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
   std::map<std::string, std::string> renames;
@@ -128,15 +125,14 @@ int fold_weight_shifts(Body& body, WeightAccess& weights) {
     const onnx::TensorProto& w = *candidates.at(weight);
     int64_t numel = 1;
     for (int64_t d : w.dims()) numel *= d;
-    std::string name = weight + ".shifted";
-    for (int k = 1; taken.count(name); ++k) name = weight + ".shifted_" + std::to_string(k);
-    if (!weights.add(weight, name, model::DerivedWeight::Scaled{{shift.factor}, std::max<int64_t>(numel, 1), shift.offset}))
+    const std::string name = fresh(weight + ".shifted");
+    if (!weights.add(weight, name, model::DerivedWeight::Scaled{{shift.factor}, std::max<int64_t>(numel, 1), shift.offset})) {
+      fresh.release(name);
       continue;
-    taken.insert(name);
+    }
     onnx::TensorProto declared = w;
     declared.set_name(name);
-    *body.graph->add_initializer() = std::move(declared);
-    body.inputs.insert(name);
+    declare_initializer(body, std::move(declared));
     for (const auto& reader : readers) replace_by_value(body, reader.first, name, keep, renames);
     ++folded;
   }

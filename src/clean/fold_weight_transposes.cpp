@@ -39,12 +39,8 @@ int fold_weight_transposes(Body& body, WeightAccess& weights) {
   // Readers of each value: node indices (a subgraph read or a scope output counts as a non-Transpose).
   std::map<std::string, std::vector<int>> readers;
   std::set<std::string> other_reads(body.outputs.begin(), body.outputs.end());
-  std::set<std::string> taken;
-  for (const onnx::TensorProto& t : body.graph->initializer()) taken.insert(t.name());
-  for (const auto& v : body.graph->input()) taken.insert(v.name());
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes.Get(i);
-    taken.insert(node.output().begin(), node.output().end());
     // Not inside a --hiera instance: its function takes the module's weight as torch holds it
     // (the signature kernel bundles and users see); the Transpose stays in the body.
     const bool transpose = node.op_type() == "Transpose" && node.domain().empty() && node.input_size() == 1 &&
@@ -64,6 +60,7 @@ int fold_weight_transposes(Body& body, WeightAccess& weights) {
 
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
   std::map<std::string, std::string> renames;
+  FreshNames fresh(body);
   int folded = 0;
   for (const auto& [weight, transposes] : readers) {
     if (other_reads.count(weight) || graph_inputs.count(weight)) continue;
@@ -74,16 +71,16 @@ int fold_weight_transposes(Body& body, WeightAccess& weights) {
     bool same = perm.size() == static_cast<size_t>(w->dims_size());
     for (int t : transposes) same = same && transpose_perm(nodes.Get(t), w->dims_size()) == perm;
     if (!same) continue;
-    std::string name = weight + ".T";
-    for (int k = 1; taken.count(name); ++k) name = weight + ".T_" + std::to_string(k);
-    if (!weights.add(weight, name, model::DerivedWeight::Permuted{perm})) continue;
-    taken.insert(name);
+    const std::string name = fresh(weight + ".T");
+    if (!weights.add(weight, name, model::DerivedWeight::Permuted{perm})) {
+      fresh.release(name);
+      continue;
+    }
     onnx::TensorProto declared = *w;
     declared.set_name(name);
     declared.clear_dims();
     for (int64_t from : perm) declared.add_dims(w->dims(static_cast<int>(from)));
-    *body.graph->add_initializer() = std::move(declared);
-    body.inputs.insert(name);
+    declare_initializer(body, std::move(declared));
     for (int t : transposes) replace_by_value(body, t, name, keep, renames);
     ++folded;
   }

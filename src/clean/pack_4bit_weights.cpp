@@ -35,15 +35,9 @@ int pack_4bit_weights(Body& body, WeightAccess& weights) {
   Nodes& nodes = *body.nodes;
   std::map<std::string, std::vector<int>> casts;  // weight -> the Casts to 4 bits that read it
   std::set<std::string> other_reads(body.outputs.begin(), body.outputs.end());
-  std::set<std::string> taken;
-  for (const onnx::TensorProto& t : body.graph->initializer()) taken.insert(t.name());
-  for (const auto& v : body.graph->input()) {
-    taken.insert(v.name());
-    other_reads.insert(v.name());  // a graph input's value may be fed: not the archive's
-  }
+  for (const auto& v : body.graph->input()) other_reads.insert(v.name());  // a graph input's value may be fed: not the archive's
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes.Get(i);
-    taken.insert(node.output().begin(), node.output().end());
     const bool cast = cast_to_4bit(node) != 0;
     for (const std::string& in : node.input()) {
       if (cast) casts[in].push_back(i);
@@ -54,6 +48,7 @@ int pack_4bit_weights(Body& body, WeightAccess& weights) {
   std::unordered_map<std::string_view, const onnx::TensorProto*> initializer_by_name;
   for (const onnx::TensorProto& t : body.graph->initializer()) initializer_by_name.emplace(t.name(), &t);
 
+  FreshNames fresh(body);
   std::vector<bool> keep(static_cast<size_t>(nodes.size()), true);
   std::map<std::string, std::string> renames;
   int packed = 0;
@@ -67,17 +62,17 @@ int pack_4bit_weights(Body& body, WeightAccess& weights) {
     for (int r : readers) same = same && cast_to_4bit(nodes.Get(r)) == to && body.outputs.count(nodes.Get(r).output(0)) == 0;
     const int32_t from = to == kInt4 ? onnx::TensorProto_DataType_INT8 : onnx::TensorProto_DataType_UINT8;
     if (!same || w->data_type() != from) continue;
-    std::string name = weight + (to == kInt4 ? ".int4" : ".uint4");
-    for (int k = 1; taken.count(name); ++k) name = weight + (to == kInt4 ? ".int4_" : ".uint4_") + std::to_string(k);
+    const std::string name = fresh(weight + (to == kInt4 ? ".int4" : ".uint4"));
     model::DerivedWeight::Packed4Bit how;
     how.is_signed = to == kInt4;
-    if (!weights.add(weight, name, how)) continue;
-    taken.insert(name);
+    if (!weights.add(weight, name, how)) {
+      fresh.release(name);
+      continue;
+    }
     onnx::TensorProto declared = *w;
     declared.set_name(name);
     declared.set_data_type(to);
-    *body.graph->add_initializer() = std::move(declared);
-    body.inputs.insert(name);
+    declare_initializer(body, std::move(declared));
     for (int r : readers) {
       renames[nodes.Get(r).output(0)] = name;
       keep[static_cast<size_t>(r)] = false;

@@ -14,24 +14,32 @@
 namespace pt2onnx::clean {
 
 // Names for values a pass adds: none of the scope's node outputs, initializers or graph inputs,
-// nor one handed out before (base, then base_1, base_2, ...).
+// nor one handed out before (base, then base_1, base_2, ...). The scope's names are gathered at
+// the first request, so a pass that adds nothing does not pay for them.
 class FreshNames {
  public:
-  explicit FreshNames(const Body& body) {
-    for (const onnx::NodeProto& n : *body.nodes) taken_.insert(n.output().begin(), n.output().end());
-    if (body.graph) {
-      for (const auto& t : body.graph->initializer()) taken_.insert(t.name());
-      for (const auto& v : body.graph->input()) taken_.insert(v.name());
-    }
-  }
+  explicit FreshNames(const Body& body) : body_(&body) {}
   std::string operator()(const std::string& base) {
+    if (!gathered_) gather();
     std::string name = base;
     for (int i = 1; taken_.count(name); ++i) name = base + "_" + std::to_string(i);
     taken_.insert(name);
     return name;
   }
+  // Gives back a name whose value the pass did not add after all.
+  void release(const std::string& name) { taken_.erase(name); }
 
  private:
+  void gather() {
+    gathered_ = true;
+    for (const onnx::NodeProto& n : *body_->nodes) taken_.insert(n.output().begin(), n.output().end());
+    if (body_->graph) {
+      for (const auto& t : body_->graph->initializer()) taken_.insert(t.name());
+      for (const auto& v : body_->graph->input()) taken_.insert(v.name());
+    }
+  }
+  const Body* body_;
+  bool gathered_ = false;
   std::set<std::string> taken_;
 };
 
