@@ -858,6 +858,14 @@ class FakeWeights final : public WeightReader {
   }
 };
 
+// Options that read `weights` and fold (or, with --no-fold, keep) the weights they can.
+CleanOptions with_weights(FakeWeights& weights, bool fold) {
+  CleanOptions options;
+  options.weights = &weights;
+  options.fold_weights = fold;
+  return options;
+}
+
 // The derived weight named `name`, or null.
 const model::DerivedWeight* find_derived(const std::vector<model::DerivedWeight>& derived, const std::string& name) {
   for (const model::DerivedWeight& d : derived)
@@ -884,9 +892,7 @@ TEST_CASE("inference BatchNorm after a Conv folds into its weight and bias") {
   FakeWeights weights;
   weights.values = {{"w", {1, 2, 3, 4}}, {"b", {1, -1}},     {"gamma", {2, 3}},
                     {"beta", {0.5, 1}},  {"mean", {3, -2}}, {"var", {3.5, 8.5}}};
-  CleanOptions options;
-  options.weights = &weights;
-  options.fold_weights = true;
+  CleanOptions options = with_weights(weights, true);
   std::vector<model::DerivedWeight> derived;
   const CleanReport report = clean(m, options, &derived);
   CHECK(report.batch_norms_folded == 1);
@@ -930,18 +936,14 @@ g (float[1,2,4,4] x) => (float[1,2,4,4] y, float[1,2,4,4] c)
 })");
     FakeWeights weights;
     weights.values = {{"w", {1, 2, 3, 4}}, {"gamma", {1, 1}}, {"beta", {0, 0}}, {"mean", {0, 0}}, {"var", {1, 1}}};
-    CleanOptions options;
-    options.weights = &weights;
-    options.fold_weights = true;
+    CleanOptions options = with_weights(weights, true);
     clean(m, options);
     CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
   }
   {
     onnx::ModelProto m = parse(kConvBn);
     FakeWeights weights;  // nothing derivable
-    CleanOptions options;
-    options.weights = &weights;
-    options.fold_weights = true;
+    CleanOptions options = with_weights(weights, true);
     clean(m, options);
     CHECK(op_counts(m.graph()).at("BatchNormalization") == 1);
   }
@@ -963,9 +965,7 @@ TEST_CASE("a weight norm of two weights folds into one weight scaled per channel
   bind_all(t);
   FakeWeights weights;
   weights.values = {{"v", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, {"gain", {2, 3}}};
-  CleanOptions options;
-  options.weights = &weights;
-  options.fold_weights = true;
+  CleanOptions options = with_weights(weights, true);
   std::vector<model::DerivedWeight> derived;
   CHECK(clean_in_place(t, options, &derived).weight_norms_folded == 1);
   const onnx::GraphProto& graph = t.proto.graph();
@@ -995,9 +995,7 @@ TEST_CASE("a weight norm stays with --no-fold, when v has another reader, or whe
     bind_all(t);
     FakeWeights weights;
     weights.values = {{"v", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, {"gain", {2, 3}}};
-    CleanOptions options;
-    options.weights = &weights;
-    options.fold_weights = fold;
+    CleanOptions options = with_weights(weights, fold);
     const int n = clean_in_place(t, options).weight_norms_folded;
     CHECK(op_counts(t.proto.graph()).count("ReduceL2") == static_cast<size_t>(n == 0));
     return n;
@@ -1024,9 +1022,7 @@ g (float[4,3] x) => (float[4,2] y)
   FakeWeights weights;
   weights.values = {{"w", {1, 2, 3, 4, 5, 6}}, {"c", {1, 2}}, {"gamma", {1, 4}},
                     {"beta", {0, 1}},          {"mean", {1, 0}}, {"var", {1, 4}}};
-  CleanOptions options;
-  options.weights = &weights;
-  options.fold_weights = true;
+  CleanOptions options = with_weights(weights, true);
   std::vector<model::DerivedWeight> derived;
   clean(m, options, &derived);
   REQUIRE(m.graph().node_size() == 1);
@@ -1078,9 +1074,7 @@ g (float[2,3,3] x) => (float[2,3,3] y, float[2] z, float[2] n, float[1,2] s) <fl
     FakeWeights weights;
     weights.values = {{"table", {1, 2, 3, 4, 5, 6}}, {"other", {7, 8}}, {"single", {9, 10}}};
     weights.int64s = {{"index", {0, 1, 2, 2, 1, 0, 1, 1, 1}}};
-    CleanOptions options;
-    options.weights = &weights;
-    options.fold_weights = fold;  // false: --no-fold, weights as in the archive
+    CleanOptions options = with_weights(weights, fold);  // false: --no-fold, weights as in the archive
     model::OnnxModel t;
     t.proto = m;
     bind_all(t);
@@ -1119,9 +1113,7 @@ g (float[2,5,3] x) => (float[2,5,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}
   declare_weight(*m.mutable_graph(), "w", {4, 3});
   FakeWeights weights;
   weights.values = {{"w", std::vector<float>(12, 0.0f)}};
-  CleanOptions options;
-  options.weights = &weights;
-  options.fold_weights = true;
+  CleanOptions options = with_weights(weights, true);
   model::OnnxModel t;
   t.proto = m;
   bind_all(t);
@@ -1161,9 +1153,7 @@ g (float[2,3] x) => (float[2,4] y) <float[4,3] w = {0,0,0,0,0,0,0,0,0,0,0,0}> {
     if (variant != 1) declare_weight(*m.mutable_graph(), "w", {4, 3});  // variant 1: data in the proto
     FakeWeights weights;
     weights.values = {{"w", std::vector<float>(12, 0.0f)}};
-    CleanOptions options;
-    options.weights = &weights;
-    options.fold_weights = variant != 2;  // variant 2: --no-fold
+    CleanOptions options = with_weights(weights, variant != 2);  // variant 2: --no-fold
     model::OnnxModel t;
     t.proto = m;
     bind_all(t);
@@ -1194,9 +1184,7 @@ g (float[2,3] x) => (float[2,3] y, float[2,3] z, float[2,3] q) <float[3] w = {0,
   for (const char* name : {"w", "v", "n"}) declare_weight(*m.mutable_graph(), name, {3});
   FakeWeights weights;
   weights.values = {{"w", {1, 2, 3}}, {"v", {1, 2, 3}}, {"n", {1, 2, 3}}};
-  CleanOptions options;
-  options.weights = &weights;
-  options.fold_weights = true;
+  CleanOptions options = with_weights(weights, true);
   model::OnnxModel t;
   t.proto = m;
   bind_all(t);
@@ -1258,9 +1246,7 @@ TEST_CASE("a weight shift stays with --no-fold, a non-scalar or zero constant, o
     declare_weight(*m.mutable_graph(), "w", {3});
     FakeWeights weights;
     weights.values = {{"w", {1, 2, 3}}};
-    CleanOptions options;
-    options.weights = &weights;
-    options.fold_weights = variant != 0;  // variant 0: --no-fold
+    CleanOptions options = with_weights(weights, variant != 0);  // variant 0: --no-fold
     model::OnnxModel t;
     t.proto = m;
     bind_all(t);
