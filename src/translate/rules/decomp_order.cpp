@@ -245,8 +245,9 @@ RuleResult running_extreme(EmitContext& ctx, const ir::Node& node, bool max) {
     const std::string nan_seen = ctx.emit("Greater", {ctx.emit("CumSum", {ctx.cast(ctx.emit("IsNaN", {x}), DType::kInt64), ctx.const_i64(axis)}),
                                                       ctx.const_i64(0)});
     value = ctx.emit("Where", {nan_seen, ctx.const_scalar(NAN, type), value});
-    const std::string seen = ctx.unsqueeze(nan_seen, {axis});  // onnxruntime has no bool Where
-    hit = ctx.emit("Or", {ctx.emit("And", {seen, ctx.emit("IsNaN", {xj})}), ctx.emit("And", {ctx.emit("Not", {seen}), hit})});
+    const std::string seen = ctx.unsqueeze(nan_seen, {axis});
+    const std::string nan_here = ctx.emit("IsNaN", {xj});
+    hit = emit_where(ctx, seen, nan_here, hit, DType::kBool);
   }
   ctx.set_output(0, value);
   if (ctx.output_used(1)) {

@@ -38,7 +38,7 @@ RuleResult aten_hash_tensor(EmitContext& ctx, const ir::Node& node) {
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
   for (int64_t d : dims) reduced[static_cast<size_t>(d)] = true;
   // The kept dims first, the reduced ones flattened into one last axis the Scan walks.
-  std::vector<int64_t> perm, kept_shape_parts;
+  std::vector<int64_t> perm;
   std::vector<std::string> kept_sizes;
   for (int64_t d = 0; d < rank; ++d)
     if (!reduced[static_cast<size_t>(d)]) {
