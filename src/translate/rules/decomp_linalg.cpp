@@ -889,6 +889,8 @@ struct Svd {
   std::string values;  // [..., k] descending (k = min(m, n))
   std::string b, v;    // Jacobi's factors of A, or of A^T when A is wide (m < n)
   bool wide = false;
+  std::string order;   // [..., k] the columns of b and v by descending value (k > 0)
+  std::string matrix;  // what the sweeps decomposed: A, or A^T when A is wide
 };
 
 // The singular values of the float64 matrices `a` [..., m, n] of rank `rank` (static sizes, at
@@ -901,12 +903,12 @@ Svd svd64(EmitContext& ctx, std::string a, int64_t m, int64_t n, int64_t rank) {
   if (wide) a = transposed(ctx, a, rank);
   if (k == 0) {
     const std::string empty = ctx.emit("Expand", {ctx.const_scalar(0, DType::kFloat64), ctx.concat({ctx.shape_slice(a, 0, -2), ctx.const_i64s({0})}, 0)});
-    return {empty, a, a, wide};
+    return {empty, a, a, wide, "", a};
   }
   const Jacobi j = jacobi64(ctx, a, k);
   const std::string norms = ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {j.b, j.b}), std::vector<int64_t>{-2}, false)});
-  const std::string sorted = ctx.emit("TopK", {norms, ctx.const_i64s({k})}, {Attr("axis", -1), Attr("largest", 1), Attr("sorted", 1)}, 2)[0];
-  return {sorted, j.b, j.v, wide};
+  const std::vector<std::string> sorted = ctx.emit("TopK", {norms, ctx.const_i64s({k})}, {Attr("axis", -1), Attr("largest", 1), Attr("sorted", 1)}, 2);
+  return {sorted[0], j.b, j.v, wide, sorted[1], a};
 }
 
 // svd64 of argument `name`; `hermitian`: of the symmetric matrix of its lower triangle, as torch
@@ -1012,46 +1014,41 @@ std::string complete_orthonormal(EmitContext& ctx, std::string u, const std::str
 struct SvdFactors {
   std::string u, s, v;
 };
-SvdFactors svd_factors(EmitContext& ctx, std::string a, int64_t m, int64_t n, int64_t rank, bool full) {
-  const bool wide = m < n;
-  if (wide) {
-    a = transposed(ctx, a, rank);
-    std::swap(m, n);
-  }
-  PT2ONNX_CHECK(n <= kMaxJacobi, ErrorCode::kUnsupported,
-                "singular vectors of matrices with more than " + std::to_string(kMaxJacobi) + " rows and columns (unrolled Jacobi sweeps)");
-  const int64_t c = full ? m : n;  // columns of the tall side's U
+SvdFactors svd_factors(EmitContext& ctx, const std::string& a, int64_t m, int64_t n, int64_t rank, bool full) {
+  const int64_t rows = std::max(m, n), k = std::min(m, n);  // of A, or of A^T when A is wide
+  const int64_t c = full ? rows : k;                         // columns of the tall side's U
   PT2ONNX_CHECK(c <= kMaxUnrolled, ErrorCode::kUnsupported,
                 "full singular vectors of matrices with more than " + std::to_string(kMaxUnrolled) + " rows (the completion is unrolled)");
-  const std::string batch = ctx.shape_slice(a, 0, -2);
+  const Svd svd = svd64(ctx, a, m, n, rank);
   const std::string zero = ctx.const_scalar(0, DType::kFloat64);
+  std::string batch;  // A's batch dims, read where zeros need them
+  auto zeros = [&](const std::vector<int64_t>& matrix) {
+    if (batch.empty()) batch = ctx.shape_slice(svd.matrix, 0, -2);
+    return ctx.emit("Expand", {zero, ctx.concat({batch, ctx.const_i64s(matrix)}, 0)});
+  };
   SvdFactors f;
+  f.s = svd.values;
   std::string u, valid;
-  if (n == 0) {
-    f.s = ctx.emit("Expand", {zero, ctx.concat({batch, ctx.const_i64s({0})}, 0)});
-    f.v = ctx.emit("Expand", {zero, ctx.concat({batch, ctx.const_i64s({0, 0})}, 0)});
-    u = ctx.emit("Expand", {zero, ctx.concat({batch, ctx.const_i64s({m, c})}, 0)});
+  if (k == 0) {
+    f.v = zeros({0, 0});
+    u = zeros({rows, c});
     valid = ctx.emit("Expand", {ctx.const_bool(false), ctx.const_i64s({1, c})});
   } else {
-    const Jacobi j = jacobi64(ctx, a, n);
-    const std::string norms = ctx.emit("Sqrt", {ctx.reduce("ReduceSum", ctx.emit("Mul", {j.b, j.b}), std::vector<int64_t>{-2}, false)});
-    const std::vector<std::string> sorted = ctx.emit("TopK", {norms, ctx.const_i64s({n})}, {Attr("axis", -1), Attr("largest", 1), Attr("sorted", 1)}, 2);
     auto columns_in_order = [&](const std::string& x) {
-      return ctx.emit("GatherElements", {x, ctx.emit("Expand", {ctx.unsqueeze(sorted[1], {-2}), ctx.emit("Shape", {x})})}, {Attr("axis", -1)});
+      return ctx.emit("GatherElements", {x, ctx.emit("Expand", {ctx.unsqueeze(svd.order, {-2}), ctx.emit("Shape", {x})})}, {Attr("axis", -1)});
     };
-    f.s = sorted[0];
-    f.v = columns_in_order(j.v);
+    f.v = columns_in_order(svd.v);
     const std::string s_row = ctx.unsqueeze(f.s, {-2});
     const std::string floor = ctx.emit("Mul", {ctx.reduce("ReduceMax", s_row, std::vector<int64_t>{-1}, true), ctx.const_scalar(1e-13, DType::kFloat64)});
     valid = ctx.emit("And", {ctx.emit("Greater", {s_row, floor}), ctx.emit("Greater", {s_row, zero})});
-    u = ctx.emit("Where", {valid, ctx.emit("Div", {columns_in_order(j.b), ctx.emit("Where", {valid, s_row, ctx.const_scalar(1, DType::kFloat64)})}), zero});
-    if (c > n) {
-      u = ctx.concat({u, ctx.emit("Expand", {zero, ctx.concat({batch, ctx.const_i64s({m, c - n})}, 0)})}, -1);
-      valid = ctx.concat({valid, ctx.emit("Expand", {ctx.const_bool(false), ctx.concat({ctx.shape_slice(valid, 0, -1), ctx.const_i64s({c - n})}, 0)})}, -1);
+    u = ctx.emit("Where", {valid, ctx.emit("Div", {columns_in_order(svd.b), ctx.emit("Where", {valid, s_row, ctx.const_scalar(1, DType::kFloat64)})}), zero});
+    if (c > k) {
+      u = ctx.concat({u, zeros({rows, c - k})}, -1);
+      valid = ctx.concat({valid, ctx.emit("Expand", {ctx.const_bool(false), ctx.concat({ctx.shape_slice(valid, 0, -1), ctx.const_i64s({c - k})}, 0)})}, -1);
     }
   }
-  u = complete_orthonormal(ctx, u, valid, m, c, rank);
-  if (wide) return {f.v, f.s, u};
+  u = complete_orthonormal(ctx, u, valid, rows, c, rank);
+  if (svd.wide) return {f.v, f.s, u};
   return {u, f.s, f.v};
 }
 
