@@ -211,6 +211,12 @@ int64_t int_attribute(const onnx::NodeProto& node, const std::string& name, int6
   return a ? a->i() : fallback;
 }
 
+const onnx::TensorProto* find_initializer(const onnx::GraphProto& graph, const std::string& name) {
+  for (const onnx::TensorProto& t : graph.initializer())
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
 void declare_initializer(Body& body, onnx::TensorProto t) {
   body.inputs.insert(t.name());
   *body.graph->add_initializer() = std::move(t);

@@ -72,6 +72,9 @@ void erase_nodes(Body& body, const std::vector<bool>& keep);
 void replace_by_value(Body& body, int index, const std::string& value, std::vector<bool>& keep,
                       std::map<std::string, std::string>& renames);
 
+// The initializer `name` of `graph`, or null (a linear search: for the few a pass looks up).
+const onnx::TensorProto* find_initializer(const onnx::GraphProto& graph, const std::string& name);
+
 // Adds `t` as an initializer of the scope (whose graph it must have) and records its name.
 void declare_initializer(Body& body, onnx::TensorProto t);
 

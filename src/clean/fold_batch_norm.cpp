@@ -13,12 +13,6 @@ namespace pt2onnx::clean {
 
 namespace {
 
-const onnx::TensorProto* find_initializer(const onnx::GraphProto& graph, const std::string& name) {
-  for (const onnx::TensorProto& t : graph.initializer())
-    if (t.name() == name) return &t;
-  return nullptr;
-}
-
 float float_attribute(const onnx::NodeProto& node, const std::string& name, float fallback) {
   const onnx::AttributeProto* a = find_attribute(node, name);
   return a ? a->f() : fallback;

@@ -17,12 +17,6 @@ namespace pt2onnx::clean {
 
 namespace {
 
-const onnx::TensorProto* find_initializer(const onnx::GraphProto& graph, const std::string& name) {
-  for (const onnx::TensorProto& t : graph.initializer())
-    if (t.name() == name) return &t;
-  return nullptr;
-}
-
 // The scaling of a weight norm: factor c applies to elements i with (i / inner) % channels == c.
 struct ChannelLayout {
   int64_t channels = 1;
