@@ -43,18 +43,30 @@ void RuleTable::compute_half_in_float(std::string_view target) {
     if (!rule.complex) rule.half_in_float = true;
 }
 
+void RuleTable::add_decomposition(std::string_view target, DecompositionFn fn, std::string_view note) {
+  const bool added = decompositions_.emplace(std::string(target), Decomposition{.fn = fn, .note = note}).second;
+  PT2ONNX_CHECK(added, ErrorCode::kInternal, "two decompositions of " + std::string(target));
+}
+
+const Decomposition* RuleTable::find_decomposition(std::string_view target) const {
+  auto it = decompositions_.find(target);
+  return it == decompositions_.end() ? nullptr : &it->second;
+}
+
 const std::vector<Rule>* RuleTable::find(std::string_view target) const {
   auto it = rules_.find(target);
   return it == rules_.end() ? nullptr : &it->second;
 }
 
 bool RuleTable::supports(std::string_view target, int opset) const {
+  if (find_decomposition(target)) return true;
   const std::vector<Rule>* list = find(target);
   if (!list) return false;
   return std::any_of(list->begin(), list->end(), [&](const Rule& r) { return r.min_opset <= opset; });
 }
 
 bool RuleTable::supports(std::string_view target, int opset, bool complex) const {
+  if (find_decomposition(target)) return true;
   const std::vector<Rule>* list = find(target);
   if (!list) return false;
   return std::any_of(list->begin(), list->end(),
@@ -63,8 +75,11 @@ bool RuleTable::supports(std::string_view target, int opset, bool complex) const
 
 std::vector<std::string> RuleTable::targets() const {
   std::vector<std::string> out;
-  out.reserve(rules_.size());
+  out.reserve(rules_.size() + decompositions_.size());
   for (const auto& [target, list] : rules_) out.push_back(target);
+  for (const auto& [target, decomposition] : decompositions_)
+    if (!rules_.contains(target)) out.push_back(target);
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -1,6 +1,8 @@
 // The op registry: target -> rules, each valid from an opset on. Lookup tries the rules whose
 // min_opset fits the target opset, newest first; a rule may decline ("not my case") and let the
-// next one try. Filled explicitly by register_all_rules(), never by static initialisers.
+// next one try. A target may also have a decomposition (decompositions/decompose.h), which
+// rewrites the node into other aten nodes before translation; where it declines, the target's
+// rules translate the node. Filled explicitly by register_all_rules(), never by static initialisers.
 #pragma once
 
 #include <map>
@@ -15,6 +17,8 @@ struct Node;
 namespace pt2onnx::translate {
 
 class EmitContext;
+class AtenBuilder;
+class NodeArgs;
 
 enum class RuleResult { kEmitted, kDeclined };  // declined = "not my case", not an error
 using RuleFn = RuleResult (*)(EmitContext&, const ir::Node&);
@@ -29,6 +33,15 @@ struct Rule {
   // Computes float16/bfloat16 operands in float and rounds its results once, as torch's kernel
   // does (half_in_float.h); set by compute_half_in_float.
   bool half_in_float = false;
+};
+
+// A decomposition writes the node through the builder (decompositions/aten_builder.h) and returns
+// kEmitted, or returns kDeclined having written nothing that stays.
+using DecompositionFn = RuleResult (*)(AtenBuilder&, const NodeArgs&);
+
+struct Decomposition {
+  DecompositionFn fn = nullptr;
+  std::string_view note;  // why it may decline; shown when a node it declined has no rule either
 };
 
 class RuleTable {
@@ -46,17 +59,23 @@ class RuleTable {
   void add(std::string_view target, const Rule& rule);
   // Marks the real rules of `target` (which must have some) as computing half operands in float.
   void compute_half_in_float(std::string_view target);
+  // Adds the decomposition of `target` (one per target; valid at every opset, real or complex).
+  void add_decomposition(std::string_view target, DecompositionFn fn, std::string_view note = {});
   // All rules of `target`, newest first, or nullptr.
   const std::vector<Rule>* find(std::string_view target) const;
-  // True when some rule of `target` is valid at `opset`.
+  // The decomposition of `target`, or nullptr.
+  const Decomposition* find_decomposition(std::string_view target) const;
+  // True when `target` has a decomposition or some rule valid at `opset`.
   bool supports(std::string_view target, int opset) const;
-  // True when some rule of `target` for real (complex = false) or complex nodes is valid at `opset`.
+  // True when `target` has a decomposition or some rule for real (complex = false) or complex
+  // nodes valid at `opset`.
   bool supports(std::string_view target, int opset, bool complex) const;
-  // Registered targets, sorted (feeds `list-ops`).
+  // Registered targets (rules and decompositions), sorted (feeds `list-ops`).
   std::vector<std::string> targets() const;
 
  private:
   std::map<std::string, std::vector<Rule>, std::less<>> rules_;
+  std::map<std::string, Decomposition, std::less<>> decompositions_;
 };
 
 // The built-in rule set, built once.

@@ -12,6 +12,7 @@
 #include "common/view_map.h"
 #include "ir/dtype_table.h"
 #include "translate/complex_values.h"
+#include "translate/decompositions/decompose.h"
 #include "translate/half_in_float.h"
 #include "translate/translate_with_rules.h"
 #include "translate/emit_context.h"
@@ -113,7 +114,13 @@ void translate_node(EmitContext& ctx, const ir::Graph& graph, size_t index, cons
     return;
   }
   const std::vector<Rule>* list = rules.find(node.target);
-  PT2ONNX_CHECK(list != nullptr, ErrorCode::kUnsupported, "no rule handles " + node.target);
+  if (!list) {
+    // Decomposed nodes are gone by now (decompositions/decompose.h): this one's decomposition declined.
+    const Decomposition* d = rules.find_decomposition(node.target);
+    fail(ErrorCode::kUnsupported, d ? "its decomposition declined and no rule handles " + node.target +
+                                          (d->note.empty() ? std::string() : " (" + std::string(d->note) + ")")
+                                    : "no rule handles " + node.target);
+  }
   const bool complex = complex_nodes.touches(node);
   if (!complex && emit_empty_outputs(ctx, node)) {
     ctx.finish_node();
@@ -384,11 +391,15 @@ ir::TensorValues value_types(ir::Program&& program) {
 
 Translated translate_with_rules(const ir::Program& program, const TranslateOptions& options, const RuleTable& rules,
                                 model::Diagnostics& diagnostics) {
-  return translate_impl(program, options, rules, diagnostics, nullptr);
+  if (!has_decompositions(program, rules)) return translate_impl(program, options, rules, diagnostics, nullptr);
+  const ir::Program decomposed = decompose(program, rules);
+  return translate_impl(decomposed, options, rules, diagnostics, nullptr);
 }
 
 Translated translate_program(ir::Program&& program, const TranslateOptions& options, model::Diagnostics& diagnostics) {
-  return translate_impl(program, options, builtin_rules(), diagnostics, &program);
+  const RuleTable& rules = builtin_rules();
+  if (has_decompositions(program, rules)) program = decompose(std::move(program), rules);
+  return translate_impl(program, options, rules, diagnostics, &program);
 }
 
 }  // namespace pt2onnx::translate

@@ -1,4 +1,5 @@
-// list_rules: prints the built-in rule registry (target and lowest opset, one a line) and, last,
+// list_rules: prints the built-in rule registry (target and lowest opset of its rules, then
+// "decomposition" where it has one; one target a line) and, last,
 // how many distinct aten base ops it covers ("aten.add.Tensor" and "aten.add_.Scalar" are both
 // the base op "add"). `list_rules --count` prints only that last line.
 #include <iostream>
@@ -13,7 +14,12 @@ int main(int argc, char** argv) {
   std::set<std::string> bases;
   size_t aten_targets = 0;
   for (const std::string& target : rules.targets()) {
-    if (!count_only) std::cout << target << " " << rules.find(target)->back().min_opset << "\n";
+    if (!count_only) {
+      std::cout << target;
+      if (const auto* list = rules.find(target)) std::cout << " " << list->back().min_opset;
+      if (rules.find_decomposition(target)) std::cout << " decomposition";
+      std::cout << "\n";
+    }
     if (!target.starts_with("aten.")) continue;
     ++aten_targets;
     std::string base = target.substr(5, target.find('.', 5) - 5);

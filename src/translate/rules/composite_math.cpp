@@ -4,7 +4,7 @@
 // ndtri through it), which
 // ONNX lacks (a published polynomial approximation, its error stated), lgamma/digamma/mvlgamma
 // (series with recurrence and reflection), ldexp, float_power, cumprod, renorm, linalg_norm and
-// linalg_matrix_norm (Frobenius, 1, inf); hardshrink/softshrink/threshold, outer, vdot, dist,
+// linalg_matrix_norm (Frobenius, 1, inf); hardshrink/softshrink/threshold, vdot, dist,
 // isreal/real of real tensors, tensordot and inner (one MatMul), the trapezoid rule (trapezoid, trapz, cumulative_trapezoid),
 // gradient (numpy's differences) and searchsorted of a 1-D sequence.
 #include <algorithm>
@@ -687,13 +687,6 @@ RuleResult aten_threshold(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Where", {ctx.emit("LessOrEqual", {x, args.scalar("threshold", type)}), args.scalar("value", type), x}));
 }
 
-// outer(Tensor self, Tensor vec2) -> Tensor: self[:, None] * vec2.
-RuleResult aten_outer(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const auto [a, b] = pair_as_result(ctx, args, "self", "vec2");
-  return emitted(ctx, emit_in(ctx, "Mul", {ctx.unsqueeze(a, {1}), b}, args.out_dtype()));
-}
-
 // vdot(Tensor self, Tensor other) -> Tensor: sum(self * other) of real vectors (complex ones are
 // refused: the conjugate).
 RuleResult aten_vdot(EmitContext& ctx, const ir::Node& node) {
@@ -971,8 +964,6 @@ void register_composite_math_rules(RuleTable& t) {
   t.add("aten.hardshrink.default", aten_hardshrink);
   t.add("aten.softshrink.default", aten_softshrink);
   t.add("aten.threshold.default", aten_threshold);
-  t.add("aten.outer.default", aten_outer);
-  t.add("aten.ger.default", aten_outer);
   t.add("aten.vdot.default", aten_vdot);
   t.add("aten.dist.default", aten_dist);
   t.add("aten.isreal.default", aten_isreal);

@@ -1,11 +1,8 @@
-// Composite shape ops that the default IR keeps and core IR decomposes (torch's _refs, done here):
-// swapaxes/moveaxis/movedim as one Transpose, meshgrid and cartesian_prod as Expands,
-// tensor_split/hsplit/vsplit/dsplit as Split or Slices, hstack/vstack/dstack/column_stack as
-// Concat of atleast_Nd operands, flipud/fliplr, kron, rot90, diag/diag_embed (EyeLike masks), vander,
-// tril/triu_indices (constants), channel_shuffle, masked_select (Compress), take, index_add
-// (ScatterElements add), msort (TopK), block_diag (Pad and Concat). Each expands straight into ONNX ops: an
-// aten-to-aten rewrite would need shapes and dtypes for every intermediate value, which the program
-// only records for the values torch traced.
+// Composite shape ops that the default IR keeps and core IR decomposes, expanded straight into
+// ONNX ops where that is smaller than their aten decomposition (decompositions/ holds those that
+// are not): tensor_split/hsplit/vsplit/dsplit as Split or Slices, kron, diag/diag_embed (EyeLike
+// masks), vander, tril/triu_indices (constants), channel_shuffle, masked_select (Compress), take,
+// index_add (ScatterElements add), msort (TopK), block_diag (Pad and Concat).
 #include <algorithm>
 #include <limits>
 
@@ -26,104 +23,6 @@ std::vector<int64_t> iota(int64_t n, int64_t first = 0) {
   std::vector<int64_t> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = first + i;
   return v;
-}
-
-RuleResult permuted(EmitContext& ctx, const std::string& x, const std::vector<int64_t>& perm) {
-  if (perm == iota(static_cast<int64_t>(perm.size()))) return emitted(ctx, x);
-  return emitted(ctx, ctx.transpose(x, perm));
-}
-
-// swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a); swapdims(self, int dim0, int dim1)
-RuleResult swap(EmitContext& ctx, const ir::Node& node, const char* first, const char* second) {
-  ArgReader args(ctx, node);
-  const int64_t rank = args.rank_of("self");
-  std::vector<int64_t> perm = iota(rank);
-  if (rank > 0) std::swap(perm[normalize_dim(args.get_int(first), rank)], perm[normalize_dim(args.get_int(second), rank)]);
-  return permuted(ctx, args.tensor("self"), perm);
-}
-RuleResult aten_swapaxes(EmitContext& ctx, const ir::Node& node) { return swap(ctx, node, "axis0", "axis1"); }
-RuleResult aten_swapdims(EmitContext& ctx, const ir::Node& node) { return swap(ctx, node, "dim0", "dim1"); }
-
-// movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a); movedim.int,
-// moveaxis.intlist, moveaxis.int: the source dims land at the destinations, the others keep
-// their order in the places left.
-RuleResult aten_movedim(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const int64_t rank = args.rank_of("self");
-  if (rank == 0) return emitted(ctx, args.tensor("self"));
-  const std::vector<int64_t> source = normalize_dims(args.ints("source"), rank);
-  const std::vector<int64_t> destination = normalize_dims(args.ints("destination"), rank);
-  PT2ONNX_CHECK(source.size() == destination.size(), ErrorCode::kUnsupported, "movedim with different numbers of source and destination dims");
-  std::vector<int64_t> perm(static_cast<size_t>(rank), -1);
-  for (size_t k = 0; k < source.size(); ++k) perm[static_cast<size_t>(destination[k])] = source[k];
-  auto next = perm.begin();
-  for (int64_t d = 0; d < rank; ++d) {
-    if (std::find(source.begin(), source.end(), d) != source.end()) continue;
-    next = std::find(next, perm.end(), -1);
-    *next = d;
-  }
-  return permuted(ctx, args.tensor("self"), perm);
-}
-
-// The 1-D sizes of each tensor of a list (a 0-d one counts as one element), and the values.
-struct ListOperands {
-  std::vector<std::string> values, sizes;
-  std::vector<int64_t> ranks;
-};
-ListOperands list_operands(EmitContext& ctx, const ArgReader& args, DType type) {
-  const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors"));
-  PT2ONNX_CHECK(list != nullptr && !list->names.empty(), ErrorCode::kUnsupported, "an empty or non-tensor list");
-  ListOperands out;
-  for (const std::string& fx : list->names) {
-    const ir::TensorMeta* meta = ctx.meta(fx);
-    PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "list tensor " + fx + " without tensor_values entry");
-    const auto rank = static_cast<int64_t>(meta->sizes.size());
-    out.values.push_back(cast_if_needed(ctx, ctx.value_of(fx), meta->dtype, type));
-    out.sizes.push_back(rank == 0 ? ctx.const_i64s({1}) : sizes_value(ctx, fx, iota(rank)));
-    out.ranks.push_back(rank);
-  }
-  return out;
-}
-
-// Each 1-D (or 0-d) operand placed along axis `axes[i]` of an n-d grid and expanded to it.
-std::vector<std::string> grid(EmitContext& ctx, const ListOperands& in, const std::vector<int64_t>& axes) {
-  const auto n = static_cast<int64_t>(in.values.size());
-  std::vector<std::string> shape_parts(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) shape_parts[static_cast<size_t>(axes[static_cast<size_t>(i)])] = in.sizes[static_cast<size_t>(i)];
-  const std::string shape = ctx.concat(shape_parts, 0);
-  std::vector<std::string> out;
-  for (int64_t i = 0; i < n; ++i) {
-    std::vector<int64_t> placed(static_cast<size_t>(n), 1);
-    placed[static_cast<size_t>(axes[static_cast<size_t>(i)])] = -1;
-    out.push_back(ctx.emit("Expand", {ctx.reshape(in.values[static_cast<size_t>(i)], ctx.const_i64s(placed)), shape}));
-  }
-  return out;
-}
-
-// meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]; meshgrid.default ("ij").
-// "xy" swaps the first two grid axes (Cartesian indexing).
-RuleResult aten_meshgrid(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const ListOperands in = list_operands(ctx, args, args.out_dtype());
-  const std::string indexing = args.string_or("indexing", "ij");
-  PT2ONNX_CHECK(indexing == "ij" || indexing == "xy", ErrorCode::kUnsupported, "meshgrid indexing '" + indexing + "'");
-  std::vector<int64_t> axes = iota(static_cast<int64_t>(in.values.size()));
-  if (indexing == "xy" && axes.size() >= 2) std::swap(axes[0], axes[1]);
-  const std::vector<std::string> out = grid(ctx, in, axes);
-  for (size_t i = 0; i < out.size(); ++i)
-    if (ctx.output_used(i)) ctx.set_output(i, out[i]);
-  return RuleResult::kEmitted;
-}
-
-// cartesian_prod(Tensor[] tensors) -> Tensor: the ij grid's columns, [prod(n_i), k]
-RuleResult aten_cartesian_prod(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const ListOperands in = list_operands(ctx, args, args.out_dtype());
-  if (in.values.size() == 1) return emitted(ctx, ctx.reshape(in.values.front(), ctx.const_i64s({-1})));
-  std::vector<std::string> columns;
-  for (const std::string& g : grid(ctx, in, iota(static_cast<int64_t>(in.values.size()))))
-    columns.push_back(ctx.reshape(g, ctx.const_i64s({-1, 1})));
-  return emitted(ctx, ctx.concat(columns, 1));
 }
 
 // ---- splitting ---------------------------------------------------------------------------------
@@ -206,49 +105,6 @@ RuleResult aten_hsplit(EmitContext& ctx, const ir::Node& node) { return along(ct
 RuleResult aten_vsplit(EmitContext& ctx, const ir::Node& node) { return along(ctx, node, 0); }
 RuleResult aten_dsplit(EmitContext& ctx, const ir::Node& node) { return along(ctx, node, 2); }
 
-// ---- stacking ----------------------------------------------------------------------------------
-
-// `x` of rank `rank` reshaped as torch's atleast_{n}d does: [] -> [1]*n, [a] -> [1, a] (n = 2) or
-// [1, a, 1] (n = 3), [a, b] -> [a, b, 1] (n = 3).
-std::string at_least(EmitContext& ctx, const std::string& x, int64_t rank, int64_t n) {
-  if (rank >= n) return x;
-  if (rank == 0) return ctx.reshape(x, ctx.const_i64s(std::vector<int64_t>(static_cast<size_t>(n), 1)));
-  if (rank == 1) return ctx.unsqueeze(x, n == 2 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 2});
-  return ctx.unsqueeze(x, {2});
-}
-
-// hstack(Tensor[] tensors) -> Tensor: cat along 1 (0 when the operands are 1-D); vstack: along
-// 0 of atleast_2d; dstack: along 2 of atleast_3d; column_stack: 0-d and 1-D operands as columns.
-RuleResult stacked(EmitContext& ctx, const ir::Node& node, int64_t n, int64_t dim) {
-  ArgReader args(ctx, node);
-  const ListOperands in = list_operands(ctx, args, args.out_dtype());
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < in.values.size(); ++i) parts.push_back(at_least(ctx, in.values[i], in.ranks[i], n));
-  if (dim < 0) dim = std::max<int64_t>(in.ranks.front(), 1) == 1 ? 0 : 1;
-  return emitted(ctx, parts.size() == 1 ? parts.front() : ctx.concat(parts, dim));
-}
-RuleResult aten_hstack(EmitContext& ctx, const ir::Node& node) { return stacked(ctx, node, 1, -1); }
-RuleResult aten_vstack(EmitContext& ctx, const ir::Node& node) { return stacked(ctx, node, 2, 0); }
-RuleResult aten_dstack(EmitContext& ctx, const ir::Node& node) { return stacked(ctx, node, 3, 2); }
-RuleResult aten_column_stack(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const ListOperands in = list_operands(ctx, args, args.out_dtype());
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < in.values.size(); ++i)
-    parts.push_back(in.ranks[i] <= 1 ? ctx.reshape(in.values[i], ctx.const_i64s({-1, 1})) : in.values[i]);
-  return emitted(ctx, parts.size() == 1 ? parts.front() : ctx.concat(parts, 1));
-}
-
-// flipud(Tensor self) -> Tensor (dim 0 reversed); fliplr (dim 1)
-RuleResult flip_dim(EmitContext& ctx, const ir::Node& node, int64_t dim) {
-  ArgReader args(ctx, node);
-  PT2ONNX_CHECK(args.rank_of("self") > dim, ErrorCode::kUnsupported, "flip of a dim the tensor lacks");
-  return emitted(ctx, ctx.emit("Slice", {args.tensor("self"), ctx.const_i64s({-1}), ctx.const_i64s({std::numeric_limits<int64_t>::min()}),
-                                         ctx.const_i64s({dim}), ctx.const_i64s({-1})}));
-}
-RuleResult aten_flipud(EmitContext& ctx, const ir::Node& node) { return flip_dim(ctx, node, 0); }
-RuleResult aten_fliplr(EmitContext& ctx, const ir::Node& node) { return flip_dim(ctx, node, 1); }
-
 // kron(Tensor self, Tensor other) -> Tensor: both padded to one rank r with leading ones, a as
 // [a0, 1, a1, 1, ...] times b as [1, b0, 1, b1, ...], then merged to [a0*b0, a1*b1, ...].
 RuleResult aten_kron(EmitContext& ctx, const ir::Node& node) {
@@ -271,26 +127,8 @@ RuleResult aten_kron(EmitContext& ctx, const ir::Node& node) {
 
 // ---- rotations, diagonals, index tables -------------------------------------------------------
 
-std::string reversed(EmitContext& ctx, const std::string& x, int64_t dim) {
-  return ctx.emit("Slice", {x, ctx.const_i64s({-1}), ctx.const_i64s({std::numeric_limits<int64_t>::min()}), ctx.const_i64s({dim}),
-                            ctx.const_i64s({-1})});
-}
-
 // rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor: k quarter turns from dims[0] towards
 // dims[1]: one turn flips dims[1] then swaps the two, three flip dims[0] then swap.
-RuleResult aten_rot90(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const int64_t rank = args.rank_of("self");
-  const std::vector<int64_t> dims = args.has("dims") ? normalize_dims(args.ints("dims"), rank) : std::vector<int64_t>{0, 1};
-  PT2ONNX_CHECK(dims.size() == 2 && dims[0] != dims[1], ErrorCode::kUnsupported, "rot90 needs two different dims");
-  const int64_t k = ((args.int_or("k", 1) % 4) + 4) % 4;
-  std::string x = args.tensor("self");
-  if (k == 0) return emitted(ctx, x);
-  if (k == 2) return emitted(ctx, reversed(ctx, reversed(ctx, x, dims[0]), dims[1]));
-  std::vector<int64_t> perm = iota(rank);
-  std::swap(perm[static_cast<size_t>(dims[0])], perm[static_cast<size_t>(dims[1])]);
-  return emitted(ctx, ctx.transpose(reversed(ctx, x, k == 1 ? dims[1] : dims[0]), perm));
-}
 
 // A bool [m, m] mask of the k-th diagonal (m a 0-D int64 value).
 std::string diagonal_mask(EmitContext& ctx, const std::string& m, int64_t k) {
@@ -506,15 +344,6 @@ RuleResult aten_pad_sequence(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_composite_shape_rules(RuleTable& t) {
-  t.add("aten.swapaxes.default", aten_swapaxes);
-  t.add("aten.swapdims.default", aten_swapdims);
-  t.add("aten.movedim.intlist", aten_movedim);
-  t.add("aten.movedim.int", aten_movedim);
-  t.add("aten.moveaxis.intlist", aten_movedim);
-  t.add("aten.moveaxis.int", aten_movedim);
-  t.add("aten.meshgrid.indexing", aten_meshgrid);
-  t.add("aten.meshgrid.default", aten_meshgrid);
-  t.add("aten.cartesian_prod.default", aten_cartesian_prod);
   t.add("aten.tensor_split.sections", aten_tensor_split_sections);
   t.add("aten.tensor_split.indices", aten_tensor_split_indices);
   t.add("aten.tensor_split.tensor_indices_or_sections", aten_tensor_split_tensor);
@@ -524,15 +353,7 @@ void register_composite_shape_rules(RuleTable& t) {
   t.add("aten.vsplit.array", aten_vsplit);
   t.add("aten.dsplit.int", aten_dsplit);
   t.add("aten.dsplit.array", aten_dsplit);
-  t.add("aten.hstack.default", aten_hstack);
-  t.add("aten.vstack.default", aten_vstack);
-  t.add("aten.row_stack.default", aten_vstack);
-  t.add("aten.dstack.default", aten_dstack);
-  t.add("aten.column_stack.default", aten_column_stack);
-  t.add("aten.flipud.default", aten_flipud);
-  t.add("aten.fliplr.default", aten_fliplr);
   t.add("aten.kron.default", aten_kron);
-  t.add("aten.rot90.default", aten_rot90);
   t.add("aten.diag.default", aten_diag);
   t.add("aten.diag_embed.default", aten_diag_embed, "only into the result's last two dims");
   t.add("aten.vander.default", aten_vander);

@@ -1,5 +1,4 @@
-// Shape and small linear-algebra composites the default IR keeps: atleast_Nd of a tensor
-// list, diagflat, linalg_diagonal, diagonal_scatter, linalg_vecdot, linalg_multi_dot, sum_to_size,
+// Shape and small linear-algebra composites the default IR keeps: diagflat, linalg_diagonal, diagonal_scatter, linalg_vecdot, linalg_multi_dot, sum_to_size,
 // take_along_dim, linalg_vander, combinations (index lists built at conversion), and the backward
 // forms _softmax_backward_data and native_dropout_backward; conj_physical of a real tensor;
 // _chunk_cat (padded chunks side by side), resize_/resize_as_ to as many elements.
@@ -27,30 +26,6 @@ std::vector<int64_t> static_sizes(const ir::TensorMeta& meta, const char* what) 
   }
   return sizes;
 }
-
-// atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]; atleast_2d/3d alike: numpy's rules per tensor
-// ([a] is [1, a] in 2-D and [1, a, 1] in 3-D; [a, b] is [a, b, 1] in 3-D).
-RuleResult atleast_list(EmitContext& ctx, const ir::Node& node, int64_t wanted) {
-  ArgReader args(ctx, node);
-  const auto* list = std::get_if<ir::TensorListArg>(&args.arg("tensors"));
-  PT2ONNX_CHECK(list != nullptr, ErrorCode::kUnsupported, "atleast_nd of something other than a tensor list");
-  const std::vector<std::string> values = args.tensors(args.has("tensors") ? "tensors" : "matrices");  // chain_matmul too
-  PT2ONNX_CHECK(values.size() == ctx.output_count(), ErrorCode::kUnsupported, "atleast_nd with a result list of another length");
-  for (size_t i = 0; i < values.size(); ++i) {
-    const ir::TensorMeta* meta = ctx.meta(list->names[i]);
-    PT2ONNX_CHECK(meta != nullptr, ErrorCode::kUnsupported, "atleast_nd of a tensor without metadata");
-    const auto rank = static_cast<int64_t>(meta->sizes.size());
-    std::string x = values[i];
-    if (rank == 0) x = ctx.reshape(x, ctx.const_i64s(std::vector<int64_t>(static_cast<size_t>(wanted), 1)));
-    else if (rank < wanted && rank == 1) x = ctx.unsqueeze(x, wanted == 2 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 2});
-    else if (rank < wanted) x = ctx.unsqueeze(x, {2});
-    ctx.set_output(i, x);
-  }
-  return RuleResult::kEmitted;
-}
-RuleResult aten_atleast_1d_list(EmitContext& ctx, const ir::Node& node) { return atleast_list(ctx, node, 1); }
-RuleResult aten_atleast_2d_list(EmitContext& ctx, const ir::Node& node) { return atleast_list(ctx, node, 2); }
-RuleResult aten_atleast_3d_list(EmitContext& ctx, const ir::Node& node) { return atleast_list(ctx, node, 3); }
 
 // diagflat(Tensor self, int offset=0) -> Tensor: the flattened input on diagonal `offset` of a
 // square matrix of side n + |offset|, zeros elsewhere.
@@ -340,9 +315,6 @@ RuleResult aten_resize(EmitContext& ctx, const ir::Node& node) {
 }  // namespace
 
 void register_decomp_shape_rules(RuleTable& t) {
-  t.add("aten.atleast_1d.Sequence", aten_atleast_1d_list);
-  t.add("aten.atleast_2d.Sequence", aten_atleast_2d_list);
-  t.add("aten.atleast_3d.Sequence", aten_atleast_3d_list);
   t.add("aten.diagflat.default", aten_diagflat);
   t.add("aten.linalg_diagonal.default", aten_linalg_diagonal);
   t.add("aten.diagonal_scatter.default", aten_diagonal_scatter);

@@ -1,9 +1,12 @@
 // register_all_rules: the one list of rule families, called in a fixed order.
 #include "translate/rules/register_all.h"
 
+#include "translate/decompositions/register_decompositions.h"
+
 namespace pt2onnx::translate {
 
 void register_all_rules(RuleTable& table) {
+  register_shape_decompositions(table);
   register_elementwise_rules(table);
   register_activation_rules(table);
   register_linalg_rules(table);

@@ -35,13 +35,13 @@ void register_fake_quantize_rules(RuleTable& table);  // fake quantization and Q
 void register_grouped_mm_rules(RuleTable& table);  // _grouped_mm (mixture-of-experts)
 void register_complex_rules(RuleTable& table);      // complex tensors as real pairs (complex_values.h)
 void register_fft_rules(RuleTable& table);          // _fft_*, fft_*, stft/istft as ONNX DFT (opset 20)
-void register_composite_shape_rules(RuleTable& table);  // swapaxes, movedim, meshgrid, tensor_split, hstack, kron
+void register_composite_shape_rules(RuleTable& table);  // tensor_split, kron, diag, block_diag, masked_select
 void register_composite_math_rules(RuleTable& table);   // nan_to_num, hypot, copysign, fmax, nansum, erfinv, ...
 void register_loss_rules(RuleTable& table);             // l1, smooth_l1, huber, bce (with logits), kl_div, ...
 void register_decomp_special_rules(RuleTable& table);    // polygamma n >= 1, zeta, i0/i1 (scaled), spherical j0
 void register_decomp_order_rules(RuleTable& table);      // median, nanmedian, quantile, kthvalue, cummax/cummin
 void register_decomp_scatter_rules(RuleTable& table);    // index_reduce, max_unpool, adaptive_max_pool
-void register_decomp_shape_rules(RuleTable& table);      // ravel, atleast_*, diagflat, vecdot, multi_dot, ...
+void register_decomp_shape_rules(RuleTable& table);      // diagflat, vecdot, multi_dot, ...
 void register_decomp_polynomial_rules(RuleTable& table); // Chebyshev, Hermite, Laguerre, Legendre at a tensor degree
 void register_decomp_loss_rules(RuleTable& table);       // triplet, cosine embedding, multi(label) margin losses
 void register_decomp_index_rules(RuleTable& table);      // put, scatter with a reduce string, nonzero_numpy/static

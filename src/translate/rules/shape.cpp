@@ -836,21 +836,6 @@ RuleResult aten_view_as(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.reshape(args.tensor("self"), ctx.shape_of(args.tensor("other"))));
 }
 
-// atleast_1d(Tensor self) -> Tensor; atleast_2d, atleast_3d: numpy's rules (a 1-D [N] is [1, N]
-// in 2-D and [1, N, 1] in 3-D; a 2-D [M, N] is [M, N, 1] in 3-D)
-RuleResult atleast(EmitContext& ctx, const ir::Node& node, int64_t wanted) {
-  ArgReader args(ctx, node);
-  const int64_t rank = args.rank_of("self");
-  const std::string x = args.tensor("self");
-  if (rank >= wanted) return emitted(ctx, x);
-  if (rank == 0) return emitted(ctx, ctx.unsqueeze(x, range(0, wanted)));
-  if (wanted == 2) return emitted(ctx, ctx.unsqueeze(x, {0}));
-  return emitted(ctx, ctx.unsqueeze(x, rank == 1 ? std::vector<int64_t>{0, 2} : std::vector<int64_t>{2}));
-}
-RuleResult aten_atleast_1d(EmitContext& ctx, const ir::Node& node) { return atleast(ctx, node, 1); }
-RuleResult aten_atleast_2d(EmitContext& ctx, const ir::Node& node) { return atleast(ctx, node, 2); }
-RuleResult aten_atleast_3d(EmitContext& ctx, const ir::Node& node) { return atleast(ctx, node, 3); }
-
 // tile(Tensor self, SymInt[] dims) -> Tensor   (repeat, with fewer dims than the rank meaning leading 1s)
 RuleResult aten_tile(EmitContext& ctx, const ir::Node& node) {
   ArgReader args(ctx, node);
@@ -1025,9 +1010,6 @@ void register_shape_rules(RuleTable& t) {
   t.add("aten.view_as.default", aten_view_as);
   t.add("aten.reshape_as.default", aten_view_as);
   t.add("aten.broadcast_to.default", aten_expand);
-  t.add("aten.atleast_1d.default", aten_atleast_1d);
-  t.add("aten.atleast_2d.default", aten_atleast_2d);
-  t.add("aten.atleast_3d.default", aten_atleast_3d);
   t.add("aten.tile.default", aten_tile);
   t.add("aten.unfold.default", aten_unfold);
   t.add("aten.broadcast_tensors.default", aten_broadcast_tensors);

@@ -1,0 +1,11 @@
+// The decomposition families, each registering into the rule table (rule_table.h), called by
+// register_all_rules.
+#pragma once
+
+#include "translate/rule_table.h"
+
+namespace pt2onnx::translate {
+
+void register_shape_decompositions(RuleTable& table);  // swapaxes, movedim, flipud, rot90, atleast_nd, *stack, meshgrid, outer
+
+}  // namespace pt2onnx::translate
