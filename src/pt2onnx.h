@@ -149,8 +149,9 @@ std::string render_depfile(const ConvertReport& report);
 struct OpCoverage {
   std::string target;  // "aten.linear.default"
   std::vector<int> opsets;
+  bool decomposed = false;  // rewritten into other aten ops before translation
 };
-// Every op with a rule, sorted by target; with `opset` > 0 only the ops supported there.
+// Every op with a rule or a decomposition, sorted by target; with `opset` > 0 only the ops supported there.
 std::vector<OpCoverage> supported_ops(int opset = 0);
 
 // The library's version, PT2ONNX_VERSION_STRING when it was built.

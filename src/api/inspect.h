@@ -101,6 +101,7 @@ struct OpSummary {
   OpSupport support = OpSupport::kSupported;
   int min_opset = 0;   // kNeedsOpset: the oldest opset a rule accepts
   std::string rule;    // kConfigRule: where the config has the rule, e.g. "rules[0]"
+  bool decomposed = false;  // rewritten into other aten ops before translation (a built-in decomposition)
   // Whether convert would refuse the model for this op: unhandled and needed at least once.
   bool blocks_conversion() const;
 };

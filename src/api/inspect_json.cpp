@@ -96,6 +96,7 @@ Json model_json(const ModelInspection& m) {
     Json o{{"target", op.target}, {"count", op.count}, {"unused", op.unused}, {"support", support_name(op.support)}};
     o["min_opset"] = op.support == OpSupport::kNeedsOpset ? Json(op.min_opset) : Json(nullptr);
     o["rule"] = op.support == OpSupport::kConfigRule ? Json(op.rule) : Json(nullptr);
+    o["decomposed"] = op.decomposed;
     o["blocks_conversion"] = op.blocks_conversion();
     j["ops"].push_back(o);
     if (op.blocks_conversion()) blocking.push_back(op.target);

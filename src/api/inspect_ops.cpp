@@ -29,6 +29,7 @@ OpSummary classify(const std::string& target, const translate::RuleTable& rules,
   op.support = kByKind[static_cast<int>(support.kind)];
   op.min_opset = support.min_opset;
   op.rule = support.rule;
+  op.decomposed = support.kind == translate::SupportKind::kSupported && rules.find_decomposition(target) != nullptr;
   return op;
 }
 

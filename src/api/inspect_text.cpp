@@ -184,7 +184,8 @@ std::string op_note(const OpSummary& op) {
       note = "config " + op.rule;
       break;
   }
-  if (op.unused > 0 && op.support == OpSupport::kSupported) note = std::to_string(op.unused) + " unused";
+  if (op.decomposed) note = "decomposed";
+  if (op.unused > 0 && op.support == OpSupport::kSupported) note += (note.empty() ? "" : ", ") + std::to_string(op.unused) + " unused";
   return note;
 }
 

@@ -11,7 +11,7 @@ std::vector<OpCoverage> supported_ops(int opset) {
   const translate::RuleTable& rules = translate::builtin_rules();
   std::vector<OpCoverage> out;
   for (const std::string& target : rules.targets()) {
-    OpCoverage op{target, {}};
+    OpCoverage op{target, {}, rules.find_decomposition(target) != nullptr};
     for (int v = kMinOpset; v <= kMaxOpset; ++v)
       for (const bool complex : {false, true})
         if (translate::classify(target, complex, v, rules, {}).kind == translate::SupportKind::kSupported) {

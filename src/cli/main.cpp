@@ -87,7 +87,7 @@ std::string human_bytes(int64_t bytes) {
   return buf;
 }
 
-// `pt2onnx ops`: every op with a rule and the opsets where one applies.
+// `pt2onnx ops`: every op with a rule or a decomposition, and the opsets where one applies.
 std::string render_ops(int opset, bool json) {
   const std::vector<pt2onnx::OpCoverage> ops = pt2onnx::supported_ops(opset);
   if (json) {
@@ -98,7 +98,7 @@ std::string render_ops(int opset, bool json) {
     doc["max_opset"] = pt2onnx::kMaxOpset;
     if (opset > 0) doc["opset"] = opset;
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& op : ops) list.push_back({{"target", op.target}, {"opsets", op.opsets}});
+    for (const auto& op : ops) list.push_back({{"target", op.target}, {"opsets", op.opsets}, {"decomposed", op.decomposed}});
     doc["ops"] = list;
     return doc.dump(2) + "\n";
   }
@@ -112,7 +112,8 @@ std::string render_ops(int opset, bool json) {
     } else {
       for (int v : op.opsets) range += (range.empty() ? "" : ",") + std::to_string(v);
     }
-    out += op.target + std::string(op.target.size() < 48 ? 48 - op.target.size() : 1, ' ') + range + "\n";
+    out += op.target + std::string(op.target.size() < 48 ? 48 - op.target.size() : 1, ' ') + range +
+           (op.decomposed ? "  decomposed" : "") + "\n";
   }
   return out + std::to_string(ops.size()) + " ops\n";
 }
