@@ -77,6 +77,7 @@ const std::vector<RoundPass>& round_passes() {
       // Only a Reshape of a MatMul/Gemm output starts a chain.
       {"fold_batched_matmuls", {{"Reshape"}, {"MatMul", "Gemm"}}, fold_batched_matmuls, &CleanReport::merged_nodes},
       {"compose_reshapes", {{"Reshape"}}, compose_reshapes, &CleanReport::merged_nodes},
+      {"compose_unsqueezes", {{"Unsqueeze"}}, compose_unsqueezes, &CleanReport::merged_nodes},
       {"drop_index_wraps", {{"Where"}}, drop_index_wraps, &CleanReport::identities},
       {"split_concats", {{"Split"}, {"Concat"}}, split_concats, &CleanReport::merged_nodes},
       {"shapes_of_ranges", {{"Shape"}, {"Range"}}, shapes_of_ranges, &CleanReport::merged_nodes},

@@ -112,6 +112,8 @@ int fuse_transposes(Body& body);
 int fold_batched_matmuls(Body& body);
 // Reshape(Reshape(x, s1), s2) -> Reshape(x, s) with s written from the types of x and the result.
 int compose_reshapes(Body& body);
+// Unsqueeze(Unsqueeze(x, a), b) -> Unsqueeze(x, axes) with constant axes (compose_unsqueezes.cpp).
+int compose_unsqueezes(Body& body);
 // State pairs (pkg.pt2onnx.state) whose new value is the state input itself: the pair leaves the
 // signature, the input stays as its default initializer (unchanged_state.cpp).
 int drop_unchanged_state(Body& body, google::protobuf::RepeatedPtrField<onnx::StringStringEntryProto>& metadata);

@@ -802,6 +802,35 @@ g (float[2,3,4,5] x) => (float[2,3,4,5] y, float[2,4,5,3] z, float[3,2,4,5] w, f
   CHECK(producer(m.graph(), "w")->input(0) == "t");  // t has another reader: kept
 }
 
+TEST_CASE("two Unsqueezes in a row compose into one; an inner one read elsewhere stays") {
+  onnx::ModelProto m = parse(R"(
+g (float[4] x, float[2,3] v) => (float[1,4,1] y, float[2,1,1,3,1] z, float[1,4,1,1] w, float[1,4] u) {
+  a0 = Constant <value = int64[1] {0}> ()
+  a2 = Constant <value = int64[1] {2}> ()
+  a = Unsqueeze(x, a0)
+  y = Unsqueeze(a, a2)
+  n1 = Constant <value = int64[2] {1, -1}> ()
+  n2 = Constant <value = int64[1] {2}> ()
+  b = Unsqueeze(v, n1)
+  z = Unsqueeze(b, n2)
+  t = Unsqueeze(x, a0)
+  w3 = Constant <value = int64[2] {2, 3}> ()
+  w = Unsqueeze(t, w3)
+  u = Identity(t)
+})");
+  clean(m);
+  const onnx::NodeProto* y = producer(m.graph(), "y");
+  REQUIRE(y->op_type() == "Unsqueeze");
+  CHECK(y->input(0) == "x");
+  CHECK(constant_ints(m.graph(), y->input(1)) == std::vector<int64_t>{0, 2});
+  // [2, 3] -> axes 1 and -1 of rank 4 -> [2, 1, 3, 1]; then axis 2 of rank 5 -> [2, 1, 1, 3, 1].
+  const onnx::NodeProto* z = producer(m.graph(), "z");
+  REQUIRE(z->op_type() == "Unsqueeze");
+  CHECK(z->input(0) == "v");
+  CHECK(constant_ints(m.graph(), z->input(1)) == std::vector<int64_t>{1, 2, 4});
+  CHECK(producer(m.graph(), "w")->input(0) != "x");  // t is read twice: kept
+}
+
 TEST_CASE("an identity whose output is a graph output renames its input's producer") {
   onnx::ModelProto m = parse(R"(
 g (float[2,3] x) => (float[2,3] y) {
