@@ -118,7 +118,7 @@ Size AtenBuilder::size(const std::string& value, int64_t dim) {
   return Size{d, ir::SymIntArg{name}};
 }
 
-std::string AtenBuilder::add(const std::string& op, const std::string& target, std::vector<ir::NamedArgument> inputs,
+std::string AtenBuilder::make(const std::string& op, const std::string& target, std::vector<ir::NamedArgument> inputs,
                              ir::TensorMeta out) {
   const std::string name = fresh_name_(node_.name + "_" + op);
   ir::Node n;
@@ -137,17 +137,17 @@ std::string AtenBuilder::add(const std::string& op, const std::string& target, s
 std::string AtenBuilder::permute(const std::string& x, const std::vector<int64_t>& dims) {
   ir::TensorMeta out = meta(x);
   for (size_t i = 0; i < dims.size(); ++i) out.sizes[i] = meta(x).sizes.at(static_cast<size_t>(dims[i]));
-  return add("permute", "aten.permute.default", {named("self", ir::TensorArg{x}), named("dims", int_list(dims))}, std::move(out));
+  return make("permute", "aten.permute.default", {named("self", ir::TensorArg{x}), named("dims", int_list(dims))}, std::move(out));
 }
 
 std::string AtenBuilder::flip(const std::string& x, const std::vector<int64_t>& dims) {
-  return add("flip", "aten.flip.default", {named("self", ir::TensorArg{x}), named("dims", int_list(dims))}, meta(x));
+  return make("flip", "aten.flip.default", {named("self", ir::TensorArg{x}), named("dims", int_list(dims))}, meta(x));
 }
 
 std::string AtenBuilder::unsqueeze(const std::string& x, int64_t dim) {
   ir::TensorMeta out = meta(x);
   out.sizes.insert(out.sizes.begin() + dim, ir::Dim{int64_t{1}});
-  return add("unsqueeze", "aten.unsqueeze.default", {named("self", ir::TensorArg{x}), named("dim", ir::SymIntArg{dim})},
+  return make("unsqueeze", "aten.unsqueeze.default", {named("self", ir::TensorArg{x}), named("dim", ir::SymIntArg{dim})},
              std::move(out));
 }
 
@@ -173,7 +173,7 @@ std::string AtenBuilder::view(const std::string& x, const std::vector<Size>& siz
   }
   ir::SymIntListArg list;
   for (const Size& s : sizes) list.items.push_back(s.arg);
-  return add("view", "aten.view.default", {named("self", ir::TensorArg{x}), named("size", std::move(list))}, std::move(out));
+  return make("view", "aten.view.default", {named("self", ir::TensorArg{x}), named("size", std::move(list))}, std::move(out));
 }
 
 std::string AtenBuilder::expand(const std::string& x, const std::vector<Size>& sizes) {
@@ -188,7 +188,7 @@ std::string AtenBuilder::expand(const std::string& x, const std::vector<Size>& s
   }
   ir::SymIntListArg list;
   for (const Size& s : sizes) list.items.push_back(s.arg);
-  return add("expand", "aten.expand.default",
+  return make("expand", "aten.expand.default",
              {named("self", ir::TensorArg{x}), named("size", std::move(list)), named("implicit", ir::SymBoolArg{false}, true)},
              std::move(out));
 }
@@ -209,14 +209,14 @@ std::string AtenBuilder::cat(const std::vector<std::string>& xs, int64_t dim) {
       out.sizes.at(static_cast<size_t>(dim)) = dim_sum(out.sizes.at(static_cast<size_t>(dim)), m.sizes.at(static_cast<size_t>(dim)));
     }
   }
-  return add("cat", "aten.cat.default", {named("tensors", ir::TensorListArg{xs}), named("dim", ir::SymIntArg{dim})},
+  return make("cat", "aten.cat.default", {named("tensors", ir::TensorListArg{xs}), named("dim", ir::SymIntArg{dim})},
              std::move(out));
 }
 
-std::string AtenBuilder::mul(const std::string& a, const std::string& b) {
+ir::TensorMeta AtenBuilder::broadcast(const std::string& a, const std::string& b, ir::DType dtype) const {
   const ir::TensorMeta &ma = meta(a), &mb = meta(b);
   ir::TensorMeta out = ma;
-  out.dtype = promote_types(ma.dtype, mb.dtype);
+  out.dtype = dtype;
   const size_t rank = std::max(ma.sizes.size(), mb.sizes.size());
   out.sizes.assign(rank, ir::Dim{int64_t{1}});
   for (size_t i = 0; i < rank; ++i) {
@@ -226,7 +226,75 @@ std::string AtenBuilder::mul(const std::string& a, const std::string& b) {
     else if (!db || is_one(*db) || same_dim(*da, *db)) out.sizes[i] = *da;
     else throw CannotDecompose{"a broadcast of sizes that may differ"};
   }
-  return add("mul", "aten.mul.Tensor", {named("self", ir::TensorArg{a}), named("other", ir::TensorArg{b})}, std::move(out));
+  return out;
+}
+
+std::string AtenBuilder::mul(const std::string& a, const std::string& b) {
+  return make("mul", "aten.mul.Tensor", {named("self", ir::TensorArg{a}), named("other", ir::TensorArg{b})},
+             broadcast(a, b, promote_types(meta(a).dtype, meta(b).dtype)));
+}
+
+std::string AtenBuilder::add(const std::string& a, const std::string& b) {
+  return make("add", "aten.add.Tensor",
+             {named("self", ir::TensorArg{a}), named("other", ir::TensorArg{b}), named("alpha", ir::SymIntArg{int64_t{1}}, true)},
+             broadcast(a, b, promote_types(meta(a).dtype, meta(b).dtype)));
+}
+
+std::string AtenBuilder::sub(const std::string& a, const std::string& b) {
+  return make("sub", "aten.sub.Tensor",
+             {named("self", ir::TensorArg{a}), named("other", ir::TensorArg{b}), named("alpha", ir::SymIntArg{int64_t{1}}, true)},
+             broadcast(a, b, promote_types(meta(a).dtype, meta(b).dtype)));
+}
+
+std::string AtenBuilder::sqrt(const std::string& x) {
+  ir::TensorMeta out = meta(x);
+  if (!is_floating(out.dtype) && !is_complex(out.dtype)) out.dtype = ir::DType::kFloat32;
+  return make("sqrt", "aten.sqrt.default", {named("self", ir::TensorArg{x})}, std::move(out));
+}
+
+std::string AtenBuilder::ne_zero(const std::string& x) {
+  ir::TensorMeta out = meta(x);
+  const bool floating = is_floating(out.dtype);
+  out.dtype = ir::DType::kBool;
+  return make("ne", "aten.ne.Scalar",
+             {named("self", ir::TensorArg{x}), named("other", floating ? ir::Argument(ir::SymFloatArg{0.0}) : ir::Argument(ir::SymIntArg{int64_t{0}}))},
+             std::move(out));
+}
+
+std::string AtenBuilder::sum(const std::string& x, const std::optional<std::vector<int64_t>>& dims, bool keepdim,
+                             std::optional<ir::DType> dtype) {
+  ir::TensorMeta out = meta(x);
+  const auto rank = static_cast<int64_t>(out.sizes.size());
+  std::vector<bool> reduced(static_cast<size_t>(rank), !dims || dims->empty());
+  if (dims)
+    for (int64_t d : *dims) reduced.at(static_cast<size_t>(d < 0 ? d + rank : d)) = true;
+  std::vector<ir::Dim> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[static_cast<size_t>(d)]) sizes.push_back(out.sizes[static_cast<size_t>(d)]);
+    else if (keepdim) sizes.push_back(ir::Dim{int64_t{1}});
+  }
+  out.sizes = std::move(sizes);
+  if (dtype) out.dtype = *dtype;
+  else if (!is_floating(out.dtype) && !is_complex(out.dtype)) out.dtype = ir::DType::kInt64;
+  ir::SymIntListArg dim_list;
+  if (dims)
+    for (int64_t d : *dims) dim_list.items.push_back(ir::SymIntArg{d});
+  return make("sum", "aten.sum.dim_IntList",
+             {named("self", ir::TensorArg{x}), named("dim", dims ? ir::Argument(dim_list) : ir::Argument(ir::NoneArg{})),
+              named("keepdim", ir::SymBoolArg{keepdim}),
+              named("dtype", dtype ? ir::Argument(ir::ScalarTypeArg{*dtype}) : ir::Argument(ir::NoneArg{}), true)},
+             std::move(out));
+}
+
+std::string AtenBuilder::vector_norm(const std::string& x, double ord) {
+  ir::TensorMeta out = meta(x);
+  out.sizes.clear();
+  if (out.dtype == ir::DType::kComplex64) out.dtype = ir::DType::kFloat32;
+  if (out.dtype == ir::DType::kComplex128) out.dtype = ir::DType::kFloat64;
+  return make("norm", "aten.linalg_vector_norm.default",
+             {named("self", ir::TensorArg{x}), named("ord", ir::SymFloatArg{ord}), named("dim", ir::NoneArg{}),
+              named("keepdim", ir::SymBoolArg{false}), named("dtype", ir::NoneArg{}, true)},
+             std::move(out));
 }
 
 void AtenBuilder::set_output(size_t i, const std::string& value) {

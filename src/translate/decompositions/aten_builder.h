@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,19 @@ class AtenBuilder {
   std::string view(const std::string& x, const std::vector<Size>& sizes);
   std::string expand(const std::string& x, const std::vector<Size>& sizes);
   std::string cat(const std::vector<std::string>& xs, int64_t dim);
-  // Elementwise product with broadcasting and torch's type promotion.
+  // Elementwise arithmetic with broadcasting and torch's type promotion.
   std::string mul(const std::string& a, const std::string& b);
+  std::string add(const std::string& a, const std::string& b);
+  std::string sub(const std::string& a, const std::string& b);
+  // sqrt (integers give the default float, float32).
+  std::string sqrt(const std::string& x);
+  // x != 0, a bool tensor of x's shape.
+  std::string ne_zero(const std::string& x);
+  // sum over `dims` (all with none), integers and bools in int64 unless `dtype` says otherwise.
+  std::string sum(const std::string& x, const std::optional<std::vector<int64_t>>& dims, bool keepdim,
+                  std::optional<ir::DType> dtype = std::nullopt);
+  // linalg_vector_norm over all elements.
+  std::string vector_norm(const std::string& x, double ord);
 
   // ---- results ----------------------------------------------------------------------------
   // The node's outputs, flattened (a tensor list counts each tensor).
@@ -73,7 +85,9 @@ class AtenBuilder {
   Written finish();
 
  private:
-  std::string add(const std::string& op, const std::string& target, std::vector<ir::NamedArgument> inputs, ir::TensorMeta out);
+  std::string make(const std::string& op, const std::string& target, std::vector<ir::NamedArgument> inputs, ir::TensorMeta out);
+  // The meta of an elementwise result of a and b: broadcast sizes, the given dtype.
+  ir::TensorMeta broadcast(const std::string& a, const std::string& b, ir::DType dtype) const;
 
   class Args : public NodeArgs {
    public:

@@ -7,5 +7,6 @@
 namespace pt2onnx::translate {
 
 void register_shape_decompositions(RuleTable& table);  // swapaxes, movedim, flipud, rot90, atleast_nd, *stack, meshgrid, outer
+void register_math_decompositions(RuleTable& table);   // hypot, dist, vdot, count_nonzero
 
 }  // namespace pt2onnx::translate

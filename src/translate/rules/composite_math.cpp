@@ -1,10 +1,10 @@
 // Composite math ops that the default IR keeps (torch's _decomp/_refs, done here): nan_to_num,
-// hypot, copysign, fmax/fmin, nansum/nanmean, count_nonzero, aminmax, trace, round(decimals),
+// copysign, fmax/fmin, nansum/nanmean, aminmax, trace, round(decimals),
 // isin, bucketize, one_hot, cosine_similarity, pairwise_distance, _weight_norm, and erfinv (and
 // ndtri through it), which
 // ONNX lacks (a published polynomial approximation, its error stated), lgamma/digamma/mvlgamma
 // (series with recurrence and reflection), ldexp, float_power, cumprod, renorm, linalg_norm and
-// linalg_matrix_norm (Frobenius, 1, inf); hardshrink/softshrink/threshold, vdot, dist,
+// linalg_matrix_norm (Frobenius, 1, inf); hardshrink/softshrink/threshold,
 // isreal/real of real tensors, tensordot and inner (one MatMul), the trapezoid rule (trapezoid, trapz, cumulative_trapezoid),
 // gradient (numpy's differences) and searchsorted of a 1-D sequence.
 #include <algorithm>
@@ -64,13 +64,6 @@ RuleResult aten_nan_to_num(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, x);
 }
 
-// hypot(Tensor self, Tensor other) -> Tensor
-RuleResult aten_hypot(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const auto [a, b] = pair_as_result(ctx, args, "self", "other");
-  return emitted(ctx, ctx.emit("Sqrt", {ctx.emit("Add", {ctx.emit("Mul", {a, a}), ctx.emit("Mul", {b, b})})}));
-}
-
 // copysign.Tensor(Tensor self, Tensor other) -> Tensor; copysign.Scalar: |self| with other's sign
 // bit, -0.0 included (1 / -0.0 is -inf).
 RuleResult aten_copysign(EmitContext& ctx, const ir::Node& node) {
@@ -113,16 +106,6 @@ RuleResult nan_reduce(EmitContext& ctx, const ir::Node& node, bool mean) {
 }
 RuleResult aten_nansum(EmitContext& ctx, const ir::Node& node) { return nan_reduce(ctx, node, false); }
 RuleResult aten_nanmean(EmitContext& ctx, const ir::Node& node) { return nan_reduce(ctx, node, true); }
-
-// count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor; count_nonzero.default(Tensor self, int? dim=None)
-RuleResult aten_count_nonzero(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const DType type = args.dtype_of("self");
-  const std::string zero = ctx.const_scalar(0, type == DType::kBool ? DType::kInt32 : type);
-  const std::string x = type == DType::kBool ? ctx.cast(args.tensor("self"), DType::kInt32) : args.tensor("self");
-  const std::string nonzero = ctx.cast(ctx.emit("Not", {ctx.emit("Equal", {x, zero})}), DType::kInt64);
-  return emitted(ctx, ctx.reduce("ReduceSum", nonzero, dims_or_all(args), false));
-}
 
 // aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 RuleResult aten_aminmax(EmitContext& ctx, const ir::Node& node) {
@@ -687,23 +670,6 @@ RuleResult aten_threshold(EmitContext& ctx, const ir::Node& node) {
   return emitted(ctx, ctx.emit("Where", {ctx.emit("LessOrEqual", {x, args.scalar("threshold", type)}), args.scalar("value", type), x}));
 }
 
-// vdot(Tensor self, Tensor other) -> Tensor: sum(self * other) of real vectors (complex ones are
-// refused: the conjugate).
-RuleResult aten_vdot(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const auto [a, b] = pair_as_result(ctx, args, "self", "other");
-  return emitted(ctx, ctx.reduce("ReduceSum", ctx.emit("Mul", {a, b}), std::nullopt, false));
-}
-
-// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor: the p-norm of self - other, all elements.
-RuleResult aten_dist(EmitContext& ctx, const ir::Node& node) {
-  ArgReader args(ctx, node);
-  const DType type = result_dtype(args, torch_result_type(args, {"self", "other"}));
-  const auto [a, b] = pair_as_result(ctx, args, "self", "other");
-  const double p = args.has("p") ? args.scalar_number("p") : 2.0;
-  return emitted(ctx, vector_norm(ctx, ctx.emit("Sub", {a, b}), p, std::nullopt, false, type));
-}
-
 // isreal(Tensor self) -> Tensor and real(Tensor self) of a real tensor: all true, and the value
 // itself (complex inputs have their own rules).
 RuleResult aten_isreal(EmitContext& ctx, const ir::Node& node) {
@@ -915,15 +881,12 @@ RuleResult aten_inner(EmitContext& ctx, const ir::Node& node) {
 void register_composite_math_rules(RuleTable& t) {
   t.add("aten.nan_to_num.default", aten_nan_to_num);
   t.add("aten.nan_to_num_.default", aten_nan_to_num);
-  t.add("aten.hypot.default", aten_hypot);
   t.add("aten.copysign.Tensor", aten_copysign);
   t.add("aten.copysign.Scalar", aten_copysign);
   t.add("aten.fmax.default", aten_fmax);
   t.add("aten.fmin.default", aten_fmin);
   t.add("aten.nansum.default", aten_nansum);
   t.add("aten.nanmean.default", aten_nanmean);
-  t.add("aten.count_nonzero.dim_IntList", aten_count_nonzero);
-  t.add("aten.count_nonzero.default", aten_count_nonzero);
   t.add("aten.aminmax.default", aten_aminmax);
   t.add("aten.trace.default", aten_trace);
   t.add("aten.round.decimals", aten_round_decimals);
@@ -964,8 +927,6 @@ void register_composite_math_rules(RuleTable& t) {
   t.add("aten.hardshrink.default", aten_hardshrink);
   t.add("aten.softshrink.default", aten_softshrink);
   t.add("aten.threshold.default", aten_threshold);
-  t.add("aten.vdot.default", aten_vdot);
-  t.add("aten.dist.default", aten_dist);
   t.add("aten.isreal.default", aten_isreal);
   t.add("aten.real.default", aten_real);
   t.add("aten.trapezoid.x", aten_trapezoid);

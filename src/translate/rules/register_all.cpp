@@ -7,6 +7,7 @@ namespace pt2onnx::translate {
 
 void register_all_rules(RuleTable& table) {
   register_shape_decompositions(table);
+  register_math_decompositions(table);
   register_elementwise_rules(table);
   register_activation_rules(table);
   register_linalg_rules(table);
