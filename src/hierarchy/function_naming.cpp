@@ -4,13 +4,13 @@
 #include <cctype>
 #include <string_view>
 
-#include <onnx/defs/schema.h>
+#include "model/onnx_type_table.h"
 
 namespace pt2onnx::hierarchy {
 
 namespace {
 
-// Standard ops newer than what libonnx 1.12 (opset 17) registers, including ones proposed for
+// Standard ops newer than what libonnx 1.12 (opset 17, the table model/onnx_type_table.inc) registers, including ones proposed for
 // upcoming opsets; a name here is as dangerous to TensorRT as one in the registry.
 constexpr std::string_view kNewerStandardOps[] = {
     "AffineGrid",  "Attention",  "BitCast",       "BitwiseAnd",    "BitwiseNot",       "BitwiseOr",
@@ -24,8 +24,7 @@ constexpr std::string_view kNewerStandardOps[] = {
 bool is_standard_op_name(const std::string& name) {
   for (std::string_view op : kNewerStandardOps)
     if (op == name) return true;
-  return onnx::OpSchemaRegistry::Schema(name, onnx::ONNX_DOMAIN) != nullptr ||
-         onnx::OpSchemaRegistry::Schema(name, onnx::AI_ONNX_ML_DOMAIN) != nullptr;
+  return model::is_onnx_op_name(name);
 }
 
 std::string function_base_name(const std::string& type, const std::string& pattern) {

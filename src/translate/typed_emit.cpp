@@ -1,9 +1,6 @@
 // Emitting an op in a type its ONNX schema takes (typed_emit.h).
 #include "translate/typed_emit.h"
 
-#include <onnx/defs/data_type_utils.h>
-#include <onnx/defs/schema.h>
-
 #include <algorithm>
 #include <variant>
 #include <map>
@@ -11,6 +8,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "model/onnx_type_table.h"
 #include "translate/onnx_types.h"
 
 namespace pt2onnx::translate {
@@ -35,20 +33,12 @@ std::vector<DType> exact_carriers(DType type) {
   }
 }
 
-// "tensor(float)" and the like: the spelling of schema type constraints.
-std::string type_string(DType type) {
-  onnx::TypeProto proto;
-  proto.mutable_tensor_type()->set_elem_type(onnx_dtype(type));
-  return *onnx::Utils::DataTypeUtils::ToType(proto);
-}
-
 // What an op's schema at an opset says of one dtype for its first input's type parameter. Asked
 // for every elementwise node a rule emits, so each answer is looked up once per thread.
 struct TypeAnswer {
-  const onnx::OpSchema* schema = nullptr;  // null: unknown op (emitted as it is)
-  std::string param;                       // the first input's type parameter ("T")
-  bool takes = true;                       // the schema takes the dtype (or says nothing of it)
-  std::optional<DType> carrier;            // else the narrowest exact wider type it takes
+  const model::OpTypeFacts* schema = nullptr;  // null: unknown op (emitted as it is)
+  bool takes = true;                           // the schema takes the dtype (or says nothing of it)
+  std::optional<DType> carrier;                // else the narrowest exact wider type it takes
 };
 
 const TypeAnswer& answer_for(const EmitContext& ctx, std::string_view op_type, DType type) {
@@ -57,19 +47,14 @@ const TypeAnswer& answer_for(const EmitContext& ctx, std::string_view op_type, D
   auto found = answers.find(key);
   if (found != answers.end()) return found->second;
   TypeAnswer answer;
-  answer.schema = onnx::OpSchemaRegistry::Schema(std::get<0>(key), ctx.opset(), onnx::ONNX_DOMAIN);
-  if (answer.schema && !answer.schema->inputs().empty()) {
-    answer.param = answer.schema->inputs()[0].GetTypeStr();
-    for (const onnx::OpSchema::TypeConstraintParam& constraint : answer.schema->typeConstraintParams()) {
-      if (constraint.type_param_str != answer.param) continue;
-      const std::vector<std::string>& allowed = constraint.allowed_type_strs;
-      auto takes = [&](DType t) { return std::find(allowed.begin(), allowed.end(), type_string(t)) != allowed.end(); };
-      answer.takes = takes(type);
-      if (!answer.takes) {
-        const std::vector<DType> carriers = exact_carriers(type);
-        const auto carrier = std::find_if(carriers.begin(), carriers.end(), takes);
-        if (carrier != carriers.end()) answer.carrier = *carrier;
-      }
+  answer.schema = model::op_type_facts(std::get<0>(key), ctx.opset());
+  if (answer.schema && answer.schema->inputs > 0) {
+    auto takes = [&](DType t) { return answer.schema->takes(onnx_dtype(t)); };
+    answer.takes = takes(type);
+    if (!answer.takes) {
+      const std::vector<DType> carriers = exact_carriers(type);
+      const auto carrier = std::find_if(carriers.begin(), carriers.end(), takes);
+      if (carrier != carriers.end()) answer.carrier = *carrier;
     }
   }
   return answers.emplace(std::move(key), std::move(answer)).first->second;
@@ -105,19 +90,14 @@ std::vector<std::string> emit_in(EmitContext& ctx, std::string_view op_type, con
                                  DType type, const std::vector<Attr>& attrs, int num_outputs) {
   const std::optional<DType> carrier = computing_type(ctx, op_type, type);
   if (!carrier) return ctx.emit(op_type, inputs, attrs, num_outputs);
-  const TypeAnswer& answer = answer_for(ctx, op_type, type);
-  const onnx::OpSchema* schema = answer.schema;
-  const std::string& param = answer.param;
   // Formal inputs past the last repeat the last one (variadic inputs such as Max's).
-  auto formal_param = [&](const std::vector<onnx::OpSchema::FormalParameter>& formals, size_t i) {
-    return formals.empty() ? std::string() : formals[std::min(i, formals.size() - 1)].GetTypeStr();
-  };
+  const model::OpTypeFacts& schema = *answer_for(ctx, op_type, type).schema;
   std::vector<std::string> cast_inputs = inputs;
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].empty() && formal_param(schema->inputs(), i) == param) cast_inputs[i] = ctx.cast(inputs[i], *carrier);
+    if (!inputs[i].empty() && schema.input_shares(i)) cast_inputs[i] = ctx.cast(inputs[i], *carrier);
   std::vector<std::string> outputs = ctx.emit(op_type, cast_inputs, attrs, num_outputs);
   for (size_t i = 0; i < outputs.size(); ++i)
-    if (formal_param(schema->outputs(), i) == param) outputs[i] = ctx.cast(outputs[i], type);
+    if (schema.output_shares(i)) outputs[i] = ctx.cast(outputs[i], type);
   return outputs;
 }
 
