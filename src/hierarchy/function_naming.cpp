@@ -10,7 +10,7 @@ namespace pt2onnx::hierarchy {
 
 namespace {
 
-// Standard ops newer than what libonnx 1.12 (opset 17, the table model/onnx_type_table.inc) registers, including ones proposed for
+// Standard ops newer than libonnx 1.12 (opset 17; model/onnx_type_table.inc) knows, including ones proposed for
 // upcoming opsets; a name here is as dangerous to TensorRT as one in the registry.
 constexpr std::string_view kNewerStandardOps[] = {
     "AffineGrid",  "Attention",  "BitCast",       "BitwiseAnd",    "BitwiseNot",       "BitwiseOr",

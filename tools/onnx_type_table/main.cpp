@@ -2,7 +2,7 @@
 // ONNX operator schemas of the libonnx it is built with, so that a conversion does not build
 // libonnx's whole schema registry (several milliseconds, most of a small model's conversion).
 //   build/tools/onnx_type_table > src/model/onnx_type_table.inc
-// unit_translate's onnx_type_table test checks the committed table against libonnx.
+// The CTest onnx_type_table_current checks the committed table against libonnx.
 #include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
 
