@@ -8,7 +8,7 @@ FROM debian:12 AS builder
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config dpkg-dev file libonnx-dev libprotobuf-dev protobuf-compiler \
-      nlohmann-json3-dev libsimdjson-dev libzip-dev zipcmp zipmerge ziptool libcli11-dev doctest-dev libmimalloc-dev \
+      nlohmann-json3-dev libsimdjson-dev zlib1g-dev libzip-dev zipcmp zipmerge ziptool libcli11-dev doctest-dev libmimalloc-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

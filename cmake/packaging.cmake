@@ -54,7 +54,7 @@ kernel bundles (NVRTC is loaded at run time).")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME pt2onnx-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-    "pt2onnx (= ${PROJECT_VERSION}), libonnx-dev, libprotobuf-dev, nlohmann-json3-dev, libsimdjson-dev, libzip-dev, zipcmp, zipmerge, ziptool, libdeflate-dev")
+    "pt2onnx (= ${PROJECT_VERSION}), libonnx-dev, libprotobuf-dev, nlohmann-json3-dev, libsimdjson-dev, zlib1g-dev, libdeflate-dev")
 set(CPACK_DEBIAN_DEV_DESCRIPTION "PyTorch .pt2 to ONNX converter - C++ library and CMake package
 The static library behind pt2onnx with its header pt2onnx.h, and the CMake
 package: find_package(pt2onnx CONFIG) gives the targets pt2onnx::pt2onnx and

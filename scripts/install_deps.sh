@@ -6,7 +6,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential cmake pkg-config libonnx-dev libprotobuf-dev protobuf-compiler
-      nlohmann-json3-dev libsimdjson-dev libzip-dev zipcmp zipmerge ziptool libcli11-dev
+      nlohmann-json3-dev libsimdjson-dev zlib1g-dev libcli11-dev
+      libzip-dev zipcmp zipmerge ziptool  # the archive tests write DEFLATE zips with libzip (its CMake config wants the tools)
       doctest-dev libdeflate-dev libmimalloc-dev python3-venv
       ninja-build dpkg-dev file lintian  # the install_package and deb_package tests
       ccache  # the wheel test's build reuses build/'s objects instead of compiling the tree again

@@ -1,8 +1,6 @@
 // The Storage implementations: the whole archive file, a slice of another storage (a STORED
-// entry, also inside a nested zip), bytes held in memory, and a DEFLATE entry inflated by libzip.
+// entry, also inside a nested zip) and bytes held in memory. A DEFLATE entry: inflating_storage.h.
 #pragma once
-
-#include <zip.h>
 
 #include <cstdint>
 #include <memory>
@@ -12,9 +10,7 @@
 
 #include "archive/archive.h"
 #include "archive/file_handle.h"
-#include "archive/libzip_archive.h"
 #include "archive/storage_label.h"
-#include "archive/zip_crc.h"
 #include "archive/zip_crc.h"
 
 namespace pt2onnx::archive {
@@ -67,41 +63,6 @@ class SliceStorage final : public Storage {
   uint64_t size_;
   StorageLabel label_;
   std::optional<EntryCrc> crc_;  // names the entry by label_
-};
-
-// A DEFLATE entry. libzip cannot seek in compressed data, so reads stream forward from a
-// cached cursor and reopen the entry to go back.
-class InflatingStorage final : public Storage {
- public:
-  // The CRC is accumulated while the stream is read from its start and checked at its end;
-  // a read that starts elsewhere first verifies the whole entry in one pass.
-  InflatingStorage(std::shared_ptr<LibzipArchive> zip, uint64_t index, uint64_t size,
-                   StorageLabel label, std::optional<uint32_t> expected_crc);
-  ~InflatingStorage() override;
-  InflatingStorage(const InflatingStorage&) = delete;
-  InflatingStorage& operator=(const InflatingStorage&) = delete;
-
-  uint64_t size() const override { return size_; }
-  void read(uint64_t offset, uint64_t n, void* dst) const override;
-  std::optional<uint64_t> file_offset() const override { return std::nullopt; }
-  std::string why_not_in_file() const override { return "the entry is DEFLATE-compressed"; }
-  std::string entry_name() const override { return *label_.entry; }
-  const EntryCrc* entry_crc() const override { return crc_ ? &*crc_ : nullptr; }
-  void verify() const override;
-
- private:
-  void reopen() const;
-  void pull(uint64_t n, uint8_t* dst) const;  // reads n bytes at the cursor; dst may be null
-  void verify_locked() const;
-
-  std::shared_ptr<LibzipArchive> zip_;
-  uint64_t index_;
-  uint64_t size_;
-  StorageLabel label_;
-  std::optional<EntryCrc> crc_;  // names the entry by label_
-  mutable zip_file_t* file_ = nullptr;  // guarded by zip_->mutex()
-  mutable uint64_t cursor_ = 0;
-  mutable uint32_t running_crc_ = 0;  // of bytes [0, cursor_)
 };
 
 // Throws the standard "past the end" error for a read outside [0, size).

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <new>
 
+#include "archive/inflating_storage.h"
 #include "archive/model_text.h"
 #include "archive/zip_crc.h"
 #include "common/error.h"
@@ -37,8 +38,6 @@ std::shared_ptr<ZipContainer> ZipContainer::open_file(const std::filesystem::pat
   zip->file_label_ = std::make_shared<const std::string>(path.string());
   zip->label_ = path.string();
   zip->file_ = std::make_shared<FileHandle>(path);  // refuses FIFOs and devices without blocking
-  // libzip reads the descriptor we checked, not the path again.
-  zip->open_libzip_ = [file = zip->file_, label = zip->label_] { return LibzipArchive::open_fd(file->fd(), 0, file->size(), label); };
   zip->bytes_ = std::make_shared<WholeFileStorage>(zip->file_);
   zip->entries_ = std::make_shared<const std::vector<ZipEntry>>(read_zip_directory(*zip->bytes_, zip->label_));
   zip->index_entries();
@@ -59,20 +58,13 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
   // entry as a whole would read every weight twice. A DEFLATE one is inflated whole, and checked.
   const bool stored = outer.method == kMethodStored;
   std::shared_ptr<const Storage> bytes = entry_storage(outer, !stored);
-  if (const std::optional<uint64_t> offset = bytes->file_offset()) {
-    zip->open_libzip_ = [file = file_, offset = *offset, size = bytes->size(), label = zip->label_] {
-      return LibzipArchive::open_fd(file->fd(), offset, size, label);
-    };
-  } else {
+  if (!bytes->file_offset()) {
     // A compressed nested zip needs random access: inflate it once into memory (rare: only
     // after someone re-zips an archive with compression).
     auto inflated = allocate<std::vector<uint8_t>>(bytes->size(), zip->label_);
     bytes->read(0, inflated.size(), inflated.data());
     auto memory = std::make_shared<MemoryStorage>(
         std::move(inflated), StorageLabel{file_label_, entry_label(outer)});
-    zip->open_libzip_ = [memory, label = zip->label_] {
-      return LibzipArchive::open_memory(memory, memory->bytes().data(), memory->size(), label);
-    };
     bytes = memory;
   }
   zip->bytes_ = bytes;
@@ -83,22 +75,6 @@ std::shared_ptr<const ZipContainer> ZipContainer::open_nested(
   zip->nested_labels_ = std::move(labels);
   zip->index_entries();
   return zip;
-}
-
-std::shared_ptr<LibzipArchive> ZipContainer::libzip() const {
-  // A failed open throws out of call_once, which then stays undone: the next caller meets the
-  // same refusal.
-  std::call_once(libzip_opened_, [&] {
-    std::shared_ptr<LibzipArchive> opened = open_libzip_();
-    const zip_int64_t libzip_count = zip_get_num_entries(opened->get(), 0);
-    if (libzip_count < 0 || static_cast<uint64_t>(libzip_count) != entries_->size()) {
-      fail(ErrorCode::kArchive,
-           label_ + ": damaged zip: libzip sees " + std::to_string(libzip_count) +
-               " entries, the central directory holds " + std::to_string(entries_->size()));
-    }
-    libzip_ = std::move(opened);
-  });
-  return libzip_;
 }
 
 void ZipContainer::index_entries() {
@@ -149,15 +125,6 @@ std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found
     return std::make_shared<SliceStorage>(bytes_, found.data_offset, found.size, std::move(label), crc);
   }
   if (found.method == kMethodDeflate) {
-    const std::shared_ptr<LibzipArchive> zip = libzip();
-    {
-      std::lock_guard<std::mutex> lock(zip->mutex());
-      const char* libzip_name = zip_get_name(zip->get(), found.index, ZIP_FL_ENC_RAW);
-      if (libzip_name == nullptr || found.name != libzip_name) {
-        fail(ErrorCode::kArchive, label.text() + ": damaged zip: libzip names entry " +
-                                      std::to_string(found.index) + " differently");
-      }
-    }
     // A zip bomb declares gigabytes behind a few kB of DEFLATE; honest data rarely passes 30x.
     const uint64_t ratio = limits().inflate_ratio;
     const uint64_t allowed = found.compressed_size > UINT64_MAX / ratio ? UINT64_MAX : found.compressed_size * ratio;
@@ -167,7 +134,8 @@ std::shared_ptr<const Storage> ZipContainer::entry_storage(const ZipEntry& found
                          " bytes inflating to " + std::to_string(found.size) + " (a zip bomb?)",
                      "inflate-ratio");
     }
-    return std::make_shared<InflatingStorage>(zip, found.index, found.size, std::move(label), crc);
+    return std::make_shared<InflatingStorage>(bytes_, found.data_offset, found.compressed_size, found.size,
+                                              std::move(label), crc);
   }
   fail(ErrorCode::kArchive, label.text() + ": compression method " + std::to_string(found.method) +
                                 " is not supported (only STORED and DEFLATE)");

@@ -1,18 +1,15 @@
 // One zip: the archive file itself, or a torch.save zip stored as one of its entries. Entries
 // are looked up relative to the zip's root folder, which PyTorch takes from the first entry's
-// name. STORED entries become storages that pread the archive file; DEFLATE ones stream through
-// libzip, opened at the first of them.
+// name. STORED entries become storages that pread the archive file; DEFLATE ones are inflated
+// by zlib as they are read (inflating_storage.h).
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "archive/file_handle.h"
-#include "archive/libzip_archive.h"
 #include "archive/storages.h"
 #include "archive/zip_directory.h"
 #include "common/read_once_text.h"
@@ -23,7 +20,7 @@ namespace pt2onnx::archive {
 class ZipContainer {
  public:
   // Opens the archive file. Throws Error(kArchive) naming the file for a missing, truncated or
-  // corrupt zip (with libzip's reason). What it may inflate or read whole is bounded by
+  // corrupt zip (with the directory's fault). What it may inflate or read whole is bounded by
   // pt2onnx::limits() (common/limits.h: inflate-ratio, entry-bytes).
   static std::shared_ptr<ZipContainer> open_file(const std::filesystem::path& path);
   // Opens the zip stored as entry `relative_name` of this one.
@@ -75,13 +72,6 @@ class ZipContainer {
   std::shared_ptr<const std::string> file_label_;  // file_path_ as text, shared by the entries' labels
   std::shared_ptr<const FileHandle> file_;
   std::shared_ptr<const Storage> bytes_;  // the whole zip
-  // libzip is opened when an entry first needs it (a DEFLATE one): an archive of STORED entries
-  // alone (what torch writes) is read through our own directory, and libzip's copy of it
-  // (a few hundred bytes an entry) is never made.
-  std::shared_ptr<LibzipArchive> libzip() const;
-  std::function<std::shared_ptr<LibzipArchive>()> open_libzip_;
-  mutable std::once_flag libzip_opened_;
-  mutable std::shared_ptr<LibzipArchive> libzip_;
   // Shared with the labels of the entries' storages, which may outlive this zip.
   std::shared_ptr<const std::vector<ZipEntry>> entries_;
   ViewMap<size_t> by_name_;  // views of entries_' names (entries_ is not changed once read)

@@ -13,7 +13,7 @@ namespace pt2onnx::archive {
 
 struct ZipEntry {
   std::string name;
-  uint64_t index = 0;   // position in the central directory (libzip's index)
+  uint64_t index = 0;   // position in the central directory
   uint16_t method = 0;  // 0 STORED, 8 DEFLATE
   uint16_t flags = 0;   // general purpose bits
   uint32_t crc32 = 0;  // as the central directory records it (0: none, see zip_crc.h)

@@ -254,10 +254,6 @@ void print_conversion(const pt2onnx::ConvertReport& report, bool verbose, int op
 }  // namespace
 
 int main(int argc, char** argv) {
-  // libzip converts each entry's DOS time with mktime(), and glibc's mktime looks at the zone
-  // file again (a stat of /etc/localtime) on every call while TZ is unset: a stat per weight of
-  // the archive. Naming the same default zone lets glibc read it once.
-  if (std::getenv("TZ") == nullptr) setenv("TZ", ":/etc/localtime", 0);
   CLI::App app{"pt2onnx: convert a PyTorch .pt2 archive (torch.export.save) to ONNX, without Python."};
   app.set_version_flag("--version", std::string("pt2onnx ") + pt2onnx::version());
 

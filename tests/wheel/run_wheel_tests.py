@@ -25,7 +25,7 @@ import numpy as np
 import onnxruntime as ort
 
 SAMPLE = "decoder.default"
-# Libraries the wheel may take from the system: glibc's and GCC's runtime, and zlib (libzip's),
+# Libraries the wheel may take from the system: glibc's and GCC's runtime, and zlib (DEFLATE entries),
 # which every manylinux policy lists as present on any system, so auditwheel leaves it out.
 SYSTEM_LIBS = {"linux-vdso.so.1", "libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
                "ld-linux-x86-64.so.2", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libz.so.1"}

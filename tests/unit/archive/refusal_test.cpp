@@ -40,7 +40,7 @@ TEST_CASE("damaged files") {
   const std::string good = testing::torch_style_zip(minimal_pt2());
   SUBCASE("truncated zip") {
     const auto path = dir.write("cut.pt2", good.substr(0, good.size() - 30));
-    // our own directory reader's reason (libzip opens only for a DEFLATE entry)
+    // the directory reader's reason
     const std::string message = open_error(path);
     CHECK(message.find(path.string() + ": ") == 0);
     CHECK(has(message, "central directory"));

@@ -1,5 +1,5 @@
 // The zip layer: data offsets from local headers (64-byte aligned, PyTorch style), ZIP64
-// fields, nested zips with absolute offsets, DEFLATE entries through libzip, and damaged zips.
+// fields, nested zips with absolute offsets, DEFLATE entries (inflated by zlib), and damaged zips.
 #include "archive/zip_container.h"
 
 #include <doctest/doctest.h>
@@ -86,7 +86,7 @@ TEST_CASE("nested STORED zip: storages point at absolute offsets in the outer fi
   CHECK(message.find("past the end") != std::string::npos);
 }
 
-TEST_CASE("DEFLATE entries stream through libzip, also backwards") {
+TEST_CASE("DEFLATE entries stream, also backwards") {
   TempDir dir;
   const std::string big = pattern(200000, 4);
   const auto path =
