@@ -126,6 +126,10 @@ void InflatingStorage::verify_locked() const {
   if (!crc_ || crc_->done()) return;
   if (!stream_ || cursor_ > 0) restart();
   pull(size_, nullptr);  // checks at the end
+  if (size_ == 0) {      // no byte to reach the end with: check the empty stream here
+    check_stream_ends();
+    crc_->check(running_crc_);
+  }
 }
 
 void InflatingStorage::verify() const {

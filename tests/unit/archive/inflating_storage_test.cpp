@@ -91,6 +91,18 @@ TEST_CASE("a DEFLATE stream shorter or longer than the recorded size is refused"
   }
 }
 
+TEST_CASE("an empty DEFLATE entry verifies, and its CRC is checked") {
+  TempDir dir;
+  std::string bytes = testing::libzip_zip({{"r/e", "", true}});
+  REQUIRE(bytes[bytes.rfind("PK\x01\x02") + 10] == 8);  // DEFLATE, not stored as STORED
+  CHECK(ZipContainer::open_file(dir.write("e.zip", bytes))->storage("e")->size() == 0);
+  ZipContainer::open_file(dir.write("e.zip", bytes))->storage("e")->verify();
+  put_le(bytes, bytes.rfind("PK\x01\x02") + 16, 0x1234, 4);  // the central record's CRC
+  put_le(bytes, bytes.find("PK\x03\x04") + 14, 0x1234, 4);   // and the local header's
+  const auto path = dir.write("bad.zip", bytes);
+  CHECK(has(archive_error_of([&] { ZipContainer::open_file(path)->storage("e")->verify(); }), "CRC-32 mismatch"));
+}
+
 TEST_CASE("a DEFLATE entry cut short is refused") {
   TempDir dir;
   const std::string payload = words(100000);
