@@ -96,17 +96,20 @@ void InflatingStorage::pull(uint64_t n, uint8_t* dst) const {
     cursor_ += got;
     n -= got;
     if (dst) dst += got;
-    if (cursor_ == size_) {
-      check_stream_ends();
-      if (crc_ && !crc_->done()) crc_->check(running_crc_);
-    }
   }
+  if (cursor_ == size_) finish();  // reads stop at size_: the last pull, or an empty entry's
 }
 
-// The entry's size is where its DEFLATE stream must end: more data would be bytes no reader sees.
-void InflatingStorage::check_stream_ends() const {
+// At the entry's size: its DEFLATE stream must end there (more data would be bytes no reader
+// sees), and the CRC of what was inflated must match. Both are done once.
+void InflatingStorage::finish() const {
   Stream& s = *stream_;
-  if (s.ended) return;
+  if (!s.ended) end_stream();
+  if (crc_ && !crc_->done()) crc_->check(running_crc_);
+}
+
+void InflatingStorage::end_stream() const {
+  Stream& s = *stream_;
   uint8_t extra = 0;
   for (;;) {
     s.feed(*zip_, data_offset_, compressed_size_);
@@ -126,10 +129,6 @@ void InflatingStorage::verify_locked() const {
   if (!crc_ || crc_->done()) return;
   if (!stream_ || cursor_ > 0) restart();
   pull(size_, nullptr);  // checks at the end
-  if (size_ == 0) {      // no byte to reach the end with: check the empty stream here
-    check_stream_ends();
-    crc_->check(running_crc_);
-  }
 }
 
 void InflatingStorage::verify() const {

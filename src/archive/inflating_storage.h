@@ -39,7 +39,8 @@ class InflatingStorage final : public Storage {
 
   void restart() const;
   void pull(uint64_t n, uint8_t* dst) const;  // inflates n bytes at the cursor; dst may be null
-  void check_stream_ends() const;
+  void finish() const;      // at the entry's end: the stream ends there, the CRC matches
+  void end_stream() const;  // inflates on to the stream's end, refusing any byte found
   void verify_locked() const;
   [[noreturn]] void refuse(const std::string& reason) const;
 

@@ -34,7 +34,6 @@ class MemoryStorage final : public Storage {
   std::optional<uint64_t> file_offset() const override { return std::nullopt; }
   std::string why_not_in_file() const override { return "it lies in a DEFLATE-compressed nested zip (inflated in memory)"; }
   std::string entry_name() const override { return *label_.entry; }
-  const std::vector<uint8_t>& bytes() const { return bytes_; }
 
  private:
   std::vector<uint8_t> bytes_;

@@ -1,5 +1,6 @@
 // DEFLATE entries inflated by zlib (archive/inflating_storage.h): damaged compressed data, and a
 // stream that ends before or after the size the directory records, are refused naming the entry.
+// Reading back whole, in pieces and backwards: zip_container_test.cpp.
 // The zips come from libzip, a writer independent of the reader under test.
 #include <doctest/doctest.h>
 
@@ -42,23 +43,6 @@ std::string with_recorded_size(std::string bytes, uint64_t size) {
   put_le(bytes, bytes.rfind("PK\x01\x02") + 24, size, 4);
   put_le(bytes, bytes.find("PK\x03\x04") + 22, size, 4);
   return bytes;
-}
-
-TEST_CASE("a DEFLATE entry reads back whole, in pieces and backwards") {
-  TempDir dir;
-  const std::string payload = words(300000);
-  const auto zip = ZipContainer::open_file(dir.write("d.zip", testing::libzip_zip({{"r/a", payload, true}})));
-  const auto storage = zip->storage("a");
-  CHECK(storage->size() == payload.size());
-  std::string piece(1000, '\0');
-  for (const uint64_t at : {uint64_t{250000}, uint64_t{3}, uint64_t{299000}, uint64_t{0}}) {
-    storage->read(at, piece.size(), piece.data());
-    CHECK(piece == payload.substr(at, piece.size()));
-  }
-  std::string whole(payload.size(), '\0');
-  storage->read(0, whole.size(), whole.data());
-  CHECK(whole == payload);
-  CHECK(storage->entry_crc()->done());
 }
 
 TEST_CASE("damaged DEFLATE data is refused naming the entry") {

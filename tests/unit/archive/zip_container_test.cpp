@@ -102,6 +102,7 @@ TEST_CASE("DEFLATE entries stream, also backwards") {
     CHECK(chunk == big.substr(offset, 10));
   }
   CHECK(read_all(*storage) == big);
+  CHECK(storage->entry_crc()->done());  // the CRC was checked on the way
   CHECK(zip->storage("small")->file_offset().has_value());
 }
 
