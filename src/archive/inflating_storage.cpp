@@ -101,11 +101,13 @@ void InflatingStorage::pull(uint64_t n, uint8_t* dst) const {
 }
 
 // At the entry's size: its DEFLATE stream must end there (more data would be bytes no reader
-// sees), and the CRC of what was inflated must match. Both are done once.
+// sees), and the CRC of what was inflated must match. Then the stream goes: a read of an entry
+// read to its end starts again anyway, and an archive's many entries would each keep zlib's
+// window and the input buffer (about 100 KiB) otherwise.
 void InflatingStorage::finish() const {
-  Stream& s = *stream_;
-  if (!s.ended) end_stream();
+  if (!stream_->ended) end_stream();
   if (crc_ && !crc_->done()) crc_->check(running_crc_);
+  stream_.reset();
 }
 
 void InflatingStorage::end_stream() const {
