@@ -12,6 +12,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "common/view_map.h"
+#include "hierarchy/flat_key.h"
 
 namespace pt2onnx::hierarchy {
 
@@ -249,63 +250,27 @@ void canonical_body(const Nodes& nodes, const std::vector<size_t>& members,
   for (const std::string& out : boundary.outputs) body.add_output(renamed.at(out));
 }
 
-namespace {
-
-void append_count(std::string& key, size_t n) {
-  do {  // base-128, low digits first, the high bit marking a digit that is not the last
-    key += static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
-    n >>= 7;
-  } while (n);
-}
-
-void append_text(std::string& key, std::string_view text) {
-  append_count(key, text.size());
-  key.append(text);
-}
-
-}  // namespace
-
 bool flat_structural_key(const Nodes& nodes, const std::vector<size_t>& members, const Boundary& boundary,
                          std::string& key) {
   for (size_t i : members)
     for (const onnx::AttributeProto& attr : nodes[i].attribute())
       if (attr.has_g() || attr.graphs_size()) return false;
-  key.assign(1, 'F');
-  // Each value as the number its canonical name carries: boundary inputs 0..n-1, made values on.
+  // Each value as the number its canonical name carries.
   ViewMap<size_t> number(boundary.inputs.size() + members.size() * 2);
   for (size_t k = 0; k < boundary.inputs.size(); ++k) number.insert(boundary.inputs[k], k);
-  size_t next = boundary.inputs.size();
-  auto append_value = [&](const std::string& name) {
+  auto value = [&](const std::string& name) -> size_t {
     const size_t* n = number.find(name);
     if (!n) throw std::out_of_range("canonical_body: " + name + " is read before it is made");
-    append_count(key, *n + 1);
+    return *n + 1;
   };
-  append_count(key, boundary.inputs.size());
-  append_count(key, members.size());
-  for (size_t i : members) {
-    const onnx::NodeProto& node = nodes[i];
-    append_text(key, node.op_type());
-    append_text(key, node.domain());
-    append_count(key, static_cast<size_t>(node.input_size()));
-    for (const std::string& in : node.input())
-      if (in.empty()) append_count(key, 0);
-      else append_value(in);
-    append_count(key, static_cast<size_t>(node.output_size()));
-    for (const std::string& out : node.output()) {
-      key += out.empty() ? '0' : '1';
-      if (!out.empty()) *number.try_emplace(out, 0).first = next++;
-    }
-    append_count(key, static_cast<size_t>(node.attribute_size()));
-    for (const onnx::AttributeProto& attr : node.attribute()) {
-      const size_t size = attr.ByteSizeLong();  // cached in `attr`: not computed again below
-      append_count(key, size);
-      const size_t at = key.size();
-      key.resize(at + size);
-      attr.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(key.data() + at));
-    }
-  }
-  append_count(key, boundary.outputs.size());
-  for (const std::string& out : boundary.outputs) append_value(out);
+  flat_key::write(
+      nodes, members, boundary.inputs.size(), boundary.outputs.size(), key,
+      [&](size_t i, int k) -> size_t {
+        const std::string& in = nodes[static_cast<int>(i)].input(k);
+        return in.empty() ? 0 : value(in);
+      },
+      [&](size_t i, int k, size_t n) { *number.try_emplace(nodes[static_cast<int>(i)].output(k), 0).first = n; },
+      [&](size_t j) { return value(boundary.outputs[j]); });
   return true;
 }
 
