@@ -2,6 +2,7 @@
 // constants, canonicalise each body, share one function per distinct body, contract.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "hierarchy/function_naming.h"
 #include "hierarchy/hierarchy.h"
 #include "hierarchy/instance_body.h"
+#include "hierarchy/instance_ids.h"
 #include "hierarchy/module_instances.h"
 #include "hierarchy/unshare_constants.h"
 
@@ -77,6 +79,56 @@ void add_colliding_node_names(const Nodes& nodes, const ModuleStacks& stacks, co
 
 constexpr int kNoReader = -2;  // not read yet (-1 is the group of nodes outside every instance)
 
+// Who reads a value, as far as folding one type needs to know.
+struct Readers {
+  int group = kNoReader;      // the instance (-1: none) of its first reader
+  bool several = false;       // readers lie in more than one
+  bool graph_output = false;  // one lookup answers both questions used_outside asks
+};
+
+// Per value, its Readers; readers that borrow a copy do not count. By the value's id in
+// value_names (not a second table keyed by name); a read of a name no node, input or initializer
+// makes (none in a valid graph) goes to `unnamed`, whose keys view the nodes' input names,
+// unchanged until contract_instances.
+struct ReaderGroups {
+  std::vector<Readers> by_id;
+  ViewMap<Readers> unnamed;
+
+  Readers* of(const NameSet& value_names, const std::string& value) {
+    const NameSet::Id id = value_names.id(value);
+    return id == NameSet::kAbsent ? unnamed.find(value) : &by_id[id];
+  }
+};
+
+ReaderGroups reader_groups(const GraphState& state, const InstanceMap& map, const CheapValues& cheap,
+                           const std::optional<InstanceIds>& ids) {
+  ReaderGroups readers;
+  readers.by_id.resize(state.value_names.size());
+  auto note = [&](Readers& r, int group) {
+    if (r.group == kNoReader) r.group = group;
+    else if (r.group != group) r.several = true;
+  };
+  if (ids) {
+    for (size_t i = 0; i < node_count(state.nodes); ++i)
+      ids->for_each_read(i, [&](NameSet::Id value) {
+        const int group = map.group_of[i];
+        if (group >= 0 && ids->made_outside(value, map.group_of, group) >= 0) return;  // reads a copy of its own
+        note(readers.by_id[value], group);
+      });
+  } else {
+    for (size_t i = 0; i < node_count(state.nodes); ++i)
+      for_each_read(state.nodes[i], [&](const std::string& in) {
+        if (borrows(state.nodes, i, in, map.group_of, cheap)) return;  // reads a copy of its own
+        Readers* r = readers.of(state.value_names, in);
+        if (!r) r = readers.unnamed.try_emplace(in, Readers{}).first;
+        note(*r, map.group_of[i]);
+      });
+  }
+  for (const std::string& out : state.graph_output_names)
+    if (Readers* r = readers.of(state.value_names, out)) r->graph_output = true;
+  return readers;
+}
+
 // Folds every instance of `wanted`; returns what was made.
 FoldedType fold_type(GraphState& state, const std::string& wanted, const HierarchyOptions& options) {
   const std::string& domain = options.domain;
@@ -90,38 +142,16 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
     map = find_instances(wanted, state.stacks);
     cheap = cheap_values(state.nodes, state.graph_inputs, state.graph_outputs);  // the nodes moved
   }
-  // Per value: the instance (-1: none) of its first reader, and whether readers lie in more than
-  // one; readers that borrow a copy do not count. By the value's id in state.value_names (not a
-  // second table keyed by name); a read of a name no node, input or
-  // initializer makes (none in a valid graph) goes to `unnamed_readers`, whose keys view the
-  // nodes' input names, unchanged until contract_instances.
-  struct Readers {
-    int group = kNoReader;
-    bool several = false;
-    bool graph_output = false;  // one lookup answers both questions used_outside asks
-  };
-  std::vector<Readers> reader_groups(state.value_names.size());
-  ViewMap<Readers> unnamed_readers;
-  auto readers_of = [&](const std::string& value) -> Readers* {
-    const NameSet::Id id = state.value_names.id(value);
-    return id == NameSet::kAbsent ? unnamed_readers.find(value) : &reader_groups[id];
-  };
-  for (size_t i = 0; i < node_count(state.nodes); ++i)
-    for_each_read(state.nodes[i], [&](const std::string& in) {
-      if (borrows(state.nodes, i, in, map.group_of, cheap)) return;  // reads a copy of its own
-      const int group = map.group_of[i];
-      Readers* readers = readers_of(in);
-      if (!readers) readers = unnamed_readers.try_emplace(in, Readers{}).first;
-      if (readers->group == kNoReader) readers->group = group;
-      else if (readers->group != group) readers->several = true;
-    });
-  for (const std::string& out : state.graph_output_names)
-    if (Readers* readers = readers_of(out)) readers->graph_output = true;
+  // The per-instance steps go by value id where every value read is named and no node has a
+  // subgraph (instance_ids.h), else by name.
+  std::optional<InstanceIds> ids = InstanceIds::of(state.nodes, state.value_names, cheap);
+  ReaderGroups read_by = reader_groups(state, map, cheap, ids);
+  auto readers_of = [&](const std::string& value) { return read_by.of(state.value_names, value); };
 
   // Once its body and call are made, an instance's members are read no more (contract_instances
   // drops them): their contents go at once, so the calls grow in the memory they free. Not when
-  // `unnamed_readers` views names inside them.
-  const bool release_members = unnamed_readers.size() == 0;
+  // `read_by.unnamed` views names inside them.
+  const bool release_members = read_by.unnamed.size() == 0;
   std::unordered_map<std::string, size_t> function_of_key;  // structural key -> index in state.functions
   std::vector<onnx::FunctionProto> opaque_bodies;  // opaque types: bodies are compared, not kept
   std::vector<CallNode> calls;
@@ -130,19 +160,33 @@ FoldedType fold_type(GraphState& state, const std::string& wanted, const Hierarc
   std::string key;
   for (size_t g = 0; g < map.instances.size(); ++g) {
     const Instance& instance = map.instances[g];
+    const int group = static_cast<int>(g);
     std::vector<size_t> borrowed;
-    const std::vector<size_t> members = canonical_order(
-        state.nodes, with_borrowed(state.nodes, instance.nodes, map.group_of, static_cast<int>(g), cheap, borrowed));
-    auto used_outside = [&](const std::string& value) {
-      if (cheap.made_outside(value, map.group_of, static_cast<int>(g)) >= 0) return false;  // borrowed
-      const Readers* readers = readers_of(value);
-      if (readers ? readers->graph_output : state.graph_outputs.count(value)) return true;
-      return readers && readers->group != kNoReader && (readers->several || readers->group != static_cast<int>(g));
-    };
-    for (size_t b : borrowed) borrowed_values.insert(state.nodes[b].output(0));
-    Boundary boundary = instance_boundary(state.nodes, members, used_outside);
+    std::vector<size_t> members;
+    Boundary boundary;
+    bool flat = true;
     // Most instances repeat a body already made: their key is found without making theirs.
-    const bool flat = flat_structural_key(state.nodes, members, boundary, key);
+    if (ids) {
+      members = ids->canonical_order(state.nodes, ids->with_borrowed(instance.nodes, map.group_of, group, borrowed));
+      boundary = ids->boundary(state.nodes, members, [&](NameSet::Id value) {
+        if (ids->made_outside(value, map.group_of, group) >= 0) return false;  // borrowed
+        const Readers& readers = read_by.by_id[value];
+        return readers.graph_output || (readers.group != kNoReader && (readers.several || readers.group != group));
+      });
+      ids->flat_structural_key(state.nodes, members, key);
+    } else {
+      members = canonical_order(state.nodes,
+                                with_borrowed(state.nodes, instance.nodes, map.group_of, group, cheap, borrowed));
+      auto used_outside = [&](const std::string& value) {
+        if (cheap.made_outside(value, map.group_of, group) >= 0) return false;  // borrowed
+        const Readers* readers = readers_of(value);
+        if (readers ? readers->graph_output : state.graph_outputs.count(value)) return true;
+        return readers && readers->group != kNoReader && (readers->several || readers->group != group);
+      };
+      boundary = instance_boundary(state.nodes, members, used_outside);
+      flat = flat_structural_key(state.nodes, members, boundary, key);
+    }
+    for (size_t b : borrowed) borrowed_values.insert(state.nodes[b].output(0));
     if (!flat) {
       canonical_body(state.nodes, members, boundary, body);
       key = structural_key(body);

@@ -1,0 +1,191 @@
+// fold_type's per-instance steps on value ids.
+#include "hierarchy/instance_ids.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "hierarchy/flat_key.h"
+
+namespace pt2onnx::hierarchy {
+
+std::optional<InstanceIds> InstanceIds::of(const Nodes& nodes, const NameSet& values, const CheapValues& cheap) {
+  InstanceIds out;
+  const size_t count = node_count(nodes);
+  out.first_.reserve(count);
+  out.inputs_.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const onnx::NodeProto& node = nodes[static_cast<int>(i)];
+    for (const onnx::AttributeProto& attr : node.attribute())
+      if (attr.has_g() || attr.graphs_size()) return std::nullopt;  // outer reads by name
+    out.first_.push_back(static_cast<uint32_t>(out.ids_.size()));
+    out.inputs_.push_back(static_cast<uint32_t>(node.input_size()));
+    for (const std::string& in : node.input()) {
+      const Id id = in.empty() ? kNone : values.id(in);
+      if (!in.empty() && id == kNone) return std::nullopt;  // read but made nowhere
+      out.ids_.push_back(id);
+    }
+    for (const std::string& o : node.output()) {
+      const Id id = o.empty() ? kNone : values.id(o);
+      if (!o.empty() && id == kNone) return std::nullopt;
+      out.ids_.push_back(id);
+    }
+  }
+  out.cheap_maker_.assign(values.size(), -1);
+  for (const auto& [name, maker] : cheap.producer) {
+    const Id id = values.id(name);
+    if (id == kNone) return std::nullopt;
+    out.cheap_maker_[id] = static_cast<int32_t>(maker);
+  }
+  out.mark_.assign(values.size(), 0);
+  out.slot_.assign(values.size(), 0);
+  out.made_.assign(values.size(), 0);
+  return out;
+}
+
+uint32_t InstanceIds::next_stamp() {
+  if (++stamp_ == 0) {  // wrapped: no mark may match a stamp given again
+    std::fill(mark_.begin(), mark_.end(), 0);
+    std::fill(made_.begin(), made_.end(), 0);
+    stamp_ = 1;
+  }
+  return stamp_;
+}
+
+long InstanceIds::made_outside(Id id, const std::vector<int>& group_of, int group) const {
+  if (id == kNone) return -1;
+  const long maker = cheap_maker_[id];
+  return maker >= 0 && group_of[static_cast<size_t>(maker)] != group ? maker : -1;
+}
+
+std::vector<size_t> InstanceIds::with_borrowed(const std::vector<size_t>& members, const std::vector<int>& group_of,
+                                               int group, std::vector<size_t>& borrowed) const {
+  borrowed.clear();
+  std::vector<size_t> out;
+  out.reserve(members.size());
+  auto copy_in = [&](auto& self, size_t p) -> void {
+    if (std::find(borrowed.begin(), borrowed.end(), p) != borrowed.end()) return;  // a few per instance
+    const Id* in = inputs(p);
+    for (uint32_t k = 0; k < inputs_[p]; ++k)
+      if (const long q = made_outside(in[k], group_of, group); q >= 0) self(self, static_cast<size_t>(q));
+    borrowed.push_back(p);
+    out.push_back(p);
+  };
+  for (size_t r : members) {
+    const Id* in = inputs(r);
+    for (uint32_t k = 0; k < inputs_[r]; ++k)
+      if (const long p = made_outside(in[k], group_of, group); p >= 0) copy_in(copy_in, static_cast<size_t>(p));
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<size_t> InstanceIds::canonical_order(const Nodes& nodes, const std::vector<size_t>& members) {
+  // As hierarchy::canonical_order: `mark_`/`slot_` map a value to the floating member making it,
+  // `made_` holds the values members make (filled on the first Shape that asks).
+  const uint32_t stamp = next_stamp();
+  bool made_filled = false;
+  auto made_inside = [&](Id id) {
+    if (!made_filled)
+      for (size_t i : members)
+        for (uint32_t k = 0; k < static_cast<uint32_t>(nodes[static_cast<int>(i)].output_size()); ++k)
+          if (const Id o = outputs(i)[k]; o != kNone) made_[o] = stamp;
+    made_filled = true;
+    return made_[id] == stamp;
+  };
+  auto floating_maker = [&](Id id) -> const uint32_t* { return id != kNone && mark_[id] == stamp ? &slot_[id] : nullptr; };
+  std::vector<size_t> sorted = members;
+  std::sort(sorted.begin(), sorted.end());
+  auto rank = [&](size_t i) { return static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), i) - sorted.begin()); };
+  std::vector<char> floating(members.size(), 0);
+  bool any_floating = false;
+  for (size_t i : members) {
+    const onnx::NodeProto& n = nodes[static_cast<int>(i)];
+    if (!n.domain().empty() || n.output_size() != 1 || !is_shape_arithmetic(n.op_type())) continue;
+    const bool is_constant = n.op_type() == "Constant";
+    if (is_constant ? n.input_size() != 0 : n.input_size() == 0) continue;
+    const bool is_shape = n.op_type() == "Shape";
+    bool ok = true;
+    const Id* in = inputs(i);
+    for (uint32_t k = 0; k < inputs_[i] && ok; ++k)
+      ok = in[k] == kNone || floating_maker(in[k]) != nullptr || (is_shape && !made_inside(in[k]));
+    if (!ok) continue;
+    floating[rank(i)] = 1;
+    any_floating = true;
+    if (const Id o = outputs(i)[0]; o != kNone) {
+      mark_[o] = stamp;
+      slot_[o] = static_cast<uint32_t>(i);
+    }
+  }
+  if (!any_floating) return members;
+  std::vector<size_t> order;
+  order.reserve(members.size());
+  std::vector<char> placed(members.size(), 0);
+  auto place = [&](auto& self, size_t i) -> void {
+    char& done = placed[rank(i)];
+    if (done) return;
+    done = 1;
+    const Id* in = inputs(i);
+    for (uint32_t k = 0; k < inputs_[i]; ++k)
+      if (const uint32_t* maker = floating_maker(in[k])) self(self, *maker);
+    order.push_back(i);
+  };
+  for (size_t i : members)
+    if (!floating[rank(i)]) place(place, i);
+  for (size_t i : members) place(place, i);  // floating members nothing inside reads
+  return order;
+}
+
+Boundary InstanceIds::boundary(const Nodes& nodes, const std::vector<size_t>& members,
+                               const std::function<bool(Id)>& used_outside) {
+  const uint32_t stamp = next_stamp();
+  Boundary out;
+  boundary_inputs_.clear();
+  boundary_outputs_.clear();
+  for (size_t i : members) {
+    const onnx::NodeProto& node = nodes[static_cast<int>(i)];
+    const Id* in = inputs(i);
+    for (uint32_t k = 0; k < inputs_[i]; ++k) {
+      if (in[k] == kNone || mark_[in[k]] == stamp) continue;
+      mark_[in[k]] = stamp;
+      out.inputs.push_back(node.input(static_cast<int>(k)));
+      boundary_inputs_.push_back(in[k]);
+    }
+    const Id* made = outputs(i);
+    for (int k = 0; k < node.output_size(); ++k) {
+      const Id o = made[k];
+      if (o == kNone) continue;
+      mark_[o] = stamp;
+      if (used_outside(o)) {
+        out.outputs.push_back(node.output(k));
+        boundary_outputs_.push_back(o);
+      }
+    }
+  }
+  return out;
+}
+
+void InstanceIds::flat_structural_key(const Nodes& nodes, const std::vector<size_t>& members, std::string& key) {
+  const uint32_t stamp = next_stamp();
+  for (size_t k = 0; k < boundary_inputs_.size(); ++k) {
+    mark_[boundary_inputs_[k]] = stamp;
+    slot_[boundary_inputs_[k]] = static_cast<uint32_t>(k);
+  }
+  auto value = [&](Id id) -> size_t {
+    if (mark_[id] != stamp) throw std::out_of_range("canonical_body: a value is read before it is made");
+    return size_t{slot_[id]} + 1;
+  };
+  flat_key::write(
+      nodes, members, boundary_inputs_.size(), boundary_outputs_.size(), key,
+      [&](size_t i, int k) -> size_t {
+        const Id id = inputs(i)[k];
+        return id == kNone ? 0 : value(id);
+      },
+      [&](size_t i, int k, size_t n) {
+        const Id o = outputs(i)[k];
+        mark_[o] = stamp;
+        slot_[o] = static_cast<uint32_t>(n);
+      },
+      [&](size_t j) { return value(boundary_outputs_[j]); });
+}
+
+}  // namespace pt2onnx::hierarchy
