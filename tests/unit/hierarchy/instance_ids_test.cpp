@@ -6,25 +6,13 @@
 #include <doctest/doctest.h>
 
 #include "hierarchy/instance_ids.h"
+#include "node_helpers.h"
 
 namespace pt2onnx::hierarchy {
 namespace {
 
-onnx::NodeProto& add(Nodes& nodes, const std::string& op, const std::vector<std::string>& ins,
-                     const std::vector<std::string>& outs) {
-  onnx::NodeProto& node = *nodes.Add();
-  node.set_op_type(op);
-  for (const auto& in : ins) node.add_input(in);
-  for (const auto& out : outs) node.add_output(out);
-  return node;
-}
-
-void set_int(onnx::NodeProto& node, const std::string& name, int64_t value) {
-  onnx::AttributeProto& attr = *node.add_attribute();
-  attr.set_name(name);
-  attr.set_type(onnx::AttributeProto_AttributeType_INT);
-  attr.set_i(value);
-}
+using testing::add_node;
+using testing::set_int;
 
 // Two instances of one block and one of another, sharing a constant made in the first (which the
 // others borrow), with shape arithmetic on a graph input that floats, a value read twice by one
@@ -45,7 +33,7 @@ struct Graph {
         if (instances.size() <= static_cast<size_t>(group)) instances.resize(static_cast<size_t>(group) + 1);
         instances[static_cast<size_t>(group)].push_back(static_cast<size_t>(nodes.size()));
       }
-      return add(nodes, op, ins, outs);
+      return add_node(nodes, op, ins, outs);
     };
     set_int(node(0, "Constant", {}, {"half"}), "value_int", 2);
     node(0, "Shape", {"x"}, {"shape0"});
@@ -116,7 +104,7 @@ TEST_CASE("InstanceIds leaves to names a graph with a subgraph or a read of a na
   const CheapValues cheap = cheap_values(g.nodes, g.inputs, g.outputs);
   {
     Nodes nodes = g.nodes;
-    add(nodes, "Relu", {"made_nowhere"}, {"r"});
+    add_node(nodes, "Relu", {"made_nowhere"}, {"r"});
     NameSet values;
     for (const auto& n : nodes)
       for (const auto& o : n.output()) values.insert(o);
@@ -125,7 +113,7 @@ TEST_CASE("InstanceIds leaves to names a graph with a subgraph or a read of a na
   }
   {
     Nodes nodes = g.nodes;
-    onnx::NodeProto& branch = add(nodes, "If", {"h0"}, {"r"});
+    onnx::NodeProto& branch = add_node(nodes, "If", {"h0"}, {"r"});
     onnx::AttributeProto& attr = *branch.add_attribute();
     attr.set_name("then_branch");
     attr.set_type(onnx::AttributeProto_AttributeType_GRAPH);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "hierarchy/instance_body.h"
+#include "node_helpers.h"
 
 namespace pt2onnx::hierarchy {
 namespace {
@@ -16,24 +17,17 @@ struct Variant {
   Boundary boundary;
 };
 
+using testing::set_int;
+
+// A node with a name and the doc string the translator gives, which the key must not see.
 onnx::NodeProto& add(Nodes& nodes, const std::string& op, const std::vector<std::string>& ins,
                      const std::vector<std::string>& outs) {
-  onnx::NodeProto& node = *nodes.Add();
-  node.set_op_type(op);
+  onnx::NodeProto& node = testing::add_node(nodes, op, ins, outs);
   std::string name = "n";  // appended: GCC 12 warns falsely (-Wrestrict) on "n" + std::to_string(k)
   name += std::to_string(nodes.size());
   node.set_name(name);
   node.set_doc_string("a.b [m.Block]");
-  for (const auto& in : ins) node.add_input(in);
-  for (const auto& out : outs) node.add_output(out);
   return node;
-}
-
-void set_int(onnx::NodeProto& node, const std::string& name, int64_t value) {
-  onnx::AttributeProto& attr = *node.add_attribute();
-  attr.set_name(name);
-  attr.set_type(onnx::AttributeProto_AttributeType_INT);
-  attr.set_i(value);
 }
 
 // Gemm(x, w, b) -> Gelu, with names prefixed by `p` so that equal structures differ in names.
