@@ -270,6 +270,7 @@ bool flat_structural_key(const Nodes& nodes, const std::vector<size_t>& members,
         return in.empty() ? 0 : value(in);
       },
       [&](size_t i, int k, size_t n) { *number.try_emplace(nodes[static_cast<int>(i)].output(k), 0).first = n; },
+      [&](size_t i, std::string& out) { flat_key::append_attributes(nodes[static_cast<int>(i)], out); },
       [&](size_t j) { return value(boundary.outputs[j]); });
   return true;
 }

@@ -185,6 +185,15 @@ void InstanceIds::flat_structural_key(const Nodes& nodes, const std::vector<size
         mark_[o] = stamp;
         slot_[o] = static_cast<uint32_t>(n);
       },
+      [&](size_t i, std::string& out) {
+        const onnx::NodeProto& node = nodes[static_cast<int>(i)];
+        const Id made = node.output_size() == 1 ? outputs(i)[0] : kNone;
+        if (made == kNone || cheap_maker_[made] != static_cast<int32_t>(i)) return flat_key::append_attributes(node, out);
+        // A cheap node is copied into every instance that reads it: its bytes are made once.
+        auto [bytes, added] = cheap_attributes_.try_emplace(i);
+        if (added) flat_key::append_attributes(node, bytes->second);
+        out += bytes->second;
+      },
       [&](size_t j) { return value(boundary_outputs_[j]); });
 }
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "hierarchy/instance_body.h"
@@ -74,6 +75,7 @@ class InstanceIds {
   std::vector<uint32_t> made_;
   uint32_t stamp_ = 0;
   std::vector<Id> boundary_inputs_, boundary_outputs_;  // of the last boundary()
+  std::unordered_map<size_t, std::string> cheap_attributes_;  // by cheap node: its key's attribute bytes
 };
 
 }  // namespace pt2onnx::hierarchy
