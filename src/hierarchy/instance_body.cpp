@@ -12,6 +12,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "common/view_map.h"
+#include "hierarchy/canonical_order.h"
 #include "hierarchy/flat_key.h"
 
 namespace pt2onnx::hierarchy {
@@ -74,55 +75,48 @@ bool is_shape_arithmetic(const std::string& op_type) {
   return std::find(std::begin(kOps), std::end(kOps), std::string_view(op_type)) != std::end(kOps);
 }
 
-std::vector<size_t> canonical_order(const Nodes& nodes, const std::vector<size_t>& members) {
-  // Floating members: input-less Constants, Shapes of values from outside, and shape arithmetic
-  // on floating values only. Where they sit depends on which instance first needed them, so each
-  // goes right before its first reader (its own floating inputs first).
-  // The values members make: asked only about the input of a Shape, so made only then.
-  std::set<std::string_view> made;
-  bool made_filled = false;
-  auto made_inside = [&](const std::string& value) {
-    if (!made_filled)
-      for (size_t i : members) made.insert(nodes[i].output().begin(), nodes[i].output().end());
-    made_filled = true;
-    return made.count(value) != 0;
-  };
-  // Per member, by its rank among the members' node indices: whether it floats, whether it is placed.
-  std::vector<size_t> sorted = members;
-  std::sort(sorted.begin(), sorted.end());
-  auto rank = [&](size_t i) { return static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), i) - sorted.begin()); };
-  ViewMap<size_t> floating_of;  // value -> floating member making it; views the members' outputs
-  std::vector<char> floating(members.size(), 0);
-  bool any_floating = false;
-  for (size_t i : members) {
-    const onnx::NodeProto& n = nodes[i];
-    if (!n.domain().empty() || n.output_size() != 1 || !is_shape_arithmetic(n.op_type())) continue;
-    if (n.op_type() == "Constant" ? n.input_size() != 0 : n.input_size() == 0) continue;
-    bool ok = true;
-    for (const std::string& in : n.input())
-      ok = ok && (in.empty() || floating_of.contains(in) || (n.op_type() == "Shape" && !made_inside(in)));
-    if (!ok) continue;
-    floating[rank(i)] = 1;
-    any_floating = true;
-    *floating_of.try_emplace(n.output(0), i).first = i;
+namespace {
+
+// canonical_order_with's values by name.
+class ValuesByName {
+ public:
+  ValuesByName(const Nodes& nodes, const std::vector<size_t>& members) : nodes_(nodes), members_(members) {}
+
+  template <typename Pred>
+  bool all_inputs(size_t i, Pred&& pred) const {
+    for (const std::string& in : nodes_[static_cast<int>(i)].input())
+      if (!in.empty() && !pred(in)) return false;
+    return true;
   }
-  if (!any_floating) return members;  // nothing moves: no constant or shape arithmetic inside
-  std::vector<size_t> order;
-  order.reserve(members.size());
-  std::vector<char> placed(members.size(), 0);
-  auto place = [&](auto& self, size_t i) -> void {
-    char& done = placed[rank(i)];
-    if (done) return;
-    done = 1;
-    for_each_read(nodes[i], [&](const std::string& in) {
-      if (const size_t* maker = floating_of.find(in)) self(self, *maker);
-    });
-    order.push_back(i);
-  };
-  for (size_t i : members)
-    if (!floating[rank(i)]) place(place, i);
-  for (size_t i : members) place(place, i);  // floating members nothing inside reads
-  return order;
+  template <typename Fn>
+  void for_each_read(size_t i, Fn&& fn) const {
+    hierarchy::for_each_read(nodes_[static_cast<int>(i)], fn);
+  }
+  bool made_inside(const std::string& value) {
+    if (!made_filled_)  // asked only about the input of a Shape, so made only then
+      for (size_t i : members_) made_.insert(nodes_[static_cast<int>(i)].output().begin(), nodes_[static_cast<int>(i)].output().end());
+    made_filled_ = true;
+    return made_.count(value) != 0;
+  }
+  void set_floating(size_t i) { *floating_of_.try_emplace(nodes_[static_cast<int>(i)].output(0), i).first = i; }
+  long floating_maker(const std::string& value) const {
+    const size_t* maker = floating_of_.find(value);
+    return maker ? static_cast<long>(*maker) : -1;
+  }
+
+ private:
+  const Nodes& nodes_;
+  const std::vector<size_t>& members_;
+  std::set<std::string_view> made_;  // the values members make
+  bool made_filled_ = false;
+  ViewMap<size_t> floating_of_;  // value -> floating member making it; views the members' outputs
+};
+
+}  // namespace
+
+std::vector<size_t> canonical_order(const Nodes& nodes, const std::vector<size_t>& members) {
+  ValuesByName values(nodes, members);
+  return canonical_order_with(nodes, members, values);
 }
 
 bool subgraphs_read(const onnx::NodeProto& node, const std::string& name) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "hierarchy/canonical_order.h"
 #include "hierarchy/flat_key.h"
 
 namespace pt2onnx::hierarchy {
@@ -79,60 +80,49 @@ std::vector<size_t> InstanceIds::with_borrowed(const std::vector<size_t>& member
   return out;
 }
 
-std::vector<size_t> InstanceIds::canonical_order(const Nodes& nodes, const std::vector<size_t>& members) {
-  // As hierarchy::canonical_order: `mark_`/`slot_` map a value to the floating member making it,
-  // `made_` holds the values members make (filled on the first Shape that asks).
-  const uint32_t stamp = next_stamp();
-  bool made_filled = false;
-  auto made_inside = [&](Id id) {
-    if (!made_filled)
-      for (size_t i : members)
-        for (uint32_t k = 0; k < static_cast<uint32_t>(nodes[static_cast<int>(i)].output_size()); ++k)
-          if (const Id o = outputs(i)[k]; o != kNone) made_[o] = stamp;
-    made_filled = true;
-    return made_[id] == stamp;
-  };
-  auto floating_maker = [&](Id id) -> const uint32_t* { return id != kNone && mark_[id] == stamp ? &slot_[id] : nullptr; };
-  std::vector<size_t> sorted = members;
-  std::sort(sorted.begin(), sorted.end());
-  auto rank = [&](size_t i) { return static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), i) - sorted.begin()); };
-  std::vector<char> floating(members.size(), 0);
-  bool any_floating = false;
-  for (size_t i : members) {
-    const onnx::NodeProto& n = nodes[static_cast<int>(i)];
-    if (!n.domain().empty() || n.output_size() != 1 || !is_shape_arithmetic(n.op_type())) continue;
-    const bool is_constant = n.op_type() == "Constant";
-    if (is_constant ? n.input_size() != 0 : n.input_size() == 0) continue;
-    const bool is_shape = n.op_type() == "Shape";
-    bool ok = true;
-    const Id* in = inputs(i);
-    for (uint32_t k = 0; k < inputs_[i] && ok; ++k)
-      ok = in[k] == kNone || floating_maker(in[k]) != nullptr || (is_shape && !made_inside(in[k]));
-    if (!ok) continue;
-    floating[rank(i)] = 1;
-    any_floating = true;
-    if (const Id o = outputs(i)[0]; o != kNone) {
-      mark_[o] = stamp;
-      slot_[o] = static_cast<uint32_t>(i);
+// canonical_order_with's values by id: `mark_`/`slot_` map a value to the floating member making
+// it, `made_` holds the values members make (filled on the first Shape that asks).
+class InstanceIds::ValuesById {
+ public:
+  ValuesById(InstanceIds& ids, const std::vector<size_t>& members) : ids_(ids), members_(members), stamp_(ids.next_stamp()) {}
+
+  template <typename Pred>
+  bool all_inputs(size_t i, Pred&& pred) const {
+    const Id* in = ids_.inputs(i);
+    for (uint32_t k = 0; k < ids_.inputs_[i]; ++k)
+      if (in[k] != kNone && !pred(in[k])) return false;
+    return true;
+  }
+  template <typename Fn>
+  void for_each_read(size_t i, Fn&& fn) const {
+    ids_.for_each_read(i, fn);
+  }
+  bool made_inside(Id id) {
+    if (!made_filled_)
+      for (size_t i : members_)
+        for (uint32_t k = 0; k < ids_.outputs_of(i); ++k)
+          if (const Id o = ids_.outputs(i)[k]; o != kNone) ids_.made_[o] = stamp_;
+    made_filled_ = true;
+    return ids_.made_[id] == stamp_;
+  }
+  void set_floating(size_t i) {
+    if (const Id o = ids_.outputs(i)[0]; o != kNone) {
+      ids_.mark_[o] = stamp_;
+      ids_.slot_[o] = static_cast<uint32_t>(i);
     }
   }
-  if (!any_floating) return members;
-  std::vector<size_t> order;
-  order.reserve(members.size());
-  std::vector<char> placed(members.size(), 0);
-  auto place = [&](auto& self, size_t i) -> void {
-    char& done = placed[rank(i)];
-    if (done) return;
-    done = 1;
-    const Id* in = inputs(i);
-    for (uint32_t k = 0; k < inputs_[i]; ++k)
-      if (const uint32_t* maker = floating_maker(in[k])) self(self, *maker);
-    order.push_back(i);
-  };
-  for (size_t i : members)
-    if (!floating[rank(i)]) place(place, i);
-  for (size_t i : members) place(place, i);  // floating members nothing inside reads
-  return order;
+  long floating_maker(Id id) const { return ids_.mark_[id] == stamp_ ? static_cast<long>(ids_.slot_[id]) : -1; }
+
+ private:
+  InstanceIds& ids_;
+  const std::vector<size_t>& members_;
+  const uint32_t stamp_;
+  bool made_filled_ = false;
+};
+
+std::vector<size_t> InstanceIds::canonical_order(const Nodes& nodes, const std::vector<size_t>& members) {
+  ValuesById values(*this, members);
+  return canonical_order_with(nodes, members, values);
 }
 
 Boundary InstanceIds::boundary(const Nodes& nodes, const std::vector<size_t>& members,

@@ -56,10 +56,15 @@ class InstanceIds {
 
  private:
   static constexpr Id kNone = NameSet::kAbsent;  // an empty input or output
+  class ValuesById;  // canonical_order's view of the ids
 
   // Ids of node i's inputs, then its outputs.
   const Id* inputs(size_t i) const { return ids_.data() + first_[i]; }
   const Id* outputs(size_t i) const { return ids_.data() + first_[i] + inputs_[i]; }
+  uint32_t outputs_of(size_t i) const {
+    const size_t end = i + 1 < first_.size() ? first_[i + 1] : ids_.size();
+    return static_cast<uint32_t>(end - first_[i] - inputs_[i]);
+  }
   // Fresh stamps for the arrays below (all cleared when the counter wraps).
   uint32_t next_stamp();
 
