@@ -24,9 +24,11 @@ def load_io(npz_path: Path, prefix=""):
     return ins, outs
 
 
-def max_error(actual, expected, rtol=RTOL, atol=ATOL):
+def max_error(actual, expected, rtol=RTOL, atol=ATOL, equal_nan=False):
     """Raises CheckFailed beyond rtol/atol (or on shape/dtype mismatch, or any difference in a
-    non-float output); returns the max abs error."""
+    non-float output); returns the max abs error. With equal_nan, a NaN must meet a NaN and the
+    error is over the other elements (two conversions of one program, where torch's reference
+    itself is NaN)."""
     if len(actual) != len(expected):
         raise CheckFailed(f"{len(actual)} outputs, expected {len(expected)}")
     worst = 0.0
@@ -38,9 +40,12 @@ def max_error(actual, expected, rtol=RTOL, atol=ATOL):
             if (a != e).any():
                 raise CheckFailed(f"output {i}: {int((a != e).sum())} elements differ")
             continue
-        err = np.abs(a.astype(np.float64) - e.astype(np.float64))
+        with np.errstate(invalid="ignore"):  # inf - inf is NaN: counted below, not warned about
+            err = np.abs(a.astype(np.float64) - e.astype(np.float64))
+        if equal_nan:  # equal elements (infinities too) and NaN meeting NaN count as no error
+            err = err[~((np.isnan(a) & np.isnan(e)) | (a == e))]
         worst = max(worst, float(err.max()) if err.size else 0.0)
-        if not np.allclose(a, e, rtol=rtol, atol=atol):
+        if not np.allclose(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan):
             raise CheckFailed(f"output {i}: max abs error {worst:.3g} beyond rtol {rtol} atol {atol}")
     return worst
 
