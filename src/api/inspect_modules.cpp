@@ -1,6 +1,7 @@
 // The module call tree: each node's nn_module_stack is a root-to-leaf path of it, so the tree is
 // the union of those paths. A module is keyed by its FQN; its parent is the frame before it in
 // the first stack that names it (a module called from two places is listed once).
+#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +15,9 @@ namespace {
 // Modules are numbered in first-call order; names are viewed in the graph's frames.
 struct TreeNode {
   ir::FrameView frame;  // the first frame naming it: its path and type (views of the graph's stacks)
+  // Other types its frames record: the root of a pt2e-quantized program is torch's export
+  // Wrapper in the frames of the nodes torch inserted and the model's class in the others.
+  std::vector<std::string_view> other_types;
   bool has_parent = false;
   std::vector<int> children;  // in first-call order
   int64_t nodes = 0;
@@ -71,6 +75,9 @@ ModuleTree summarize_modules(const ir::Graph& graph) {
         }
       }
       TreeNode& entry = tree[static_cast<size_t>(index[i])];
+      if (frame.type != entry.frame.type &&
+          std::find(entry.other_types.begin(), entry.other_types.end(), frame.type) == entry.other_types.end())
+        entry.other_types.push_back(frame.type);
       if (entry.counted_for != static_cast<int64_t>(n)) {
         entry.counted_for = static_cast<int64_t>(n);
         ++entry.total_nodes;
@@ -89,7 +96,10 @@ ModuleTree summarize_modules(const ir::Graph& graph) {
   for (size_t m = 0; m < tree.size(); ++m) visit(tree, static_cast<int>(m), visited, result.modules);
 
   std::unordered_map<std::string_view, int64_t> instances_of;
-  for (const TreeNode& m : tree) ++instances_of[m.frame.type];
+  for (const TreeNode& m : tree) {
+    ++instances_of[m.frame.type];
+    for (std::string_view type : m.other_types) ++instances_of[type];
+  }
   for (const auto& [type, count] : instances_of) result.module_types.emplace(type, count);
   return result;
 }

@@ -22,8 +22,9 @@ int deepest_match(const std::string& wanted, const ModuleStacks& stacks);
 
 struct Instance {
   std::string path;                      // module path of the matched frame
-  // The stack of the first member, shared with it (not a copy of its outer frames per
-  // instance), and how many of its frames reach down to the matched one.
+  // The stack of the first member (of the root instance: of the first whose root frame is the
+  // type asked for), shared with it (not a copy of its outer frames per instance), and how many
+  // of its frames reach down to the matched one.
   ir::ModuleStack first_stack;
   size_t depth = 0;
   std::vector<size_t> nodes;             // member node indices, ascending
@@ -38,7 +39,9 @@ struct InstanceMap {
   std::vector<Instance> instances;   // in order of first member
 };
 
-// A node belongs to the instance of the outermost frame of its stack that `wanted` matches.
+// A node belongs to the instance of the outermost frame of its stack that `wanted` matches. Root
+// frames (empty path) are one module whatever type each records: when `wanted` matches any, every
+// node with a root frame belongs to the root instance.
 InstanceMap find_instances(const std::string& wanted, const ModuleStacks& stacks);
 
 }  // namespace pt2onnx::hierarchy

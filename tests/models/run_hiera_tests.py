@@ -68,6 +68,14 @@ CASES = [
     ("zoo/zoo_mixtral.core", ["MixtralDecoderLayer"], {"MixtralDecoderLayer": 2}),
 ]
 
+# Samples outside the manifests (the clean test takes CASES only). A pt2e-quantized CNN: the
+# quantize/dequantize nodes have torch's export Wrapper as their root frame, the model's nodes the
+# model's class; either type folds the whole program into one call, and a Conv2d type nests in it.
+QUANT_CASES = [
+    ("quant/cnn_x86", ["CNN"], {"CNN": 1}),
+    ("quant/cnn_x86", ["Wrapper", "Conv2d"], {"Wrapper": 1, "Conv2d": 2}),
+]
+
 
 def convert(exe, sample: Path, out: Path, types):
     cmd = [exe, str(sample), "-o", str(out), "--opset", str(OPSET), "-q"]
@@ -195,7 +203,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pt2onnx-hiera-") as tmp:
         work = Path(tmp)
         checks = [(f"{stem} --hiera {' '.join(types)}", lambda s=stem, t=types, e=exp: check_case(
-            args.pt2onnx, args.samples, work, s, t, e)) for stem, types, exp in CASES]
+            args.pt2onnx, args.samples, work, s, t, e)) for stem, types, exp in CASES + QUANT_CASES]
         checks.append(("unknown type: warning, --strict refuses", lambda: check_unknown_type(args.pt2onnx, args.samples, work)))
         return run_checks(checks)
 

@@ -423,6 +423,29 @@ TEST_CASE("module tree from module stacks") {
   CHECK(tree.nodes_outside_modules == 1);
 }
 
+TEST_CASE("a module whose frames record two types lists both (the root of a pt2e-quantized program)") {
+  ir::Graph graph;
+  auto add_node = [&](std::vector<ir::ModuleFrame> stack) {
+    ir::Node n;
+    n.target = "aten.relu.default";
+    n.module_stack = std::move(stack);
+    graph.nodes.push_back(std::move(n));
+  };
+  const ir::ModuleFrame wrapper{"L__self__", "", "torch.export._trace.Wrapper"};
+  const ir::ModuleFrame model{"L__self__L__self__", "", "m.CNN"};
+  add_node({wrapper});  // a dequantize torch inserted
+  add_node({model, {"k", "conv", "torch.nn.Conv2d"}});  // same root path as the stack before: no lookup
+  add_node({model});
+  add_node({wrapper});
+
+  const inspection::ModuleTree tree = inspection::summarize_modules(graph);
+  REQUIRE(tree.modules.size() == 2);  // one root (by path), listed with the first type seen
+  CHECK(tree.modules[0].type == "torch.export._trace.Wrapper");
+  CHECK(tree.modules[0].total_nodes == 4);
+  CHECK(tree.module_types == std::map<std::string, int64_t>{
+                                 {"m.CNN", 1}, {"torch.export._trace.Wrapper", 1}, {"torch.nn.Conv2d", 1}});
+}
+
 TEST_CASE("weight totals by kind") {
   using ir::DType;
   using ir::InputKind;

@@ -175,6 +175,42 @@ TEST_CASE("an interleaving that would make the call depend on itself is refused"
   }
 }
 
+// As in a pt2e-quantized program (torch exports it again after convert_pt2e): the nodes torch
+// inserted have its export Wrapper as their root frame, the model's nodes the model's class under
+// another key. Both are the root module, so naming either type folds all four nodes into one call
+// (before, the Wrapper's two nodes alone were refused as a cycle through the model's).
+GraphBuilder mixed_roots() {
+  GraphBuilder b;
+  b.input("x");
+  b.output("y");
+  const Stack wrapper = {frame("L__self__", "", "torch.export._trace.Wrapper")};
+  const ir::ModuleFrame model = frame("L__self__L__self__", "", "__main__.CNN");
+  b.node("Relu", {"x"}, "q0", wrapper);
+  b.node("Neg", {"q0"}, "m0", {model, frame("L__self__L__self__conv", "conv", "torch.nn.Conv2d")});
+  b.node("Relu", {"m0"}, "q1", wrapper);
+  b.node("Neg", {"q1"}, "y", {model});
+  return b;
+}
+
+TEST_CASE("root frames of different keys and types are one module: either type folds every node") {
+  for (const char* type : {"Wrapper", "CNN"}) {
+    CAPTURE(type);
+    GraphBuilder b = mixed_roots();
+    fold_hierarchy(b.model, b.stacks, hiera({type}));
+    REQUIRE(b.model.functions_size() == 1);
+    CHECK(b.model.functions(0).name() == type);
+    CHECK(b.model.functions(0).node_size() == 4);
+    REQUIRE(b.model.graph().node_size() == 1);
+    CHECK(b.model.graph().node(0).op_type() == type);
+    CHECK(b.stacks[0].empty());  // the root's call sits outside every module
+    check(b.model);
+  }
+  GraphBuilder b = mixed_roots();  // a type below the root folds as before
+  fold_hierarchy(b.model, b.stacks, hiera({"Conv2d"}));
+  CHECK(b.model.graph().node_size() == 4);
+  CHECK(testing::count_op(b.model.graph(), "Conv2d") == 1);
+}
+
 TEST_CASE("interleaved but acyclic instances are folded and the graph stays sorted") {
   GraphBuilder b;
   b.input("x");
