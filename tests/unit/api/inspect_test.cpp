@@ -390,23 +390,32 @@ TEST_CASE("refusals: what convert refuses besides ops without a rule, in its ord
   CHECK(j.at("summary").at("refusals") == 2);
 }
 
-TEST_CASE("module tree from module stacks") {
+namespace {
+// A graph of one relu per module stack, in order.
+ir::Graph graph_of_stacks(const std::vector<std::vector<ir::ModuleFrame>>& stacks) {
   ir::Graph graph;
-  auto add_node = [&](std::vector<ir::ModuleFrame> stack) {
+  for (const auto& stack : stacks) {
     ir::Node n;
     n.target = "aten.relu.default";
-    n.module_stack = std::move(stack);
+    n.module_stack = stack;
     graph.nodes.push_back(std::move(n));
-  };
+  }
+  return graph;
+}
+}  // namespace
+
+TEST_CASE("module tree from module stacks") {
   const ir::ModuleFrame root{"L__self__", "", "m.Net"};
   const ir::ModuleFrame block1{"k1", "blocks.1", "m.Block"};
   const ir::ModuleFrame block0{"k0", "blocks.0", "m.Block"};
   const ir::ModuleFrame act{"ka", "blocks.0.act", "torch.nn.ReLU"};
-  add_node({root, block1});  // called first, so listed first
-  add_node({root, block0, act});
-  add_node({root, block0});
-  add_node({});
-  add_node({root});
+  const ir::Graph graph = graph_of_stacks({
+      {root, block1},  // called first, so listed first
+      {root, block0, act},
+      {root, block0},
+      {},
+      {root},
+  });
 
   const inspection::ModuleTree tree = inspection::summarize_modules(graph);
   REQUIRE(tree.modules.size() == 4);
@@ -424,19 +433,14 @@ TEST_CASE("module tree from module stacks") {
 }
 
 TEST_CASE("a module whose frames record two types lists both (the root of a pt2e-quantized program)") {
-  ir::Graph graph;
-  auto add_node = [&](std::vector<ir::ModuleFrame> stack) {
-    ir::Node n;
-    n.target = "aten.relu.default";
-    n.module_stack = std::move(stack);
-    graph.nodes.push_back(std::move(n));
-  };
   const ir::ModuleFrame wrapper{"L__self__", "", "torch.export._trace.Wrapper"};
   const ir::ModuleFrame model{"L__self__L__self__", "", "m.CNN"};
-  add_node({wrapper});  // a dequantize torch inserted
-  add_node({model, {"k", "conv", "torch.nn.Conv2d"}});  // same root path as the stack before: no lookup
-  add_node({model});
-  add_node({wrapper});
+  const ir::Graph graph = graph_of_stacks({
+      {wrapper},  // a dequantize torch inserted
+      {model, {"k", "conv", "torch.nn.Conv2d"}},  // same root path as the stack before: no lookup
+      {model},
+      {wrapper},
+  });
 
   const inspection::ModuleTree tree = inspection::summarize_modules(graph);
   REQUIRE(tree.modules.size() == 2);  // one root (by path), listed with the first type seen
