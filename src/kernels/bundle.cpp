@@ -458,9 +458,12 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
   auto cleanup = [&] {
     for (const auto& s : staged) emit::remove_tree_nofollow(s.c_str());
   };
+  if (bundles.empty()) return written;  // every type refused: no kernels directory either
+  const fs::path target = dir.empty() ? fs::path(".") : dir;
+  std::error_code ec;
+  const bool made_target = !fs::exists(target, ec);
   try {
-    std::error_code ec;
-    fs::create_directories(dir.empty() ? fs::path(".") : dir, ec);
+    fs::create_directories(target, ec);
     PT2ONNX_CHECK(!ec, ErrorCode::kOutput, dir.string() + ": cannot create the kernels directory: " + ec.message());
     for (const auto& b : bundles) {
       const KernelPlan& p = b.planned->plan;
@@ -495,6 +498,7 @@ std::vector<WrittenBundle> write_bundles(const std::vector<CompiledBundle>& bund
     }
   } catch (...) {
     cleanup();
+    if (made_target) fs::remove(target, ec);  // only if still empty: the folder this call made
     throw;
   }
   return written;
