@@ -72,6 +72,10 @@ RUNS = [
     # GatedScale is called only inside TwinBlock, at widths 32 and 16: one bundle per input
     # signature (GatedScale_s0, GatedScale_s1), each with static shapes.
     ("twin.default", "twin", ["TwinBlock", "GatedScale"], ()),
+    # torch.gather (GatherElements), running sums over a dynamic sequence in float and int64
+    # (CumSum: the loop runs to each element's own position) and two index tensors into a table
+    # (GatherND), at sequence lengths 3 and 20.
+    ("indexing.default", "indexing", ["PickAndScan", "PairPick"], (3, 20)),
 ]
 
 
@@ -285,11 +289,57 @@ def build_odd_mlp_as(dtype):
     return build
 
 
+class PickAndScan(torch.nn.Module):
+    """Picks 4 of 16 projected features per position (torch.gather), sums the projection along
+    the sequence, and numbers the unmasked positions (an int64 running sum, as position ids are)."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(16, 16)
+
+    def forward(self, x, idx, mask):
+        y = self.proj(x)
+        return torch.gather(y, -1, idx), y.cumsum(dim=1), mask.long().cumsum(-1) - 1
+
+
+class PairPick(torch.nn.Module):
+    """table[rows, cols]: two index tensors over the table's two leading dims."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.randn(8, 12, 6))
+
+    def forward(self, rows, cols):
+        return self.table[rows, cols] * 2.0
+
+
+class Indexing(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scan = PickAndScan()
+        self.pair = PairPick()
+
+    def forward(self, x, idx, mask, rows, cols):
+        picked, running, positions = self.scan(x, idx, mask)
+        return picked, running, positions, self.pair(rows, cols)
+
+
+def build_indexing():
+    torch.manual_seed(make_samples.SEED)
+    gen = torch.Generator().manual_seed(make_samples.SEED + 19)
+    inputs = (torch.randn(2, 10, 16, generator=gen), torch.randint(0, 16, (2, 10, 4), generator=gen),
+              torch.rand(2, 10, generator=gen) < 0.7, torch.randint(0, 8, (2, 5), generator=gen),
+              torch.randint(0, 12, (2, 5), generator=gen))
+    seq = torch.export.Dim("seq", min=2, max=32)
+    dyn = {"x": {1: seq}, "idx": {1: seq}, "mask": {1: seq}, "rows": None, "cols": None}
+    return {"module": Indexing().eval(), "inputs": inputs, "dynamic_shapes": dyn}
+
+
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
                 decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
                 odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16),
-                convnet=build_convnet, twin=build_twin)
+                convnet=build_convnet, twin=build_twin, indexing=build_indexing)
 
 
 def sample_path(stem):
@@ -301,7 +351,8 @@ def sample_path(stem):
 # BUILDERS[<stem> less ".default"] through torch.export, default IR, with the builder's dynamic dims.
 EXPORTS = ["wide.default", "twin.default", "wide_fp16.default", "convnet.default", "float_mask.default",
            "decoder_fp16.default", "decoder_bf16.default", "decoder_fp16_dynamic.default",
-           "decoder_bf16_dynamic.default", "odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default"]
+           "decoder_bf16_dynamic.default", "odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default",
+           "indexing.default"]
 
 
 def export_sample(stem):

@@ -80,10 +80,11 @@ class OpRuleTable {
 const OpRuleTable& builtin_op_rules();
 
 void register_constant_op_rules(OpRuleTable& t);   // Constant, Shape, ConstantOfShape, Range
-void register_view_op_rules(OpRuleTable& t);       // Identity, Transpose, Reshape, Slice, Gather, Concat, ...
+void register_view_op_rules(OpRuleTable& t);       // Identity, Transpose, Reshape, Slice, the Gathers, Concat, ...
 void register_kernel_op_rules(OpRuleTable& t);     // MatMul, Gemm, softmax, reductions, LayerNormalization
 void register_pointwise_op_rules(OpRuleTable& t);  // the pointwise table
 void register_conv_pool_op_rules(OpRuleTable& t);  // Conv (implicit GEMM), pooling, BatchNormalization
+void register_scan_op_rules(OpRuleTable& t);       // CumSum
 
 // Shared by the families (op_context.cpp).
 Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<SymExpr>& shape);

@@ -1,5 +1,5 @@
-// Codegen rules for views: Transpose, Reshape, (Un)Squeeze, Expand, Slice, Gather and Concat are
-// index arithmetic over their source, never copies.
+// Codegen rules for views: Transpose, Reshape, (Un)Squeeze, Expand, Slice, the Gathers and Concat
+// are index arithmetic over their source, never copies.
 #include <algorithm>
 #include <limits>
 
@@ -183,6 +183,12 @@ void slice(OpContext& ctx) {
   }, ints);
 }
 
+// An index read from `indices` at `at`, negative ones counted from the end of a dimension `dim_c`.
+std::string wrapped_index(Generator& g, Body& b, const std::string& indices, const Idx& at, const std::string& dim_c) {
+  const std::string raw = g.load(b, indices, at);
+  return b.let("long long", "(" + raw + " < 0 ? " + raw + " + " + dim_c + " : " + raw + ")");
+}
+
 void gather(OpContext& ctx) {
   const Value& data = ctx.value(ctx.input(0));
   const Value& indices = ctx.value(ctx.input(1));
@@ -205,13 +211,55 @@ void gather(OpContext& ctx) {
   const std::string dim_c = to_c(data.shape[axis]);
   ctx.define_view(src, shape, [g = &ctx.gen, src, ind, axis, irank, dim_c](Body& b, const Idx& idx) {
     const Idx iidx(idx.begin() + static_cast<std::ptrdiff_t>(axis), idx.begin() + static_cast<std::ptrdiff_t>(axis + irank));
-    const std::string raw = g->load(b, ind, iidx);
-    const std::string i = b.let("long long", "(" + raw + " < 0 ? " + raw + " + " + dim_c + " : " + raw + ")");
     Idx s(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(axis));
-    s.push_back(i);
+    s.push_back(wrapped_index(*g, b, ind, iidx, dim_c));
     s.insert(s.end(), idx.begin() + static_cast<std::ptrdiff_t>(axis + irank), idx.end());
     return s;
   }, ints);
+}
+
+// out[i] = data[i with i[axis] replaced by indices[i]]: the output has the indices' shape.
+void gather_elements(OpContext& ctx) {
+  const Value& data = ctx.value(ctx.input(0));
+  const Value& indices = ctx.value(ctx.input(1));
+  if (indices.shape.size() != data.shape.size()) ctx.unsupported("indices of another rank than the data");
+  const size_t axis = ctx.norm_axis(ctx.attr_int("axis", 0), data.shape.size());
+  const std::string ind = ctx.input(1), dim_c = to_c(data.shape[axis]);
+  ctx.define_view(ctx.input(0), indices.shape, [g = &ctx.gen, ind, axis, dim_c](Body& b, const Idx& idx) {
+    Idx s = idx;
+    s[axis] = wrapped_index(*g, b, ind, idx, dim_c);
+    return s;
+  });
+}
+
+// indices [q..., k] pick slices data[i_0, ..., i_{k-1}, rest...]: the output is indices' leading
+// q dims followed by the data's dims after the k picked ones. torch's indexing never sets
+// batch_dims, so no reference checks that form: refused.
+void gather_nd(OpContext& ctx) {
+  const Value& data = ctx.value(ctx.input(0));
+  const Value& indices = ctx.value(ctx.input(1));
+  if (ctx.attr_int("batch_dims", 0) != 0) ctx.unsupported("batch_dims");
+  if (indices.shape.empty()) ctx.unsupported("scalar indices");
+  const auto k_known = const_value(indices.shape.back());
+  if (!k_known) ctx.unsupported("a symbolic last dimension of the indices");
+  const size_t k = static_cast<size_t>(*k_known), q = indices.shape.size() - 1;
+  if (k > data.shape.size()) ctx.unsupported("index tuples longer than the data's rank");
+  std::vector<SymExpr> shape(indices.shape.begin(), indices.shape.end() - 1);
+  shape.insert(shape.end(), data.shape.begin() + static_cast<std::ptrdiff_t>(k), data.shape.end());
+  std::vector<std::string> dims_c;
+  for (size_t j = 0; j < k; ++j) dims_c.push_back(to_c(data.shape[j]));
+  const std::string ind = ctx.input(1);
+  ctx.define_view(ctx.input(0), shape, [g = &ctx.gen, ind, q, dims_c](Body& b, const Idx& idx) {
+    Idx s;
+    Idx at(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(q));
+    at.emplace_back();
+    for (size_t j = 0; j < dims_c.size(); ++j) {
+      at[q] = "(" + std::to_string(j) + "LL)";
+      s.push_back(wrapped_index(*g, b, ind, at, dims_c[j]));
+    }
+    s.insert(s.end(), idx.begin() + static_cast<std::ptrdiff_t>(q), idx.end());
+    return s;
+  });
 }
 
 void concat(OpContext& ctx) {
@@ -309,6 +357,8 @@ void register_view_op_rules(OpRuleTable& t) {
   t.add("Expand", expand);
   t.add("Slice", slice);
   t.add("Gather", gather);
+  t.add("GatherElements", gather_elements);
+  t.add("GatherND", gather_nd);
   t.add("Concat", concat);
   t.add("Split", split, false, /*multi_output=*/true);
 }

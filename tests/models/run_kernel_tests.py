@@ -24,7 +24,8 @@ Default mode (CI; needs NVRTC, skips with a message if it cannot be loaded):
 --launch: runs bundle_launcher on every bundle with reference cases (exit 77 when no GPU).
 --emulate: runs every bundle with reference cases on the CPU (tests/models/kernel_emulator.py:
   the generated CUDA C built with g++ against a shim that runs a block's threads as fibers, replayed as the
-  manifest says) and compares with torch's outputs at the manifest's tolerance.
+  manifest says) and compares with torch's outputs at the manifest's tolerance; also five zoo
+  transformers compiled whole into one bundle each, against the zoo's torch references.
 --prepare DIR: writes bundles, case directories, the benchmark's bundles (DIR/bench) and the launcher into
   DIR for scripts/gpu_check.sh.
 """
@@ -65,6 +66,7 @@ RUNS = [
     ("odd_mlp_bf16_dynamic.default", ["OddMLP"], 0),
     # GatedScale is called only inside TwinBlock with two input signatures: two bundles.
     ("twin.default", ["TwinBlock", "GatedScale"], 0),
+    ("indexing.default", ["PickAndScan", "PairPick"], 0),
 ]
 # fp16/bf16 samples whose bundles are also emulated as sm_75 (no mma.sync: the SIMT bodies).
 SIMT_FALLBACK_EMULATED = ("odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default", "wide_fp16.default")
@@ -82,6 +84,16 @@ NP_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": np.uint16, 
 # are independent, so they grow like sqrt(K): ~2u * sqrt(K) * E|ab| <= 1.2e-2 at K = 320, ~2e-3 at
 # K = 32. rtol = atol = 1e-2 covers that (the worst-case 2u * K bound is 0.3 at K = 320, far from
 # what happens); the fp32 tolerance (1e-4) stays for every run without the flag.
+# Whole transformers models compiled into one bundle (--compile of the archive's root type), run
+# on the CPU emulator against the zoo's torch references (samples/zoo/<stem>.io.npz, both batch
+# shapes). The llama, bert and t5 functions hold GatherND, and llama's a CumSum and bert's a
+# GatherElements, as transformers' code makes them. zoo_mixtral is not here: its router's TopK has
+# two outputs, which --compile refuses by name.
+ZOO_WHOLE_MODELS = [("zoo_llama.default", "Outputs_input_ids"),
+                    ("zoo_falcon.default", "Outputs_input_ids"),
+                    ("zoo_bert.default", "Outputs_input_ids_attention_mask"),
+                    ("zoo_t5_encoder.default", "Outputs_input_ids_attention_mask"),
+                    ("zoo_whisper_encoder.default", "Outputs_input_features")]
 TF32_RUNS = [("mlp_dynamic.default", ["Linear"]), ("decoder.default", ["GatedMLP", "DecoderAttention"]),
              ("wide.default", ["GatedMLP"])]
 TF32_TOLERANCE = {"rtol": 1e-2, "atol": 1e-2}
@@ -272,6 +284,41 @@ def emulate_cases(kernel_emulator, lib, manifest, npz, label, tolerance=None):
                       f"on the CPU emulator, max abs err {err:.3g} (rtol {tol['rtol']}, atol {tol['atol']})")
 
 
+def emulate_whole_models(kernel_emulator, pt2onnx, samples: Path, work: Path):
+    """Each ZOO_WHOLE_MODELS archive as one bundle on the emulator: its function's inputs are the
+    model's inputs and the ONNX file's initializers, as the call site names them."""
+    import onnx
+    from onnx import numpy_helper
+
+    for stem, root in ZOO_WHOLE_MODELS:
+        out = work / f"whole.{stem}"
+        out.mkdir()
+        r = run([pt2onnx, samples / "zoo" / f"{stem}.pt2", "-o", out / "model.onnx", "--opset", "18", "-q",
+                 "--arch", "sm_80", "--compile", root])
+        if not check(r.returncode == 0, f"{stem} --compile {root}: exit {r.returncode} {r.stderr.strip()[:200]}"):
+            continue
+        model = onnx.load(str(out / "model.onnx"))
+        weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        bundle = out / f"{root}.kernels"
+        manifest = json.loads((bundle / "manifest.json").read_text())
+        site = manifest["call_sites"][0]["inputs"]
+        ref = np.load(samples / "zoo" / f"{stem}.io.npz")
+        lib = kernel_emulator.build(bundle, manifest, work, 800)
+        tol = manifest["numerics"]["tolerance"]["FLOAT"]
+        for batch in ("", "b2_"):
+            given = {i.name: ref[f"{batch}input_{k}"] for k, i in enumerate(model.graph.input)}
+            ins = {i["name"]: weights[a] if a in weights else given[a] for i, a in zip(manifest["inputs"], site)}
+            syms = {s: ins[f["from"]["input"]].shape[f["from"]["axis"]] for s, f in manifest["symbols"].items()}
+            got = kernel_emulator.run_case(lib, manifest, syms, ins)
+            for k, o in enumerate(manifest["outputs"]):
+                want = ref[f"{batch}output_{k}"]
+                g = got[o["name"]]
+                err = float(np.max(np.abs(g.astype(np.float64) - want)))
+                check(bool(np.allclose(g, want, rtol=tol["rtol"], atol=tol["atol"])),
+                      f"{stem} as one bundle ({root}) {syms}: output {k} {list(want.shape)} on the CPU emulator, "
+                      f"max abs err {err:.3g} (rtol {tol['rtol']}, atol {tol['atol']})")
+
+
 def bundles_with_refs(pt2onnx, samples, work: Path, only=None, extra=()):
     """Converts every run into work/<i>; yields (stem, bundle dir, manifest, npz) for bundles with references.
     `only`: substrings of "<stem>.<Function>"; runs and bundles matching none are left out.
@@ -399,6 +446,8 @@ def main():
                 for arch in archs:
                     lib = kernel_emulator.build(bundle, manifest, Path(tmp), arch)
                     emulate_cases(kernel_emulator, lib, manifest, npz, f"{stem} {bundle.name} sm_{arch // 10}")
+            if not args.only:
+                emulate_whole_models(kernel_emulator, args.pt2onnx, args.samples, Path(tmp))
             # --kernel-tf32: the fp32 GEMMs on tensor cores (mma.sync m16n8k8, operands rounded to
             # TF32, fp32 accumulation), the rest as without it, against the same fp32 references.
             for stem, types in TF32_RUNS:
