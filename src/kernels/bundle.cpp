@@ -141,13 +141,23 @@ class Planner {
     if (auto it = plans_.find(fn.name()); it != plans_.end()) return it->second;
     PT2ONNX_CHECK(!in_progress_.count(fn.name()), ErrorCode::kUnsupported,
                   "--compile: function " + fn.name() + " calls itself");
-    in_progress_.insert(fn.name());
     std::vector<CallSite> sites;
     std::vector<std::vector<TensorType>> site_types;
-    collect_main_sites(fn, sites, site_types);
-    const bool main_graph = !sites.empty();
-    collect_nested_sites(fn, sites, site_types);
-    in_progress_.erase(fn.name());
+    bool main_graph = false;
+    {
+      // Unmarked however the collection ends: after a caller's refusal, a later plan of this
+      // function must not look like a recursive call.
+      struct Unmark {
+        std::set<std::string>& names;
+        const std::string& name;
+        ~Unmark() { names.erase(name); }
+      };
+      in_progress_.insert(fn.name());
+      const Unmark unmark{in_progress_, fn.name()};
+      collect_main_sites(fn, sites, site_types);
+      main_graph = !sites.empty();
+      collect_nested_sites(fn, sites, site_types);
+    }
     PT2ONNX_CHECK(!site_types.empty(), ErrorCode::kUnsupported,
                   "--compile: function " + fn.name() + " is never called, so its input types are unknown");
     // Site indices per signature, in order of first appearance.
