@@ -76,6 +76,10 @@ RUNS = [
     # (CumSum: the loop runs to each element's own position) and two index tensors into a table
     # (GatherND), at sequence lengths 3 and 20.
     ("indexing.default", "indexing", ["PickAndScan", "PairPick"], (3, 20)),
+    # Pad in its three opset-18 modes over dynamic height and width (5 and 9): constant with a
+    # value and with a negative (cropping) pad, reflect, edge (replicate); circular becomes a
+    # Concat at opset 18.
+    ("padding.default", "padding", ["PadBlock"], (5, 9)),
 ]
 
 
@@ -335,11 +339,42 @@ def build_indexing():
     return {"module": Indexing().eval(), "inputs": inputs, "dynamic_shapes": dyn}
 
 
+class PadBlock(torch.nn.Module):
+    """A per-channel scale, then the same image padded five ways."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.randn(3, 1, 1))
+
+    def forward(self, x):
+        y = x * self.scale
+        f = torch.nn.functional
+        return (f.pad(y, (1, 2, 0, 3), value=0.5), f.pad(y, (-1, 2, 1, 0)), f.pad(y, (2, 1, 1, 2), mode="reflect"),
+                f.pad(y, (1, 1, 2, 0), mode="replicate"), f.pad(y, (1, 2, 1, 0), mode="circular"))
+
+
+class Padding(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = PadBlock()
+
+    def forward(self, x):
+        return self.block(x)
+
+
+def build_padding():
+    torch.manual_seed(make_samples.SEED)
+    x = torch.randn(2, 3, 6, 7, generator=torch.Generator().manual_seed(make_samples.SEED + 23))
+    dyn = {"x": {2: torch.export.Dim("h", min=4, max=32), 3: torch.export.Dim("w", min=4, max=32)}}
+    return {"module": Padding().eval(), "inputs": (x,), "dynamic_shapes": dyn}
+
+
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
                 decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
                 odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16),
-                convnet=build_convnet, twin=build_twin, indexing=build_indexing)
+                convnet=build_convnet, twin=build_twin, indexing=build_indexing,
+                padding=build_padding)
 
 
 def sample_path(stem):
@@ -352,7 +387,7 @@ def sample_path(stem):
 EXPORTS = ["wide.default", "twin.default", "wide_fp16.default", "convnet.default", "float_mask.default",
            "decoder_fp16.default", "decoder_bf16.default", "decoder_fp16_dynamic.default",
            "decoder_bf16_dynamic.default", "odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default",
-           "indexing.default"]
+           "indexing.default", "padding.default"]
 
 
 def export_sample(stem):

@@ -85,6 +85,7 @@ void register_kernel_op_rules(OpRuleTable& t);     // MatMul, Gemm, softmax, red
 void register_pointwise_op_rules(OpRuleTable& t);  // the pointwise table
 void register_conv_pool_op_rules(OpRuleTable& t);  // Conv (implicit GEMM), pooling, BatchNormalization
 void register_scan_op_rules(OpRuleTable& t);       // CumSum
+void register_pad_op_rules(OpRuleTable& t);        // Pad
 
 // Shared by the families (op_context.cpp).
 Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<SymExpr>& shape);
