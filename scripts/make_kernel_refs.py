@@ -80,6 +80,9 @@ RUNS = [
     # value and with a negative (cropping) pad, reflect, edge (replicate); circular becomes a
     # Concat at opset 18.
     ("padding.default", "padding", ["PadBlock"], (5, 9)),
+    # Resize as torch's upsampling makes it: nearest and bilinear (half-pixel and align_corners)
+    # by a factor of 2 over dynamic height and width (5 and 9), to a fixed size (up and down).
+    ("resizing.default", "resizing", ["UpBlock"], (5, 9)),
 ]
 
 
@@ -369,12 +372,44 @@ def build_padding():
     return {"module": Padding().eval(), "inputs": (x,), "dynamic_shapes": dyn}
 
 
+class UpBlock(torch.nn.Module):
+    """A per-channel scale, then the image resampled five ways."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.randn(3, 1, 1))
+
+    def forward(self, x):
+        y = x * self.scale
+        f = torch.nn.functional
+        return (f.interpolate(y, scale_factor=2, mode="nearest"), f.interpolate(y, size=(7, 10), mode="nearest"),
+                f.interpolate(y, scale_factor=2, mode="bilinear", align_corners=False),
+                f.interpolate(y, size=(7, 10), mode="bilinear", align_corners=True),
+                f.interpolate(y, size=(3, 4), mode="bilinear", align_corners=False))
+
+
+class Resizing(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = UpBlock()
+
+    def forward(self, x):
+        return self.block(x)
+
+
+def build_resizing():
+    torch.manual_seed(make_samples.SEED)
+    x = torch.randn(2, 3, 6, 7, generator=torch.Generator().manual_seed(make_samples.SEED + 29))
+    dyn = {"x": {2: torch.export.Dim("h", min=4, max=32), 3: torch.export.Dim("w", min=4, max=32)}}
+    return {"module": Resizing().eval(), "inputs": (x,), "dynamic_shapes": dyn}
+
+
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
                 decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
                 odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16),
                 convnet=build_convnet, twin=build_twin, indexing=build_indexing,
-                padding=build_padding)
+                padding=build_padding, resizing=build_resizing)
 
 
 def sample_path(stem):
@@ -387,7 +422,7 @@ def sample_path(stem):
 EXPORTS = ["wide.default", "twin.default", "wide_fp16.default", "convnet.default", "float_mask.default",
            "decoder_fp16.default", "decoder_bf16.default", "decoder_fp16_dynamic.default",
            "decoder_bf16_dynamic.default", "odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default",
-           "indexing.default", "padding.default"]
+           "indexing.default", "padding.default", "resizing.default"]
 
 
 def export_sample(stem):

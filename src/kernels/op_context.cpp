@@ -175,6 +175,7 @@ const OpRuleTable& builtin_op_rules() {
     register_conv_pool_op_rules(t);
     register_scan_op_rules(t);
     register_pad_op_rules(t);
+    register_resize_op_rules(t);
     return t;
   }();
   return table;

@@ -86,6 +86,7 @@ void register_pointwise_op_rules(OpRuleTable& t);  // the pointwise table
 void register_conv_pool_op_rules(OpRuleTable& t);  // Conv (implicit GEMM), pooling, BatchNormalization
 void register_scan_op_rules(OpRuleTable& t);       // CumSum
 void register_pad_op_rules(OpRuleTable& t);        // Pad
+void register_resize_op_rules(OpRuleTable& t);     // Resize (torch's nearest and linear forms)
 
 // Shared by the families (op_context.cpp).
 Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<SymExpr>& shape);
