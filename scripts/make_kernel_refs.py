@@ -83,6 +83,9 @@ RUNS = [
     # Resize as torch's upsampling makes it: nearest and bilinear (half-pixel and align_corners)
     # by a factor of 2 over dynamic height and width (5 and 9), to a fixed size (up and down).
     ("resizing.default", "resizing", ["UpBlock"], (5, 9)),
+    # argmax/argmin (with and without keepdim), repeat (Tile) and triu/tril (Trilu) over a
+    # dynamic sequence at 3 and 20.
+    ("selecting.default", "selecting", ["SelectBlock"], (3, 20)),
 ]
 
 
@@ -404,12 +407,41 @@ def build_resizing():
     return {"module": Resizing().eval(), "inputs": (x,), "dynamic_shapes": dyn}
 
 
+class SelectBlock(torch.nn.Module):
+    """A projection, then its argmax and argmin, repeated, and its upper and lower triangles."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.proj(x)
+        return y.argmax(-1), y.argmin(dim=1, keepdim=True), y.repeat(1, 2, 3), torch.triu(y, 1), torch.tril(y, -1)
+
+
+class Selecting(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = SelectBlock()
+
+    def forward(self, x):
+        return self.block(x)
+
+
+def build_selecting():
+    torch.manual_seed(make_samples.SEED)
+    x = torch.randn(2, 10, 8, generator=torch.Generator().manual_seed(make_samples.SEED + 31))
+    return {"module": Selecting().eval(), "inputs": (x,),
+            "dynamic_shapes": {"x": {1: torch.export.Dim("seq", min=2, max=32)}}}
+
+
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
                 decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
                 odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16),
                 convnet=build_convnet, twin=build_twin, indexing=build_indexing,
-                padding=build_padding, resizing=build_resizing)
+                padding=build_padding, resizing=build_resizing,
+                selecting=build_selecting)
 
 
 def sample_path(stem):
@@ -422,7 +454,8 @@ def sample_path(stem):
 EXPORTS = ["wide.default", "twin.default", "wide_fp16.default", "convnet.default", "float_mask.default",
            "decoder_fp16.default", "decoder_bf16.default", "decoder_fp16_dynamic.default",
            "decoder_bf16_dynamic.default", "odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default",
-           "indexing.default", "padding.default", "resizing.default"]
+           "indexing.default", "padding.default", "resizing.default",
+           "selecting.default"]
 
 
 def export_sample(stem):

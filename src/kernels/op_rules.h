@@ -80,11 +80,11 @@ class OpRuleTable {
 const OpRuleTable& builtin_op_rules();
 
 void register_constant_op_rules(OpRuleTable& t);   // Constant, Shape, ConstantOfShape, Range
-void register_view_op_rules(OpRuleTable& t);       // Identity, Transpose, Reshape, Slice, the Gathers, Concat, ...
+void register_view_op_rules(OpRuleTable& t);       // Identity, Transpose, Reshape, Tile, Slice, the Gathers, Trilu, Concat, ...
 void register_kernel_op_rules(OpRuleTable& t);     // MatMul, Gemm, softmax, reductions, LayerNormalization
 void register_pointwise_op_rules(OpRuleTable& t);  // the pointwise table
 void register_conv_pool_op_rules(OpRuleTable& t);  // Conv (implicit GEMM), pooling, BatchNormalization
-void register_scan_op_rules(OpRuleTable& t);       // CumSum
+void register_scan_op_rules(OpRuleTable& t);       // CumSum, ArgMax/ArgMin
 void register_pad_op_rules(OpRuleTable& t);        // Pad
 void register_resize_op_rules(OpRuleTable& t);     // Resize (torch's nearest and linear forms)
 

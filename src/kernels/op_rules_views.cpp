@@ -1,5 +1,6 @@
-// Codegen rules for views: Transpose, Reshape, (Un)Squeeze, Expand, Slice, the Gathers and Concat
-// are index arithmetic over their source, never copies.
+// Codegen rules for views: Transpose, Reshape, (Un)Squeeze, Expand, Tile, Slice, the Gathers and
+// Concat are index arithmetic over their source, never copies; Trilu a view that reads zero
+// outside its triangle.
 #include <algorithm>
 #include <limits>
 
@@ -115,6 +116,57 @@ void expand(OpContext& ctx) {
   const std::vector<SymExpr> shape = ctx.broadcast_shapes({x.shape, target});
   const std::vector<SymExpr> from = x.shape;
   ctx.define_view(ctx.input(0), shape, [shape, from](Body&, const Idx& idx) { return broadcast_index(idx, shape, from); });
+}
+
+// x repeated along each axis: element i reads x at i modulo the axis' length.
+void tile(OpContext& ctx) {
+  const Value& x = ctx.value(ctx.input(0));
+  const std::vector<int64_t> repeats = ctx.const_ints(1, "repeats");
+  if (repeats.size() != x.shape.size()) ctx.unsupported("repeats of another length than the rank");
+  std::vector<SymExpr> shape = x.shape;
+  std::vector<std::string> dims_c(x.shape.size());
+  for (size_t a = 0; a < repeats.size(); ++a) {
+    if (repeats[a] < 0) ctx.unsupported("a negative repeat");
+    if (repeats[a] == 1) continue;
+    shape[a] = ir::sym_apply(ir::SymOp::kMul, {x.shape[a], ir::sym_int(repeats[a])});
+    dims_c[a] = to_c(x.shape[a]);
+  }
+  ctx.define_view(ctx.input(0), shape, [dims_c](Body&, const Idx& idx) {
+    Idx src = idx;
+    for (size_t a = 0; a < idx.size(); ++a)
+      if (!dims_c[a].empty()) src[a] = "(" + idx[a] + " % " + dims_c[a] + ")";
+    return src;
+  });
+}
+
+// The upper (or lower) triangle of the last two dims from diagonal k (input 1, default 0); zero
+// elsewhere.
+void trilu(OpContext& ctx) {
+  const Value& x = ctx.value(ctx.input(0));
+  if (x.shape.size() < 2) ctx.unsupported("a rank below 2");
+  int64_t k = 0;
+  if (!ctx.input(1).empty()) {
+    const std::vector<int64_t> given = ctx.const_ints(1, "k");
+    if (given.size() != 1) ctx.unsupported("k that is not one integer");
+    k = given[0];
+  }
+  const bool upper = ctx.attr_int("upper", 1) != 0;
+  Value v;
+  v.dtype = x.dtype;
+  v.shape = x.shape;
+  v.load = [g = &ctx.gen, src = ctx.input(0), k, upper, dtype = x.dtype](Body& b, const Idx& idx) {
+    const size_t r = idx.size();
+    const std::string offset = "(" + idx[r - 1] + " - " + idx[r - 2] + ")", kc = "(" + std::to_string(k) + "LL)";
+    const std::string out = "p2_t" + std::to_string(b.scope->next_tmp++);
+    b.line(compute_type(dtype) + " " + out + " = 0;");
+    b.line("if (" + offset + (upper ? " >= " : " <= ") + kc + ") {");
+    Body in = b.child();
+    in.line(out + " = " + g->load(in, src, idx) + ";");
+    b.code += in.code;
+    b.line("}");
+    return out;
+  };
+  ctx.gen.define(ctx.out, std::move(v));
 }
 
 void slice(OpContext& ctx) {
@@ -355,6 +407,8 @@ void register_view_op_rules(OpRuleTable& t) {
   t.add("Unsqueeze", unsqueeze);
   t.add("Squeeze", unsqueeze);
   t.add("Expand", expand);
+  t.add("Tile", tile);
+  t.add("Trilu", trilu);
   t.add("Slice", slice);
   t.add("Gather", gather);
   t.add("GatherElements", gather_elements);
