@@ -108,6 +108,7 @@ std::vector<SymExpr> OpContext::broadcast_shapes(const std::vector<std::vector<S
 // Loader of a tensor whose (small) contents are known integer expressions.
 Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<SymExpr>& shape) {
   return [ints, shape](Body& b, const Idx& idx) {
+    if (ints.empty()) return std::string("(0LL)");  // a tensor with no elements: never read
     if (ints.size() == 1) return "(" + to_c(ints[0]) + ")";
     const std::string lin = b.let("long long", linear_index(idx, shape));
     std::string e = to_c(ints.back());

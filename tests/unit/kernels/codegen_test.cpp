@@ -111,6 +111,20 @@ TEST_CASE("views are index arithmetic and fuse into the consumer") {
   CHECK(p.source.find("p2_f2h(") != std::string::npos);  // and stored back rounded
 }
 
+TEST_CASE("a known integer constant with no elements is reduced without reading it") {
+  // The op samples' edge shapes: ReduceSum over an empty int64 constant, added to the input.
+  FunctionBuilder f("Empty");
+  f.input("x").output("y");
+  f.ints("none", {});
+  f.ints("ax", {0});
+  set_int(f.node("ReduceSum", {"none", "ax"}, {"total"}), "keepdims", 0);
+  set_int(f.node("Cast", {"total"}, {"totalf"}), "to", TensorProto::FLOAT);
+  f.node("Add", {"x", "totalf"}, {"y"});
+  const KernelPlan p = generate_kernels(f.get(), {tensor(TensorProto::FLOAT, {"4"})});
+  CHECK(!p.kernels.empty());
+  CHECK(p.outputs.at(0).shape.size() == 1);
+}
+
 TEST_CASE("generation is deterministic") {
   const auto f = testing::every_template(TensorProto::BFLOAT16);
   const auto in = testing::every_template_inputs(TensorProto::BFLOAT16);
