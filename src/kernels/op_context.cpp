@@ -106,6 +106,18 @@ std::vector<SymExpr> OpContext::broadcast_shapes(const std::vector<std::vector<S
 }
 
 // Loader of a tensor whose (small) contents are known integer expressions.
+std::string guarded_load(Generator& g, Body& b, const std::string& src, const Idx& at, const std::string& condition,
+                         const std::string& otherwise, int dtype) {
+  const std::string out = "p2_t" + std::to_string(b.scope->next_tmp++);
+  b.line(compute_type(dtype) + " " + out + " = " + otherwise + ";");
+  b.line("if (" + condition + ") {");
+  Body inside = b.child();
+  inside.line(out + " = " + g.load(inside, src, at) + ";");
+  b.code += inside.code;
+  b.line("}");
+  return out;
+}
+
 Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<SymExpr>& shape) {
   return [ints, shape](Body& b, const Idx& idx) {
     if (ints.empty()) return std::string("(0LL)");  // a tensor with no elements: never read

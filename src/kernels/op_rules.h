@@ -90,6 +90,10 @@ void register_resize_op_rules(OpRuleTable& t);     // Resize (torch's nearest an
 
 // Shared by the families (op_context.cpp).
 Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<SymExpr>& shape);
+// `src` at `at` where the C condition holds, else `otherwise` (a value of `dtype`'s compute type):
+// the element is read only inside the condition (Pad's border, Trilu's other triangle).
+std::string guarded_load(Generator& g, Body& b, const std::string& src, const Idx& at, const std::string& condition,
+                         const std::string& otherwise, int dtype);
 SymExpr divide_exact(const SymExpr& num, const SymExpr& den);
 
 }  // namespace pt2onnx::kernels::detail

@@ -71,15 +71,7 @@ void pad(OpContext& ctx) {
         at[a] = b.let("long long", "(" + i + " < 0 ? 0LL : (" + i + " >= " + n + " ? " + n + " - 1 : " + i + "))");
       }
     }
-    if (inside.empty()) return g->load(b, src, at);
-    const std::string out = "p2_t" + std::to_string(b.scope->next_tmp++);
-    b.line(compute_type(dtype) + " " + out + " = " + value + ";");
-    b.line("if (" + inside + ") {");
-    Body in = b.child();
-    in.line(out + " = " + g->load(in, src, at) + ";");
-    b.code += in.code;
-    b.line("}");
-    return out;
+    return inside.empty() ? g->load(b, src, at) : guarded_load(*g, b, src, at, inside, value, dtype);
   };
   ctx.gen.define(ctx.out, std::move(v));
 }

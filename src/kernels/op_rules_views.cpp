@@ -157,14 +157,7 @@ void trilu(OpContext& ctx) {
   v.load = [g = &ctx.gen, src = ctx.input(0), k, upper, dtype = x.dtype](Body& b, const Idx& idx) {
     const size_t r = idx.size();
     const std::string offset = "(" + idx[r - 1] + " - " + idx[r - 2] + ")", kc = "(" + std::to_string(k) + "LL)";
-    const std::string out = "p2_t" + std::to_string(b.scope->next_tmp++);
-    b.line(compute_type(dtype) + " " + out + " = 0;");
-    b.line("if (" + offset + (upper ? " >= " : " <= ") + kc + ") {");
-    Body in = b.child();
-    in.line(out + " = " + g->load(in, src, idx) + ";");
-    b.code += in.code;
-    b.line("}");
-    return out;
+    return guarded_load(*g, b, src, idx, offset + (upper ? " >= " : " <= ") + kc, "0", dtype);
   };
   ctx.gen.define(ctx.out, std::move(v));
 }
