@@ -345,66 +345,54 @@ def build_indexing():
     return {"module": Indexing().eval(), "inputs": inputs, "dynamic_shapes": dyn}
 
 
-class PadBlock(torch.nn.Module):
-    """A per-channel scale, then the same image padded five ways."""
+class Holder(torch.nn.Module):
+    """The root of a one-block sample; the block is the type given to --compile."""
+
+    def __init__(self, block):
+        super().__init__()
+        self.block = block
+
+    def forward(self, x):
+        return self.block(x)
+
+
+def build_held(block_type, shape, seed_offset, dims):
+    """A builder of a one-block sample: a seeded input of `shape`, dynamic along `dims` ({axis: Dim})."""
+    def build():
+        torch.manual_seed(make_samples.SEED)
+        x = torch.randn(*shape, generator=torch.Generator().manual_seed(make_samples.SEED + seed_offset))
+        return {"module": Holder(block_type()).eval(), "inputs": (x,), "dynamic_shapes": {"x": dims}}
+    return build
+
+
+class ScaledImage(torch.nn.Module):
+    """A per-channel scale (the parameter that names the block's call site), then `forms` of the
+    scaled image."""
 
     def __init__(self):
         super().__init__()
         self.scale = torch.nn.Parameter(torch.randn(3, 1, 1))
 
     def forward(self, x):
-        y = x * self.scale
-        f = torch.nn.functional
+        return self.forms(x * self.scale, torch.nn.functional)
+
+
+class PadBlock(ScaledImage):
+    """The image padded five ways."""
+
+    def forms(self, y, f):
         return (f.pad(y, (1, 2, 0, 3), value=0.5), f.pad(y, (-1, 2, 1, 0)), f.pad(y, (2, 1, 1, 2), mode="reflect"),
                 f.pad(y, (1, 1, 2, 0), mode="replicate"), f.pad(y, (1, 2, 1, 0), mode="circular"))
 
 
-class Padding(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.block = PadBlock()
+class UpBlock(ScaledImage):
+    """The image resampled five ways."""
 
-    def forward(self, x):
-        return self.block(x)
-
-
-def build_padding():
-    torch.manual_seed(make_samples.SEED)
-    x = torch.randn(2, 3, 6, 7, generator=torch.Generator().manual_seed(make_samples.SEED + 23))
-    dyn = {"x": {2: torch.export.Dim("h", min=4, max=32), 3: torch.export.Dim("w", min=4, max=32)}}
-    return {"module": Padding().eval(), "inputs": (x,), "dynamic_shapes": dyn}
-
-
-class UpBlock(torch.nn.Module):
-    """A per-channel scale, then the image resampled five ways."""
-
-    def __init__(self):
-        super().__init__()
-        self.scale = torch.nn.Parameter(torch.randn(3, 1, 1))
-
-    def forward(self, x):
-        y = x * self.scale
-        f = torch.nn.functional
+    def forms(self, y, f):
         return (f.interpolate(y, scale_factor=2, mode="nearest"), f.interpolate(y, size=(7, 10), mode="nearest"),
                 f.interpolate(y, scale_factor=2, mode="bilinear", align_corners=False),
                 f.interpolate(y, size=(7, 10), mode="bilinear", align_corners=True),
                 f.interpolate(y, size=(3, 4), mode="bilinear", align_corners=False))
-
-
-class Resizing(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.block = UpBlock()
-
-    def forward(self, x):
-        return self.block(x)
-
-
-def build_resizing():
-    torch.manual_seed(make_samples.SEED)
-    x = torch.randn(2, 3, 6, 7, generator=torch.Generator().manual_seed(make_samples.SEED + 29))
-    dyn = {"x": {2: torch.export.Dim("h", min=4, max=32), 3: torch.export.Dim("w", min=4, max=32)}}
-    return {"module": Resizing().eval(), "inputs": (x,), "dynamic_shapes": dyn}
 
 
 class SelectBlock(torch.nn.Module):
@@ -419,29 +407,15 @@ class SelectBlock(torch.nn.Module):
         return y.argmax(-1), y.argmin(dim=1, keepdim=True), y.repeat(1, 2, 3), torch.triu(y, 1), torch.tril(y, -1)
 
 
-class Selecting(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.block = SelectBlock()
-
-    def forward(self, x):
-        return self.block(x)
-
-
-def build_selecting():
-    torch.manual_seed(make_samples.SEED)
-    x = torch.randn(2, 10, 8, generator=torch.Generator().manual_seed(make_samples.SEED + 31))
-    return {"module": Selecting().eval(), "inputs": (x,),
-            "dynamic_shapes": {"x": {1: torch.export.Dim("seq", min=2, max=32)}}}
-
-
+IMAGE_DIMS = {2: torch.export.Dim("h", min=4, max=32), 3: torch.export.Dim("w", min=4, max=32)}
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
                 decoder_bf16_dynamic=build_decoder_dynamic_as(torch.bfloat16),
                 odd_mlp_fp16_dynamic=build_odd_mlp_as(torch.float16), wide_fp16=build_wide_fp16, odd_mlp_bf16_dynamic=build_odd_mlp_as(torch.bfloat16),
                 convnet=build_convnet, twin=build_twin, indexing=build_indexing,
-                padding=build_padding, resizing=build_resizing,
-                selecting=build_selecting)
+                padding=build_held(PadBlock, (2, 3, 6, 7), 23, IMAGE_DIMS),
+                resizing=build_held(UpBlock, (2, 3, 6, 7), 29, IMAGE_DIMS),
+                selecting=build_held(SelectBlock, (2, 10, 8), 31, {1: torch.export.Dim("seq", min=2, max=32)}))
 
 
 def sample_path(stem):

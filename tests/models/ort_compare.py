@@ -63,6 +63,52 @@ def run_ort(model, inputs):
     return sess.run(None, dict(zip(names, inputs)))
 
 
+# Why a sweep leaves an archive out: the refusal tests and `models` check these conversions.
+PLAIN_REFUSED = "the plain conversion exits non-zero at the default opset (the models and refusal tests check it)"
+
+
+def types_left_out(types):
+    """Why an archive whose module types are `types` (None: several models, or unreadable) cannot
+    be swept, or None."""
+    if types is None:
+        return "several models, or inspect refuses it"
+    return None if types else "no module types"
+
+
+def tally(counts, stem: str, reason):
+    """Counts the archive as checked, or as left out with `reason` printed. True if checked."""
+    if reason:
+        counts["left out"] += 1
+        print(f"skip {stem}: {reason}", flush=True)
+        return False
+    counts["checked"] += 1
+    return True
+
+
+def sweep_main(doc: str, archives_to_check, minimum: int):
+    """The command line of a sweep over the sample archives (--pt2onnx, --samples):
+    `archives_to_check(exe, samples, work, counts)` yields (name, check) and counts what it checks
+    and leaves out; fewer than `minimum` checked means the walk is broken. Returns the exit status."""
+    import argparse
+    import tempfile
+    from collections import Counter
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--pt2onnx", required=True)
+    parser.add_argument("--samples", required=True, type=Path)
+    args = parser.parse_args()
+    exe = str(Path(args.pt2onnx).resolve())
+    counts = Counter()
+    with tempfile.TemporaryDirectory(prefix="pt2onnx-sweep-") as tmp:
+        status = run_checks(archives_to_check(exe, args.samples.resolve(), Path(tmp), counts))
+    print(f"{counts['checked']} archives checked, {counts['left out']} left out")
+    if counts["checked"] < minimum:
+        print(f"FAIL only {counts['checked']} archives checked")
+        return 1
+    return status
+
+
 def run_checks(checks):
     """Runs (name, fn) pairs: one PASS/FAIL line each (fn returns the detail or raises), then the
     summary `N passed, M failed`. Returns the exit status: 1 if any failed."""

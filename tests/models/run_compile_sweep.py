@@ -15,16 +15,13 @@ M failed`; exits 1 on failure.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ort_compare import CheckFailed, run_checks  # noqa: E402
+from ort_compare import PLAIN_REFUSED, CheckFailed, sweep_main, tally, types_left_out  # noqa: E402
 from run_hiera_sweep import module_types  # noqa: E402
 
 DEFAULT_ARCHS = ("sm_80", "sm_90")
@@ -64,38 +61,19 @@ def archives_to_check(exe, samples: Path, work: Path, counts):
     for archive in sorted(samples.rglob("*.pt2")):
         stem = str(archive.relative_to(samples))[: -len(".pt2")]
         types = module_types(exe, archive)
-        reason = None
-        if types is None:
-            reason = "several models, or inspect refuses it"
-        elif not types:
-            reason = "no module types"
-        else:
+        reason = types_left_out(types)
+        if reason is None:
             plain = subprocess.run([exe, str(archive), "-o", str(work / "model.onnx"), "--list-outputs"],
                                    capture_output=True, text=True, timeout=300)
             if plain.returncode != 0:
-                reason = "the plain conversion exits non-zero at the default opset (the models and refusal tests check it)"
-        if reason:
-            counts["left out"] += 1
-            print(f"skip {stem}: {reason}", flush=True)
-            continue
-        counts["checked"] += 1
-        yield stem, lambda a=archive, t=types: check_archive(exe, a, t, work)
+                reason = PLAIN_REFUSED
+        if tally(counts, stem, reason):
+            yield stem, lambda a=archive, t=types: check_archive(exe, a, t, work)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pt2onnx", required=True)
-    parser.add_argument("--samples", required=True, type=Path)
-    args = parser.parse_args()
-    exe = str(Path(args.pt2onnx).resolve())
-    counts = defaultdict(int)
-    with tempfile.TemporaryDirectory(prefix="pt2onnx-compile-sweep-") as tmp:
-        status = run_checks(archives_to_check(exe, args.samples.resolve(), Path(tmp), counts))
-    print(f"{counts['checked']} archives checked, {counts['left out']} left out")
-    if counts["checked"] < 300:  # the samples hold about 370 such archives: a walk that finds few is broken
-        print(f"FAIL only {counts['checked']} archives checked")
-        return 1
-    return status
+    # The samples hold about 340 such archives: a walk that finds fewer than 300 is broken.
+    return sweep_main(__doc__, archives_to_check, 300)
 
 
 if __name__ == "__main__":

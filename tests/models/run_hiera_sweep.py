@@ -21,16 +21,15 @@ Needs only numpy, onnx and onnxruntime (the test venv). Prints one line per arch
 """
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ort_compare import CheckFailed, load_io, max_error, run_checks, run_ort  # noqa: E402
+from ort_compare import (  # noqa: E402
+    PLAIN_REFUSED, CheckFailed, load_io, max_error, run_ort, sweep_main, tally, types_left_out)
 
 # What convert says, exit 4, when the calls of an instance would form a cycle with the nodes
 # outside it (README: "--hiera refuses instances whose contraction would create a cycle").
@@ -120,40 +119,19 @@ def archives_to_check(exe, samples: Path, work: Path, counts: Counter):
         stem = str(archive.relative_to(samples))[: -len(".pt2")]
         npz = archive.with_name(archive.name[: -len(".pt2")] + ".io.npz")
         types = module_types(exe, archive) if npz.exists() else None
-        reason = None
-        if not npz.exists():
-            reason = "no torch reference (.io.npz)"
-        elif types is None:
-            reason = "several models, or inspect refuses it"
-        elif not types:
-            reason = "no module types"
-        else:
+        reason = "no torch reference (.io.npz)" if not npz.exists() else types_left_out(types)
+        if reason is None:
             try:
                 convert(exe, archive, flat, [])
             except CheckFailed:
-                reason = "the plain conversion exits non-zero at the default opset (the models and refusal tests check it)"
-        if reason:
-            counts["left out"] += 1
-            print(f"skip {stem}: {reason}", flush=True)
-            continue
-        counts["checked"] += 1
-        yield stem, lambda a=archive, n=npz, t=types: check_archive(exe, a, n, t, flat, work)
+                reason = PLAIN_REFUSED
+        if tally(counts, stem, reason):
+            yield stem, lambda a=archive, n=npz, t=types: check_archive(exe, a, n, t, flat, work)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pt2onnx", required=True)
-    parser.add_argument("--samples", required=True, type=Path)
-    args = parser.parse_args()
-    exe = str(Path(args.pt2onnx).resolve())
-    counts = Counter()
-    with tempfile.TemporaryDirectory(prefix="pt2onnx-hiera-sweep-") as tmp:
-        status = run_checks(archives_to_check(exe, args.samples.resolve(), Path(tmp), counts))
-    print(f"{counts['checked']} archives checked, {counts['left out']} left out")
-    if counts["checked"] < 250:  # the samples hold about 300 such archives: a walk that finds few is broken
-        print(f"FAIL only {counts['checked']} archives checked")
-        return 1
-    return status
+    # The samples hold about 300 such archives: a walk that finds fewer than 250 is broken.
+    return sweep_main(__doc__, archives_to_check, 250)
 
 
 if __name__ == "__main__":
