@@ -86,6 +86,10 @@ RUNS = [
     # argmax/argmin (with and without keepdim), repeat (Tile) and triu/tril (Trilu) over a
     # dynamic sequence at 3 and 20.
     ("selecting.default", "selecting", ["SelectBlock"], (3, 20)),
+    # scatter to distinct positions (ScatterElements), scatter_add with repeated positions
+    # (reduction add) over a dynamic sequence at 3 and 20, and index_put with accumulation into a
+    # table (ScatterND, add).
+    ("scattering.default", "scattering", ["ScatterBlock"], (3, 20)),
 ]
 
 
@@ -407,6 +411,40 @@ class SelectBlock(torch.nn.Module):
         return y.argmax(-1), y.argmin(dim=1, keepdim=True), y.repeat(1, 2, 3), torch.triu(y, 1), torch.tril(y, -1)
 
 
+class ScatterBlock(torch.nn.Module):
+    """A projection scattered into zeros at distinct positions and added into itself at drawn
+    ones (which repeat), and a table with rows added in at drawn (repeating) rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+        self.table = torch.nn.Parameter(torch.randn(8, 6))
+
+    def forward(self, x, idx, rows):
+        y = self.proj(x)
+        spread = (torch.arange(4) * 2 + 1).expand(y.shape[0], y.shape[1], 4)
+        return (torch.zeros_like(y).scatter(-1, spread, y[..., :4]), y.scatter_add(-1, idx, y[..., 4:]),
+                self.table.index_put((rows,), self.table[rows.flip(0)] * 2, accumulate=True))
+
+
+class Scattering(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = ScatterBlock()
+
+    def forward(self, x, idx, rows):
+        return self.block(x, idx, rows)
+
+
+def build_scattering():
+    torch.manual_seed(make_samples.SEED)
+    gen = torch.Generator().manual_seed(make_samples.SEED + 37)
+    inputs = (torch.randn(2, 10, 8, generator=gen), torch.randint(0, 8, (2, 10, 4), generator=gen),
+              torch.randint(0, 8, (5,), generator=gen))
+    seq = torch.export.Dim("seq", min=2, max=32)
+    return {"module": Scattering().eval(), "inputs": inputs, "dynamic_shapes": {"x": {1: seq}, "idx": {1: seq}, "rows": None}}
+
+
 IMAGE_DIMS = {2: torch.export.Dim("h", min=4, max=32), 3: torch.export.Dim("w", min=4, max=32)}
 BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mask, decoder_fp16=build_decoder_as(torch.float16),
                 decoder_bf16=build_decoder_as(torch.bfloat16), decoder_fp16_dynamic=build_decoder_dynamic_as(torch.float16),
@@ -415,7 +453,8 @@ BUILDERS = dict(make_samples.MODELS, wide=build_wide, float_mask=build_float_mas
                 convnet=build_convnet, twin=build_twin, indexing=build_indexing,
                 padding=build_held(PadBlock, (2, 3, 6, 7), 23, IMAGE_DIMS),
                 resizing=build_held(UpBlock, (2, 3, 6, 7), 29, IMAGE_DIMS),
-                selecting=build_held(SelectBlock, (2, 10, 8), 31, {1: torch.export.Dim("seq", min=2, max=32)}))
+                selecting=build_held(SelectBlock, (2, 10, 8), 31, {1: torch.export.Dim("seq", min=2, max=32)}),
+                scattering=build_scattering)
 
 
 def sample_path(stem):
@@ -429,7 +468,7 @@ EXPORTS = ["wide.default", "twin.default", "wide_fp16.default", "convnet.default
            "decoder_fp16.default", "decoder_bf16.default", "decoder_fp16_dynamic.default",
            "decoder_bf16_dynamic.default", "odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default",
            "indexing.default", "padding.default", "resizing.default",
-           "selecting.default"]
+           "selecting.default", "scattering.default"]
 
 
 def export_sample(stem):

@@ -106,6 +106,11 @@ std::vector<SymExpr> OpContext::broadcast_shapes(const std::vector<std::vector<S
 }
 
 // Loader of a tensor whose (small) contents are known integer expressions.
+std::string wrapped_index(Generator& g, Body& b, const std::string& indices, const Idx& at, const std::string& dim_c) {
+  const std::string raw = g.load(b, indices, at);
+  return b.let("long long", "(" + raw + " < 0 ? " + raw + " + " + dim_c + " : " + raw + ")");
+}
+
 std::string guarded_load(Generator& g, Body& b, const std::string& src, const Idx& at, const std::string& condition,
                          const std::string& otherwise, int dtype) {
   const std::string out = "p2_t" + std::to_string(b.scope->next_tmp++);
@@ -189,6 +194,7 @@ const OpRuleTable& builtin_op_rules() {
     register_scan_op_rules(t);
     register_pad_op_rules(t);
     register_resize_op_rules(t);
+    register_scatter_op_rules(t);
     return t;
   }();
   return table;

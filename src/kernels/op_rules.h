@@ -87,9 +87,13 @@ void register_conv_pool_op_rules(OpRuleTable& t);  // Conv (implicit GEMM), pool
 void register_scan_op_rules(OpRuleTable& t);       // CumSum, ArgMax/ArgMin
 void register_pad_op_rules(OpRuleTable& t);        // Pad
 void register_resize_op_rules(OpRuleTable& t);     // Resize (torch's nearest and linear forms)
+void register_scatter_op_rules(OpRuleTable& t);    // ScatterElements, ScatterND
 
 // Shared by the families (op_context.cpp).
 Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<SymExpr>& shape);
+// An index read from `indices` at `at`, a negative one counted from the end of a dimension whose
+// length is the C expression `dim_c` (the gathers and scatters).
+std::string wrapped_index(Generator& g, Body& b, const std::string& indices, const Idx& at, const std::string& dim_c);
 // `src` at `at` where the C condition holds, else `otherwise` (a value of `dtype`'s compute type):
 // the element is read only inside the condition (Pad's border, Trilu's other triangle).
 std::string guarded_load(Generator& g, Body& b, const std::string& src, const Idx& at, const std::string& condition,

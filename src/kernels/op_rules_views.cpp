@@ -228,12 +228,6 @@ void slice(OpContext& ctx) {
   }, ints);
 }
 
-// An index read from `indices` at `at`, negative ones counted from the end of a dimension `dim_c`.
-std::string wrapped_index(Generator& g, Body& b, const std::string& indices, const Idx& at, const std::string& dim_c) {
-  const std::string raw = g.load(b, indices, at);
-  return b.let("long long", "(" + raw + " < 0 ? " + raw + " + " + dim_c + " : " + raw + ")");
-}
-
 void gather(OpContext& ctx) {
   const Value& data = ctx.value(ctx.input(0));
   const Value& indices = ctx.value(ctx.input(1));

@@ -70,6 +70,7 @@ RUNS = [
     ("padding.default", ["PadBlock"], 0),
     ("resizing.default", ["UpBlock"], 0),
     ("selecting.default", ["SelectBlock"], 0),
+    ("scattering.default", ["ScatterBlock"], 0),
 ]
 # fp16/bf16 samples whose bundles are also emulated as sm_75 (no mma.sync: the SIMT bodies).
 SIMT_FALLBACK_EMULATED = ("odd_mlp_fp16_dynamic.default", "odd_mlp_bf16_dynamic.default", "wide_fp16.default")
