@@ -111,15 +111,31 @@ std::string wrapped_index(Generator& g, Body& b, const std::string& indices, con
   return b.let("long long", "(" + raw + " < 0 ? " + raw + " + " + dim_c + " : " + raw + ")");
 }
 
+std::string fresh_temp(Body& b) { return "p2_t" + std::to_string(b.scope->next_tmp++); }
+
+void emit_loop(Body& b, const std::string& first, const std::string& end,
+               const std::function<void(Body&, const std::string&)>& fill) {
+  const std::string t = fresh_temp(b);
+  b.line("for (long long " + t + " = " + first + "; " + t + " < " + end + "; ++" + t + ") {");
+  Body body = b.child();
+  fill(body, t);
+  b.code += body.code;
+  b.line("}");
+}
+
+void emit_if(Body& b, const std::string& condition, const std::function<void(Body&)>& fill) {
+  b.line("if (" + condition + ") {");
+  Body body = b.child();
+  fill(body);
+  b.code += body.code;
+  b.line("}");
+}
+
 std::string guarded_load(Generator& g, Body& b, const std::string& src, const Idx& at, const std::string& condition,
                          const std::string& otherwise, int dtype) {
-  const std::string out = "p2_t" + std::to_string(b.scope->next_tmp++);
+  const std::string out = fresh_temp(b);
   b.line(compute_type(dtype) + " " + out + " = " + otherwise + ";");
-  b.line("if (" + condition + ") {");
-  Body inside = b.child();
-  inside.line(out + " = " + g.load(inside, src, at) + ";");
-  b.code += inside.code;
-  b.line("}");
+  emit_if(b, condition, [&](Body& inside) { inside.line(out + " = " + g.load(inside, src, at) + ";"); });
   return out;
 }
 

@@ -94,6 +94,13 @@ Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<Sym
 // An index read from `indices` at `at`, a negative one counted from the end of a dimension whose
 // length is the C expression `dim_c` (the gathers and scatters).
 std::string wrapped_index(Generator& g, Body& b, const std::string& indices, const Idx& at, const std::string& dim_c);
+// A fresh temporary's name in `b`'s kernel.
+std::string fresh_temp(Body& b);
+// Emits `for (long long t = first; t < end; ++t) { ... }`, the body written by `fill(body, t)`.
+void emit_loop(Body& b, const std::string& first, const std::string& end,
+               const std::function<void(Body&, const std::string&)>& fill);
+// Emits `if (condition) { ... }`, the body written by `fill(body)`.
+void emit_if(Body& b, const std::string& condition, const std::function<void(Body&)>& fill);
 // `src` at `at` where the C condition holds, else `otherwise` (a value of `dtype`'s compute type):
 // the element is read only inside the condition (Pad's border, Trilu's other triangle).
 std::string guarded_load(Generator& g, Body& b, const std::string& src, const Idx& at, const std::string& condition,

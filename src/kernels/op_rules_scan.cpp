@@ -22,16 +22,13 @@ void cumsum(OpContext& ctx) {
   v.dtype = dtype;
   v.shape = x.shape;
   v.load = [g = &ctx.gen, src = ctx.input(0), axis, dtype](Body& b, const Idx& idx) {
-    const std::string sum = "p2_t" + std::to_string(b.scope->next_tmp++);
-    const std::string t = "p2_t" + std::to_string(b.scope->next_tmp++);
+    const std::string sum = fresh_temp(b);
     b.line(compute_type(dtype) + " " + sum + " = 0;");
-    b.line("for (long long " + t + " = 0; " + t + " <= " + idx[axis] + "; ++" + t + ") {");
-    Body inner = b.child();
-    Idx at = idx;
-    at[axis] = t;
-    inner.line(sum + " += " + g->load(inner, src, at) + ";");
-    b.code += inner.code;
-    b.line("}");
+    emit_loop(b, "0", "(" + idx[axis] + " + 1)", [&](Body& step, const std::string& t) {
+      Idx at = idx;
+      at[axis] = t;
+      step.line(sum + " += " + g->load(step, src, at) + ";");
+    });
     return sum;
   };
   ctx.gen.define(ctx.out, std::move(v));
@@ -54,18 +51,14 @@ void arg_extreme(OpContext& ctx) {
     Idx at = idx;
     if (keepdims) at[axis] = "(0LL)";
     else at.insert(at.begin() + static_cast<std::ptrdiff_t>(axis), "(0LL)");
-    const std::string best = "p2_t" + std::to_string(b.scope->next_tmp++);
-    const std::string where = "p2_t" + std::to_string(b.scope->next_tmp++);
-    const std::string t = "p2_t" + std::to_string(b.scope->next_tmp++);
+    const std::string best = fresh_temp(b), where = fresh_temp(b);
     b.line(ctype + " " + best + " = " + g->load(b, src, at) + ";");
     b.line("long long " + where + " = 0;");
-    b.line("for (long long " + t + " = 1; " + t + " < " + n + "; ++" + t + ") {");
-    Body inner = b.child();
-    at[axis] = t;
-    const std::string value = inner.let(ctype, g->load(inner, src, at));
-    inner.line("if (" + value + better + best + ") { " + best + " = " + value + "; " + where + " = " + t + "; }");
-    b.code += inner.code;
-    b.line("}");
+    emit_loop(b, "1", n, [&](Body& step, const std::string& t) {
+      at[axis] = t;
+      const std::string value = step.let(ctype, g->load(step, src, at));
+      step.line("if (" + value + better + best + ") { " + best + " = " + value + "; " + where + " = " + t + "; }");
+    });
     return where;
   };
   ctx.gen.define(ctx.out, std::move(v));

@@ -44,28 +44,19 @@ void scatter_elements(OpContext& ctx) {
   v.shape = data.shape;
   v.load = [g = &ctx.gen, src = ctx.input(0), ind = ctx.input(1), upd = ctx.input(2), axis, reduction, index_dims,
             dim_c = to_c(data.shape[axis]), ctype = compute_type(data.dtype)](Body& b, const Idx& idx) {
-    const std::string acc = "p2_t" + std::to_string(b.scope->next_tmp++);
-    const std::string t = "p2_t" + std::to_string(b.scope->next_tmp++);
+    const std::string acc = fresh_temp(b);
     b.line(ctype + " " + acc + " = " + g->load(b, src, idx) + ";");
     std::string inside = "1";  // the element's other coordinates lie within the indices' shape
     for (size_t d = 0; d < idx.size(); ++d)
       if (d != axis) inside += " && " + idx[d] + " < " + index_dims[d];
-    b.line("if (" + inside + ") {");
-    Body scan = b.child();
-    scan.line("for (long long " + t + " = 0; " + t + " < " + index_dims[axis] + "; ++" + t + ") {");
-    Body step = scan.child();
-    Idx at = idx;
-    at[axis] = t;
-    const std::string target = wrapped_index(*g, step, ind, at, dim_c);
-    step.line("if (" + target + " == " + idx[axis] + ") {");
-    Body hit = step.child();
-    hit.line(combine(reduction, acc, g->load(hit, upd, at)));
-    step.code += hit.code;
-    step.line("}");
-    scan.code += step.code;
-    scan.line("}");
-    b.code += scan.code;
-    b.line("}");
+    emit_if(b, inside, [&](Body& scan) {
+      emit_loop(scan, "0", index_dims[axis], [&](Body& step, const std::string& t) {
+        Idx at = idx;
+        at[axis] = t;
+        const std::string target = wrapped_index(*g, step, ind, at, dim_c);
+        emit_if(step, target + " == " + idx[axis], [&](Body& hit) { hit.line(combine(reduction, acc, g->load(hit, upd, at))); });
+      });
+    });
     return acc;
   };
   ctx.gen.define(ctx.out, std::move(v));
@@ -90,27 +81,20 @@ void scatter_nd(OpContext& ctx) {
   v.shape = data.shape;
   v.load = [g = &ctx.gen, src = ctx.input(0), ind = ctx.input(1), upd = ctx.input(2), reduction, positions, dims_c,
             count = to_c(product(positions)), ctype = compute_type(data.dtype)](Body& b, const Idx& idx) {
-    const std::string acc = "p2_t" + std::to_string(b.scope->next_tmp++);
-    const std::string u = "p2_t" + std::to_string(b.scope->next_tmp++);
+    const std::string acc = fresh_temp(b);
     b.line(ctype + " " + acc + " = " + g->load(b, src, idx) + ";");
-    b.line("for (long long " + u + " = 0; " + u + " < " + count + "; ++" + u + ") {");
-    Body step = b.child();
-    Idx at = delinearize(step, u, positions);
-    Idx updated = at;
-    at.emplace_back();
-    std::string match = "1";
-    for (size_t j = 0; j < dims_c.size(); ++j) {
-      at.back() = "(" + std::to_string(j) + "LL)";
-      match += " && " + wrapped_index(*g, step, ind, at, dims_c[j]) + " == " + idx[j];
-    }
-    updated.insert(updated.end(), idx.begin() + static_cast<std::ptrdiff_t>(dims_c.size()), idx.end());
-    step.line("if (" + match + ") {");
-    Body hit = step.child();
-    hit.line(combine(reduction, acc, g->load(hit, upd, updated)));
-    step.code += hit.code;
-    step.line("}");
-    b.code += step.code;
-    b.line("}");
+    emit_loop(b, "0", count, [&](Body& step, const std::string& u) {
+      Idx at = delinearize(step, u, positions);
+      Idx updated = at;
+      at.emplace_back();
+      std::string match = "1";
+      for (size_t j = 0; j < dims_c.size(); ++j) {
+        at.back() = "(" + std::to_string(j) + "LL)";
+        match += " && " + wrapped_index(*g, step, ind, at, dims_c[j]) + " == " + idx[j];
+      }
+      updated.insert(updated.end(), idx.begin() + static_cast<std::ptrdiff_t>(dims_c.size()), idx.end());
+      emit_if(step, match, [&](Body& hit) { hit.line(combine(reduction, acc, g->load(hit, upd, updated))); });
+    });
     return acc;
   };
   ctx.gen.define(ctx.out, std::move(v));
