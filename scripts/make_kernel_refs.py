@@ -83,7 +83,8 @@ RUNS = [
     # Resize as torch's upsampling makes it: nearest and bilinear (half-pixel and align_corners)
     # by a factor of 2 over dynamic height and width (5 and 9), to a fixed size (up and down).
     ("resizing.default", "resizing", ["UpBlock"], (5, 9)),
-    # argmax/argmin (with and without keepdim), repeat (Tile) and triu/tril (Trilu) over a
+    # argmax/argmin (with and without keepdim), repeat (Tile), triu/tril (Trilu) and topk
+    # (largest along the features, smallest along the sequence, a stable sort with ties) over a
     # dynamic sequence at 3 and 20.
     ("selecting.default", "selecting", ["SelectBlock"], (3, 20)),
     # scatter to distinct positions (ScatterElements), scatter_add with repeated positions
@@ -400,7 +401,9 @@ class UpBlock(ScaledImage):
 
 
 class SelectBlock(torch.nn.Module):
-    """A projection, then its argmax and argmin, repeated, and its upper and lower triangles."""
+    """A projection, then its argmax and argmin, repeated, its upper and lower triangles, and its
+    top 3 along the features and bottom 2 along the sequence, and a stable sort of its signs (values
+    and indices)."""
 
     def __init__(self):
         super().__init__()
@@ -408,7 +411,12 @@ class SelectBlock(torch.nn.Module):
 
     def forward(self, x):
         y = self.proj(x)
-        return y.argmax(-1), y.argmin(dim=1, keepdim=True), y.repeat(1, 2, 3), torch.triu(y, 1), torch.tril(y, -1)
+        # In the order the results are made: the function's outputs follow it.
+        picked = [y.argmax(-1), y.argmin(dim=1, keepdim=True), y.repeat(1, 2, 3), torch.triu(y, 1), torch.tril(y, -1)]
+        picked.extend(torch.topk(y, 3, dim=-1))
+        picked.extend(torch.topk(y, 2, dim=1, largest=False))
+        picked.extend(torch.sort((y > 0).long(), dim=-1, stable=True))  # ties: equal keys keep their order
+        return tuple(picked)
 
 
 class ScatterBlock(torch.nn.Module):

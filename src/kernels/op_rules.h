@@ -84,7 +84,7 @@ void register_view_op_rules(OpRuleTable& t);       // Identity, Transpose, Resha
 void register_kernel_op_rules(OpRuleTable& t);     // MatMul, Gemm, softmax, reductions, LayerNormalization
 void register_pointwise_op_rules(OpRuleTable& t);  // the pointwise table
 void register_conv_pool_op_rules(OpRuleTable& t);  // Conv (implicit GEMM), pooling, BatchNormalization
-void register_scan_op_rules(OpRuleTable& t);       // CumSum, ArgMax/ArgMin
+void register_scan_op_rules(OpRuleTable& t);       // CumSum, ArgMax/ArgMin, TopK
 void register_pad_op_rules(OpRuleTable& t);        // Pad
 void register_resize_op_rules(OpRuleTable& t);     // Resize (torch's nearest and linear forms)
 void register_scatter_op_rules(OpRuleTable& t);    // ScatterElements, ScatterND

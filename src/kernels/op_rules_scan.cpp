@@ -1,6 +1,6 @@
 // Codegen rules for loops along an axis, run where each output element is read: CumSum sums the
 // element's prefix (quadratic in the axis' length, which suits the short axes of positions and
-// masks that functions scan); ArgMax/ArgMin search the whole axis.
+// masks that functions scan); ArgMax/ArgMin search the whole axis; TopK ranks every element.
 #include "kernels/expr.h"
 #include "kernels/op_rules.h"
 
@@ -64,9 +64,51 @@ void arg_extreme(OpContext& ctx) {
   ctx.gen.define(ctx.out, std::move(v));
 }
 
+// Output j along the axis is the element of rank j: the count of elements ahead of it (larger, or
+// smaller when largest=0; on equal values the lower index first, as ONNX orders ties). Both outputs
+// find it by comparing every pair along the axis, quadratic per element read, which suits the
+// short axes of routers and small sorts.
+void top_k(OpContext& ctx) {
+  const Value& x = ctx.value(ctx.input(0));
+  const size_t axis = ctx.norm_axis(ctx.attr_int("axis", -1), x.shape.size());
+  const std::vector<SymExpr> k = ctx.known_ints(1, "K");
+  if (k.size() != 1) ctx.unsupported("K that is not one integer");
+  const std::string ahead = ctx.attr_int("largest", 1) != 0 ? " > " : " < ";
+  std::vector<SymExpr> shape = x.shape;
+  shape[axis] = k[0];
+  for (int o = 0; o < ctx.node.output_size(); ++o) {
+    if (ctx.node.output(o).empty()) continue;
+    const bool values = o == 0;
+    Value v;
+    v.dtype = values ? x.dtype : static_cast<int>(onnx::TensorProto::INT64);
+    v.shape = shape;
+    v.load = [g = &ctx.gen, src = ctx.input(0), axis, ahead, values, n = to_c(x.shape[axis]),
+              ctype = compute_type(x.dtype)](Body& b, const Idx& idx) {
+      const std::string found = fresh_temp(b);
+      b.line((values ? ctype : std::string("long long")) + " " + found + " = 0;");
+      emit_loop(b, "0", n, [&](Body& candidate, const std::string& i) {
+        Idx at = idx;
+        at[axis] = i;
+        const std::string xi = candidate.let(ctype, g->load(candidate, src, at));
+        const std::string rank = fresh_temp(candidate);
+        candidate.line("long long " + rank + " = 0;");
+        emit_loop(candidate, "0", n, [&](Body& other, const std::string& m) {
+          at[axis] = m;
+          const std::string xm = other.let(ctype, g->load(other, src, at));
+          other.line(rank + " += (" + xm + ahead + xi + " || (" + xm + " == " + xi + " && " + m + " < " + i + ")) ? 1 : 0;");
+        });
+        emit_if(candidate, rank + " == " + idx[axis], [&](Body& hit) { hit.line(found + " = " + (values ? xi : i) + ";"); });
+      });
+      return found;
+    };
+    ctx.gen.define(ctx.node.output(o), std::move(v));
+  }
+}
+
 }  // namespace
 
 void register_scan_op_rules(OpRuleTable& t) {
+  t.add("TopK", top_k, false, /*multi_output=*/true);
   t.add("CumSum", cumsum);
   t.add("ArgMax", arg_extreme);
   t.add("ArgMin", arg_extreme);
