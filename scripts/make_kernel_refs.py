@@ -402,8 +402,8 @@ class UpBlock(ScaledImage):
 
 class SelectBlock(torch.nn.Module):
     """A projection, then its argmax and argmin, repeated, its upper and lower triangles, and its
-    top 3 along the features and bottom 2 along the sequence, and a stable sort of its signs (values
-    and indices)."""
+    top 3 along the features and bottom 2 along the sequence, and stable sorts of its signs (ties)
+    and of itself with NaN for values over 0.5 (values and indices)."""
 
     def __init__(self):
         super().__init__()
@@ -416,6 +416,7 @@ class SelectBlock(torch.nn.Module):
         picked.extend(torch.topk(y, 3, dim=-1))
         picked.extend(torch.topk(y, 2, dim=1, largest=False))
         picked.extend(torch.sort((y > 0).long(), dim=-1, stable=True))  # ties: equal keys keep their order
+        picked.extend(torch.sort(torch.where(y > 0.5, torch.nan, y), dim=-1, stable=True))  # NaN sorts last
         return tuple(picked)
 
 

@@ -65,7 +65,8 @@ void arg_extreme(OpContext& ctx) {
 }
 
 // Output j along the axis is the element of rank j: the count of elements ahead of it (larger, or
-// smaller when largest=0; on equal values the lower index first, as ONNX orders ties). Both outputs
+// smaller when largest=0, NaN the largest; on equal values the lower index first, as ONNX orders
+// ties). Both outputs
 // find it by comparing every pair along the axis, quadratic per element read, which suits the
 // short axes of routers and small sorts.
 void top_k(OpContext& ctx) {
@@ -73,7 +74,7 @@ void top_k(OpContext& ctx) {
   const size_t axis = ctx.norm_axis(ctx.attr_int("axis", -1), x.shape.size());
   const std::vector<SymExpr> k = ctx.known_ints(1, "K");
   if (k.size() != 1) ctx.unsupported("K that is not one integer");
-  const std::string ahead = ctx.attr_int("largest", 1) != 0 ? " > " : " < ";
+  const bool largest = ctx.attr_int("largest", 1) != 0;
   std::vector<SymExpr> shape = x.shape;
   shape[axis] = k[0];
   for (int o = 0; o < ctx.node.output_size(); ++o) {
@@ -82,7 +83,7 @@ void top_k(OpContext& ctx) {
     Value v;
     v.dtype = values ? x.dtype : static_cast<int>(onnx::TensorProto::INT64);
     v.shape = shape;
-    v.load = [g = &ctx.gen, src = ctx.input(0), axis, ahead, values, n = to_c(x.shape[axis]),
+    v.load = [g = &ctx.gen, src = ctx.input(0), axis, largest, values, n = to_c(x.shape[axis]),
               ctype = compute_type(x.dtype)](Body& b, const Idx& idx) {
       const std::string found = fresh_temp(b);
       b.line((values ? ctype : std::string("long long")) + " " + found + " = 0;");
@@ -95,7 +96,11 @@ void top_k(OpContext& ctx) {
         emit_loop(candidate, "0", n, [&](Body& other, const std::string& m) {
           at[axis] = m;
           const std::string xm = other.let(ctype, g->load(other, src, at));
-          other.line(rank + " += (" + xm + ahead + xi + " || (" + xm + " == " + xi + " && " + m + " < " + i + ")) ? 1 : 0;");
+          // NaN ranks as the largest value, as torch sorts it (x != x only for NaN).
+          const std::string ahead = largest ? "(" + xm + " > " + xi + " || (" + xm + " != " + xm + " && " + xi + " == " + xi + "))"
+                                            : "(" + xm + " < " + xi + " || (" + xm + " == " + xm + " && " + xi + " != " + xi + "))";
+          const std::string same = "(" + xm + " == " + xi + " || (" + xm + " != " + xm + " && " + xi + " != " + xi + "))";
+          other.line(rank + " += (" + ahead + " || (" + same + " && " + m + " < " + i + ")) ? 1 : 0;");
         });
         emit_if(candidate, rank + " == " + idx[axis], [&](Body& hit) { hit.line(found + " = " + (values ? xi : i) + ";"); });
       });

@@ -113,6 +113,19 @@ def as_float64(a: np.ndarray, dtype: str) -> np.ndarray:
 failures: list[str] = []
 
 
+def max_abs_err(got, want) -> float:
+    """Largest |got - want| over the elements that are not NaN in both (0 for none)."""
+    diff = np.abs(np.asarray(got, dtype=np.float64) - np.asarray(want, dtype=np.float64))
+    both_nan = np.isnan(np.asarray(got, dtype=np.float64)) & np.isnan(np.asarray(want, dtype=np.float64))
+    diff = np.where(both_nan, 0.0, diff)
+    return float(np.max(diff)) if diff.size else 0.0
+
+
+def close(got, want, rtol, atol) -> bool:
+    """allclose, with NaN matching only NaN (a sort with NaN must put them where torch does)."""
+    return bool(np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True))
+
+
 def check(cond, what):
     print(("  ok    " if cond else "  FAIL  ") + what)
     if not cond:
@@ -265,10 +278,10 @@ def ort_check(model_path: Path, manifest, npz_path: Path):
         got = sess.run(None, {i["name"]: case[f"in.{i['name']}"] for i in manifest["inputs"]})
         for o, g in zip(manifest["outputs"], got):
             ref = case[f"out.{o['name']}"]
-            ok = np.allclose(g, ref, rtol=rtol, atol=atol)
-            worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - ref))) if ref.size else 0.0)
+            ok = close(g, ref, rtol, atol)
+            worst = max(worst, max_abs_err(g, ref))
             if not ok:
-                return False, f"case {k} ({syms}) output {o['name']} max abs diff {np.max(np.abs(g - ref)):.3g}"
+                return False, f"case {k} ({syms}) output {o['name']} max abs diff {max_abs_err(g, ref):.3g}"
     return True, f"max abs diff {worst:.3g}"
 
 
@@ -283,8 +296,8 @@ def emulate_cases(kernel_emulator, lib, manifest, npz, label, tolerance=None):
             tol = tolerance or TORCH_16BIT_TOLERANCE.get(o["dtype"]) or manifest["numerics"]["tolerance"].get(
                 o["dtype"], {"rtol": 0, "atol": 0})
             g = as_float64(got[o["name"]], o["dtype"])
-            err = float(np.max(np.abs(g - ref))) if ref.size else 0.0
-            ok = bool(np.allclose(g, ref, rtol=tol["rtol"], atol=tol["atol"]))
+            err = max_abs_err(g, ref)
+            ok = close(g, ref, tol["rtol"], tol["atol"])
             check(ok, f"{label} case{k} {syms}: output {o['name']} {o['dtype']} {list(ref.shape)} "
                       f"on the CPU emulator, max abs err {err:.3g} (rtol {tol['rtol']}, atol {tol['atol']})")
 
@@ -318,8 +331,8 @@ def emulate_whole_models(kernel_emulator, pt2onnx, samples: Path, work: Path):
             for k, o in enumerate(manifest["outputs"]):
                 want = ref[f"{batch}output_{k}"]
                 g = got[o["name"]]
-                err = float(np.max(np.abs(g.astype(np.float64) - want)))
-                check(bool(np.allclose(g, want, rtol=tol["rtol"], atol=tol["atol"])),
+                err = max_abs_err(g, want)
+                check(close(g, want, tol["rtol"], tol["atol"]),
                       f"{stem} as one bundle ({root}) {syms}: output {k} {list(want.shape)} on the CPU emulator, "
                       f"max abs err {err:.3g} (rtol {tol['rtol']}, atol {tol['atol']})")
 
