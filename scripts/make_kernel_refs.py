@@ -88,8 +88,8 @@ RUNS = [
     # dynamic sequence at 3 and 20.
     ("selecting.default", "selecting", ["SelectBlock"], (3, 20)),
     # scatter to distinct positions (ScatterElements), scatter_add with repeated positions
-    # (reduction add) over a dynamic sequence at 3 and 20, and index_put with accumulation into a
-    # table (ScatterND, add).
+    # (reduction add) over a dynamic sequence at 3 and 20, and index_put with accumulation by one
+    # and by two index tensors (ScatterND with one and two index columns, add).
     ("scattering.default", "scattering", ["ScatterBlock"], (3, 20)),
 ]
 
@@ -422,18 +422,21 @@ class SelectBlock(torch.nn.Module):
 
 class ScatterBlock(torch.nn.Module):
     """A projection scattered into zeros at distinct positions and added into itself at drawn
-    ones (which repeat), and a table with rows added in at drawn (repeating) rows."""
+    ones (which repeat); a table with rows added in at drawn (repeating) rows, and a grid with
+    entries added in at drawn (row, column) pairs."""
 
     def __init__(self):
         super().__init__()
         self.proj = torch.nn.Linear(8, 8)
         self.table = torch.nn.Parameter(torch.randn(8, 6))
+        self.grid = torch.nn.Parameter(torch.randn(8, 8, 3))
 
-    def forward(self, x, idx, rows):
+    def forward(self, x, idx, rows, cols):
         y = self.proj(x)
         spread = (torch.arange(4) * 2 + 1).expand(y.shape[0], y.shape[1], 4)
         return (torch.zeros_like(y).scatter(-1, spread, y[..., :4]), y.scatter_add(-1, idx, y[..., 4:]),
-                self.table.index_put((rows,), self.table[rows.flip(0)] * 2, accumulate=True))
+                self.table.index_put((rows,), self.table[rows.flip(0)] * 2, accumulate=True),
+                self.grid.index_put((rows, cols), self.grid[cols, rows] - 1, accumulate=True))
 
 
 class Scattering(torch.nn.Module):
@@ -441,17 +444,18 @@ class Scattering(torch.nn.Module):
         super().__init__()
         self.block = ScatterBlock()
 
-    def forward(self, x, idx, rows):
-        return self.block(x, idx, rows)
+    def forward(self, x, idx, rows, cols):
+        return self.block(x, idx, rows, cols)
 
 
 def build_scattering():
     torch.manual_seed(make_samples.SEED)
     gen = torch.Generator().manual_seed(make_samples.SEED + 37)
     inputs = (torch.randn(2, 10, 8, generator=gen), torch.randint(0, 8, (2, 10, 4), generator=gen),
-              torch.randint(0, 8, (5,), generator=gen))
+              torch.randint(0, 8, (5,), generator=gen), torch.randint(0, 8, (5,), generator=gen))
     seq = torch.export.Dim("seq", min=2, max=32)
-    return {"module": Scattering().eval(), "inputs": inputs, "dynamic_shapes": {"x": {1: seq}, "idx": {1: seq}, "rows": None}}
+    return {"module": Scattering().eval(), "inputs": inputs,
+            "dynamic_shapes": {"x": {1: seq}, "idx": {1: seq}, "rows": None, "cols": None}}
 
 
 IMAGE_DIMS = {2: torch.export.Dim("h", min=4, max=32), 3: torch.export.Dim("w", min=4, max=32)}
