@@ -60,24 +60,11 @@ long InstanceIds::made_outside(Id id, const std::vector<int>& group_of, int grou
 
 std::vector<size_t> InstanceIds::with_borrowed(const std::vector<size_t>& members, const std::vector<int>& group_of,
                                                int group, std::vector<size_t>& borrowed) const {
-  borrowed.clear();
-  std::vector<size_t> out;
-  out.reserve(members.size());
-  auto copy_in = [&](auto& self, size_t p) -> void {
-    if (std::find(borrowed.begin(), borrowed.end(), p) != borrowed.end()) return;  // a few per instance
+  return with_borrowed_by(members, borrowed, [&](size_t p, auto&& visit) {
     const Id* in = inputs(p);
     for (uint32_t k = 0; k < inputs_[p]; ++k)
-      if (const long q = made_outside(in[k], group_of, group); q >= 0) self(self, static_cast<size_t>(q));
-    borrowed.push_back(p);
-    out.push_back(p);
-  };
-  for (size_t r : members) {
-    const Id* in = inputs(r);
-    for (uint32_t k = 0; k < inputs_[r]; ++k)
-      if (const long p = made_outside(in[k], group_of, group); p >= 0) copy_in(copy_in, static_cast<size_t>(p));
-    out.push_back(r);
-  }
-  return out;
+      if (const long q = made_outside(in[k], group_of, group); q >= 0) visit(static_cast<size_t>(q));
+  });
 }
 
 // canonical_order_with's values by id: `mark_`/`slot_` map a value to the floating member making

@@ -77,25 +77,14 @@ bool borrows(const Nodes& nodes, size_t i, const std::string& value,
 std::vector<size_t> with_borrowed(const Nodes& nodes, const std::vector<size_t>& members,
                                   const std::vector<int>& group_of, int group, const CheapValues& cheap,
                                   std::vector<size_t>& borrowed) {
-  borrowed.clear();
-  if (cheap.producer.empty()) return members;
-  std::vector<size_t> out;
-  out.reserve(members.size());
-  auto copied = [&](const std::string& value) { return cheap.made_outside(value, group_of, group); };
-  // Recursive through `self`, not a std::function (which would allocate for every instance).
-  auto copy_in = [&](auto& self, size_t p) -> void {
-    if (std::find(borrowed.begin(), borrowed.end(), p) != borrowed.end()) return;  // a few per instance
-    for (const std::string& in : nodes[p].input())
-      if (const long q = copied(in); q >= 0) self(self, static_cast<size_t>(q));
-    borrowed.push_back(p);
-    out.push_back(p);
-  };
-  for (size_t r : members) {
-    for (const std::string& in : nodes[r].input())
-      if (const long p = copied(in); p >= 0) copy_in(copy_in, static_cast<size_t>(p));
-    out.push_back(r);
+  if (cheap.producer.empty()) {
+    borrowed.clear();
+    return members;
   }
-  return out;
+  return with_borrowed_by(members, borrowed, [&](size_t p, auto&& visit) {
+    for (const std::string& in : nodes[p].input())
+      if (const long q = cheap.made_outside(in, group_of, group); q >= 0) visit(static_cast<size_t>(q));
+  });
 }
 
 std::string fresh_name(const std::string& base, NameSet& names, std::unordered_map<std::string, int>* next_suffix) {

@@ -9,6 +9,8 @@
 // A copy's own cheap inputs are copied too.
 #pragma once
 
+#include <algorithm>
+
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -80,6 +82,28 @@ bool borrows(const Nodes& nodes, size_t i, const std::string& value,
 std::vector<size_t> with_borrowed(const Nodes& nodes, const std::vector<size_t>& members,
                                   const std::vector<int>& group_of, int group, const CheapValues& cheap,
                                   std::vector<size_t>& borrowed);
+
+// with_borrowed's order, for any way of naming values: copied_makers(p, visit) calls visit(q) for
+// the cheap maker q of each input of node p that p copies in (InstanceIds uses it by value id).
+template <typename CopiedMakers>
+std::vector<size_t> with_borrowed_by(const std::vector<size_t>& members, std::vector<size_t>& borrowed,
+                                     CopiedMakers&& copied_makers) {
+  borrowed.clear();
+  std::vector<size_t> out;
+  out.reserve(members.size());
+  // Recursive through `self`, not a std::function (which would allocate for every instance).
+  auto copy_in = [&](auto& self, size_t p) -> void {
+    if (std::find(borrowed.begin(), borrowed.end(), p) != borrowed.end()) return;  // a few per instance
+    copied_makers(p, [&](size_t q) { self(self, q); });
+    borrowed.push_back(p);
+    out.push_back(p);
+  };
+  for (size_t r : members) {
+    copied_makers(r, [&](size_t p) { copy_in(copy_in, p); });
+    out.push_back(r);
+  }
+  return out;
+}
 
 // Once the instances are contracted: drops the nodes making `borrowed` values (those that
 // instances copied in) that nothing reads any more, and then what only they read among them.
