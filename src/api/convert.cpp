@@ -199,7 +199,7 @@ ConvertReport convert_all(const ConvertOptions& options, bool list_only) {
                                            : options.output;
   const std::vector<std::string> names = archive::Archive::open(options.input)->model_names();
   PT2ONNX_CHECK(!names.empty(), ErrorCode::kArchive, options.input.string() + ": the archive holds no model");
-  emit::ModelSet set(output.parent_path() / (output.filename().string() + ".data"), options.input);
+  emit::ModelSet set(output.parent_path() / (output.filename().string() + ".data"));
   ConvertReport merged;
   for (const std::string& name : names) {
     ConvertOptions one = options;

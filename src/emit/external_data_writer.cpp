@@ -1,4 +1,4 @@
-// The external data file: aligned regions and tied-weight reuse.
+// The external data file's layout: aligned regions and tied-weight reuse.
 #include "emit/external_data_writer.h"
 
 namespace pt2onnx::emit {
@@ -7,10 +7,10 @@ namespace {
 uint64_t align_up(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 }  // namespace
 
-ExternalDataWriter::ExternalDataWriter(int data_fd, std::filesystem::path shown_path, TensorCopier& copier)
-    : data_fd_(data_fd), shown_path_(std::move(shown_path)), copier_(copier) {}
+ExternalDataWriter::ExternalDataWriter(int data_fd, std::filesystem::path shown_path)
+    : data_fd_(data_fd), shown_path_(std::move(shown_path)) {}
 
-ExternalRegion ExternalDataWriter::write(const archive::TensorData& tensor, const TensorLayout& layout) {
+ExternalRegion ExternalDataWriter::place(const archive::TensorData& tensor, const TensorLayout& layout) {
   const std::optional<uint64_t> file_offset = tensor.storage->file_offset();
   // Views of distinct Storage objects over the same archive bytes count as tied too.
   ViewKey key{file_offset.has_value(),
@@ -29,7 +29,6 @@ ExternalRegion ExternalDataWriter::write(const archive::TensorData& tensor, cons
   region.offset = regions_.empty() ? 0 : align_up(end_, kExternalDataAlignment);
   region.length = layout.nbytes;
   // Padding between regions is left as a hole: it reads back as zeros and costs no writes.
-  copier_.copy(tensor, layout, data_fd_, region.offset, shown_path_);
   end_ = region.offset + region.length;
   bytes_written_ += region.length;
   regions_.emplace(std::move(key), region);

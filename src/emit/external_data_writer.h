@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "archive/archive.h"
-#include "emit/tensor_copier.h"
 #include "emit/tensor_layout.h"
 
 namespace pt2onnx::emit {
@@ -24,15 +23,18 @@ struct ExternalRegion {
 
 class ExternalDataWriter {
  public:
-  // `data_fd` is the (temporary) data file, empty; every write names its offset. `shown_path`
-  // is the final data path, for messages.
-  ExternalDataWriter(int data_fd, std::filesystem::path shown_path, TensorCopier& copier);
+  // `data_fd` is the (temporary) data file, empty; every copy into it names its offset.
+  // `shown_path` is the final data path, for messages.
+  ExternalDataWriter(int data_fd, std::filesystem::path shown_path);
 
-  // Writes the tensor's row-major bytes, or returns the region of an identical view written
-  // before. `layout` comes from make_layout(tensor). Throws as TensorCopier::copy.
-  ExternalRegion write(const archive::TensorData& tensor, const TensorLayout& layout);
+  // The region the tensor's row-major bytes go to, or the region of an identical view placed
+  // before (`reused`). The caller copies a new region's bytes to its offset of fd() (TensorCopier).
+  // `layout` comes from make_layout(tensor).
+  ExternalRegion place(const archive::TensorData& tensor, const TensorLayout& layout);
 
-  uint64_t bytes_written() const { return bytes_written_; }  // distinct tensor bytes, no padding
+  int fd() const { return data_fd_; }
+  const std::filesystem::path& shown_path() const { return shown_path_; }
+  uint64_t bytes_written() const { return bytes_written_; }  // distinct tensor bytes placed, no padding
 
  private:
   // Identity of a view: the same source bytes read with the same layout give the same bytes.
@@ -48,7 +50,6 @@ class ExternalDataWriter {
 
   int data_fd_;
   std::filesystem::path shown_path_;
-  TensorCopier& copier_;
   std::map<ViewKey, ExternalRegion> regions_;
   uint64_t end_ = 0;  // end of the last region written
   uint64_t bytes_written_ = 0;

@@ -28,13 +28,13 @@ bool same_bytes(const archive::TensorData& a, const archive::TensorData& b, cons
 
 }  // namespace
 
-ModelSet::ModelSet(std::filesystem::path data_path, std::filesystem::path archive_path)
-    : data_path_(std::move(data_path)), copier_(std::move(archive_path)) {}
+ModelSet::ModelSet(std::filesystem::path data_path)
+    : data_path_(std::move(data_path)) {}
 
 ExternalDataWriter& ModelSet::data_writer() {
   if (!writer_) {
     data_file_ = std::make_unique<TempOutputFile>(data_path_);
-    writer_ = std::make_unique<ExternalDataWriter>(data_file_->fd(), data_path_, copier_);
+    writer_ = std::make_unique<ExternalDataWriter>(data_file_->fd(), data_path_);
   }
   return *writer_;
 }

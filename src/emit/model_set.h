@@ -17,15 +17,14 @@
 #include "archive/archive.h"
 #include "emit/external_data_writer.h"
 #include "emit/output_file.h"
-#include "emit/tensor_copier.h"
 #include "emit/tensor_layout.h"
 
 namespace pt2onnx::emit {
 
 class ModelSet {
  public:
-  // `data_path`: the shared data file; `archive_path`: the archive every model comes from.
-  ModelSet(std::filesystem::path data_path, std::filesystem::path archive_path);
+  // `data_path`: the shared data file.
+  explicit ModelSet(std::filesystem::path data_path);
 
   const std::filesystem::path& data_path() const { return data_path_; }
   // The shared data file's writer; the (unnamed) file is created on first use.
@@ -64,7 +63,6 @@ class ModelSet {
   static std::optional<ContentKey> key_of(const archive::TensorData& tensor, const TensorLayout& layout, bool in_archive);
 
   std::filesystem::path data_path_;
-  TensorCopier copier_;
   std::unique_ptr<TempOutputFile> data_file_;
   std::unique_ptr<ExternalDataWriter> writer_;
   std::map<ContentKey, std::vector<Stored>> stored_;

@@ -250,7 +250,7 @@ void permute_box(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& s
 }
 
 void copy_permuted(const TensorLayout& layout, const PermuteSizes& sizes, const ReadSource& read,
-                   const WriteRun& write, PermuteBuffers& buffers) {
+                   const WriteRun& write, PermuteBuffers& buffers, bool write_behind) {
   Dims dims;
   if (!is_dense_permutation(layout) || !dense_dims(layout, dims))
     fail(ErrorCode::kInternal, "copy_permuted: the view is not a dense permutation of its storage");
@@ -306,7 +306,7 @@ void copy_permuted(const TensorLayout& layout, const PermuteSizes& sizes, const 
       };
       if (writing.valid()) writing.get();  // the previous chunk is out (or its error is thrown)
       // The last chunk has nothing left to overlap with, and a small one costs less than a thread.
-      if ((w + 1 == windows.size() && k + 1 == chunks.size()) || chunk.bytes < kMinOverlapBytes) {
+      if (!write_behind || (w + 1 == windows.size() && k + 1 == chunks.size()) || chunk.bytes < kMinOverlapBytes) {
         write_chunk();
         continue;
       }

@@ -40,7 +40,8 @@ uint64_t permuted_run_bytes(const TensorLayout& layout, const PermuteSizes& size
 // once, so a caller can hand out a mapping of the archive instead of reading into a buffer.
 using ReadSource = std::function<const uint8_t*(uint64_t offset, uint64_t n)>;
 // Receives n bytes that belong at byte `offset` of the tensor's row-major bytes, one call at a
-// time; for chunks of kMinOverlapBytes and more from a second thread while the next is permuted.
+// time; for chunks of kMinOverlapBytes and more from a second thread while the next is permuted
+// (unless copy_permuted is told otherwise).
 using WriteRun = std::function<void(uint64_t offset, const uint8_t* data, uint64_t n)>;
 
 // The two chunks copy_permuted alternates between (one written while the other fills), kept by
@@ -50,9 +51,10 @@ struct PermuteBuffers {
 };
 
 // Writes the view's row-major bytes through `write`, reading the source once through `read`.
-// `layout` must satisfy is_dense_permutation.
+// `layout` must satisfy is_dense_permutation. Without `write_behind` every chunk is written on
+// the calling thread.
 void copy_permuted(const TensorLayout& layout, const PermuteSizes& sizes, const ReadSource& read,
-                   const WriteRun& write, PermuteBuffers& buffers);
+                   const WriteRun& write, PermuteBuffers& buffers, bool write_behind = true);
 
 // Copies a box of `sizes` elements from `src` to `dst`, each side with its own strides (in
 // elements of `element_size` bytes), in tiles that keep both sides in cache.

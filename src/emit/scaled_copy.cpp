@@ -10,13 +10,13 @@
 namespace pt2onnx::emit {
 
 void copy_scaled(const ScaledStorage& storage, uint64_t first, uint64_t count, const ScaledSource& read,
-                 const ScaledSink& write, ScaledBuffers& buffers, uint64_t tile_bytes) {
+                 const ScaledSink& write, ScaledBuffers& buffers, bool write_behind, uint64_t tile_bytes) {
   if (tile_bytes < sizeof(float) || tile_bytes % sizeof(float) != 0)
     fail(ErrorCode::kInternal, "copy_scaled: a tile must hold whole float32 elements");
   const uint64_t tile = tile_bytes / sizeof(float);  // elements
   const uint64_t bytes = count * sizeof(float);
   std::optional<WriteBehind> behind;
-  if (bytes > kMinScaledOverlapBytes) behind.emplace(write);
+  if (write_behind && bytes > kMinScaledOverlapBytes) behind.emplace(write);
   size_t filling = 0;
   for (uint64_t done = 0; done < count;) {
     const uint64_t n = std::min(tile, count - done);

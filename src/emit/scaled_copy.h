@@ -33,8 +33,10 @@ struct ScaledBuffers {
 };
 
 // Writes elements [first, first + count) of `storage` through `write`, their source values read
-// once through `read`. `tile_bytes` is a multiple of sizeof(float).
+// once through `read`. With `write_behind`, a weight over kMinScaledOverlapBytes is written on a
+// second thread. `tile_bytes` is a multiple of sizeof(float).
 void copy_scaled(const ScaledStorage& storage, uint64_t first, uint64_t count, const ScaledSource& read,
-                 const ScaledSink& write, ScaledBuffers& buffers, uint64_t tile_bytes = kScaledTileBytes);
+                 const ScaledSink& write, ScaledBuffers& buffers, bool write_behind = true,
+                 uint64_t tile_bytes = kScaledTileBytes);
 
 }  // namespace pt2onnx::emit

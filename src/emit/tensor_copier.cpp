@@ -119,7 +119,7 @@ void TensorCopier::copy_permuted_tensor(const archive::Storage& storage, const T
   auto write = [&](uint64_t offset, const uint8_t* data, uint64_t n) {
     write_all_at(out_fd, data, n, out_offset + offset, out_path);
   };
-  copy_permuted(layout, PermuteSizes{}, read, write, permute_blocks_);
+  copy_permuted(layout, PermuteSizes{}, read, write, permute_blocks_, write_behind_);
   if (checksum) crc->check(sum);
 }
 
@@ -162,7 +162,7 @@ void TensorCopier::copy_scaled_tensor(const ScaledStorage& scaled, const TensorL
   auto write = [&](uint64_t offset, const uint8_t* data, uint64_t n) {
     write_all_at(out_fd, data, n, out_offset + offset, out_path);
   };
-  copy_scaled(scaled, layout.span_begin / sizeof(float), layout.numel, read, write, scaled_tiles_);
+  copy_scaled(scaled, layout.span_begin / sizeof(float), layout.numel, read, write, scaled_tiles_, write_behind_);
   if (checksum) crc->check(sum);
 }
 

@@ -43,6 +43,11 @@ class TensorCopier {
   // takes on its own for EXDEV/ENOSYS/EINVAL/EOPNOTSUPP); lets tests exercise that path.
   void disable_in_kernel_copy() { in_kernel_copy_ = false; }
 
+  // Whether a large scaled or permuted weight is written on a thread of its own while its next
+  // tile or chunk is made (on by default). ParallelCopies turns it off while another copier runs
+  // beside this one: the two copiers already keep both cores busy.
+  void set_write_behind(bool on) { write_behind_ = on; }
+
  private:
   void copy_from_archive(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,
                          const std::filesystem::path& out_path, const archive::Storage& storage);
@@ -61,6 +66,7 @@ class TensorCopier {
   std::filesystem::path archive_path_;
   int archive_fd_ = -1;
   bool in_kernel_copy_ = true;  // cleared once copy_file_range says it cannot copy these files
+  bool write_behind_ = true;
   std::vector<uint8_t> copy_buffer_;
   std::vector<uint8_t> permute_source_;  // a permuted tensor's source where it cannot be mapped
   PermuteBuffers permute_blocks_;        // copy_permuted's blocks, reused

@@ -16,6 +16,7 @@
 #include "emit/external_data_writer.h"
 #include "emit/output_file.h"
 #include "emit/packed_4bit.h"
+#include "emit/parallel_copies.h"
 #include "emit/serialize_model.h"
 #include "emit/tensor_copier.h"
 #include "emit/tensor_layout.h"
@@ -291,7 +292,8 @@ class OutputFiles {
       : model_file(std::make_unique<TempOutputFile>(options.output)) {
     if (use_data_file && !options.model_set) data_file.emplace(data_path);
     copier.emplace(archive.path());
-    if (data_file) own_writer_.emplace(data_file->fd(), data_path, *copier);
+    copies.emplace(*copier, archive.path());
+    if (data_file) own_writer_.emplace(data_file->fd(), data_path);
     data_writer = own_writer_ ? &*own_writer_ : use_data_file && options.model_set ? &options.model_set->data_writer() : nullptr;
     written_before = data_writer ? data_writer->bytes_written() : 0;
   }
@@ -299,6 +301,7 @@ class OutputFiles {
   std::unique_ptr<TempOutputFile> model_file;
   std::optional<TempOutputFile> data_file;
   std::optional<TensorCopier> copier;
+  std::optional<ParallelCopies> copies;       // the weights streamed into either file
   ExternalDataWriter* data_writer = nullptr;  // null: no data file
   uint64_t written_before = 0;                // by the set's writer, before this model
 
@@ -316,14 +319,16 @@ void for_weight(const BoundWeight& weight, Action&& action) {
   }
 }
 
-// Progress counts every weight's bytes once, whether embedded, streamed or external.
+// Progress counts every weight's bytes once, whether embedded, streamed or external; the copies
+// report theirs through ParallelCopies::run, on this thread too.
 class Progress {
  public:
   Progress(const std::vector<BoundWeight>& bound, const WriteOptions& options) : on_progress_(options.on_progress) {
     for (const BoundWeight& weight : bound) total_ += static_cast<int64_t>(weight.layout.nbytes);
   }
-  void add(const BoundWeight& weight) {
-    done_ += static_cast<int64_t>(weight.layout.nbytes);
+  void add(const BoundWeight& weight) { add_bytes(weight.layout.nbytes); }
+  void add_bytes(uint64_t bytes) {
+    done_ += static_cast<int64_t>(bytes);
     if (on_progress_) on_progress_(done_, total_);
   }
 
@@ -331,6 +336,14 @@ class Progress {
   const std::function<void(int64_t, int64_t)>& on_progress_;
   int64_t total_ = 0, done_ = 0;
 };
+
+// Queues the copy of a weight's bytes to `offset` of `fd`.
+void queue_copy(ParallelCopies& copies, const BoundWeight& weight, int fd, uint64_t offset,
+                const std::filesystem::path& shown_path) {
+  copies.add(weight.layout.nbytes, [&weight, fd, offset, &shown_path](TensorCopier& copier) {
+    for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, fd, offset, shown_path); });
+  });
+}
 
 // Where each weight went: referenced in the archive or written to the data file now, or left
 // for the serializer (embedded, by initializer index).
@@ -359,15 +372,20 @@ Placement place_weights(onnx::GraphProto& graph, const std::vector<BoundWeight>&
       continue;
     }
     if (files.data_writer && goes_external(weight, options)) {
+      std::optional<ExternalRegion> placed_at;  // a new region, whose bytes are copied
       for_weight(weight, [&] {
         std::optional<ExternalRegion> same = set ? set->find_same(*weight.tensor, weight.layout, false) : std::nullopt;
         if (!same) {
-          same = files.data_writer->write(*weight.tensor, weight.layout);
+          same = files.data_writer->place(*weight.tensor, weight.layout);
+          if (!same->reused) placed_at = same;
           if (set && !same->reused) set->remember(*weight.tensor, weight.layout, false, *same);
         }
         reference_external(*graph.mutable_initializer(weight.index), data_name, *same);
       });
-      progress.add(weight);
+      if (placed_at)
+        queue_copy(*files.copies, weight, files.data_writer->fd(), placed_at->offset, files.data_writer->shown_path());
+      else
+        progress.add(weight);
       continue;
     }
     (weight.layout.nbytes < kStreamMinBytes ? placed.deferred.filled : placed.deferred.streamed)[weight.index] =
@@ -452,25 +470,38 @@ WriteResult write_model(model::OnnxModel& model, const archive::Archive& archive
 
   OutputFiles files(archive, options, use_data_file, data_path);
   Progress progress(bound, options);
-  Placement placed = place_weights(graph, bound, in_archive, location, data_path.filename().string(), files, options,
-                                   progress);
+  const ParallelCopies::Copied copied = [&progress](uint64_t bytes) { progress.add_bytes(bytes); };
+  // A step that fails while copies are queued fails after them in the order errors are reported
+  // in: they run first, and an error of theirs is the one reported.
+  auto after_queued = [&](auto&& step) {
+    try {
+      return step();
+    } catch (...) {
+      files.copies->run(copied);
+      throw;
+    }
+  };
+  Placement placed = after_queued([&] {
+    return place_weights(graph, bound, in_archive, location, data_path.filename().string(), files, options, progress);
+  });
 
-  // Embedded weights are written while the model is serialized, in initializer order, after the
+  // Embedded weights are placed while the model is serialized, in initializer order, after the
   // external ones above (of several bad weights, the first in that order is the one reported):
-  // the large ones copied into the file, the tiny ones filled into raw_data one at a time.
+  // the tiny ones filled into raw_data one at a time, the large ones left as holes that
+  // ParallelCopies fills, with the external ones, once the rest of the file is written.
   ArchiveWindow window(*files.copier);
   const bool file_order = filled_in_file_order(placed);
   placed.deferred.write_payload = [&](int index, uint64_t offset) {
-    const BoundWeight& weight = *placed.embedded[static_cast<size_t>(index)];
-    for_weight(weight, [&] { files.copier->copy(*weight.tensor, weight.layout, files.model_file->fd(), offset, options.output); });
-    progress.add(weight);
+    queue_copy(*files.copies, *placed.embedded[static_cast<size_t>(index)], files.model_file->fd(), offset,
+               options.output);
   };
   placed.deferred.fill = [&](int index, uint8_t* dst) {
     const BoundWeight& weight = *placed.embedded[static_cast<size_t>(index)];
     for_weight(weight, [&] { fill_raw_data(weight, dst, file_order ? &window : nullptr); });
     progress.add(weight);
   };
-  serialize_model(model.proto, placed.deferred, files.model_file->fd(), options.output);
+  after_queued([&] { serialize_model(model.proto, placed.deferred, files.model_file->fd(), options.output); });
+  files.copies->run(copied);
 
   // Checked again: the paths may have changed while the weights were copied.
   check_output_path(options.output, input);

@@ -32,7 +32,7 @@ class CrcEntry final : public archive::Storage {
 
 TEST_CASE("the same bytes in two entries share a region; the same CRC over other bytes does not") {
   TempDir dir;
-  ModelSet set(dir / "x.onnx.data", dir / "m.pt2");
+  ModelSet set(dir / "x.onnx.data");
   const std::vector<uint8_t> bytes = iota_bytes(4096);
   std::vector<uint8_t> other = bytes;
   other[100] ^= 1;

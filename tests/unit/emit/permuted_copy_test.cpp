@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstring>
 #include <numeric>
+#include <thread>
 
 #include "archive/zip_crc.h"
 #include "emit/fake_archive.h"
@@ -64,9 +65,11 @@ struct Copied {
   uint64_t largest_read = 0;
   bool written_twice = false;
   bool written_outside = false;
+  bool written_elsewhere = false;  // some write came from a thread other than the caller's
 };
 
-Copied run_copy(const std::vector<uint8_t>& source, const TensorLayout& layout, const PermuteSizes& sizes) {
+Copied run_copy(const std::vector<uint8_t>& source, const TensorLayout& layout, const PermuteSizes& sizes,
+                bool write_behind = true) {
   Copied copied;
   copied.bytes.assign(layout.nbytes, 0xCD);
   std::vector<bool> written(layout.nbytes, false);
@@ -74,6 +77,7 @@ Copied run_copy(const std::vector<uint8_t>& source, const TensorLayout& layout, 
   PermuteBuffers buffers;
   bool wrote_in_order = true;  // no two write calls at once (they come from a second thread)
   std::atomic<int> writers{0};
+  const std::thread::id caller = std::this_thread::get_id();
   copy_permuted(
       layout, sizes,
       [&](uint64_t offset, uint64_t n) -> const uint8_t* {
@@ -84,6 +88,7 @@ Copied run_copy(const std::vector<uint8_t>& source, const TensorLayout& layout, 
       },
       [&](uint64_t offset, const uint8_t* data, uint64_t n) {
         if (writers.fetch_add(1) != 0) wrote_in_order = false;
+        if (std::this_thread::get_id() != caller) copied.written_elsewhere = true;
         if (offset + n <= layout.nbytes) {
           for (uint64_t i = 0; i < n; ++i) {
             if (written[offset + i]) copied.written_twice = true;  // each output byte once
@@ -95,7 +100,7 @@ Copied run_copy(const std::vector<uint8_t>& source, const TensorLayout& layout, 
         }
         writers.fetch_sub(1);
       },
-      buffers);
+      buffers, write_behind);
   CHECK(wrote_in_order);
   CHECK_FALSE(copied.written_twice);
   CHECK_FALSE(copied.written_outside);
@@ -225,6 +230,26 @@ TEST_CASE("copier: a permuted whole entry is checksummed as it is read, and a da
     REQUIRE(out.size() == 100 + expected.size());
     CHECK(out.substr(100) == std::string(expected.begin(), expected.end()));
   }
+}
+
+
+TEST_CASE("permuted copy: without write-behind every chunk is written on the calling thread") {
+  // 2048 x 1024 float32 transposed: 8 MiB in chunks of 1 MiB, each large enough to go to a writer
+  // thread when write-behind is on.
+  const std::vector<int64_t> shape = {2048, 1024};
+  const std::vector<uint8_t> source = pattern_bytes(2048 * 1024 * 4);
+  auto storage = std::make_shared<MemoryStorage>(source, "w");
+  const archive::TensorData view = permuted_view(ir::DType::kFloat32, shape, {1, 0}, storage);
+  const TensorLayout layout = make_layout(view, "w");
+  REQUIRE(is_dense_permutation(layout));
+  const std::vector<uint8_t> expected = naive_gather(source, layout);
+  const PermuteSizes sizes{uint64_t{4} << 20, kMinOverlapBytes};
+  const Copied inline_copy = run_copy(source, layout, sizes, /*write_behind=*/false);
+  CHECK(inline_copy.bytes == expected);
+  CHECK_FALSE(inline_copy.written_elsewhere);
+  const Copied behind_copy = run_copy(source, layout, sizes, /*write_behind=*/true);
+  CHECK(behind_copy.bytes == expected);
+  CHECK(behind_copy.written_elsewhere);
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ std::shared_ptr<ScaledStorage> scaled_over(const std::vector<uint8_t>& bytes, st
 // copy_scaled of elements [first, first + count) into a buffer, checking that the source is read
 // front to back, each byte once.
 std::vector<uint8_t> copy_through(const ScaledStorage& storage, const std::vector<uint8_t>& source, uint64_t first,
-                                  uint64_t count, uint64_t tile_bytes) {
+                                  uint64_t count, uint64_t tile_bytes, bool write_behind = true) {
   std::vector<uint8_t> out(count * sizeof(float), 0);
   uint64_t next = 0;
   std::mutex mutex;  // write runs on the writer thread
@@ -63,7 +63,7 @@ std::vector<uint8_t> copy_through(const ScaledStorage& storage, const std::vecto
         REQUIRE(offset + n <= out.size());
         std::memcpy(out.data() + offset, data, n);
       },
-      buffers, tile_bytes);
+      buffers, write_behind, tile_bytes);
   CHECK(next == count * sizeof(float));
   return out;
 }
@@ -82,6 +82,7 @@ TEST_CASE("copy_scaled: tiles of any size give what a read of the scaled storage
         CAPTURE(tile);
         if (numel == big && tile < 256) continue;  // a million one-element tiles say nothing more
         CHECK(copy_through(*storage, source, 0, numel, tile) == want);
+        CHECK(copy_through(*storage, source, 0, numel, tile, /*write_behind=*/false) == want);
         if (numel < 3) continue;
         // From an element inside a channel: the factors continue from there.
         const std::vector<uint8_t> tail = copy_through(*storage, source, 2, numel - 3, tile);
@@ -117,7 +118,7 @@ TEST_CASE("copy_scaled: nothing to copy reads and writes nothing; a tile of part
   CHECK(calls == 0);
   CHECK_THROWS_AS(copy_scaled(
                       *storage, 0, 4, [&](uint64_t, uint64_t) { return source.data(); },
-                      [&](uint64_t, const uint8_t*, uint64_t) {}, buffers, 6),
+                      [&](uint64_t, const uint8_t*, uint64_t) {}, buffers, true, 6),
                   Error);
 }
 

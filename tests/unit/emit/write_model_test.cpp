@@ -8,6 +8,7 @@
 
 #include "emit/fake_archive.h"
 #include "emit/external_data_writer.h"
+#include "emit/tensor_copier.h"
 #include "emit/write_model.h"
 
 namespace pt2onnx::emit {
@@ -212,12 +213,18 @@ TEST_CASE("external: the user-space copy path gives the same bytes as copy_file_
     {
       TensorCopier copier(archive_file.archive_path);
       if (!in_kernel) copier.disable_in_kernel_copy();
-      ExternalDataWriter writer(fd, path, copier);
-      CHECK(writer.write(tensor, layout).offset == 0);
-      const ExternalRegion second = writer.write(make_tensor(ir::DType::kUInt8, {10000}, storage, {}, 5),
-                                                 make_layout(make_tensor(ir::DType::kUInt8, {10000}, storage, {}, 5), "w"));
+      ExternalDataWriter writer(fd, path);
+      const ExternalRegion first = writer.place(tensor, layout);
+      CHECK(first.offset == 0);
+      CHECK_FALSE(first.reused);
+      CHECK(writer.place(tensor, layout).reused);  // the same view again: placed once
+      const archive::TensorData part = make_tensor(ir::DType::kUInt8, {10000}, storage, {}, 5);
+      const TensorLayout part_layout = make_layout(part, "w");
+      const ExternalRegion second = writer.place(part, part_layout);
       CHECK(second.offset == 20480);
       CHECK(writer.bytes_written() == 30000);
+      copier.copy(tensor, layout, writer.fd(), first.offset, writer.shown_path());
+      copier.copy(part, part_layout, writer.fd(), second.offset, writer.shown_path());
     }
     ::close(fd);
     const std::string data = read_file(path);
@@ -378,6 +385,54 @@ TEST_CASE("a tiny weight that fails while the model is written (CRC, past the en
       CHECK(contains(error.what(), truncated ? "short read" : "CRC-32 mismatch"));
       CHECK(list_dir(out.path()) == std::set<std::string>{"m.onnx"});
       CHECK(read_file(out / "m.onnx") == "previous");
+    }
+  }
+}
+
+TEST_CASE("of several damaged weights, the first in initializer order is reported, whichever thread copies it") {
+  // Streamed weights are copied on two threads, largest first; tiny ones are filled while the
+  // model is serialized. `damaged` lists which weights record a wrong CRC; the one reported is
+  // the first in initializer order, and with external data the external ones come first.
+  struct Case {
+    std::vector<int> damaged;
+    int embedded, external;
+  };
+  const std::vector<uint64_t> sizes = {8192, 12288, 64, 4096, 16384, 32, 20480};
+  for (const Case& c : {Case{{1, 4}, 1, 1}, Case{{4, 6}, 4, 4}, Case{{5, 6}, 5, 6}, Case{{2, 6}, 2, 6},
+                        Case{{3, 5}, 3, 3}}) {
+    for (bool external : {false, true}) {
+      for (int round = 0; round < 10; ++round) {
+        CAPTURE(c.embedded);
+        CAPTURE(external);
+        FileArchiveFixture archive_file;
+        TensorMap weights;
+        TranslationBuilder builder;
+        for (size_t i = 0; i < sizes.size(); ++i) {
+          std::string name = "w";
+          name.append(std::to_string(i));
+          std::string entry_name = "m/data/weights/weight_";
+          entry_name.append(std::to_string(i));
+          auto entry = archive_file.add_entry(iota_bytes(sizes[i], static_cast<uint8_t>(i)), entry_name);
+          if (std::find(c.damaged.begin(), c.damaged.end(), static_cast<int>(i)) != c.damaged.end())
+            entry->record_crc(0x12345678);
+          const auto numel = static_cast<int64_t>(sizes[i]);
+          weights.emplace(name, make_tensor(ir::DType::kUInt8, {numel}, entry));
+          builder.declare(name, ir::DType::kUInt8, {numel}, name);
+        }
+        archive_file.save();
+        testing::TestModel translation = builder.build();
+        TempDir out;
+        const Error error = capture_error([&] {
+          write_model(translation, FakeArchive(archive_file.archive_path), weights, {},
+                      options_for(out / "m.onnx", external));
+        });
+        CHECK(error.code() == ErrorCode::kArchive);
+        std::string want = "w";
+        want.append(std::to_string(external ? c.external : c.embedded));
+        CHECK(contains(error.what(), "weight '" + want + "' (initializer '" + want + "')"));
+        CHECK(contains(error.what(), "CRC-32 mismatch"));
+        CHECK(list_dir(out.path()).empty());
+      }
     }
   }
 }
