@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -217,6 +218,11 @@ void replace_atomically(const std::filesystem::path& staged, const std::filesyst
     err = errno;
   }
   fail_output(final_path, "cannot move into place", err);
+}
+
+void preallocate(int fd, uint64_t offset, uint64_t n) {
+  if (n == 0 || offset > static_cast<uint64_t>(INT64_MAX) || n > static_cast<uint64_t>(INT64_MAX) - offset) return;
+  (void)::fallocate(fd, 0, static_cast<off_t>(offset), static_cast<off_t>(n));
 }
 
 void write_all_at(int fd, const void* data, size_t n, uint64_t offset, const std::filesystem::path& shown_path) {

@@ -78,6 +78,13 @@ inline constexpr uint64_t kWriteSpanBytes = uint64_t{128} << 10;
 // kWriteSpanBytes aligned in the file; throws Error(kOutput) naming `shown_path`.
 void write_all_at(int fd, const void* data, size_t n, uint64_t offset, const std::filesystem::path& shown_path);
 
+// Allocates the file's blocks for [offset, offset + n) ahead of the writes that fill it, where
+// the file system can (fallocate): ext4's buffered writes into allocated blocks skip the
+// delayed-allocation bookkeeping of each block (96 MiB in 128 KiB writes: 17-21 ms instead of
+// 23-25). The range reads as zeros until written, and the file grows to its end if shorter.
+// Best effort: a file system that cannot, or a full disk, leaves the writes to report it.
+void preallocate(int fd, uint64_t offset, uint64_t n);
+
 // A name no one can guess for a temporary entry in a directory: ".pt2onnx-<16 hex>.<suffix>"
 // (short, so any final name up to the 255-byte limit works).
 std::string random_temp_name(const std::string& suffix);

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <exception>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <new>
 #include <numeric>
@@ -12,16 +13,34 @@
 #include <thread>
 #include <utility>
 
+#include "emit/output_file.h"
+
 namespace pt2onnx::emit {
 
 ParallelCopies::ParallelCopies(TensorCopier& caller, std::filesystem::path archive_path)
     : caller_(caller), archive_path_(std::move(archive_path)) {}
 
-void ParallelCopies::add(uint64_t bytes, Copy copy) { copies_.push_back(Pending{bytes, std::move(copy)}); }
+void ParallelCopies::add(int fd, uint64_t offset, uint64_t bytes, Copy copy) {
+  copies_.push_back(Pending{fd, offset, bytes, std::move(copy)});
+}
+
+void ParallelCopies::preallocate_spans(const std::vector<Pending>& copies) {
+  std::map<int, std::pair<uint64_t, uint64_t>> spans;  // fd -> [begin, end)
+  for (const Pending& copy : copies) {
+    if (copy.bytes == 0) continue;
+    const uint64_t end = copy.offset + copy.bytes;
+    auto [span, added] = spans.try_emplace(copy.fd, copy.offset, end);
+    if (added) continue;
+    span->second.first = std::min(span->second.first, copy.offset);
+    span->second.second = std::max(span->second.second, end);
+  }
+  for (const auto& [fd, span] : spans) preallocate(fd, span.first, span.second - span.first);
+}
 
 void ParallelCopies::run(const Copied& copied) {
   const std::vector<Pending> copies = std::exchange(copies_, {});
   if (copies.empty()) return;
+  preallocate_spans(copies);
   std::vector<size_t> order(copies.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return copies[a].bytes > copies[b].bytes; });

@@ -2,7 +2,8 @@
 // file whose layout is already fixed, so the order they are copied in does not change a byte;
 // what it changes is the time: while one thread is in the kernel writing a weight (the file's
 // lock lets one write at a time), the other maps, checks and scales the next one. A third thread
-// would only wait for that lock.
+// would only wait for that lock. Before the copies start, the span of each file they write is
+// preallocated (output_file.h: preallocate), which makes each write cheaper.
 //
 // Errors keep the order the copies were added in: run() rethrows the error of the first added
 // copy that failed, as copying one weight after another would have. When no second thread can
@@ -29,9 +30,9 @@ class ParallelCopies {
   // `caller` is the calling thread's copier; the second thread makes its own for `archive_path`.
   ParallelCopies(TensorCopier& caller, std::filesystem::path archive_path);
 
-  // `bytes` is the copy's size: the largest copies are taken first, so that neither thread is
-  // left with a large one at the end while the other has nothing to do.
-  void add(uint64_t bytes, Copy copy);
+  // A copy of `bytes` bytes to `offset` of `fd`. The largest copies are taken first, so that
+  // neither thread is left with a large one at the end while the other has nothing to do.
+  void add(int fd, uint64_t offset, uint64_t bytes, Copy copy);
   size_t size() const { return copies_.size(); }
 
   // Runs every copy added since the last run() and forgets them; throws the first one's error
@@ -41,9 +42,12 @@ class ParallelCopies {
 
  private:
   struct Pending {
-    uint64_t bytes = 0;
+    int fd = -1;
+    uint64_t offset = 0, bytes = 0;
     Copy copy;
   };
+  // Preallocates, in each file, the span from the first copy's start to the last one's end.
+  static void preallocate_spans(const std::vector<Pending>& copies);
   TensorCopier& caller_;
   std::filesystem::path archive_path_;
   std::unique_ptr<TensorCopier> second_;  // made on the first run that starts a thread

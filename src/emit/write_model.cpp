@@ -340,7 +340,7 @@ class Progress {
 // Queues the copy of a weight's bytes to `offset` of `fd`.
 void queue_copy(ParallelCopies& copies, const BoundWeight& weight, int fd, uint64_t offset,
                 const std::filesystem::path& shown_path) {
-  copies.add(weight.layout.nbytes, [&weight, fd, offset, &shown_path](TensorCopier& copier) {
+  copies.add(fd, offset, weight.layout.nbytes, [&weight, fd, offset, &shown_path](TensorCopier& copier) {
     for_weight(weight, [&] { copier.copy(*weight.tensor, weight.layout, fd, offset, shown_path); });
   });
 }

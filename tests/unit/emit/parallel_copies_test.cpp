@@ -1,4 +1,7 @@
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,11 +13,15 @@
 #include <vector>
 
 #include "common/error.h"
+#include "emit/fake_archive.h"
+#include "emit/output_file.h"
 #include "emit/parallel_copies.h"
 #include "emit/tensor_copier.h"
 
 using namespace pt2onnx;
 using namespace pt2onnx::emit;
+using pt2onnx::emit::testing::read_file;
+using pt2onnx::emit::testing::TempDir;
 
 namespace {
 
@@ -45,7 +52,7 @@ TEST_CASE("ParallelCopies: every copy runs once, and the bytes are reported on t
   for (size_t i = 0; i < n; ++i) {
     const uint64_t bytes = (i * 7919) % 1000 + 1;
     total += bytes;
-    copies.add(bytes, [&log, i](TensorCopier& copier) {
+    copies.add(-1, i * 1000, bytes, [&log, i](TensorCopier& copier) {
       log.note(i, copier);
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     });
@@ -84,7 +91,7 @@ TEST_CASE("ParallelCopies: the error reported is the first failing copy's in the
     std::atomic<int> ran_before_three{0};
     for (size_t i = 0; i < 12; ++i) {
       const uint64_t bytes = i == 7 ? 1000 : 10;
-      copies.add(bytes, [i, &ran_before_three](TensorCopier&) {
+      copies.add(-1, i * 1000, bytes, [i, &ran_before_three](TensorCopier&) {
         if (i < 3) ++ran_before_three;
         if (i == 3) {
           std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -109,9 +116,51 @@ TEST_CASE("ParallelCopies: one copy runs on the caller's thread and copier") {
   TensorCopier caller(kNoArchive);
   ParallelCopies copies(caller, kNoArchive);
   Log log;
-  copies.add(5, [&log](TensorCopier& copier) { log.note(0, copier); });
+  copies.add(-1, 0, 5, [&log](TensorCopier& copier) { log.note(0, copier); });
   copies.run();
   REQUIRE(log.ran.size() == 1);
   CHECK(*log.threads.begin() == std::this_thread::get_id());
   CHECK(*log.copiers.begin() == &caller);
+}
+
+TEST_CASE("ParallelCopies: each file's span is preallocated; gaps between the copies read as zeros") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "out.data";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  TensorCopier caller(kNoArchive);
+  ParallelCopies copies(caller, kNoArchive);
+  const std::vector<uint8_t> a(3000, 0xAA), b(5000, 0xBB);
+  // The copies write nothing before run() lets them: the file's size and blocks come from the
+  // preallocation, then the bytes from the copies.
+  struct stat before_copy {};
+  bool seen = false;
+  copies.add(fd, 8192, b.size(), [&](TensorCopier&) {
+    REQUIRE(::fstat(fd, &before_copy) == 0);
+    seen = true;
+    write_all_at(fd, b.data(), b.size(), 8192, path);
+  });
+  copies.add(fd, 0, a.size(), [&](TensorCopier&) { write_all_at(fd, a.data(), a.size(), 0, path); });
+  copies.run();
+  REQUIRE(seen);
+  struct stat after {};
+  REQUIRE(::fstat(fd, &after) == 0);
+  ::close(fd);
+  CHECK(after.st_size == 8192 + 5000);
+  const std::string bytes = read_file(path);
+  CHECK(bytes.substr(0, 3000) == std::string(3000, '\xAA'));
+  CHECK(bytes.substr(3000, 8192 - 3000) == std::string(8192 - 3000, '\0'));
+  CHECK(bytes.substr(8192) == std::string(5000, '\xBB'));
+  // Where the file system takes fallocate, the whole span had its size and blocks before the
+  // larger copy (taken first) wrote anything.
+  const int probe = ::open((dir / "probe").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(probe >= 0);
+  const bool supported = ::fallocate(probe, 0, 0, 4096) == 0;
+  ::close(probe);
+  if (!supported) {
+    MESSAGE("fallocate is not supported here: the preallocation itself is not checked");
+    return;
+  }
+  CHECK(before_copy.st_size == 8192 + 5000);
+  CHECK(static_cast<uint64_t>(before_copy.st_blocks) * 512 >= 8192 + 5000);
 }
