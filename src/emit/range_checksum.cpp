@@ -13,7 +13,7 @@ namespace {
 constexpr uint64_t kReadChunkBytes = uint64_t{1} << 20;
 }  // namespace
 
-RangeChecksum::RangeChecksum(int fd, uint64_t offset, uint64_t n, ReadFn read)
+RangeChecksum::RangeChecksum(int fd, uint64_t offset, uint64_t n, ReadFn read, bool beside)
     : task_([this, fd, offset, n, read = std::move(read)] {
         // The buffer of the unmapped path, made only if the kernel refuses a mapping.
         std::vector<uint8_t> buffer;
@@ -31,7 +31,8 @@ RangeChecksum::RangeChecksum(int fd, uint64_t offset, uint64_t n, ReadFn read)
               return !stop_.load(std::memory_order_relaxed);
             });
         return crc;
-      }) {}
+      },
+      beside ? SideTask<uint32_t>::Run::kBeside : SideTask<uint32_t>::Run::kInGet) {}
 
 RangeChecksum::~RangeChecksum() { stop_.store(true, std::memory_order_relaxed); }
 

@@ -18,9 +18,10 @@ class RangeChecksum {
   // Reads bytes [offset, offset + n) of `fd` through read-only mappings, or, where the kernel
   // will not map them, through a buffer filled by `read(offset, n, dst)` (which throws
   // pt2onnx::Error for a read error or a short file). The caller has checked that the file
-  // holds the range. Where no thread can be started, the whole work is done in wait().
+  // holds the range. Where no thread can be started, or without `beside`, the whole work is
+  // done in wait().
   using ReadFn = std::function<void(uint64_t offset, uint64_t n, uint8_t* dst)>;
-  RangeChecksum(int fd, uint64_t offset, uint64_t n, ReadFn read);
+  RangeChecksum(int fd, uint64_t offset, uint64_t n, ReadFn read, bool beside = true);
   // Stops early (the copy failed, nobody waits for the result); task_ then joins.
   ~RangeChecksum();
   RangeChecksum(const RangeChecksum&) = delete;

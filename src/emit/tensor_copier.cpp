@@ -221,9 +221,10 @@ uint32_t TensorCopier::copy_checksummed(uint64_t archive_offset, uint64_t n, int
     write_all_at(out_fd, buffer.data(), n, out_offset, out_path);
     return archive::crc32_update(0, buffer.data(), n);
   }
-  RangeChecksum checksum(in_fd, archive_offset, n, [this, &storage](uint64_t offset, uint64_t count, uint8_t* dst) {
-    read_archive(offset, count, dst, storage);
-  });
+  RangeChecksum checksum(
+      in_fd, archive_offset, n,
+      [this, &storage](uint64_t offset, uint64_t count, uint8_t* dst) { read_archive(offset, count, dst, storage); },
+      write_behind_);
   copy_from_archive(archive_offset, n, out_fd, out_offset, out_path, storage);
   return checksum.wait();
 }

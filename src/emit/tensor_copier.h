@@ -44,8 +44,9 @@ class TensorCopier {
   void disable_in_kernel_copy() { in_kernel_copy_ = false; }
 
   // Whether a large scaled or permuted weight is written on a thread of its own while its next
-  // tile or chunk is made (on by default). ParallelCopies turns it off while another copier runs
-  // beside this one: the two copiers already keep both cores busy.
+  // tile or chunk is made, and a whole entry's in-kernel copy is checksummed on one (on by
+  // default). ParallelCopies turns it off while another copier runs beside this one: the two
+  // copiers already keep both cores busy.
   void set_write_behind(bool on) { write_behind_ = on; }
 
  private:

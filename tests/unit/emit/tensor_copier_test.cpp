@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "archive/zip_crc.h"
 #include "emit/fake_archive.h"
@@ -122,6 +124,31 @@ TEST_CASE("RangeChecksum: reads through its buffer where the file cannot be mapp
   ::close(pipe_fds[1]);
   CHECK(read_bytes == n);
   CHECK(got == archive::crc32_update(0, bytes.data() + 100, n));
+}
+
+TEST_CASE("RangeChecksum: not beside, the whole range is read in wait(), on the caller's thread") {
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const uint64_t n = (uint64_t{2} << 20) + 3;
+  const std::vector<uint8_t> bytes = pattern_bytes(n);
+  uint64_t read_bytes = 0;
+  bool other_thread = false;
+  const std::thread::id caller = std::this_thread::get_id();
+  RangeChecksum checksum(
+      pipe_fds[0], 0, n,
+      [&](uint64_t offset, uint64_t count, uint8_t* dst) {
+        other_thread = other_thread || std::this_thread::get_id() != caller;
+        std::memcpy(dst, bytes.data() + offset, count);
+        read_bytes += count;
+      },
+      /*beside=*/false);
+  CHECK(read_bytes == 0);  // nothing before wait()
+  const uint32_t got = checksum.wait();
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  CHECK(read_bytes == n);
+  CHECK_FALSE(other_thread);
+  CHECK(got == archive::crc32_update(0, bytes.data(), n));
 }
 
 TEST_CASE("RangeChecksum: what the read throws on its thread, wait() throws") {
