@@ -91,11 +91,18 @@ void ParallelCopies::run(const Copied& copied) {
     } catch (const std::bad_alloc&) {
     }
   }
+  // Joined however this thread leaves (work() lets only a failed lock escape).
+  struct JoinAtEnd {
+    std::thread& thread;
+    ~JoinAtEnd() {
+      if (thread.joinable()) thread.join();
+    }
+  } join_at_end{second};
   // With two copiers at work both cores are busy: a write-behind thread of each would only compete.
   caller_.set_write_behind(!second.joinable());
   work(caller_, true);
-  if (second.joinable()) second.join();
   caller_.set_write_behind(true);
+  if (second.joinable()) second.join();
   if (error) std::rethrow_exception(error);
   report();
 }
