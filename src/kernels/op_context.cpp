@@ -105,7 +105,6 @@ std::vector<SymExpr> OpContext::broadcast_shapes(const std::vector<std::vector<S
   return result;
 }
 
-// Loader of a tensor whose (small) contents are known integer expressions.
 std::string wrapped_index(Generator& g, Body& b, const std::string& indices, const Idx& at, const std::string& dim_c) {
   const std::string raw = g.load(b, indices, at);
   return b.let("long long", "(" + raw + " < 0 ? " + raw + " + " + dim_c + " : " + raw + ")");
@@ -139,6 +138,7 @@ std::string guarded_load(Generator& g, Body& b, const std::string& src, const Id
   return out;
 }
 
+// Loader of a tensor whose (small) contents are known integer expressions.
 Loader known_ints_loader(const std::vector<SymExpr>& ints, const std::vector<SymExpr>& shape) {
   return [ints, shape](Body& b, const Idx& idx) {
     if (ints.empty()) return std::string("(0LL)");  // a tensor with no elements: never read
