@@ -99,9 +99,10 @@ void ParallelCopies::run(const Copied& copied) {
     }
   } join_at_end{second};
   // With two copiers at work both cores are busy: a write-behind thread of each would only compete.
-  caller_.set_write_behind(!second.joinable());
+  const bool caller_writes_behind = caller_.write_behind();
+  if (second.joinable()) caller_.set_write_behind(false);
   work(caller_, true);
-  caller_.set_write_behind(true);
+  caller_.set_write_behind(caller_writes_behind);
   if (second.joinable()) second.join();
   if (error) std::rethrow_exception(error);
   report();

@@ -48,6 +48,7 @@ class TensorCopier {
   // default). ParallelCopies turns it off while another copier runs beside this one: the two
   // copiers already keep both cores busy.
   void set_write_behind(bool on) { write_behind_ = on; }
+  bool write_behind() const { return write_behind_; }
 
  private:
   void copy_from_archive(uint64_t archive_offset, uint64_t n, int out_fd, uint64_t out_offset,

@@ -164,3 +164,29 @@ TEST_CASE("ParallelCopies: each file's span is preallocated; gaps between the co
   CHECK(before_copy.st_size == 8192 + 5000);
   CHECK(static_cast<uint64_t>(before_copy.st_blocks) * 512 >= 8192 + 5000);
 }
+
+TEST_CASE("ParallelCopies: the copiers write behind only when they work alone; the caller's setting is kept") {
+  for (const bool before : {true, false}) {
+    CAPTURE(before);
+    TensorCopier caller(kNoArchive);
+    caller.set_write_behind(before);
+    ParallelCopies copies(caller, kNoArchive);
+    std::mutex mutex;
+    std::vector<std::pair<TensorCopier*, bool>> seen;  // copier, its write-behind during the copy
+    for (size_t i = 0; i < 8; ++i)
+      copies.add(-1, i * 100, 100, [&](TensorCopier& copier) {
+        std::lock_guard<std::mutex> lock(mutex);
+        seen.emplace_back(&copier, copier.write_behind());
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      });
+    copies.run();
+    CHECK(caller.write_behind() == before);
+    std::set<TensorCopier*> copiers;
+    for (const auto& [copier, behind] : seen) copiers.insert(copier);
+    if (copiers.size() == 2) {
+      for (const auto& entry : seen) CHECK_FALSE(entry.second);  // two at work: neither writes behind
+    } else {
+      MESSAGE("no second thread was started here: only the caller's copier ran");
+    }
+  }
+}
