@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace pt2onnx::archive {
 
 MappedRange::MappedRange(int fd, uint64_t offset, uint64_t n, bool populate) {
@@ -33,6 +35,14 @@ void MappedRange::release_before(const uint8_t* p) {
 void MappedRange::evict() {
   if (base_ != nullptr && released_ < length_)
     ::madvise(static_cast<uint8_t*>(base_) + released_, length_ - released_, MADV_DONTNEED);
+}
+
+void MappedRange::release_range(const uint8_t* begin, const uint8_t* end) const {
+  if (base_ == nullptr) return;
+  const auto* base = static_cast<const uint8_t*>(base_);
+  const uint64_t from = (static_cast<uint64_t>(begin - base) + page_ - 1) / page_ * page_;
+  const uint64_t to = std::min<uint64_t>(static_cast<uint64_t>(end - base), length_) / page_ * page_;
+  if (to > from) ::madvise(static_cast<uint8_t*>(base_) + from, to - from, MADV_DONTNEED);
 }
 
 }  // namespace pt2onnx::archive

@@ -25,6 +25,9 @@ class MappedRange {
   // Every page of the mapping leaves this process's memory the same way, though the caller will
   // read them again (release_before's bound does not move).
   void evict();
+  // The whole pages within [begin, end) leave this process's memory the same way; no state is
+  // kept, so threads may call it at once for ranges of their own.
+  void release_range(const uint8_t* begin, const uint8_t* end) const;
 
  private:
   void* base_ = nullptr;

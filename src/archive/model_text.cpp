@@ -21,6 +21,9 @@ class MappedText final : public ReadOnceText {
   std::string_view text() const override { return {reinterpret_cast<const char*>(range_.data()), n_}; }
   void release_before(const char* p) override { range_.release_before(reinterpret_cast<const uint8_t*>(p)); }
   void evict() override { range_.evict(); }
+  void release_range(const char* begin, const char* end) override {
+    range_.release_range(reinterpret_cast<const uint8_t*>(begin), reinterpret_cast<const uint8_t*>(end));
+  }
 
  private:
   MappedRange range_;

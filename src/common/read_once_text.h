@@ -22,6 +22,13 @@ class ReadOnceText {
   // first pass (simdjson's structural index) has touched every page before its second pass reads
   // the text again, so that the text is not held whole beside the IR. A no-op for a text in memory.
   virtual void evict() {}
+  // The whole pages within [begin, end) (positions in text()) may leave memory as release_before
+  // lets them, without moving its bound. Keeps no state, so parsers on two threads may each give
+  // back a part of their own. A no-op for a text in memory.
+  virtual void release_range(const char* begin, const char* end) {
+    (void)begin;
+    (void)end;
+  }
 };
 
 }  // namespace pt2onnx

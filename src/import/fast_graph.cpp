@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -469,18 +470,32 @@ ir::TensorMeta tensor_meta(od::value value) {
 
 }  // namespace
 
-void read_fast_nodes(od::value nodes, FastGraph& out) {
-  ScratchScope scratch(out.parser);
+struct FastNodesReader::State {
   SharedTexts shared;
-  SharedTexts* texts = out.node_metadata ? &shared : nullptr;
   ModuleStackReader stacks;
+  bool node_metadata;
+};
+
+FastNodesReader::FastNodesReader(bool node_metadata) : state_(std::make_unique<State>()) {
+  state_->node_metadata = node_metadata;
+}
+
+FastNodesReader::~FastNodesReader() = default;
+
+void FastNodesReader::read(od::value nodes, std::vector<ir::Node>& out, const od::parser* parser, ReadOnceText* text) {
+  ScratchScope scratch(parser);
+  SharedTexts* texts = state_->node_metadata ? &state_->shared : nullptr;
   size_t count = 0;
   for_each_element(nodes, [&](od::value value) {
     // Every 1,024 nodes the text read so far is let go (a few hundred kB at a time): the nodes
     // are most of the text, and the IR built from them need not share the peak with it.
-    if (out.text && ++count % 1024 == 0) out.text->release_before(value.raw_json_token().data());
-    out.nodes.push_back(node(value, texts, stacks));
+    if (text && ++count % 1024 == 0) text->release_before(value.raw_json_token().data());
+    out.push_back(node(value, texts, state_->stacks));
   });
+}
+
+void read_fast_nodes(od::value nodes, FastGraph& out) {
+  FastNodesReader(out.node_metadata).read(nodes, out.nodes, out.parser, out.text);
   out.nodes_taken = true;
 }
 

@@ -9,12 +9,14 @@
 // every message a bad file gets comes from them, with its JSON path.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <simdjson.h>
 
 #include "common/read_once_text.h"
+#include "import/nodes_beside.h"
 #include "ir/program.h"
 
 namespace pt2onnx::import {
@@ -34,6 +36,8 @@ struct FastGraph {
   // The parser walking the text: strings with escapes are unescaped with it into a buffer of
   // the readers' own (fast_graph.cpp). Null: into the parser's string buffer.
   const simdjson::ondemand::parser* parser = nullptr;
+  // How a large nodes array is read on a second thread (nodes_beside.h).
+  NodesBesideOptions nodes_beside;
 };
 
 // Thrown by the readers below when the text is not in the form they take.
@@ -41,6 +45,23 @@ struct FastGraphDeclined {};
 
 // graph.nodes (an array) and graph.tensor_values (an object). Throw FastGraphDeclined.
 void read_fast_nodes(simdjson::ondemand::value nodes, FastGraph& out);
+
+// read_fast_nodes for a nodes array read in pieces (arrays of consecutive nodes, nodes_beside.h),
+// into one list: module stacks and metadata texts are shared across the pieces as across the
+// nodes of one array. `parser` and `text` as FastGraph's.
+class FastNodesReader {
+ public:
+  explicit FastNodesReader(bool node_metadata);
+  ~FastNodesReader();
+  FastNodesReader(const FastNodesReader&) = delete;
+  FastNodesReader& operator=(const FastNodesReader&) = delete;
+  void read(simdjson::ondemand::value nodes, std::vector<ir::Node>& out, const simdjson::ondemand::parser* parser,
+            ReadOnceText* text);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 void read_fast_tensor_values(simdjson::ondemand::value values, FastGraph& out);
 
 }  // namespace pt2onnx::import

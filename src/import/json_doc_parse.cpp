@@ -6,10 +6,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -18,6 +21,7 @@
 #include "import/fast_graph.h"
 #include "import/json_doc.h"
 #include "import/json_text.h"
+#include "import/nodes_beside.h"
 
 namespace pt2onnx::import {
 
@@ -81,10 +85,15 @@ class Builder {
     add_object_taking(value, "graph_module", [&](od::value graph_module) {
       auto take_graph = [&](od::value graph) {
         add_object_taking(graph, "nodes", [&](od::value nodes) {
-          read_fast_nodes(nodes, fast);
+          if (nodes_at_) walk_split_nodes(nodes);
+          else read_fast_nodes(nodes, fast);
           open(JsonType::kArray);
           doc_.end_container();
         }, "tensor_values", [&](od::value values) {
+          if (nodes_at_) {  // right after the nodes, where guessed: the nodes end where guessed
+            if (nodes_field_ + 1 != fields_ || token_at(values) != values_at_) throw NodesSplitMismatch{};
+            split_checked_ = true;
+          }
           read_fast_tensor_values(values, fast);
           open(JsonType::kObject);
           doc_.end_container();
@@ -93,7 +102,18 @@ class Builder {
       if (fast.module_call_graph) add_object_taking(graph_module, "graph", take_graph);
       else add_object_taking(graph_module, "graph", take_graph, "module_call_graph", [&](od::value calls) { check_unkept(calls); });
     });
+    if (nodes_at_ && !split_checked_) throw NodesSplitMismatch{};
   }
+
+  // add_program leaves graph.nodes to a second thread, checking that the nodes member's value
+  // starts at `nodes_at` and that tensor_values' follows it directly at `values_at`, and taking
+  // where each element starts.
+  void expect_split(const char* nodes_at, const char* values_at, ReadOnceText* text) {
+    nodes_at_ = nodes_at;
+    values_at_ = values_at;
+    split_text_ = text;
+  }
+  const std::vector<const char*>& element_starts() const { return element_starts_; }
 
  private:
   // An object whose member `key` goes to `take` (and `key2` to `take2`) instead of add_value.
@@ -105,6 +125,7 @@ class Builder {
     bool seen = false;
     bool seen2 = false;
     for (auto field : value.get_object()) {
+      ++fields_;
       const std::string_view name = field.unescaped_key();
       doc_.set_key(name);
       if (name == key) {
@@ -185,9 +206,36 @@ class Builder {
     doc_.add_double(d);
   }
 
+  static const char* token_at(od::value& value) { return value.raw_json_token().data(); }
+
+  // The nodes the second thread reads: only where the array and each element start is taken here.
+  void walk_split_nodes(od::value nodes) {
+    if (token_at(nodes) != nodes_at_) throw NodesSplitMismatch{};
+    nodes_field_ = fields_;
+    od::array elements;
+    if (nodes.get_array().get(elements) != simdjson::SUCCESS) throw NodesSplitMismatch{};
+    for (auto element : elements) {
+      od::value node;
+      if (element.get(node) != simdjson::SUCCESS) throw NodesSplitMismatch{};
+      element_starts_.push_back(token_at(node));
+      // Walking the elements touches every page of the array: let them go behind it (the second
+      // thread faults in the pages of the piece it copies).
+      if (split_text_ && element_starts_.size() % 1024 == 0)
+        split_text_->release_range(element_starts_[element_starts_.size() - 1024], element_starts_.back());
+    }
+  }
+
   JsonDoc& doc_;
   const std::string& source_name_;
   size_t depth_above_;
+  // The split of expect_split: where the values are expected, and what the parse found.
+  const char* nodes_at_ = nullptr;
+  const char* values_at_ = nullptr;
+  ReadOnceText* split_text_ = nullptr;  // the whole text, given back as the elements are walked (or null)
+  size_t fields_ = 0;  // members met by add_object_taking so far
+  size_t nodes_field_ = 0;
+  bool split_checked_ = false;
+  std::vector<const char*> element_starts_;
 };
 
 // Fills `doc` from `text`; throws Error(kArchive) on malformed text. With `fast`, the program's
@@ -205,16 +253,41 @@ void build(JsonText input, JsonDoc& doc, const std::string& source_name, FastGra
   }
   od::parser parser;
   Builder builder(doc, source_name);
+  // simdjson's own depth bound must not cut below ours (--limit nesting may raise it).
+  const size_t max_depth = std::max<size_t>(simdjson::DEFAULT_MAX_DEPTH, limits().nesting + 2);
+  // A large program's nodes go to a second thread (nodes_beside.h); this parse gives back only
+  // the pages after them, and checks where they lie.
+  std::optional<NodesRange> split;
+  if (fast && input.padded) split = guess_nodes_range(text, fast->nodes_beside.min_bytes);
+  ReadOnceText* const whole_text = fast ? fast->text : nullptr;
+  std::optional<ReadOnceWindow> rest_window;
+  std::optional<NodesBeside> nodes_beside;
+  if (split) {
+    if (whole_text) rest_window.emplace(*whole_text, text.data() + split->end, text.data() + text.size());
+    builder.expect_split(text.data() + split->begin, text.data() + split->values_at, whole_text);
+    nodes_beside.emplace(text, *split, whole_text, fast->node_metadata, max_depth, fast->nodes_beside);
+  }
+  ReadOnceText* const release = rest_window ? &*rest_window : whole_text;
+  // The parse gives back through `release`; the caller's `fast` keeps its own text after it.
+  struct RestoreText {
+    FastGraph* fast;
+    ReadOnceText* text;
+    ~RestoreText() {
+      if (fast) fast->text = text;
+    }
+  } restore{fast, whole_text};
   try {
-    // simdjson's own depth bound must not cut below ours (--limit nesting may raise it).
-    simdjson::error_code error =
-        parser.allocate(view.length(), std::max<size_t>(simdjson::DEFAULT_MAX_DEPTH, limits().nesting + 2));
+    simdjson::error_code error = parser.allocate(view.length(), max_depth);
     if (error) throw simdjson::simdjson_error(error);
     od::document document = parser.iterate(view);
     // The structural index is built: the text is read once more, front to back, and the fast
-    // readers give it back as they go; what lies ahead of them need not stay resident meanwhile.
-    if (fast && fast->text && input.padded) fast->text->evict();
-    if (fast) fast->parser = &parser;
+    // readers give it back as they go; what lies ahead of them need not stay resident meanwhile
+    // (the nodes too: the second thread refaults the pages of the piece it copies).
+    if (whole_text && input.padded) whole_text->evict();
+    if (fast) {
+      fast->parser = &parser;
+      fast->text = release;
+    }
     od::json_type type = document.type();
     if (type != od::json_type::object && type != od::json_type::array) {
       doc.add_null();  // a scalar document: the reader refuses it ("expected an ExportedProgram object")
@@ -222,6 +295,13 @@ void build(JsonText input, JsonDoc& doc, const std::string& source_name, FastGra
     }
     if (fast) builder.add_program(document.get_value(), *fast);
     else builder.add_value(document.get_value());
+    if (nodes_beside) {
+      NodesBesideRead read = nodes_beside->get();
+      if (!read.matches(builder.element_starts())) throw NodesSplitMismatch{};
+      if (read.error) std::rethrow_exception(read.error);
+      fast->nodes = std::move(read.nodes);
+      fast->nodes_taken = true;
+    }
     // Anything but whitespace after the root value is an error, as in any JSON parser.
     const char* rest = nullptr;
     if (document.current_location().get(rest) == simdjson::SUCCESS) {
@@ -242,13 +322,22 @@ bool may_have_nonfinite_tokens(std::string_view text) {
 }  // namespace
 
 std::unique_ptr<JsonDoc> parse_program_doc_fast(JsonText text, const std::string& source_name, FastGraph& fast) {
-  auto doc = std::make_unique<JsonDoc>();
-  try {
-    build(text, *doc, source_name, &fast);
-    return doc;
-  } catch (const FastGraphDeclined&) {
-  } catch (const LimitError&) {
-  } catch (const Error&) {
+  const FastGraph settings = fast;
+  for (;;) {
+    auto doc = std::make_unique<JsonDoc>();
+    try {
+      build(text, *doc, source_name, &fast);
+      return doc;
+    } catch (const NodesSplitMismatch&) {
+      // The nodes were not where guessed (nodes_beside.h): read them on this thread instead.
+      fast = settings;
+      fast.nodes_beside.min_bytes = SIZE_MAX;
+      continue;
+    } catch (const FastGraphDeclined&) {
+    } catch (const LimitError&) {
+    } catch (const Error&) {
+    }
+    break;
   }
   fast = FastGraph();  // the general parse reads everything again, and reports what is wrong
   return nullptr;
