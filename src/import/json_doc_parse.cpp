@@ -296,6 +296,7 @@ void build(JsonText input, JsonDoc& doc, const std::string& source_name, FastGra
     if (fast) builder.add_program(document.get_value(), *fast);
     else builder.add_value(document.get_value());
     if (nodes_beside) {
+      nodes_beside->help();
       NodesBesideRead read = nodes_beside->get();
       if (!read.matches(builder.element_starts())) throw NodesSplitMismatch{};
       if (read.error) std::rethrow_exception(read.error);

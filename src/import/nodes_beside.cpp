@@ -3,6 +3,8 @@
 #include <string.h>  // memmem (GNU)
 
 #include <algorithm>
+#include <iterator>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -35,14 +37,8 @@ bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; 
 struct Pieces {
   std::vector<const char*> starts;
   std::vector<const char*> ends;
-  size_t nodes = 0;  // the guessed starts there are: the list is made that long at once
+  std::string_view piece(size_t i) const { return {starts[i], static_cast<size_t>(ends[i] - starts[i])}; }
 };
-
-size_t count_in(std::string_view text, size_t from, size_t to, std::string_view needle) {
-  size_t count = 0;
-  for (size_t at = find_in(text, from, to, needle); at != to; at = find_in(text, at + needle.size(), to, needle)) ++count;
-  return count;
-}
 
 Pieces cut_pieces(std::string_view text, NodesRange range, size_t piece_bytes) {
   size_t begin = range.begin + 1;  // past '['
@@ -50,7 +46,6 @@ Pieces cut_pieces(std::string_view text, NodesRange range, size_t piece_bytes) {
   while (begin < end && is_space(text[begin])) ++begin;
   while (end > begin && is_space(text[end - 1])) --end;
   Pieces pieces;
-  if (begin < end) pieces.nodes = count_in(text, begin, end, kBetweenNodes) + 1;
   while (begin < end) {
     const size_t cut =
         end - begin > piece_bytes ? find_in(text, begin + piece_bytes, end, kBetweenNodes) : end;
@@ -65,32 +60,32 @@ Pieces cut_pieces(std::string_view text, NodesRange range, size_t piece_bytes) {
   return pieces;
 }
 
-// Reads each piece as an array of its own ('[' piece ']', copied with simdjson's padding), all into
-// one list through one reader.
-void read_pieces(const Pieces& pieces, ReadOnceText* release, bool node_metadata, size_t max_depth,
-                 std::vector<ir::Node>& out) {
-  FastNodesReader reader(node_metadata);
-  // Grown by doubling, the list would leave its outgrown copies with this thread's allocator, where
-  // the caller's cannot reuse them.
-  out.reserve(pieces.nodes);
-  od::parser parser;
-  std::string buffer;
-  for (size_t i = 0; i < pieces.starts.size(); ++i) {
-    const std::string_view piece(pieces.starts[i], static_cast<size_t>(pieces.ends[i] - pieces.starts[i]));
-    buffer.clear();
-    buffer.reserve(piece.size() + 2 + simdjson::SIMDJSON_PADDING);
-    buffer.append("[").append(piece).append("]");
-    if (parser.capacity() < buffer.size())
-      if (simdjson::error_code error = parser.allocate(buffer.size(), max_depth)) throw simdjson::simdjson_error(error);
-    od::document document = parser.iterate(simdjson::padded_string_view(buffer.data(), buffer.size(), buffer.capacity()));
+// Reads pieces, each as an array of its own ('[' piece ']', copied with simdjson's padding), with
+// one parser and one node reader (module stacks shared across its pieces).
+class PieceReader {
+ public:
+  PieceReader(bool node_metadata, size_t max_depth) : reader_(node_metadata), max_depth_(max_depth) {}
+
+  void read(std::string_view piece, std::vector<ir::Node>& out) {
+    buffer_.clear();
+    buffer_.reserve(piece.size() + 2 + simdjson::SIMDJSON_PADDING);
+    buffer_.append("[").append(piece).append("]");
+    if (parser_.capacity() < buffer_.size())
+      if (simdjson::error_code error = parser_.allocate(buffer_.size(), max_depth_)) throw simdjson::simdjson_error(error);
+    od::document document = parser_.iterate(simdjson::padded_string_view(buffer_.data(), buffer_.size(), buffer_.capacity()));
     od::value nodes;
     if (simdjson::error_code error = document.get_value().get(nodes)) throw simdjson::simdjson_error(error);
-    reader.read(nodes, out, &parser, nullptr);
+    reader_.read(nodes, out, &parser_, nullptr);
     const char* rest = nullptr;
     if (document.current_location().get(rest) == simdjson::SUCCESS) throw FastGraphDeclined{};  // more than one array
-    if (release) release->release_before(pieces.ends[i]);
   }
-}
+
+ private:
+  FastNodesReader reader_;
+  od::parser parser_;
+  std::string buffer_;
+  size_t max_depth_;
+};
 
 }  // namespace
 
@@ -134,23 +129,111 @@ bool NodesBesideRead::matches(const std::vector<const char*>& element_starts) co
   return true;
 }
 
+struct NodesBeside::Shared {
+  Pieces pieces;
+  bool node_metadata = true;
+  size_t max_depth = 0;
+  ReadOnceText* release = nullptr;
+  std::optional<ReadOnceWindow> front_window;  // the second thread's pages, given back from the front
+
+  std::mutex mutex;
+  size_t front = 0;  // pieces [front, back) are left
+  size_t back = 0;
+  bool stopped = false;  // a piece failed: the rest are left unread
+
+  // The caller's pieces (help()), taken from the back: in decreasing order.
+  std::vector<std::pair<size_t, std::vector<ir::Node>>> helped;
+  std::exception_ptr help_error;
+  size_t help_error_piece = SIZE_MAX;
+
+  std::optional<size_t> take(bool from_front) {
+    std::lock_guard lock(mutex);
+    if (stopped || front == back) return std::nullopt;
+    return from_front ? front++ : --back;
+  }
+  void stop() {
+    std::lock_guard lock(mutex);
+    stopped = true;
+  }
+};
+
+namespace {
+
+// All that the second thread reads, set before it starts.
+template <typename Shared>
+std::unique_ptr<Shared> shared_state(std::string_view text, NodesRange range, ReadOnceText* release, bool node_metadata,
+                                     size_t max_depth, size_t piece_bytes) {
+  auto shared = std::make_unique<Shared>();
+  shared->pieces = cut_pieces(text, range, std::max<size_t>(piece_bytes, 1));
+  shared->back = shared->pieces.starts.size();
+  shared->node_metadata = node_metadata;
+  shared->max_depth = max_depth;
+  shared->release = release;
+  if (release) shared->front_window.emplace(*release, text.data() + range.begin, text.data() + range.end);
+  return shared;
+}
+
+}  // namespace
+
 NodesBeside::NodesBeside(std::string_view text, NodesRange range, ReadOnceText* release, bool node_metadata,
                          size_t max_depth, const NodesBesideOptions& options)
-    : window_(release ? std::optional<ReadOnceWindow>(std::in_place, *release, text.data() + range.begin,
-                                                      text.data() + range.end)
-                      : std::nullopt),
+    : shared_(shared_state<Shared>(text, range, release, node_metadata, max_depth, options.piece_bytes)),
       task_(
-          [this, text, range, node_metadata, max_depth, piece_bytes = std::max<size_t>(options.piece_bytes, 1)] {
+          [this, array_bytes = range.end - range.begin] {
+            Shared& shared = *shared_;
             NodesBesideRead read;
-            const Pieces pieces = cut_pieces(text, range, piece_bytes);
-            read.piece_starts = pieces.starts;
-            try {
-              read_pieces(pieces, window_ ? &*window_ : nullptr, node_metadata, max_depth, read.nodes);
-            } catch (...) {
-              read.error = std::current_exception();
+            read.piece_starts = shared.pieces.starts;
+            PieceReader reader(shared.node_metadata, shared.max_depth);
+            while (std::optional<size_t> i = shared.take(true)) {
+              try {
+                reader.read(shared.pieces.piece(*i), read.nodes);
+              } catch (...) {
+                read.error = std::current_exception();
+                read.error_piece = *i;
+                shared.stop();
+                break;
+              }
+              // Grown by doubling, the list would leave its outgrown copies with this thread's
+              // allocator, where the caller's cannot reuse them: sized from the first piece.
+              if (*i == 0)
+                read.nodes.reserve(read.nodes.size() * array_bytes / std::max<size_t>(shared.pieces.piece(0).size(), 1) * 21 / 20 + 1);
+              if (shared.front_window) shared.front_window->release_before(shared.pieces.ends[*i]);
             }
             return read;
           },
           options.run) {}
+
+NodesBeside::~NodesBeside() = default;
+
+void NodesBeside::help() {
+  Shared& shared = *shared_;
+  PieceReader reader(shared.node_metadata, shared.max_depth);
+  while (std::optional<size_t> i = shared.take(false)) {
+    std::vector<ir::Node> nodes;
+    try {
+      reader.read(shared.pieces.piece(*i), nodes);
+    } catch (...) {
+      shared.help_error = std::current_exception();
+      shared.help_error_piece = *i;
+      shared.stop();
+      break;
+    }
+    shared.helped.emplace_back(*i, std::move(nodes));
+    if (shared.release) shared.release->release_range(shared.pieces.starts[*i], shared.pieces.ends[*i]);
+  }
+}
+
+NodesBesideRead NodesBeside::get() {
+  NodesBesideRead read = task_.get();
+  Shared& shared = *shared_;
+  if (shared.help_error && (!read.error || shared.help_error_piece < read.error_piece)) {
+    read.error = shared.help_error;
+    read.error_piece = shared.help_error_piece;
+  }
+  for (auto it = shared.helped.rbegin(); it != shared.helped.rend(); ++it)
+    std::move(it->second.begin(), it->second.end(), std::back_inserter(read.nodes));
+  shared.helped.clear();
+  return read;
+}
 
 }  // namespace pt2onnx::import

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -67,6 +69,7 @@ struct NodesBesideRead {
   std::vector<ir::Node> nodes;
   std::vector<const char*> piece_starts;  // where each piece was guessed to start, in the text
   std::exception_ptr error;               // what the reader threw (FastGraphDeclined, an Error, ...)
+  size_t error_piece = SIZE_MAX;          // in the piece of this index
 
   // Whether every piece starts at an element of the array, the first at its first, given where
   // the caller's parse found the elements (in order) and the node count.
@@ -82,17 +85,27 @@ struct NodesBesideOptions {
 };
 
 // The nodes array at `range` of `text` (padded: ReadOnceText::kPadding readable bytes past its
-// end), read by the fast node reader in pieces of about options.piece_bytes on a second thread
-// (or in get() when none can be had, or with Run::kInGet). `release`, when set, is told as the
-// pieces are read. `max_depth` is the caller's parser's.
+// end), read by the fast node reader in pieces of about options.piece_bytes: the second thread
+// takes them from the front, and the caller, once its own part is read, from the back (help()),
+// so that neither waits long for the other. Without a second thread (none to be had, or
+// Run::kInGet) help() reads them all. `release`, when set, is told as the pieces are read.
+// `max_depth` is the caller's parser's.
 class NodesBeside {
  public:
   NodesBeside(std::string_view text, NodesRange range, ReadOnceText* release, bool node_metadata, size_t max_depth,
               const NodesBesideOptions& options);
-  NodesBesideRead get() { return task_.get(); }
+  ~NodesBeside();
+  NodesBeside(const NodesBeside&) = delete;
+  NodesBeside& operator=(const NodesBeside&) = delete;
+
+  // Reads pieces from the back on the caller's thread until none is left.
+  void help();
+  // Every node in order; the error (if any) of the first piece that failed. Call once, after help().
+  NodesBesideRead get();
 
  private:
-  std::optional<ReadOnceWindow> window_;
+  struct Shared;
+  std::unique_ptr<Shared> shared_;  // what both threads read: the pieces and who took which
   SideTask<NodesBesideRead> task_;
 };
 
