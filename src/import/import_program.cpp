@@ -145,6 +145,7 @@ ir::Program import_text(JsonText text, const std::string& source_name, ReadOnceT
   fast.text = release;
   fast.node_metadata = parts.node_metadata;
   fast.module_call_graph = parts.module_call_graph;
+  fast.nodes_beside = parts.nodes_beside;
   std::unique_ptr<JsonDoc> document = parse_program_doc_fast(text, source_name, fast);
   FastGraph* taken = document ? &fast : nullptr;
   if (!document) document = parse_json_doc(text, source_name);
@@ -159,6 +160,10 @@ ir::Program import_text(JsonText text, const std::string& source_name, ReadOnceT
 
 ir::Program import_program(const std::string& json_text, const std::string& source_name) {
   return import_text(JsonText(json_text), source_name, nullptr, {});
+}
+
+ir::Program import_program(const std::string& json_text, const std::string& source_name, ImportParts parts) {
+  return import_text(JsonText(json_text), source_name, nullptr, parts);
 }
 
 ir::Program import_program(ReadOnceText& text, const std::string& source_name, ImportParts parts) {

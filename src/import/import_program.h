@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "common/read_once_text.h"
+#include "import/nodes_beside.h"
 #include "ir/program.h"
 
 namespace pt2onnx::import {
@@ -27,8 +28,11 @@ ir::Program import_program(const std::string& json_text, const std::string& sour
 struct ImportParts {
   bool node_metadata = true;      // ir::Node::metadata: stack traces, torch_fn, ...
   bool module_call_graph = true;  // ir::Program::module_call_graph (its JSON is still checked as JSON)
+  NodesBesideOptions nodes_beside;  // when a large program's nodes are read on a second thread (tests force it)
 };
-inline constexpr ImportParts kGraphAndSignature{.node_metadata = false, .module_call_graph = false};
+inline constexpr ImportParts kGraphAndSignature{.node_metadata = false, .module_call_graph = false, .nodes_beside = {}};
+// The same with `parts` (the split of nodes_beside.h needs json_text's capacity to hold the padding).
+ir::Program import_program(const std::string& json_text, const std::string& source_name, ImportParts parts);
 
 // The same from a text with its padding that is let go of as the parse passes (the archive's
 // mapping of the entry, common/read_once_text.h); `text` must stay alive through the call. The
