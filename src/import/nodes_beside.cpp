@@ -203,7 +203,8 @@ NodesBeside::NodesBeside(std::string_view text, NodesRange range, ReadOnceText* 
           },
           options.run) {}
 
-NodesBeside::~NodesBeside() = default;
+// A caller that failed before get() does not wait for the pieces not yet read.
+NodesBeside::~NodesBeside() { shared_->stop(); }
 
 void NodesBeside::help() {
   Shared& shared = *shared_;
