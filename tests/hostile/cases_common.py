@@ -21,6 +21,7 @@ class Case:
     signal: Optional[int] = None  # sent once pt2onnx has an output open in the outdir
     timeout: float = 30.0
     env: dict = field(default_factory=dict)  # set in pt2onnx's environment
+    memory_cap: Optional[int] = None  # RLIMIT_AS in bytes instead of the runner's MEMORY_CAP
 
 
 class Context:

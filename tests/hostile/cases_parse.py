@@ -11,6 +11,7 @@ import io
 import json
 import pathlib
 import zipfile
+from typing import Optional
 
 DYNAMIC = "mlp_dynamic.default.pt2"      # raw weights, one symbolic dim on input x
 PICKLED = "mlp.default.torch2_8.pt2"     # torch 2.8 layout: weights in a nested torch.save zip
@@ -23,6 +24,7 @@ class ParseCase:
     files: dict                   # relative path -> bytes
     args: list                    # pt2onnx arguments with {work} and {out}
     exit: int
+    memory_cap: Optional[int] = None  # RLIMIT_AS in bytes (the runner's 1 GB when None)
 
 
 def convert_args(name="in.pt2"):
@@ -215,13 +217,41 @@ def config_cases(dynamic: bytes):
     ]
 
 
+def many_nodes(program: dict) -> dict:
+    """40,000 more (dead) relu nodes of input x: a nodes array of ~8 MB, which the import reads on a
+    second thread (src/import/nodes_beside.h)."""
+    graph = program["graph_module"]["graph"]
+    x = [a["as_tensor"]["name"] for a in graph["inputs"] if "as_tensor" in a][-1]
+    extra = []
+    for i in range(40000):
+        name = f"pad_relu_{i}"
+        extra.append({"target": "torch.ops.aten.relu.default",
+                      "inputs": [{"name": "self", "arg": {"as_tensor": {"name": x}}, "kind": 1}],
+                      "outputs": [{"as_tensor": {"name": name}}], "metadata": {"stack_trace": f"File m.py, line {i}"},
+                      "is_hop_single_tensor_return": None, "name": name})
+        graph["tensor_values"][name] = graph["tensor_values"][x]
+    graph["nodes"] = extra + graph["nodes"]
+    return program
+
+
+def memory_cases(dynamic: bytes):
+    """Address-space caps met wherever the allocation fails, on either import thread: one line and
+    exit 3, never abort() (mimalloc's own operator new aborted: src/cli/new_delete.cpp). Before
+    that fix these caps ended in SIGABRT on this archive; 300 MiB converts it."""
+    archive = with_program(dynamic, many_nodes)
+    return [ParseCase(f"nodes_40000_cap_{mib}_mib", "memory", {"in.pt2": archive}, convert_args(), 3, mib << 20)
+            for mib in (100, 160, 250)]
+
+
 def parse_cases(samples: pathlib.Path):
     dynamic = (samples / DYNAMIC).read_bytes()
     pickled = (samples / PICKLED).read_bytes()
-    return nesting_cases(dynamic) + number_cases(dynamic) + pickle_cases(pickled) + config_cases(dynamic)
+    return (nesting_cases(dynamic) + number_cases(dynamic) + pickle_cases(pickled) + config_cases(dynamic) +
+            memory_cases(dynamic))
 
 
-CLASSES = {"nesting": "deep nesting", "numbers": "huge numbers and dims", "pickle": "pickles", "config": "configs"}
+CLASSES = {"nesting": "deep nesting", "numbers": "huge numbers and dims", "pickle": "pickles", "config": "configs",
+           "memory": "memory caps"}
 
 
 def cases(ctx):
@@ -242,7 +272,7 @@ def cases(ctx):
                 args.append(a)
         config = next((a for a in c.args if "c.json" in a or a == "/dev/zero"), None)
         names = "/dev/zero" if config == "/dev/zero" else (paths["c.json"].name if config else paths["in.pt2"].name)
-        out.append(Case(CLASSES[c.cls], "parse:" + c.name, paths["in.pt2"], c.exit, names, args))
+        out.append(Case(CLASSES[c.cls], "parse:" + c.name, paths["in.pt2"], c.exit, names, args, memory_cap=c.memory_cap))
     return out
 
 

@@ -54,8 +54,8 @@ def snapshot(root: Path, contents: bool = True) -> dict:
     return state
 
 
-def limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+def limit_memory(cap: int = MEMORY_CAP):
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
 def output_open_in(pid: int, outdir: Path) -> bool:
@@ -71,13 +71,13 @@ def output_open_in(pid: int, outdir: Path) -> bool:
     return False
 
 
-def run(cmd, cwd: Path, timeout: float, sig=None, outdir=None, env=None):
+def run(cmd, cwd: Path, timeout: float, sig=None, outdir=None, env=None, memory_cap=None):
     """Returns (status, stderr, peak RSS MiB, seconds, signal sent mid-write, timed out)."""
     import subprocess
     err = tempfile.TemporaryFile()
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
-                         preexec_fn=limit_memory, env={**os.environ, **(env or {})})
+                         preexec_fn=lambda: limit_memory(memory_cap or MEMORY_CAP), env={**os.environ, **(env or {})})
     sent = False
     while True:
         pid, status, usage = os.wait4(p.pid, os.WNOHANG)
@@ -133,7 +133,7 @@ def run_case(case: Case, exe: Path, root: Path) -> dict:
             a = a.replace(k, v)
         args.append(a)
     rc, stderr, rss, wall, sent, timed_out = run([str(exe)] + args, sentinel / "cwd", case.timeout, case.signal,
-                                                 outdir, case.env)
+                                                 outdir, case.env, case.memory_cap)
     problems = []
     if timed_out:
         problems.append(f"timed out after {case.timeout:.0f} s")
