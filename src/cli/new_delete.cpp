@@ -12,23 +12,23 @@
 namespace {
 
 // What the standard's operator new does: ask the new handler for memory until there is some, or
-// throw when there is no handler.
-void* allocate(std::size_t n) {
+// throw when there is no handler. `try_allocate` returns null when mimalloc has none.
+template <typename TryAllocate>
+void* allocate_or_throw(TryAllocate&& try_allocate) {
   for (;;) {
-    if (void* p = mi_malloc(n)) return p;
+    if (void* p = try_allocate()) return p;
     std::new_handler handler = std::get_new_handler();
     if (!handler) throw std::bad_alloc();
     handler();
   }
 }
 
+void* allocate(std::size_t n) {
+  return allocate_or_throw([n] { return mi_malloc(n); });
+}
+
 void* allocate_aligned(std::size_t n, std::align_val_t align) {
-  for (;;) {
-    if (void* p = mi_malloc_aligned(n, static_cast<std::size_t>(align))) return p;
-    std::new_handler handler = std::get_new_handler();
-    if (!handler) throw std::bad_alloc();
-    handler();
-  }
+  return allocate_or_throw([n, align] { return mi_malloc_aligned(n, static_cast<std::size_t>(align)); });
 }
 
 template <typename Allocate>

@@ -90,6 +90,7 @@ class PieceReader {
 }  // namespace
 
 std::optional<NodesRange> guess_nodes_range(std::string_view text, size_t min_bytes) {
+  if (text.size() < min_bytes) return std::nullopt;  // small programs are not scanned at all
   const size_t key = find_in(text, 0, text.size(), kNodesKey);
   if (key == text.size()) return std::nullopt;
   NodesRange range;
