@@ -50,13 +50,18 @@ def max_error(actual, expected, rtol=RTOL, atol=ATOL, equal_nan=False):
     return worst
 
 
-def run_ort(model, inputs):
-    """Runs a model (a path, or serialized bytes) on the CPU provider, one thread."""
+def run_ort(model, inputs, optimize=True):
+    """Runs a model (a path, or serialized bytes) on the CPU provider, one thread. With
+    optimize=False, graph optimizations are off: the ONNX runs as written, which a reference
+    comparison needs where onnxruntime's fused kernels compute in their own, CPU-dependent
+    arithmetic (QDQ fused into integer kernels: docs/quantization.md)."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.log_severity_level = 3
+    if not optimize:
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     data = model if isinstance(model, bytes) else str(model)
     sess = ort.InferenceSession(data, sess_options=so, providers=["CPUExecutionProvider"])
     names = [i.name for i in sess.get_inputs()]

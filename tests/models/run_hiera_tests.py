@@ -7,7 +7,8 @@ body; the counts below were verified by hand on the samples), calls per function
 is named like a standard ONNX op (TensorRT dispatches by op_type), that weights are not duplicated
 (file size at most 1% over the flat one, the same initializers but for the flat model's constants,
 which the functions keep as Constant nodes), and that onnxruntime gives the flat
-model's outputs and torch's (rtol 1e-4, atol 1e-5). Also: a type that matches nothing is a warning naming the types present (refused with --strict)
+model's outputs (both optimized) and torch's (the hiera model with graph optimizations off, as
+written; rtol 1e-4, atol 1e-5 for both). Also: a type that matches nothing is a warning naming the types present (refused with --strict)
 with exit code 2 and one stderr line listing the model's types.
 
 Needs only numpy, onnx and onnxruntime (the test venv). Prints one line per check and a summary
@@ -170,7 +171,10 @@ def check_case(exe, samples: Path, work: Path, stem, types, expected):
         sizes += 1
         hiera_out = run_ort(hiera, inputs)
         err_flat = max(err_flat, max_error(hiera_out, run_ort(flat, inputs)))
-        err_torch = max(err_torch, max_error(hiera_out, torch_outputs))
+        # Against torch, the ONNX as written: with optimizations on, a quantized sample runs
+        # onnxruntime's integer kernels, whose numbers depend on the CPU (cnn_x86: 3e-8 on AVX-512
+        # VNNI, 1.1e-2 on AVX2 alone), and the quant test bounds those apart.
+        err_torch = max(err_torch, max_error(run_ort(hiera, inputs, optimize=False), torch_outputs))
     return (f"{len(names)} functions {names}, calls {calls}, main graph {len(flat_model.graph.node)} -> "
             f"{len(model.graph.node)} nodes, size {flat_size} -> {hiera_size} bytes, {sizes} input size(s), "
             f"max abs error vs flat {err_flat:.3g}, vs torch {err_torch:.3g}")
